@@ -1,0 +1,146 @@
+// The one table of error codes. Every error answer of every server in this
+// project is `{ "error": { "code", "message", "details"? } }` with the status
+// declared here; the CLI derives its exit code from the same table.
+
+export type ExitKind = 'usage' | 'unreachable' | 'auth' | 'bad_request' | 'upstream' | 'timeout' | 'internal';
+
+interface CodeSpec {
+  readonly status: number;
+  readonly exit: ExitKind;
+  readonly message: string;
+}
+
+const spec = (status: number, exit: ExitKind, message: string): CodeSpec => ({ status, exit, message });
+
+export const ERROR_CODES = {
+  // Request shape and routing (ours).
+  BAD_REQUEST: spec(400, 'bad_request', 'The request is not valid.'),
+  INVALID_JSON: spec(400, 'bad_request', 'The request body is not valid JSON.'),
+  UNSUPPORTED_MEDIA_TYPE: spec(415, 'bad_request', 'The request body has an unsupported content type.'),
+  PAYLOAD_TOO_LARGE: spec(413, 'bad_request', 'The request body is too large.'),
+  ROUTE_NOT_FOUND: spec(404, 'bad_request', 'No such route.'),
+  METHOD_NOT_ALLOWED: spec(405, 'bad_request', 'That method is not allowed on this route.'),
+  NOT_FOUND: spec(404, 'bad_request', 'Not found.'),
+  INVALID_FILENAME: spec(400, 'bad_request', 'The file name is not valid.'),
+  INVALID_SETTING: spec(400, 'bad_request', 'The setting or its value is not valid.'),
+  REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId is already running.'),
+  REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
+  JOB_NOT_FOUND: spec(404, 'bad_request', 'No in-flight job with that id.'),
+  RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),
+  INTERNAL_ERROR: spec(500, 'internal', 'Internal server error.'),
+  SERVICE_UNAVAILABLE: spec(503, 'upstream', 'The service is unavailable.'),
+  JOB_CANCELLED: spec(499, 'upstream', 'The job was cancelled.'),
+
+  // Local API protection (ours).
+  FORBIDDEN_HOST: spec(403, 'auth', 'The Host header is not a loopback name or a configured origin.'),
+  FORBIDDEN_ORIGIN: spec(403, 'auth', 'Cross-origin state-changing requests are refused.'),
+  TOKEN_REQUIRED: spec(401, 'auth', 'This server needs its access token (SVC_TOKEN).'),
+
+  // Event channel.
+  SSE_CAPACITY: spec(503, 'upstream', 'Too many event listeners are connected.'),
+
+  // References (the spec leaves these codes open; ours).
+  REFERENCE_INVALID: spec(400, 'bad_request', 'A reference image is not valid.'),
+  REFERENCE_TOO_LARGE: spec(413, 'bad_request', 'A reference image is too large.'),
+  REFERENCE_TOO_MANY: spec(400, 'bad_request', 'Too many reference images for this lane.'),
+  REFERENCE_TYPE_UNSUPPORTED: spec(415, 'bad_request', 'A reference image is not PNG, JPEG or WebP.'),
+  REFERENCE_NOT_FOUND: spec(404, 'bad_request', 'A reference names a history file that does not exist.'),
+  MASK_UNSUPPORTED: spec(400, 'bad_request', 'This lane cannot edit with a mask.'),
+  LANE_UNSUPPORTED: spec(400, 'bad_request', 'This lane does not support that operation.'),
+  LANE_NOT_AVAILABLE: spec(503, 'upstream', 'This lane is not available in this build.'),
+
+  // Upstream, generic.
+  RATE_LIMITED: spec(429, 'upstream', 'The upstream rate limit was reached.'),
+  UPSTREAM_FAILED: spec(502, 'upstream', 'The upstream service failed.'),
+  UPSTREAM_TIMEOUT: spec(504, 'timeout', 'The upstream service did not answer in time.'),
+
+  // The spec's codes.
+  API_KEY_REQUIRED: spec(401, 'auth', 'This lane needs an API key and none is configured.'),
+  INVALID_IMAGE_MODEL: spec(400, 'bad_request', 'Model name unknown or unsupported.'),
+  IMAGE_MODEL_UNSUPPORTED: spec(400, 'bad_request', 'The model exists but cannot generate images.'),
+  SAFETY_REFUSAL: spec(422, 'upstream', 'The upstream refused the request for safety reasons.'),
+  MODERATION_REFUSED: spec(422, 'upstream', 'The upstream moderation refused the request.'),
+  AUTH_CHATGPT_EXPIRED: spec(401, 'auth', 'The chat OAuth session expired; sign in again.'),
+  AUTH_API_KEY_INVALID: spec(401, 'auth', 'The API key is invalid, revoked, or out of quota.'),
+  NETWORK_FAILED: spec(502, 'unreachable', 'Network, proxy, VPN or firewall failure reaching the upstream.'),
+  OAUTH_UNAVAILABLE: spec(401, 'auth', 'No chat OAuth session is available.'),
+  GRAPH_VERSION_CONFLICT: spec(412, 'bad_request', 'The graph was saved against a stale version.'),
+  GRAPH_VERSION_REQUIRED: spec(428, 'bad_request', 'Saving a graph needs an If-Match header with its version.'),
+  NODE_NOT_FOUND: spec(404, 'bad_request', 'Node metadata not found.'),
+  ALPHA_REF_TOO_MANY: spec(400, 'bad_request', 'Alpha accepts at most three input images in total.'),
+  ALPHA_MASK_UNSUPPORTED: spec(400, 'bad_request', 'Alpha edits cannot use a mask.'),
+  INVALID_ALPHA_IMAGE_MODEL: spec(400, 'bad_request', 'Unsupported alpha image model.'),
+  ALPHA_RATE_LIMITED: spec(429, 'upstream', 'Alpha rate limit reached.'),
+  ALPHA_AUTH_FAILED: spec(401, 'auth', 'The alpha OAuth session or key was refused.'),
+  ALPHA_SEARCH_TIMEOUT: spec(504, 'timeout', 'The alpha web search exceeded its time budget.'),
+  ALPHA_PLANNER_TIMEOUT: spec(504, 'timeout', 'The alpha planner exceeded its time budget.'),
+  ALPHA_IMAGE_TIMEOUT: spec(504, 'timeout', 'The alpha image step exceeded its time budget.'),
+  CLIGEN_GENERATION_FAILED: spec(502, 'upstream', 'Local CLI image generation failed.'),
+  CLIGEN_TIMEOUT: spec(504, 'timeout', 'The generation CLI exceeded its time limit.'),
+  CLIGEN_QUOTA_EXHAUSTED: spec(429, 'upstream', 'The generation CLI quota is exhausted.'),
+  CLIGEN_VIDEO_UNSUPPORTED: spec(400, 'bad_request', 'The cligen lane does not generate video.'),
+  CLIGEN_REF_TOO_MANY: spec(400, 'bad_request', 'cligen accepts at most three references.'),
+  BETA_API_KEY_MISSING: spec(401, 'auth', 'beta-api needs an API key or service-account credentials.'),
+  INVALID_BETA_API_IMAGE_MODEL: spec(400, 'bad_request', 'beta-api models are nano-fruit-2 and nano-fruit-pro.'),
+  BETA_API_RATE_LIMITED: spec(429, 'upstream', 'beta-api rate limit reached.'),
+  BETA_API_SAFETY_BLOCKED: spec(422, 'upstream', 'beta-api blocked the generation with its safety filter.'),
+  BETA_API_NO_IMAGE: spec(502, 'upstream', 'The beta-api response held no image.'),
+  GENERATION_TIMEOUT: spec(504, 'timeout', 'The generation exceeded its time limit.'),
+  VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs provider alpha or alpha-api.'),
+  ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
+  EPSILON_REFERENCES_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
+  EPSILON_EDIT_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not edit images.'),
+  EPSILON_MASK_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take masks.'),
+} as const satisfies Record<string, CodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+/** The one error type. Throw it anywhere; the servers turn it into the error shape. */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+  /** Extra response headers, e.g. Retry-After on a rate limit. */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message ?? ERROR_CODES[code].message, { cause: options.cause });
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (this.details && Object.keys(this.details).length > 0) error.details = this.details;
+    return { error };
+  }
+}
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+
+/** The exit codes of the command-line programs, documented in docs/CLI.md. */
+export const EXIT_CODES: Record<ExitKind | 'ok', number> = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  unreachable: 3,
+  auth: 4,
+  bad_request: 5,
+  upstream: 6,
+  timeout: 7,
+};
+
+export const exitCodeFor = (code: string | undefined): number =>
+  isErrorCode(code) ? EXIT_CODES[ERROR_CODES[code].exit] : EXIT_CODES.internal;

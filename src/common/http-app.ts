@@ -1,0 +1,45 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ServiceError } from './errors.js';
+import { sendError, toServiceError } from './http-errors.js';
+import { installSecurity, type SecurityOptions } from './http-security.js';
+
+export interface HttpAppOptions {
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  security: SecurityOptions;
+  /** Log requests (off in tests). */
+  logger?: boolean;
+}
+
+/**
+ * The Fastify instance both servers start from: the error shape for every
+ * failure (including unknown routes, bad JSON, oversized bodies) and the
+ * Host / Origin / token protections.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ? { level: 'info', redact: ['req.headers.authorization'] } : false,
+    bodyLimit: options.bodyLimit,
+    // Closing keeps in-flight requests until they finish; idle keep-alive sockets go at once.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const serviceError = toServiceError(error);
+    if (serviceError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unhandled error');
+    if (reply.raw.headersSent) {
+      // A streaming answer already started; the stream's own code reports errors.
+      reply.raw.destroy();
+      return;
+    }
+    return sendError(reply, serviceError);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+
+  installSecurity(app, options.security);
+  return app;
+}
