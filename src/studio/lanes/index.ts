@@ -1,0 +1,5 @@
+import type { ProviderLaneId } from '../catalog/lanes.js';
+import type { LaneAdapter } from './types.js';
+
+/** The lanes this build can run. A lane missing here is reported `unavailable` by /api/providers. */
+export const LANE_ADAPTERS: Partial<Record<ProviderLaneId, LaneAdapter>> = {};

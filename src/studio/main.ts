@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { listenWithFallback } from '../common/listen.js';
+import { buildStudioApp } from './app.js';
+import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
+import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
+import { alphaAuth } from './routes/discovery.js';
+
+export const DEFAULT_PORT = 3333;
+
+export interface StartStudioOptions extends StudioOptions {
+  host?: string;
+  /** Preferred port (0 = any free). */
+  port?: number;
+  token?: string;
+  allowedOrigins?: readonly string[];
+  /** Write server.json (on by default; tests that run many servers turn it off). */
+  descriptor?: boolean;
+  /** Runs after the server closes (e.g. stop demo simulators). */
+  onClose?: () => Promise<void>;
+}
+
+export interface RunningStudio {
+  readonly url: string;
+  readonly port: number;
+  readonly ctx: StudioContext;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Builds the context and app, binds (with port fallback) and advertises the bound port. */
+export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
+  const ctx = createStudioContext(options);
+  const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger });
+  const host = options.host ?? '127.0.0.1';
+  let port: number;
+  try {
+    port = await listenWithFallback(app, { host, port: options.port ?? DEFAULT_PORT, token: options.token });
+  } catch (error) {
+    await app.close();
+    await ctx.close();
+    throw error;
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  if (options.descriptor !== false) {
+    writeDescriptor(ctx.paths.descriptorFile, {
+      backend: { url },
+      port,
+      pid: process.pid,
+      version: ctx.version,
+      startedAt: ctx.startedAt,
+      demo: ctx.demo,
+      alpha: { auth: alphaAuth(ctx) },
+    });
+  }
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      // Stop event streams first so app.close() is not held open by long-lived SSE sockets.
+      ctx.events.close();
+      await app.close();
+      await ctx.close();
+      if (options.descriptor !== false) removeDescriptorIfOurs(ctx.paths.descriptorFile, { pid: process.pid, port });
+      await options.onClose?.();
+    })());
+
+  return { url, port, ctx, app, close };
+}

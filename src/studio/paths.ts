@@ -1,0 +1,28 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Where the studio keeps its state; everything lives under one per-user directory. */
+export interface StudioPaths {
+  readonly home: string;
+  readonly configFile: string;
+  readonly databaseFile: string;
+  readonly generatedDir: string;
+  readonly thumbnailsDir: string;
+  readonly descriptorFile: string;
+  /** Default location of the chat OAuth session file used by the `oauth` lane. */
+  readonly oauthAuthFile: string;
+}
+
+export function studioPaths(env: Readonly<Record<string, string | undefined>>): StudioPaths {
+  const home = resolve(env.SVC_HOME || join(homedir(), '.svc'));
+  const generatedDir = join(home, 'generated');
+  return {
+    home,
+    configFile: join(home, 'config.json'),
+    databaseFile: join(home, 'studio.db'),
+    generatedDir,
+    thumbnailsDir: join(generatedDir, '.thumbs'),
+    descriptorFile: join(home, 'server.json'),
+    oauthAuthFile: resolve(env.SVC_OAUTH_AUTH_FILE || join(home, 'oauth', 'auth.json')),
+  };
+}
