@@ -4,8 +4,9 @@ import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
 import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
 import { alphaAuth } from './routes/discovery.js';
+import { DEFAULT_PORT } from './constants.js';
 
-export const DEFAULT_PORT = 3333;
+export { DEFAULT_PORT } from './constants.js';
 
 export interface StartStudioOptions extends StudioOptions {
   host?: string;

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { CliError } from '../client.js';
+import { EXIT_CODES } from '../../common/errors.js';
+import { commandContext } from '../context.js';
+import { table } from '../output.js';
+
+type Sourced = { value: unknown; source: string };
+type Defaults = Record<string, Sourced | Record<string, Sourced>>;
+
+const KEYS = ['model', 'reasoning', 'video'] as const;
+
+function render(defaults: Defaults): string {
+  const rows: string[][] = [];
+  for (const [scope, entry] of Object.entries(defaults)) {
+    if (entry && typeof entry === 'object' && 'source' in entry) {
+      rows.push([scope, JSON.stringify((entry as Sourced).value), (entry as Sourced).source]);
+      continue;
+    }
+    for (const [name, value] of Object.entries(entry as Record<string, Sourced>)) {
+      rows.push([`${scope}.${name}`, typeof value.value === 'string' ? value.value : JSON.stringify(value.value), value.source]);
+    }
+  }
+  return table([['SETTING', 'VALUE', 'SOURCE'], ...rows]);
+}
+
+export function registerDefaults(program: Command): void {
+  const defaults = program.command('defaults').description('Read or persist the default model, reasoning effort and video target');
+
+  defaults
+    .command('get')
+    .description('Show the defaults in force and where each comes from')
+    .action(async (_options, command: Command) => {
+      const { client, out } = commandContext(command);
+      const body = await client.json<Defaults>('GET', '/api/defaults', { timeoutMs: 10_000 });
+      out.result(body, () => render(body));
+    });
+
+  defaults
+    .command('set')
+    .argument('<key>', `one of ${KEYS.join(', ')}`)
+    .argument('<value>', 'model id, reasoning effort, or <lane>/<model> for video')
+    .description('Persist a default (model and reasoning apply to both the oauth and api lanes)')
+    .action(async (key: string, value: string, _options, command: Command) => {
+      if (!(KEYS as readonly string[]).includes(key)) {
+        throw new CliError(`Unknown setting "${key}": use one of ${KEYS.join(', ')}.`, EXIT_CODES.usage, 'USAGE');
+      }
+      const { client, out } = commandContext(command);
+      const body = await client.json<Defaults>('PUT', '/api/defaults', { body: { [key]: value }, timeoutMs: 10_000 });
+      out.result(body, () => `${out.color.green('✓')} ${key} = ${value}\n${render(body)}`);
+    });
+}

@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { commandContext } from '../context.js';
+import { table } from '../output.js';
+
+export interface ProviderInfo {
+  id: string;
+  label: string;
+  state: string;
+  reason: string;
+  upstream: string | null;
+}
+
+interface Capabilities {
+  version: string;
+  models: { id: string; kind: string; lanes: string[]; label?: string; compatibility?: boolean; aliases: string[]; description: string }[];
+  lanes: { id: string; defaultModel?: string; routingMode: boolean }[];
+}
+
+export function registerModels(program: Command): void {
+  program
+    .command('models')
+    .argument('[lane]', 'only this lane')
+    .description('List models as <lane>/<model> with live lane status')
+    .action(async (laneFilter: string | undefined, _options, command: Command) => {
+      const { client, out } = commandContext(command);
+      const [catalog, providers] = await Promise.all([
+        client.json<Capabilities>('GET', '/api/capabilities', { timeoutMs: 10_000 }),
+        client.json<{ providers: ProviderInfo[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
+      ]);
+      const status = new Map(providers.providers.map((provider) => [provider.id, provider]));
+      const defaults = new Map(catalog.lanes.map((lane) => [lane.id, lane.defaultModel]));
+      const entries = catalog.models.flatMap((model) =>
+        model.lanes
+          .filter((lane) => !laneFilter || lane === laneFilter)
+          .map((lane) => ({
+            target: `${lane}/${model.id}`,
+            lane,
+            model: model.id,
+            kind: model.kind,
+            default: defaults.get(lane) === model.id,
+            compatibility: Boolean(model.compatibility),
+            aliases: model.aliases,
+            state: status.get(lane)?.state ?? 'unknown',
+            reason: status.get(lane)?.reason ?? '',
+          })),
+      );
+      const { color } = out;
+      out.result({ models: entries }, () =>
+        table([
+          ['TARGET', 'KIND', 'LANE STATUS', 'NOTES'].map((cell) => color.bold(cell)),
+          ...entries.map((entry) => [
+            entry.target,
+            entry.kind,
+            entry.state === 'ready' ? color.green(entry.state) : color.yellow(entry.state),
+            [entry.default ? 'default' : '', entry.compatibility ? 'compatibility' : '', entry.aliases.length ? `alias ${entry.aliases.join(', ')}` : '']
+              .filter(Boolean)
+              .join('; '),
+          ]),
+        ]),
+      );
+    });
+
+  program
+    .command('capabilities')
+    .description('Show what the server supports: version, lanes, models, valid values and limits')
+    .action(async (_options, command: Command) => {
+      const { client, out } = commandContext(command);
+      const body = await client.json<Capabilities & { values: Record<string, unknown>; limits: Record<string, unknown> }>('GET', '/api/capabilities', { timeoutMs: 10_000 });
+      out.result(body, () => {
+        const lines = [`studio ${body.version}`, `lanes: ${body.lanes.map((lane) => lane.id).join(', ')}`, `models: ${body.models.length}`];
+        for (const [name, value] of Object.entries(body.values)) {
+          if (Array.isArray(value)) lines.push(`${name}: ${value.join(', ')}`);
+        }
+        return lines.join('\n');
+      });
+    });
+}

@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import { commandContext } from '../context.js';
+import { table } from '../output.js';
+import type { ProviderInfo } from './models.js';
+
+interface Health {
+  ok: boolean;
+  version: string;
+  startedAt: string;
+  demo: boolean;
+  alpha: { auth: string };
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('Show whether the studio is running, where, and which lanes are ready')
+    .action(async (_options, command: Command) => {
+      const { client, out } = commandContext(command);
+      const [health, providers] = await Promise.all([
+        client.json<Health>('GET', '/api/health', { timeoutMs: 10_000 }),
+        client.json<{ providers: ProviderInfo[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
+      ]);
+      const { color } = out;
+      out.result({ server: client.server, health, providers: providers.providers }, () => {
+        const ready = providers.providers.filter((provider) => provider.state === 'ready').length;
+        const head = [
+          `${color.green('●')} studio ${health.version} at ${client.server.url}${health.demo ? color.yellow(' (demo: simulated upstreams)') : ''}`,
+          color.dim(`  found via ${client.server.source}; up since ${health.startedAt}; alpha auth: ${health.alpha.auth}`),
+          `  lanes ready: ${ready} of ${providers.providers.length}`,
+        ];
+        const rows = providers.providers.map((provider) => [
+          `  ${provider.id}`,
+          provider.state === 'ready' ? color.green(provider.state) : color.yellow(provider.state),
+          color.dim(provider.reason),
+        ]);
+        return `${head.join('\n')}\n${table(rows)}`;
+      });
+    });
+}

@@ -1,0 +1,58 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT_CODES } from '../common/errors.js';
+import { VERSION } from '../studio/version.js';
+import { CliError } from './client.js';
+import { registerDefaults } from './commands/defaults.js';
+import { registerModels } from './commands/models.js';
+import { registerServe } from './commands/serve.js';
+import { registerStatus } from './commands/status.js';
+
+/** Every command family of `svc`; each registers its commands on the program. */
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults];
+
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('Local image and video generation studio: a thin shell over its HTTP API')
+    .version(VERSION)
+    .option('--server <url>', 'studio URL (else SVC_SERVER, then server.json, then http://127.0.0.1:3333)')
+    .option('--json', 'print one JSON document')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of COMMANDS) register(program);
+  program.addHelpText(
+    'after',
+    `\nExit codes: 0 ok, ${EXIT_CODES.usage} usage, ${EXIT_CODES.unreachable} server unreachable, ${EXIT_CODES.auth} auth/credential, ${EXIT_CODES.bad_request} bad request, ${EXIT_CODES.upstream} upstream failure, ${EXIT_CODES.timeout} timeout, ${EXIT_CODES.internal} internal.`,
+  );
+  // Subcommands inherit exitOverride so usage errors come back here.
+  program.commands.forEach(function inherit(command: Command) {
+    command.exitOverride();
+    command.commands.forEach(inherit);
+  });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with exitCode 0; anything else is a usage error.
+      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    }
+    const json = argv.includes('--json');
+    if (error instanceof CliError) {
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
+      else process.stderr.write(`svc: ${error.message}${error.code ? ` (${error.code})` : ''}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`svc: ${(error as Error)?.stack ?? String(error)}\n`);
+    return EXIT_CODES.internal;
+  }
+}
+
+// Set the exit code and let the event loop drain: `serve` keeps running on its open server.
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startStudio, type RunningStudio, type StartStudioOptions } from '../../src/studio/main.js';
+
+export interface TestStudio extends RunningStudio {
+  home: string;
+  /** fetch against the studio with a path. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export const makeTempHome = (prefix = 'svc-test-'): string => mkdtempSync(join(tmpdir(), prefix));
+
+/** A real studio on an ephemeral loopback port with its own state dir. */
+export async function startTestStudio(options: StartStudioOptions & { env?: Record<string, string | undefined> } = {}): Promise<TestStudio> {
+  const home = options.env?.SVC_HOME ?? makeTempHome();
+  const studio = await startStudio({
+    port: 0,
+    descriptor: false,
+    ...options,
+    env: { PATH: process.env.PATH, ...options.env, SVC_HOME: home },
+  });
+  return {
+    ...studio,
+    home,
+    request: (path, init) => fetch(`${studio.url}${path}`, init),
+    async stop() {
+      await studio.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
