@@ -3,12 +3,15 @@ import { EXIT_CODES } from '../common/errors.js';
 import { VERSION } from '../studio/version.js';
 import { CliError } from './client.js';
 import { registerDefaults } from './commands/defaults.js';
+import { registerGenerate } from './commands/generate.js';
+import { registerHistory } from './commands/history.js';
+import { registerInflight } from './commands/inflight.js';
 import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

@@ -4,6 +4,10 @@ import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import { registerDefaultsRoutes } from './routes/defaults.js';
 import { registerDiscoveryRoutes } from './routes/discovery.js';
+import { registerFileRoutes } from './routes/files.js';
+import { registerHistoryRoutes } from './routes/history.js';
+import { registerGenerateRoutes } from './routes/generate.js';
+import { registerInflightRoutes } from './routes/inflight.js';
 import { registerStorageRoutes } from './routes/storage.js';
 
 /** Route families, each a function of (app, ctx). Add a family here and nowhere else. */
@@ -11,6 +15,10 @@ const ROUTE_FAMILIES: ReadonlyArray<(app: FastifyInstance, ctx: StudioContext) =
   registerDiscoveryRoutes,
   registerStorageRoutes,
   registerDefaultsRoutes,
+  registerHistoryRoutes,
+  registerFileRoutes,
+  registerGenerateRoutes,
+  registerInflightRoutes,
   (app, ctx) => app.get('/api/events', (request, reply) => ctx.events.serve(request, reply)),
 ];
 

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { LANES, type ProviderLaneId } from '../catalog/lanes.js';
+import { KEY_NAMESPACES, LANES, type ProviderLaneId } from '../catalog/lanes.js';
 import type { StudioContext } from '../context.js';
 import { LANE_ADAPTERS } from './index.js';
 import type { LaneStatus } from './types.js';
@@ -33,8 +33,8 @@ function credentialStatus(ctx: StudioContext, lane: ProviderLaneId): LaneStatus 
     case 'key': {
       const found = credential.namespaces.map((namespace) => ctx.key(namespace)).find(Boolean);
       if (found) return undefined;
-      const names = credential.namespaces.map((namespace) => namespace.toUpperCase()).join(' or ');
-      return { state: 'needs_credential', reason: `No ${names} key: set it in the environment or with PUT /api/keys.` };
+      const names = credential.namespaces.map((namespace) => KEY_NAMESPACES[namespace].env).join(' or ');
+      return { state: 'needs_credential', reason: `No key: set ${names} in the environment or under "keys" in config.json.` };
     }
     case 'oauth-session': {
       const file = credential.session === 'chat' ? ctx.oauthAuthFile() : ctx.alphaAuthFile();

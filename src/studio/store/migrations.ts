@@ -4,4 +4,28 @@ export const MIGRATIONS: readonly string[] = [
   // 1: key/value metadata (e.g. when the database was created).
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    INSERT INTO meta (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));`,
+  // 2: generated assets (history). deleted_at marks a tombstone; the sweeper purges old ones.
+  `CREATE TABLE assets (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     filename TEXT NOT NULL UNIQUE,
+     thumbnail TEXT NOT NULL UNIQUE,
+     format TEXT NOT NULL CHECK (format IN ('png', 'jpeg', 'webp')),
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     prompt TEXT NOT NULL,
+     lane TEXT NOT NULL,
+     model TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     session_title TEXT,
+     revised_prompt TEXT,
+     settings TEXT NOT NULL DEFAULT '{}',
+     deleted_at TEXT
+   );
+   CREATE INDEX assets_live_newest ON assets (created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_session ON assets (session_title, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_tombstones ON assets (deleted_at) WHERE deleted_at IS NOT NULL;
+   CREATE INDEX assets_request ON assets (request_id);`,
 ];

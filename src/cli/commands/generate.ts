@@ -1,0 +1,260 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { randomUUID } from 'node:crypto';
+import { readSse } from '../../common/events/client.js';
+import { EXIT_CODES, exitCodeFor } from '../../common/errors.js';
+import { writeFileAtomic } from '../../common/atomic-file.js';
+import { CliError, type StudioClient } from '../client.js';
+import { commandContext } from '../context.js';
+import type { Output } from '../output.js';
+
+/** What the studio answers for one saved image (see docs/API.md, History). */
+export interface AssetRecord {
+  filename: string;
+  url: string;
+  thumbnailUrl: string;
+  format: string;
+  width: number;
+  height: number;
+  bytes: number;
+  prompt: string;
+  lane: string;
+  model: string;
+  requestId: string;
+}
+
+interface GenerateResult {
+  requestId: string;
+  provider: string;
+  model: string;
+  images: AssetRecord[];
+  revisedPrompt?: string;
+}
+
+interface MultimodeResult {
+  requestId: string;
+  results: { slot: number; ok: boolean; image?: AssetRecord; error?: { code: string; message: string } }[];
+}
+
+interface CommonOptions {
+  model?: string;
+  provider?: string;
+  quality?: string;
+  size?: string;
+  format?: string;
+  moderation?: string;
+  negativePrompt?: string;
+  ref?: string[];
+  out?: string;
+  requestId?: string;
+  timeout?: string;
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
+
+/** Reads a local image into a data URL reference; the server sniffs and checks it again. */
+async function fileAsDataUrl(path: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new CliError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT_CODES.usage, 'USAGE');
+  }
+  const mime = MIME_BY_EXTENSION[extname(path).toLowerCase()] ?? 'application/octet-stream';
+  return `data:${mime};base64,${bytes.toString('base64')}`;
+}
+
+/** `--model lane/model` also sets the provider; a bare model id leaves the provider to --provider. */
+export function splitTarget(target: string | undefined, provider: string | undefined): { provider?: string; model?: string } {
+  if (!target) return { provider };
+  const slash = target.indexOf('/');
+  if (slash === -1) return { provider, model: target };
+  const lane = target.slice(0, slash);
+  if (provider && provider !== lane) throw new CliError(`--model ${target} names lane ${lane} but --provider is ${provider}.`, EXIT_CODES.usage, 'USAGE');
+  return { provider: lane, model: target.slice(slash + 1) };
+}
+
+async function requestBody(prompt: string, options: CommonOptions): Promise<Record<string, unknown>> {
+  const { provider, model } = splitTarget(options.model, options.provider);
+  const references = await Promise.all((options.ref ?? []).map(fileAsDataUrl));
+  const body: Record<string, unknown> = {
+    prompt,
+    provider,
+    model,
+    quality: options.quality,
+    size: options.size,
+    format: options.format,
+    moderation: options.moderation,
+    negativePrompt: options.negativePrompt,
+    requestId: options.requestId ?? randomUUID(),
+  };
+  if (references.length) body.references = references;
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+function timeoutMs(option: string | undefined): number {
+  const seconds = option === undefined ? 600 : Number(option);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--timeout must be a number of seconds, got "${option}".`, EXIT_CODES.usage, 'USAGE');
+  return seconds * 1000;
+}
+
+/**
+ * Posts a generation with `Accept: text/event-stream` and follows its own
+ * event stream: progress on stderr (TTY only), the result from `done`.
+ */
+async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number): Promise<T> {
+  const requestId = String(body.requestId);
+  const recovery = `The studio keeps working on it: find the result later with \`svc history ls --json\` (requestId ${requestId}), or check \`svc inflight ls\`.`;
+  let response: Response;
+  try {
+    response = await client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
+    throw error;
+  }
+  const live = process.stderr.isTTY && !out.json;
+  let partials = 0;
+  let phase = '';
+  const show = () => live && process.stderr.write(`\r\u001b[2K${out.color.dim(`${requestId.slice(0, 8)}`)} ${phase}${partials ? ` · ${partials} partial${partials > 1 ? 's' : ''}` : ''}`);
+  try {
+    for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
+      const event = JSON.parse(message.data) as { event: string; phase?: string; result?: T; error?: { code: string; message: string; details?: unknown }; slot?: number };
+      if (event.event === 'phase') {
+        phase = event.phase ?? phase;
+        show();
+      } else if (event.event === 'partial') {
+        partials += 1;
+        show();
+      } else if (event.event === 'done') {
+        if (live) process.stderr.write('\r\u001b[2K');
+        if (event.result !== undefined && event.slot === undefined) return event.result;
+      } else if (event.event === 'error' && event.slot === undefined) {
+        if (live) process.stderr.write('\r\u001b[2K');
+        const error = event.error ?? { code: 'INTERNAL_ERROR', message: 'The job failed.' };
+        throw new CliError(error.message, exitCodeFor(error.code), error.code, error.details);
+      }
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if ((error as Error).name === 'TimeoutError') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
+    throw new CliError(`The event stream broke before the result arrived. ${recovery}`, EXIT_CODES.unreachable, 'STREAM_BROKEN', { requestId });
+  }
+  throw new CliError(`The stream ended without a result. ${recovery}`, EXIT_CODES.upstream, 'STREAM_ENDED', { requestId });
+}
+
+/** Where image `index` of `count` goes for `-o`: the name itself for one, `name-2.png` style for several. */
+export function outputPath(out: string, index: number, count: number, format: string): string {
+  const extension = extname(out);
+  const stem = extension ? out.slice(0, -extension.length) : out;
+  const suffix = count > 1 ? `-${index + 1}` : '';
+  return `${stem}${suffix}${extension || `.${format === 'jpeg' ? 'jpg' : format}`}`;
+}
+
+async function download(client: StudioClient, images: AssetRecord[], out: string | undefined): Promise<string[]> {
+  if (!out) return [];
+  const written: string[] = [];
+  for (const [index, image] of images.entries()) {
+    const response = await client.fetch('GET', image.url, { timeoutMs: 60_000 });
+    const target = outputPath(out, index, images.length, image.format);
+    writeFileAtomic(target, new Uint8Array(await response.arrayBuffer()));
+    written.push(target);
+  }
+  return written;
+}
+
+function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
+  const where = savedTo ?? image.filename;
+  return `${out.color.green('✓')} ${where}  ${out.color.dim(`${image.width}x${image.height} ${image.format} · ${image.lane}/${image.model}`)}`;
+}
+
+const withCommonOptions = (command: Command): Command =>
+  command
+    .option('-m, --model <lane/model>', 'model, optionally with its lane (e.g. api/lang-5.6-sol)')
+    .option('-p, --provider <lane>', 'lane: auto, oauth, api, alpha, alpha-api, beta-api, cligen, gamma, delta, epsilon, flow')
+    .option('-q, --quality <quality>', 'low, medium or high')
+    .option('-s, --size <WxH>', 'size, e.g. 1024x1024')
+    .option('-f, --format <format>', 'png, jpeg or webp')
+    .option('--moderation <level>', 'auto or low')
+    .option('--negative-prompt <text>', 'epsilon lane only')
+    .option('--ref <file>', 'reference image (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('-o, --out <file>', 'also write the image here (several: name-1.png, name-2.png, ...)')
+    .option('--request-id <id>', 'your own request id (default: a new UUID)')
+    .option('--timeout <seconds>', 'how long to wait for the result', '600');
+
+export function registerGenerate(program: Command): void {
+  withCommonOptions(
+    program
+      .command('generate')
+      .alias('gen')
+      .argument('<prompt>', 'what to draw')
+      .option('-n, --count <n>', 'how many images (more than one runs a multimode batch)', '1')
+      .description('Generate images from a prompt; live progress on a terminal'),
+  ).action(async (prompt: string, options: CommonOptions & { count: string }, command: Command) => {
+    const { client, out } = commandContext(command);
+    const count = Number(options.count);
+    if (!Number.isInteger(count) || count < 1) throw new CliError(`-n must be a whole number ≥ 1, got "${options.count}".`, EXIT_CODES.usage, 'USAGE');
+    const body = await requestBody(prompt, options);
+    if (count === 1) {
+      const result = await streamJob<GenerateResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
+      const saved = await download(client, result.images, options.out);
+      out.result({ ...result, saved }, () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
+      return;
+    }
+    await runMultimode(client, out, { ...body, n: count }, options);
+  });
+
+  withCommonOptions(
+    program
+      .command('edit')
+      .argument('<image>', 'the image to edit: a local file')
+      .argument('<prompt>', 'what to change')
+      .option('--mask <file>', 'PNG mask: transparent pixels mark the area to edit')
+      .description('Edit an image (image-to-image); lanes that cannot mask say so'),
+  ).action(async (image: string, prompt: string, options: CommonOptions & { mask?: string }, command: Command) => {
+    const { client, out } = commandContext(command);
+    const body = await requestBody(prompt, options);
+    body.image = await fileAsDataUrl(image);
+    if (options.mask) body.mask = await fileAsDataUrl(options.mask);
+    const result = await streamJob<GenerateResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
+    const saved = await download(client, result.images, options.out);
+    out.result({ ...result, saved }, () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
+  });
+
+  withCommonOptions(
+    program
+      .command('multimode')
+      .argument('<prompt>', 'what to draw')
+      .option('-n, --count <n>', 'how many outputs on the chosen lane', '2')
+      .option('--target <lane/model>', 'one output per target (repeatable); overrides -n', (value: string, previous: string[] = []) => [...previous, value])
+      .description('Several outputs from one prompt; partial success is reported per slot'),
+  ).action(async (prompt: string, options: CommonOptions & { count: string; target?: string[] }, command: Command) => {
+    const { client, out } = commandContext(command);
+    const body = await requestBody(prompt, options);
+    if (options.target?.length) {
+      body.outputs = options.target.map((target) => splitTarget(target, undefined));
+    } else {
+      body.n = Number(options.count);
+    }
+    await runMultimode(client, out, body, options);
+  });
+}
+
+async function runMultimode(client: StudioClient, out: Output, body: Record<string, unknown>, options: CommonOptions): Promise<void> {
+  const result = await streamJob<MultimodeResult>(client, out, '/api/generate/multimode', body, timeoutMs(options.timeout));
+  const images = result.results.flatMap((slot) => (slot.ok && slot.image ? [slot.image] : []));
+  const saved = await download(client, images, options.out);
+  out.result({ ...result, saved }, () =>
+    result.results
+      .map((slot) => {
+        if (slot.ok && slot.image) return `[${slot.slot}] ${describeImage(out, slot.image, saved[images.indexOf(slot.image)])}`;
+        return `[${slot.slot}] ${out.color.red('✗')} ${slot.error?.code}: ${slot.error?.message}`;
+      })
+      .join('\n'),
+  );
+  const failed = result.results.filter((slot) => !slot.ok);
+  if (failed.length === result.results.length) {
+    throw new CliError('Every output failed.', exitCodeFor(failed[0]?.error?.code), failed[0]?.error?.code);
+  }
+  if (failed.length) process.exitCode = EXIT_CODES.upstream;
+}

@@ -1,0 +1,161 @@
+import { access, rm } from 'node:fs/promises';
+import sharp from 'sharp';
+import { writeFileAtomicAsync } from '../common/atomic-file.js';
+import { ServiceError } from '../common/errors.js';
+import type { StudioContext } from './context.js';
+import { newAssetFilename, pathInside } from './media/filename.js';
+import { sniffImageType, type ImageFormat } from './media/image-type.js';
+import { embedMetadata, type AssetMetadata } from './media/metadata.js';
+import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
+import { insertAsset, isNameTaken, type AssetRow } from './store/assets.js';
+
+export type { AssetMetadata } from './media/metadata.js';
+export { readEmbeddedMetadata } from './media/metadata.js';
+
+/** One saved image as the API answers it. */
+export interface AssetRecord {
+  filename: string;
+  url: string;
+  thumbnailUrl: string;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  bytes: number;
+  createdAt: string;
+  prompt: string;
+  lane: string;
+  model: string;
+  requestId: string;
+  kind: string;
+  sessionTitle: string | null;
+  revisedPrompt: string | null;
+  settings: Record<string, unknown>;
+}
+
+/** URL prefix the file routes serve assets under (thumbnails under `thumbs/`). */
+export const GENERATED_URL_PREFIX = '/generated/';
+
+export const assetUrl = (filename: string): string => `${GENERATED_URL_PREFIX}${encodeURIComponent(filename)}`;
+export const thumbnailUrl = (filename: string): string => `${GENERATED_URL_PREFIX}thumbs/${encodeURIComponent(thumbnailNameOf(filename))}`;
+
+function parseSettings(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function recordOf(row: AssetRow): AssetRecord {
+  return {
+    filename: row.filename,
+    url: assetUrl(row.filename),
+    thumbnailUrl: thumbnailUrl(row.filename),
+    format: row.format,
+    width: row.width,
+    height: row.height,
+    bytes: row.bytes,
+    createdAt: row.created_at,
+    prompt: row.prompt,
+    lane: row.lane,
+    model: row.model,
+    requestId: row.request_id,
+    kind: row.kind,
+    sessionTitle: row.session_title,
+    revisedPrompt: row.revised_prompt,
+    settings: parseSettings(row.settings),
+  };
+}
+
+/** A session title worth grouping by: trimmed, empty means none. */
+export const normalizeSessionTitle = (title: string | null | undefined): string | null => title?.trim() || null;
+
+function creationTime(value: string | undefined): Date {
+  const date = value === undefined ? new Date() : new Date(value);
+  return Number.isNaN(date.getTime()) ? new Date() : date;
+}
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** A fresh name whose image and thumbnail are free on disk and in the table (tombstones included). */
+async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, format: ImageFormat): Promise<{ filename: string; thumbnail: string }> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const filename = newAssetFilename(createdAt, prompt, format);
+    const thumbnail = thumbnailNameOf(filename);
+    if (isNameTaken(ctx.db, filename, thumbnail)) continue;
+    if (await exists(pathInside(ctx.paths.generatedDir, filename))) continue;
+    if (await exists(pathInside(ctx.paths.thumbnailsDir, thumbnail))) continue;
+    return { filename, thumbnail };
+  }
+  throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
+}
+
+/**
+ * Saves a generated image into history: the image (metadata embedded, written
+ * atomically), its thumbnail, then the row. Files come first so a crash never
+ * leaves a row without files; if the row cannot be written the files go too.
+ */
+export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; metadata: AssetMetadata }): Promise<AssetRecord> {
+  const format = sniffImageType(input.bytes);
+  if (!format) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that is not PNG, JPEG or WebP.');
+  let stored: { width: number; height: number };
+  let size: { width: number; height: number };
+  try {
+    const info = await sharp(input.bytes).metadata();
+    stored = { width: info.width, height: info.height };
+    // The recorded size is the displayed one: EXIF orientation 5-8 swaps the sides.
+    size = { width: info.autoOrient.width, height: info.autoOrient.height };
+  } catch (error) {
+    throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that cannot be decoded.', { cause: error });
+  }
+
+  const createdAt = creationTime(input.metadata.createdAt);
+  const metadata: AssetMetadata = {
+    ...input.metadata,
+    sessionTitle: normalizeSessionTitle(input.metadata.sessionTitle) ?? undefined,
+    createdAt: createdAt.toISOString(),
+  };
+  let image: Buffer;
+  let thumbnailBytes: Buffer;
+  try {
+    image = embedMetadata(input.bytes, format, metadata, stored);
+    thumbnailBytes = await makeThumbnail(image);
+  } catch (error) {
+    throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a damaged image.', { cause: error });
+  }
+
+  const { filename, thumbnail } = await freshNames(ctx, createdAt, metadata.prompt, format);
+  const imagePath = pathInside(ctx.paths.generatedDir, filename);
+  const thumbnailPath = pathInside(ctx.paths.thumbnailsDir, thumbnail);
+  const row = {
+    filename,
+    thumbnail,
+    format,
+    width: size.width,
+    height: size.height,
+    bytes: image.length,
+    created_at: metadata.createdAt as string,
+    prompt: metadata.prompt,
+    lane: metadata.lane,
+    model: metadata.model,
+    request_id: metadata.requestId,
+    kind: metadata.kind,
+    session_title: metadata.sessionTitle ?? null,
+    revised_prompt: metadata.revisedPrompt ?? null,
+    settings: JSON.stringify(metadata.settings ?? {}),
+  };
+  try {
+    await writeFileAtomicAsync(imagePath, image);
+    await writeFileAtomicAsync(thumbnailPath, thumbnailBytes);
+    insertAsset(ctx.db, row);
+  } catch (error) {
+    await Promise.all([rm(imagePath, { force: true }), rm(thumbnailPath, { force: true })]);
+    throw error;
+  }
+  return recordOf({ ...row, id: 0, deleted_at: null });
+}

@@ -1,0 +1,255 @@
+import { access, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { atomicTempWriterPid, isAtomicTempName } from '../common/atomic-file.js';
+import { ServiceError } from '../common/errors.js';
+import { recordOf, type AssetRecord } from './assets.js';
+import { LIMITS } from './catalog/limits.js';
+import type { StudioContext } from './context.js';
+import { pathInside } from './media/filename.js';
+import {
+  findAsset,
+  listLiveAssets,
+  listSessionGroups,
+  markAssetDeleted,
+  markAssetRestored,
+  removeTombstone,
+  tombstonesDeletedBefore,
+  type AssetRow,
+} from './store/assets.js';
+
+// History: listing (newest first, or grouped by session title), tombstones,
+// restore within the retention window, and the sweeper that purges
+// tombstones past it.
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Page sizes when the client does not say (each at most LIMITS.historyPageMax). */
+export const HISTORY_PAGE_DEFAULTS = { items: 50, groups: 20, groupItems: 12 } as const;
+/** How often the sweeper looks for expired tombstones. */
+export const HISTORY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** A temp file older than this is removed even when its writer's pid is alive (pids get reused). */
+const ORPHAN_TEMP_MAX_AGE_MS = DAY_MS;
+
+/** Days a tombstone stays restorable: SVC_HISTORY_RETENTION_DAYS, then the config file, then the default. */
+export function retentionDays(ctx: StudioContext): number {
+  const fromEnv = Number(ctx.env.SVC_HISTORY_RETENTION_DAYS);
+  if (ctx.env.SVC_HISTORY_RETENTION_DAYS && Number.isFinite(fromEnv) && fromEnv > 0) return fromEnv;
+  return ctx.settings.get().historyRetentionDays ?? LIMITS.historyRetentionDaysDefault;
+}
+
+const restorableUntilOf = (ctx: StudioContext, deletedAt: string): string =>
+  new Date(new Date(deletedAt).getTime() + retentionDays(ctx) * DAY_MS).toISOString();
+
+// --- Cursors: opaque to clients (base64url JSON), tagged so an items cursor is never read as a groups one.
+
+const itemsCursor = z.object({ m: z.literal('items'), c: z.string(), i: z.number().int() });
+const groupsCursor = z.object({ m: z.literal('groups'), l: z.string(), k: z.string() });
+
+const encodeCursor = (value: z.infer<typeof itemsCursor> | z.infer<typeof groupsCursor>): string =>
+  Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
+  try {
+    return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    throw new ServiceError('BAD_REQUEST', 'The cursor is not valid for this listing; start again without one.', { details: { field: 'cursor' } });
+  }
+}
+
+export interface HistoryPage {
+  items: AssetRecord[];
+  nextCursor: string | null;
+}
+
+export interface SessionGroup {
+  /** null gathers the assets saved without a session title. */
+  sessionTitle: string | null;
+  count: number;
+  latestAt: string;
+  /** The group's newest items (at most groupItems). */
+  items: AssetRecord[];
+  /** Continues this group's items: `?session=<title>&cursor=<this>`; null when `items` is all of it. */
+  itemsNextCursor: string | null;
+}
+
+export interface HistoryGroupsPage {
+  groups: SessionGroup[];
+  nextCursor: string | null;
+}
+
+function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; sessionTitle?: string | null }): HistoryPage {
+  const after = options.cursor ? decodeCursor(options.cursor, itemsCursor) : undefined;
+  // One extra row tells whether another page exists.
+  const rows = listLiveAssets(ctx.db, {
+    limit: options.limit + 1,
+    after: after && { createdAt: after.c, id: after.i },
+    sessionTitle: options.sessionTitle,
+  });
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(recordOf),
+    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null,
+  };
+}
+
+/** Live assets, newest first; `sessionTitle` narrows to one session (null = those without a title). */
+export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; sessionTitle?: string | null }): HistoryPage =>
+  itemsPage(ctx, options);
+
+/** Session groups over all live assets, most recently active first; each with its newest items. */
+export function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): HistoryGroupsPage {
+  const after = options.cursor ? decodeCursor(options.cursor, groupsCursor) : undefined;
+  const rows = listSessionGroups(ctx.db, { limit: options.limit + 1, after: after && { latestAt: after.l, key: after.k } });
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
+  const groups = page.map((group) => {
+    const items = itemsPage(ctx, { limit: options.groupItems, sessionTitle: group.sessionTitle });
+    return { sessionTitle: group.sessionTitle, count: group.count, latestAt: group.latestAt, items: items.items, itemsNextCursor: items.nextCursor };
+  });
+  return {
+    groups,
+    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'groups', l: last.latestAt, k: last.sessionTitle ?? '' }) : null,
+  };
+}
+
+function liveRow(ctx: StudioContext, filename: string): AssetRow {
+  const row = findAsset(ctx.db, filename);
+  if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
+  if (row.deleted_at !== null) {
+    throw new ServiceError('NOT_FOUND', `${filename} was deleted; restore it to see it again.`, {
+      details: { filename, deletedAt: row.deleted_at, restorableUntil: restorableUntilOf(ctx, row.deleted_at) },
+    });
+  }
+  return row;
+}
+
+/** One live asset's record. */
+export const getHistoryAsset = (ctx: StudioContext, filename: string): AssetRecord => recordOf(liveRow(ctx, filename));
+
+export interface Tombstone {
+  filename: string;
+  deletedAt: string;
+  restorableUntil: string;
+}
+
+/** Tombstones an asset (files stay until the sweeper). Deleting a tombstone again answers the same tombstone. */
+export function deleteHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Tombstone {
+  const row = findAsset(ctx.db, filename);
+  if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
+  let deletedAt = row.deleted_at;
+  if (deletedAt === null) {
+    deletedAt = now.toISOString();
+    if (!markAssetDeleted(ctx.db, filename, deletedAt)) return deleteHistoryAsset(ctx, filename, now); // lost a race: read again
+  }
+  return { filename, deletedAt, restorableUntil: restorableUntilOf(ctx, deletedAt) };
+}
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** Brings a tombstoned asset back within the retention window; a live asset answers as is. */
+export async function restoreHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Promise<AssetRecord> {
+  const row = findAsset(ctx.db, filename);
+  if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history (it may have been purged).`, { details: { filename } });
+  if (row.deleted_at === null) return recordOf(row);
+  const restorableUntil = restorableUntilOf(ctx, row.deleted_at);
+  if (now.getTime() >= new Date(restorableUntil).getTime()) {
+    throw new ServiceError('RETENTION_EXPIRED', `${filename} was deleted more than ${retentionDays(ctx)} days ago.`, {
+      details: { filename, deletedAt: row.deleted_at, restorableUntil },
+    });
+  }
+  if (!(await exists(pathInside(ctx.paths.generatedDir, filename)))) {
+    throw new ServiceError('NOT_FOUND', `The file of ${filename} is gone from the generated directory.`, { details: { filename } });
+  }
+  markAssetRestored(ctx.db, filename);
+  return recordOf({ ...row, deleted_at: null });
+}
+
+/**
+ * Purges tombstones past retention at `now`: files first, then the row, so a
+ * crash in between leaves a tombstone the next sweep finishes. Returns how many.
+ */
+export async function sweepExpired(ctx: StudioContext, now: Date = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays(ctx) * DAY_MS).toISOString();
+  let purged = 0;
+  for (const row of tombstonesDeletedBefore(ctx.db, cutoff)) {
+    await Promise.all([
+      rm(pathInside(ctx.paths.generatedDir, row.filename), { force: true }),
+      rm(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), { force: true }),
+    ]);
+    if (removeTombstone(ctx.db, row.filename)) purged += 1;
+  }
+  return purged;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes temp files a crashed writer left in the generated and thumbnail dirs. Returns how many. */
+export async function removeOrphanTempFiles(ctx: StudioContext, now: Date = new Date()): Promise<number> {
+  let removed = 0;
+  for (const dir of [ctx.paths.generatedDir, ctx.paths.thumbnailsDir]) {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || !isAtomicTempName(entry.name)) continue;
+      const path = join(dir, entry.name);
+      const pid = atomicTempWriterPid(entry.name);
+      const writing = pid !== undefined && processAlive(pid);
+      if (writing && now.getTime() - (await stat(path)).mtimeMs < ORPHAN_TEMP_MAX_AGE_MS) continue;
+      await rm(path, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
+export interface HistorySweeper {
+  stop(): void;
+  /** Settles when no sweep is running (after stop(), await it before closing the database). */
+  idle(): Promise<void>;
+}
+
+/** Runs orphan cleanup and a sweep now, then a sweep every intervalMs (unref'd: it never holds the process open). */
+export function startHistorySweeper(ctx: StudioContext, options: { intervalMs: number; onError?: (error: unknown) => void }): HistorySweeper {
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const run = (task: () => Promise<unknown>) => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        await task();
+      } catch (error) {
+        options.onError?.(error);
+      }
+    });
+  };
+  run(async () => {
+    await removeOrphanTempFiles(ctx);
+    await sweepExpired(ctx);
+  });
+  const timer = setInterval(() => run(() => sweepExpired(ctx)), options.intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+    idle: () => running,
+  };
+}

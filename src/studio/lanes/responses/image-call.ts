@@ -1,0 +1,65 @@
+import { ServiceError } from '../../../common/errors.js';
+import { LANES } from '../../catalog/lanes.js';
+import { LANG_IMAGE_MODEL } from '../../catalog/models.js';
+import type { StudioContext } from '../../context.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob } from '../types.js';
+import type { ResponsesLane } from './errors.js';
+import { PARTIAL_IMAGES, PLANNER_INSTRUCTIONS, buildResponsesBody } from './request.js';
+import { callResponses } from './stream.js';
+
+/** The lane's whole-call budget, or SVC_UPSTREAM_TIMEOUT_MS when that is lower (tests, impatient users). */
+export function upstreamTimeoutMs(ctx: StudioContext, lane: ResponsesLane): number {
+  const override = Number(ctx.env.SVC_UPSTREAM_TIMEOUT_MS);
+  const budget = LANES[lane].timeoutMs;
+  return Number.isFinite(override) && override > 0 ? Math.min(override, budget) : budget;
+}
+
+/** What differs between the two lanes for one call. */
+export interface ResponsesTarget {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly webSearch: boolean;
+  readonly store?: boolean;
+  readonly size?: string;
+}
+
+/** One image (generation or edit) through a Responses-style upstream, decoded and checked. */
+export async function responsesImage(ctx: StudioContext, lane: ResponsesLane, request: LaneImageRequest, job: LaneJob, target: ResponsesTarget): Promise<LaneImageResult> {
+  const size = request.size ?? target.size;
+  const action = request.image ? 'edit' : 'generate';
+  const body = buildResponsesBody({
+    model: request.model.upstreamId,
+    prompt: request.prompt,
+    instructions: PLANNER_INSTRUCTIONS,
+    images: request.image ? [request.image, ...request.references] : request.references,
+    mask: request.mask,
+    reasoning: request.reasoning,
+    webSearch: target.webSearch,
+    store: target.store,
+    tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, partialImages: PARTIAL_IMAGES, action },
+  });
+  const outcome = await callResponses({ lane, url: target.url, headers: target.headers, body, timeoutMs: upstreamTimeoutMs(ctx, lane), format: request.format, job });
+  if (outcome.images.length === 0) {
+    // The planner answered in words instead of calling the tool: that is how a refusal looks.
+    if (outcome.text) throw new ServiceError('SAFETY_REFUSAL', `The upstream declined to make the image: ${outcome.text.slice(0, 300)}`, { details: { upstreamText: outcome.text.slice(0, 1000) } });
+    throw new ServiceError('UPSTREAM_FAILED', 'The upstream response held no image.');
+  }
+  return {
+    images: outcome.images.map((image) => ({ bytes: Buffer.from(image.b64, 'base64'), format: image.format })),
+    revisedPrompt: outcome.revisedPrompt,
+    usage: outcome.usage,
+    settings: {
+      planner: request.model.id,
+      imageModel: LANG_IMAGE_MODEL,
+      size: size ?? 'auto',
+      quality: request.quality ?? 'auto',
+      format: request.format,
+      moderation: request.moderation ?? 'auto',
+      reasoning: request.reasoning ?? null,
+      webSearch: target.webSearch,
+      action,
+      mask: Boolean(request.mask),
+      references: request.references.length,
+    },
+  };
+}

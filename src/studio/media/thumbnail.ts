@@ -1,0 +1,16 @@
+import sharp from 'sharp';
+
+/** Thumbnails: WebP, longest side at most this many pixels, never enlarged. */
+export const THUMBNAIL = { maxSide: 256, format: 'webp', quality: 80 } as const;
+
+/** A thumbnail of an image, made on libuv's threadpool (sharp's async API). */
+export async function makeThumbnail(image: Buffer): Promise<Buffer> {
+  return sharp(image, { failOn: 'error' })
+    .autoOrient()
+    .resize({ width: THUMBNAIL.maxSide, height: THUMBNAIL.maxSide, fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: THUMBNAIL.quality })
+    .toBuffer();
+}
+
+/** Thumbnail file name of an asset: its stem with the thumbnail format's extension. */
+export const thumbnailNameOf = (filename: string): string => `${filename.replace(/\.[^.]+$/, '')}.${THUMBNAIL.format}`;

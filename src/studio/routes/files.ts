@@ -1,0 +1,59 @@
+import { open } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ServiceError } from '../../common/errors.js';
+import type { StudioContext } from '../context.js';
+import { assertValidFilename, pathInside } from '../media/filename.js';
+import { mimeOf, type ImageFormat } from '../media/image-type.js';
+import { THUMBNAIL } from '../media/thumbnail.js';
+import { findAsset, findLiveByThumbnail } from '../store/assets.js';
+
+/** Names are unique and files never change, so caches may keep them for good. */
+const CACHE_CONTROL = 'private, max-age=31536000, immutable';
+
+const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${filename}.`);
+
+/** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
+async function sendFile(reply: FastifyReply, dir: string, filename: string, format: ImageFormat): Promise<FastifyReply> {
+  const path = pathInside(dir, filename);
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    throw notFound(filename);
+  }
+  try {
+    const { size } = await handle.stat();
+    reply.headers({
+      'content-type': mimeOf(format),
+      'content-length': String(size),
+      'cache-control': CACHE_CONTROL,
+      'x-content-type-options': 'nosniff',
+    });
+    return reply.send(handle.createReadStream());
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+function filenameParam(params: unknown): string {
+  const filename = (params as { filename?: unknown }).filename;
+  assertValidFilename(filename);
+  return filename;
+}
+
+/** GET /generated/:filename and /generated/thumbs/:filename: files of live history assets only. */
+export function registerFileRoutes(app: FastifyInstance, ctx: StudioContext): void {
+  app.get('/generated/:filename', async (request, reply) => {
+    const filename = filenameParam(request.params);
+    const row = findAsset(ctx.db, filename);
+    if (!row || row.deleted_at !== null) throw notFound(filename);
+    return sendFile(reply, ctx.paths.generatedDir, filename, row.format);
+  });
+
+  app.get('/generated/thumbs/:filename', async (request, reply) => {
+    const filename = filenameParam(request.params);
+    if (!findLiveByThumbnail(ctx.db, filename)) throw notFound(filename);
+    return sendFile(reply, ctx.paths.thumbnailsDir, filename, THUMBNAIL.format);
+  });
+}

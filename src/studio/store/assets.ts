@@ -1,0 +1,131 @@
+import type { ImageFormat } from '../catalog/controls.js';
+import type { StudioDatabase } from './database.js';
+
+// The assets table (migration 2): one row per saved image. Live rows have
+// deleted_at NULL; tombstones keep their row (and files) until the sweeper
+// purges them. Lists are newest first by (created_at, id).
+
+export interface AssetRow {
+  id: number;
+  filename: string;
+  thumbnail: string;
+  format: ImageFormat;
+  width: number;
+  height: number;
+  bytes: number;
+  created_at: string;
+  prompt: string;
+  lane: string;
+  model: string;
+  request_id: string;
+  kind: string;
+  session_title: string | null;
+  revised_prompt: string | null;
+  settings: string;
+  deleted_at: string | null;
+}
+
+export type NewAssetRow = Omit<AssetRow, 'id' | 'deleted_at'>;
+
+/** Position after which a newest-first page continues. */
+export interface ItemPosition {
+  createdAt: string;
+  id: number;
+}
+
+/** Position after which a page of session groups continues; key is the title, '' for no title. */
+export interface GroupPosition {
+  latestAt: string;
+  key: string;
+}
+
+export interface SessionGroupRow {
+  sessionTitle: string | null;
+  count: number;
+  latestAt: string;
+}
+
+const ITEM_ORDER = 'ORDER BY created_at DESC, id DESC LIMIT @limit';
+const AFTER_ITEM = '(created_at < @createdAt OR (created_at = @createdAt AND id < @id))';
+
+function statements(db: StudioDatabase) {
+  return {
+    insert: db.prepare<NewAssetRow>(
+      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings)
+       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings)`,
+    ),
+    byFilename: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE filename = ?'),
+    nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
+    liveByThumbnail: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE thumbnail = ? AND deleted_at IS NULL'),
+    first: db.prepare<{ limit: number }, AssetRow>(`SELECT * FROM assets WHERE deleted_at IS NULL ${ITEM_ORDER}`),
+    after: db.prepare<{ limit: number } & ItemPosition, AssetRow>(`SELECT * FROM assets WHERE deleted_at IS NULL AND ${AFTER_ITEM} ${ITEM_ORDER}`),
+    sessionFirst: db.prepare<{ limit: number; title: string | null }, AssetRow>(
+      `SELECT * FROM assets WHERE deleted_at IS NULL AND session_title IS @title ${ITEM_ORDER}`,
+    ),
+    sessionAfter: db.prepare<{ limit: number; title: string | null } & ItemPosition, AssetRow>(
+      `SELECT * FROM assets WHERE deleted_at IS NULL AND session_title IS @title AND ${AFTER_ITEM} ${ITEM_ORDER}`,
+    ),
+    groups: db.prepare<{ limit: number; latestAt: string | null; key: string | null }, SessionGroupRow>(
+      `SELECT session_title AS sessionTitle, COUNT(*) AS count, MAX(created_at) AS latestAt
+       FROM assets WHERE deleted_at IS NULL
+       GROUP BY session_title
+       HAVING @latestAt IS NULL OR latestAt < @latestAt OR (latestAt = @latestAt AND COALESCE(session_title, '') < @key)
+       ORDER BY latestAt DESC, COALESCE(session_title, '') DESC LIMIT @limit`,
+    ),
+    markDeleted: db.prepare<[string, string]>('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL'),
+    markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
+    tombstonesBefore: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at <= ? ORDER BY deleted_at'),
+    remove: db.prepare<[string]>('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL'),
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+const cache = new WeakMap<StudioDatabase, Statements>();
+
+function prepared(db: StudioDatabase): Statements {
+  let found = cache.get(db);
+  if (!found) {
+    found = statements(db);
+    cache.set(db, found);
+  }
+  return found;
+}
+
+export const insertAsset = (db: StudioDatabase, row: NewAssetRow): void => {
+  prepared(db).insert.run(row);
+};
+
+/** The row for a file name, live or tombstoned. */
+export const findAsset = (db: StudioDatabase, filename: string): AssetRow | undefined => prepared(db).byFilename.get(filename);
+
+export const isNameTaken = (db: StudioDatabase, filename: string, thumbnail: string): boolean =>
+  prepared(db).nameTaken.get(filename, thumbnail) !== undefined;
+
+export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined => prepared(db).liveByThumbnail.get(thumbnail);
+
+/** Live rows, newest first; `sessionTitle` (null = no title) narrows to one session. */
+export function listLiveAssets(
+  db: StudioDatabase,
+  options: { limit: number; after?: ItemPosition; sessionTitle?: string | null },
+): AssetRow[] {
+  const s = prepared(db);
+  const { limit, after, sessionTitle } = options;
+  if (sessionTitle === undefined) return after ? s.after.all({ limit, ...after }) : s.first.all({ limit });
+  return after ? s.sessionAfter.all({ limit, title: sessionTitle, ...after }) : s.sessionFirst.all({ limit, title: sessionTitle });
+}
+
+/** Session groups over all live rows, most recently active first. */
+export const listSessionGroups = (db: StudioDatabase, options: { limit: number; after?: GroupPosition }): SessionGroupRow[] =>
+  prepared(db).groups.all({ limit: options.limit, latestAt: options.after?.latestAt ?? null, key: options.after?.key ?? null });
+
+/** Tombstones a live row; false when there was none. */
+export const markAssetDeleted = (db: StudioDatabase, filename: string, deletedAt: string): boolean =>
+  prepared(db).markDeleted.run(deletedAt, filename).changes === 1;
+
+export const markAssetRestored = (db: StudioDatabase, filename: string): boolean => prepared(db).markRestored.run(filename).changes === 1;
+
+/** Tombstones deleted at or before the cutoff (ISO time), oldest first. */
+export const tombstonesDeletedBefore = (db: StudioDatabase, cutoff: string): AssetRow[] => prepared(db).tombstonesBefore.all(cutoff);
+
+/** Removes a tombstone's row (never a live one). */
+export const removeTombstone = (db: StudioDatabase, filename: string): boolean => prepared(db).remove.run(filename).changes === 1;
