@@ -32,6 +32,47 @@ export interface EventChannelOptions {
   heartbeatMs?: number;
   /** Bytes queued on one connection before it is cut as a slow consumer (default 4 MiB). */
   maxBufferedBytes?: number;
-  /** String fields longer than this are dropped from replay copies automatically (default 4096). */
+  /**
+   * Fields whose value is longer than this many UTF-8 bytes (a string's own
+   * bytes, any other value's JSON) are dropped from replay copies automatically
+   * (default 4096).
+   */
   maxReplayFieldBytes?: number;
+  /** Called when an internal listener throws (default: console.error). Other listeners still run. */
+  onListenerError?: (error: unknown, event: ChannelEvent) => void;
+}
+
+/** Why a cursor could not be honoured. */
+export type ReplayGapReason =
+  /** The cursor is from this run but older than the oldest event still held. */
+  | 'evicted'
+  /** The cursor is well-formed but from another run of the process (e.g. before a restart). */
+  | 'unknown_run'
+  /** Not an id this channel could have issued. */
+  | 'invalid_cursor';
+
+/**
+ * Sent first on a connection whose cursor cannot be honoured; every event the
+ * channel still holds follows it (all of them are newer than the cursor).
+ */
+export interface ReplayGapEvent extends ChannelEvent {
+  readonly topic: 'system';
+  readonly event: 'replay_gap';
+  readonly reason: ReplayGapReason;
+  /** The cursor the client sent. */
+  readonly requestedId: string;
+  /** Id of the first event replayed after this notice; null when the channel holds none. */
+  readonly oldestId: string | null;
+  /** How many events were lost; present only when known (`evicted`). */
+  readonly missed?: number;
+}
+
+/** Options of `EventChannel.openStream` (used by per-request streams). */
+export interface StreamOptions {
+  /** Which live events this stream carries. */
+  readonly filter: (event: ChannelEvent) => boolean;
+  /** The response ends right after an event for which this returns true. */
+  readonly isLast?: (event: ChannelEvent) => boolean;
+  /** The client went away (or was cut as a slow consumer) before the last event. */
+  readonly onClientClose?: () => void;
 }

@@ -1,0 +1,237 @@
+import { createParser } from 'eventsource-parser';
+import type { ChannelEvent } from './types.js';
+
+/** One parsed SSE event. `id` and `event` are present only when the event set them. */
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export interface SseHooks {
+  /** A `retry:` field (milliseconds). */
+  onRetry?: (milliseconds: number) => void;
+  /** A comment line (e.g. the heartbeat `ping`). */
+  onComment?: (text: string) => void;
+}
+
+async function* chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  if (!('getReader' in body)) {
+    yield* body;
+    return;
+  }
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      yield value;
+    }
+    finished = true;
+  } finally {
+    // The consumer stopped early: release the connection.
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Parses any SSE body (UTF-8, BOM, CR/LF/CRLF, comments, multi-line data,
+ * chunks split anywhere). Bytes after the last blank line are an incomplete
+ * event and are dropped, as the standard says.
+ */
+export async function* readSse(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  hooks: SseHooks = {},
+): AsyncGenerator<SseMessage> {
+  let parsed: SseMessage[] = [];
+  const parser = createParser({
+    onEvent: ({ id, event, data }) => parsed.push({ data, ...(id !== undefined && { id }), ...(event !== undefined && { event }) }),
+    onRetry: hooks.onRetry,
+    onComment: hooks.onComment,
+  });
+  // TextDecoder drops a leading BOM and keeps multi-byte characters split across chunks intact.
+  const decoder = new TextDecoder();
+  const drain = function* (): Generator<SseMessage> {
+    const ready = parsed;
+    parsed = [];
+    yield* ready;
+  };
+  let endsWithCr = false;
+  const feed = (text: string): void => {
+    if (text === '') return;
+    parser.feed(text);
+    endsWithCr = text.endsWith('\r');
+  };
+  for await (const chunk of chunksOf(body)) {
+    feed(decoder.decode(chunk, { stream: true }));
+    yield* drain();
+  }
+  feed(decoder.decode());
+  // The parser holds a final CR in case an LF follows; at the end of the body it is a line end.
+  if (endsWithCr) parser.feed('\n');
+  yield* drain();
+}
+
+export type EventStreamStatus = 'open' | 'reconnecting' | 'closed';
+
+export interface ConnectEventsOptions {
+  /** Resume after this id (else live events only). */
+  lastEventId?: string;
+  headers?: Record<string, string>;
+  onEvent: (event: ChannelEvent) => void;
+  onStatus?: (status: EventStreamStatus) => void;
+  /** Each failed attempt (network error, non-200, idle timeout) and errors thrown by onEvent. */
+  onError?: (error: unknown) => void;
+  signal?: AbortSignal;
+  /** First reconnect delay (default: the server's `retry:`, else 1000 ms); doubles per failed attempt. */
+  reconnectDelayMs?: number;
+  /** Cap of the reconnect delay (default 5000 ms). */
+  maxReconnectDelayMs?: number;
+  /** Reconnect when nothing (not even a heartbeat) arrived for this long (default 45000 ms = 3 heartbeats; 0: never). */
+  idleTimeoutMs?: number;
+}
+
+export interface EventConnection {
+  close(): void;
+  /** Id of the last event received (the resume cursor). */
+  lastEventId(): string | undefined;
+  /** Settles once the connection is closed for good (close, abort, or a refusal other than 503). */
+  readonly closed: Promise<void>;
+}
+
+const DEFAULT_RECONNECT_DELAY_MS = 1000;
+const DEFAULT_MAX_RECONNECT_DELAY_MS = 5000;
+const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+
+function toChannelEvent(message: SseMessage): ChannelEvent | undefined {
+  try {
+    const value: unknown = JSON.parse(message.data);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const event = value as Record<string, unknown>;
+    if (typeof event.topic !== 'string' || typeof event.event !== 'string') return undefined;
+    if (typeof event.id !== 'string' && message.id !== undefined) event.id = message.id;
+    return event as ChannelEvent;
+  } catch {
+    return undefined;
+  }
+}
+
+class HttpStatusError extends Error {
+  constructor(readonly status: number) {
+    super(`The event stream answered HTTP ${status}.`);
+    this.name = 'HttpStatusError';
+  }
+}
+
+/**
+ * Follows `/api/events`: GET with `Accept: text/event-stream`, one ChannelEvent
+ * per `data:` frame, reconnecting with backoff and `Last-Event-ID` so nothing
+ * is lost or repeated. Stops on close/abort, and on any non-200 answer except
+ * 503 (capacity or a restarting server), which is retried.
+ */
+export function connectEvents(url: string, options: ConnectEventsOptions): EventConnection {
+  const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_MAX_RECONNECT_DELAY_MS;
+  const idleTimeout = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  let baseDelay = Math.min(options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS, maxDelay);
+  let last = options.lastEventId;
+  let stopped = false;
+  let attempt: AbortController | undefined;
+  let wake: (() => void) | undefined;
+  let opened = false;
+
+  const close = (): void => {
+    if (stopped) return;
+    stopped = true;
+    attempt?.abort();
+    wake?.();
+  };
+  if (options.signal?.aborted) close();
+  options.signal?.addEventListener('abort', close, { once: true });
+
+  const report = (error: unknown): void => options.onError?.(error);
+
+  const sleep = (milliseconds: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(resolve, milliseconds);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  /** One connection; true when a reconnect should follow. */
+  const follow = async (controller: AbortController): Promise<boolean> => {
+    const headers: Record<string, string> = { ...options.headers, accept: 'text/event-stream' };
+    if (last) headers['last-event-id'] = last;
+    const response = await fetch(url, { headers, signal: controller.signal });
+    const contentType = response.headers.get('content-type') ?? '';
+    if (response.status !== 200 || !contentType.startsWith('text/event-stream') || !response.body) {
+      await response.body?.cancel().catch(() => {});
+      report(new HttpStatusError(response.status));
+      return response.status === 503;
+    }
+    opened = true;
+    options.onStatus?.('open');
+    let lastActivity = Date.now();
+    let idleTimer: NodeJS.Timeout | undefined;
+    const checkIdle = (): void => {
+      const quiet = Date.now() - lastActivity;
+      if (quiet >= idleTimeout) controller.abort(new Error(`No data for ${idleTimeout} ms.`));
+      else idleTimer = setTimeout(checkIdle, idleTimeout - quiet);
+    };
+    if (idleTimeout > 0) idleTimer = setTimeout(checkIdle, idleTimeout);
+    try {
+      const hooks: SseHooks = {
+        onComment: () => (lastActivity = Date.now()),
+        onRetry: (milliseconds) => {
+          if (options.reconnectDelayMs === undefined) baseDelay = Math.min(milliseconds, maxDelay);
+        },
+      };
+      for await (const message of readSse(response.body, hooks)) {
+        lastActivity = Date.now();
+        // An empty `id:` resets the cursor, as in EventSource.
+        if (message.id !== undefined) last = message.id || undefined;
+        const event = toChannelEvent(message);
+        if (!event) continue;
+        try {
+          options.onEvent(event);
+        } catch (error) {
+          report(error);
+        }
+      }
+    } finally {
+      clearTimeout(idleTimer);
+    }
+    return true;
+  };
+
+  const run = async (): Promise<void> => {
+    let delay = baseDelay;
+    while (!stopped) {
+      attempt = new AbortController();
+      opened = false;
+      let again: boolean;
+      try {
+        again = await follow(attempt);
+      } catch (error) {
+        again = true;
+        if (!stopped) report(error);
+      }
+      if (stopped || !again) break;
+      // The server answered 200: start the backoff over.
+      if (opened) delay = baseDelay;
+      options.onStatus?.('reconnecting');
+      // Jitter spreads the reconnects of many clients after a server restart.
+      await sleep(delay * (0.75 + Math.random() * 0.5));
+      delay = Math.min(delay * 2, maxDelay);
+    }
+    stopped = true;
+    options.signal?.removeEventListener('abort', close);
+    options.onStatus?.('closed');
+  };
+
+  const closed = run();
+  return { close, lastEventId: () => last, closed };
+}
