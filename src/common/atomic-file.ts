@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
 /**
@@ -9,7 +10,7 @@ import { dirname, basename, join } from 'node:path';
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = atomicTempPath(path);
   const fd = openSync(temp, 'wx', mode);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
@@ -30,3 +31,32 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
 
 /** True for names the writer above leaves behind if the process dies mid-write. */
 export const isAtomicTempName = (name: string): boolean => name.startsWith('.') && name.endsWith('.tmp');
+
+/** The temp sibling both writers use: `.<name>.<pid>.<random>.tmp`. */
+export const atomicTempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+
+/** The pid of the process that wrote a temp name, when the name carries one. */
+export function atomicTempWriterPid(name: string): number | undefined {
+  const match = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** writeFileAtomic without blocking the event loop (large files such as images). */
+export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = atomicTempPath(path);
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

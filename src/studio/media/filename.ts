@@ -26,6 +26,7 @@ export function assertValidFilename(name: unknown, details: Record<string, unkno
 export function slugOf(prompt: string): string {
   const slug = prompt
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '') // accents split off by NFKD: é -> e
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')

@@ -29,11 +29,16 @@ async function sendFile(reply: FastifyReply, dir: string, filename: string, form
       'cache-control': CACHE_CONTROL,
       'x-content-type-options': 'nosniff',
     });
-    return reply.send(handle.createReadStream());
+    // A bounded stream ends right after its last byte instead of one more read later, so the
+    // response finishes before a client that counted Content-Length bytes moves on (and a
+    // closing server finds the connection idle).
+    if (size > 0) return reply.send(handle.createReadStream({ start: 0, end: size - 1 }));
   } catch (error) {
     await handle.close();
     throw error;
   }
+  await handle.close();
+  return reply.send(Buffer.alloc(0));
 }
 
 function filenameParam(params: unknown): string {

@@ -1,0 +1,73 @@
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { saveAsset } from '../../src/studio/assets.js';
+import { removeOrphanTempFiles, startHistorySweeper } from '../../src/studio/history.js';
+import { studioPaths } from '../../src/studio/paths.js';
+import { makeTempHome } from '../helpers/studio.js';
+import { getJson, listDir, makeImage, metadata, seed, startAssetStudio } from './helpers.js';
+
+describe('crash safety', () => {
+  it('a failed database insert leaves no files behind and nothing in history', async () => {
+    const studio = await startAssetStudio();
+    try {
+      await seed(studio, 1);
+      const before = { generated: listDir(studio.ctx.paths.generatedDir), thumbs: listDir(studio.ctx.paths.thumbnailsDir) };
+      // A real failure of the real database: a trigger that aborts every insert.
+      studio.ctx.db.exec(`CREATE TRIGGER refuse_assets BEFORE INSERT ON assets BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`);
+      for (const format of ['png', 'jpeg', 'webp'] as const) {
+        await expect(saveAsset(studio.ctx, { bytes: await makeImage(format), metadata: metadata() })).rejects.toThrow(/disk on fire/);
+      }
+      expect({ generated: listDir(studio.ctx.paths.generatedDir), thumbs: listDir(studio.ctx.paths.thumbnailsDir) }).toEqual(before);
+      expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(1);
+
+      studio.ctx.db.exec('DROP TRIGGER refuse_assets');
+      await saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() });
+      expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(2);
+    } finally {
+      await studio.stop();
+    }
+  });
+
+  it('removes temp files a crashed writer left, on start, and keeps those of live writers', async () => {
+    const home = makeTempHome();
+    const paths = studioPaths({ SVC_HOME: home });
+    mkdirSync(paths.thumbnailsDir, { recursive: true });
+    // pid 2^31-2 cannot exist on Linux (pid_max is at most 2^22).
+    const crashed = [join(paths.generatedDir, '.20250101-000000-x-0000000000.png.2147483646.a1b2c3d4.tmp'), join(paths.thumbnailsDir, '.20250101-000000-x-0000000000.webp.2147483646.a1b2c3d4.tmp')];
+    const nameless = join(paths.generatedDir, '.leftover.tmp');
+    const live = join(paths.generatedDir, `.20250101-000000-y-0000000000.png.${process.pid}.deadbeef.tmp`);
+    for (const file of [...crashed, nameless, live]) writeFileSync(file, 'partial');
+    const keep = join(paths.generatedDir, 'not-a-temp.png');
+    writeFileSync(keep, 'not ours to judge');
+
+    const studio = await startAssetStudio({ SVC_HOME: home });
+    try {
+      // The startup sweep runs in the background; wait (bounded) until it is done.
+      await vi.waitFor(() => expect(listDir(paths.generatedDir)).not.toContain('.leftover.tmp'), { timeout: 10_000, interval: 20 });
+      expect(listDir(paths.generatedDir)).toEqual([`.20250101-000000-y-0000000000.png.${process.pid}.deadbeef.tmp`, '.thumbs', 'not-a-temp.png']);
+      expect(listDir(paths.thumbnailsDir)).toEqual([]);
+
+      // A live writer's temp file goes too once it is older than a day (pids are reused).
+      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+      utimesSync(live, twoDaysAgo, twoDaysAgo);
+      expect(await removeOrphanTempFiles(studio.ctx)).toBe(1);
+      expect(listDir(paths.generatedDir)).toEqual(['.thumbs', 'not-a-temp.png']);
+    } finally {
+      await studio.stop();
+    }
+  });
+
+  it('a stopped sweeper settles and runs nothing more', async () => {
+    const studio = await startAssetStudio();
+    try {
+      const errors: unknown[] = [];
+      const sweeper = startHistorySweeper(studio.ctx, { intervalMs: 5, onError: (error) => errors.push(error) });
+      sweeper.stop();
+      await sweeper.idle();
+      expect(errors).toEqual([]);
+    } finally {
+      await studio.stop();
+    }
+  });
+});
