@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   INVALID_JSON: spec(400, 'bad_request', 'The request body is not valid JSON.'),
   UNSUPPORTED_MEDIA_TYPE: spec(415, 'bad_request', 'The request body has an unsupported content type.'),
   PAYLOAD_TOO_LARGE: spec(413, 'bad_request', 'The request body is too large.'),
+  URI_TOO_LONG: spec(414, 'bad_request', 'A part of the request path is too long.'),
   ROUTE_NOT_FOUND: spec(404, 'bad_request', 'No such route.'),
   METHOD_NOT_ALLOWED: spec(405, 'bad_request', 'That method is not allowed on this route.'),
   NOT_FOUND: spec(404, 'bad_request', 'Not found.'),

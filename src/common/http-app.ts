@@ -23,6 +23,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     // Closing keeps in-flight requests until they finish; idle keep-alive sockets go at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Router-level failures (undecodable URL, over-long path part) get the one error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, toServiceError(error));
+    },
   });
 
   app.setErrorHandler((error, request, reply) => {

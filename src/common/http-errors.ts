@@ -14,6 +14,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
   FST_ERR_VALIDATION: 'BAD_REQUEST',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
 };
 
 /** Maps anything thrown inside a request to a ServiceError without leaking internals. */

@@ -84,6 +84,15 @@ describe('studio foundation over HTTP', () => {
     expect(await response.json()).toEqual({ error: { code: 'ROUTE_NOT_FOUND', message: 'No route GET /api/nope.' } });
   });
 
+  it('answers router-level failures with the error shape', async () => {
+    const long = await studio.request(`/api/history/${'a'.repeat(300)}.png`);
+    expect(long.status).toBe(414);
+    expect((await long.json()).error.code).toBe('URI_TOO_LONG');
+    const badEncoding = await rawRequest(studio.url, { path: '/api/history/%E0%A4%A.png' });
+    expect(badEncoding.status).toBe(400);
+    expect(JSON.parse(badEncoding.body).error.code).toBe('BAD_REQUEST');
+  });
+
   it('answers malformed JSON with 400 INVALID_JSON', async () => {
     const response = await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"model":' });
     expect(response.status).toBe(400);
