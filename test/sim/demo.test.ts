@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoSimulators, type DemoSimulators } from '../../src/sim/demo.js';
+import { oauthHeaders, oauthImageBody } from './responses-fixtures.js';
+import { postJson, readSse } from './sse-client.js';
+
+let demo: DemoSimulators;
+
+beforeAll(async () => {
+  demo = await startDemoSimulators();
+});
+
+afterAll(async () => {
+  await demo.close();
+});
+
+describe('startDemoSimulators', () => {
+  it('returns lane base URLs by the lanes conventions', () => {
+    const { url } = demo.simulators.responses;
+    expect(demo.upstreams).toEqual({ api: `${url}/v1`, oauth: `${url}/backend-api`, oauthIssuer: url });
+  });
+
+  it('gives an api key the api lane accepts, and accepts any sim- key', async () => {
+    for (const key of [demo.credentials.keys.omni, 'sim-typed-by-a-user']) {
+      const response = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    }
+    const wrong = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: 'Bearer not-a-sim-key' } });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('gives an oauth session the backend accepts, and paces the partial images', async () => {
+    const session = demo.credentials.oauthSession;
+    expect(session.auth_mode).toBe('chatgpt');
+    const response = await postJson(`${demo.upstreams.oauth}/codex/responses`, oauthImageBody({ tool: { partial_images: 1 } }), oauthHeaders(session));
+    expect(response.status).toBe(200);
+    const result = await readSse(response);
+    expect(result.events.at(-1)?.event).toBe('response.completed');
+    const usage = await fetch(`${demo.upstreams.oauth}/wham/usage`, { headers: oauthHeaders(session) });
+    const body = (await usage.json()) as { rate_limit: { primary_window: { used_percent: number } } };
+    // Demo usage bars move with each generation.
+    expect(body.rate_limit.primary_window.used_percent).toBeGreaterThan(12.5);
+  });
+});
