@@ -45,7 +45,6 @@ export function createOutput(options: { json: boolean }): Output {
 
 /** Left-aligned columns; the width of each column is its widest cell (ANSI codes not counted). */
 export function table(rows: readonly (readonly string[])[]): string {
-  // eslint-disable-next-line no-control-regex
   const visible = (cell: string) => cell.replace(/\u001b\[[0-9;]*m/g, '').length;
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, visible(cell))));

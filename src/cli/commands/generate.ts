@@ -88,6 +88,9 @@ async function requestBody(prompt: string, options: CommonOptions): Promise<Reco
     moderation: options.moderation,
     negativePrompt: options.negativePrompt,
     requestId: options.requestId ?? randomUUID(),
+    // A client timeout must not lose the work: the job finishes and lands in history.
+    // Ctrl-C cancels explicitly (see streamJob).
+    cancelOnDisconnect: false,
   };
   if (references.length) body.references = references;
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
@@ -113,6 +116,25 @@ async function streamJob<T>(client: StudioClient, out: Output, path: string, bod
     if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
     throw error;
   }
+  // Ctrl-C means "stop": cancel the job on the server, then exit like an interrupted program.
+  const onInterrupt = () => {
+    client
+      .fetch('DELETE', `/api/inflight/${encodeURIComponent(requestId)}`, { timeoutMs: 5_000 })
+      .catch(() => undefined)
+      .finally(() => {
+        process.stderr.write(`\nCancelled ${requestId}.\n`);
+        process.exit(130);
+      });
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await followStream<T>(response, requestId, recovery, out);
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+async function followStream<T>(response: Response, requestId: string, recovery: string, out: Output): Promise<T> {
   const live = process.stderr.isTTY && !out.json;
   let partials = 0;
   let phase = '';

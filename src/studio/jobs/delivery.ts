@@ -24,12 +24,15 @@ export function deliveryMode(request: FastifyRequest, body: { async?: boolean; r
 
 export async function deliver<T>(
   ctx: StudioContext,
-  request: FastifyRequest,
+  request: FastifyRequest & { body: unknown },
   reply: FastifyReply,
   mode: DeliveryMode,
   job: RunningJob,
   work: (job: RunningJob) => Promise<T>,
 ): Promise<T | FastifyReply> {
+  // By default a client that goes away cancels its job (nobody is left to receive the answer);
+  // `cancelOnDisconnect: false` keeps it running so the result can be picked up from history.
+  const cancelOnDisconnect = (request.body as { cancelOnDisconnect?: boolean } | undefined)?.cancelOnDisconnect !== false;
   if (mode === 'async') {
     // Errors reach the client as `error` events; nothing is left to await here.
     runJob(ctx, job, work).catch(() => {});
@@ -39,16 +42,16 @@ export async function deliver<T>(
     // Subscribed before the job starts, so even `phase: queued` is on the stream.
     const streaming = streamRequestEvents(reply, ctx.events, {
       requestId: job.requestId,
-      onClientClose: () => job.cancel('The client closed the event stream.'),
+      onClientClose: cancelOnDisconnect ? () => job.cancel('The client closed the event stream.') : undefined,
     });
     runJob(ctx, job, work).catch(() => {});
     await streaming;
     return reply;
   }
-  // A sync client that hangs up cancels its job: nobody is left to receive the answer.
-  const onClose = () => {
-    if (!reply.raw.writableFinished) job.cancel('The client disconnected before the answer.');
-  };
-  reply.raw.once('close', onClose);
+  if (cancelOnDisconnect) {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) job.cancel('The client disconnected before the answer.');
+    });
+  }
   return runJob(ctx, job, work);
 }

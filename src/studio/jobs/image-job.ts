@@ -51,9 +51,13 @@ const elapsed = (since: number) => Math.round((performance.now() - since) * 100)
 export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImagePlan, slot?: number): Promise<GenerationResult> {
   const started = performance.now();
   const base = { requestId: job.requestId, kind: job.kind, ...(slot !== undefined ? { slot } : {}) };
+  let lastPhase: string | undefined;
   const laneJob: LaneJob = {
     signal: job.signal,
     phase(phase) {
+      // A lane may report a phase twice (e.g. a retry after a token refresh); listeners see it once.
+      if (phase === lastPhase) return;
+      lastPhase = phase;
       job.setPhase(phase);
       publishGeneration(ctx, 'phase', { ...base, phase, provider: plan.lane, model: plan.request.model.id });
     },

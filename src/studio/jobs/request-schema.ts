@@ -32,6 +32,8 @@ const generationFields = {
   references: z.array(z.unknown()).optional(),
   requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
   async: z.boolean().optional(),
+  /** false: the job keeps running when the client goes away, and its result lands in history. */
+  cancelOnDisconnect: z.boolean().optional(),
   negativePrompt: z.string().max(LIMITS.promptMaxChars).optional(),
 };
 

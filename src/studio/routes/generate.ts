@@ -12,7 +12,12 @@ import { editBody, generateBody, multimodeBody, parseBody } from '../jobs/reques
 // Thin: parse, plan (lane, model, inputs), reserve the requestId, deliver.
 
 /** The fields of a body that describe the image (not the delivery). */
-const imageFields = ({ async: _async, requestId: _requestId, ...fields }: ImageFields & { async?: boolean; requestId?: string }): ImageFields => fields;
+const imageFields = ({
+  async: _async,
+  requestId: _requestId,
+  cancelOnDisconnect: _cancelOnDisconnect,
+  ...fields
+}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean }): ImageFields => fields;
 
 export function registerGenerateRoutes(app: FastifyInstance, ctx: StudioContext): void {
   const jobs = jobRegistry(ctx);

@@ -112,6 +112,8 @@ export async function callResponses(call: ResponsesCall): Promise<ResponsesOutco
   };
 
   try {
+    // The planner starts as soon as the request is out; its first event can take a while.
+    call.job.phase('planning');
     let response: Response;
     try {
       response = await fetch(call.url, {
@@ -133,7 +135,6 @@ export async function callResponses(call: ResponsesCall): Promise<ResponsesOutco
       throw toLaneError(call.lane, parseUpstreamError(response.status, text, response.headers));
     }
     if (!response.body) throw networkError(new Error('empty body'), 'stream');
-    call.job.phase('planning');
     try {
       return await readResponseStream(call, response.body);
     } catch (error) {

@@ -1,0 +1,175 @@
+// POST /api/generate on the `api` lane versus the same upstream request made
+// directly to the simulator, in the same run: warm-up, then interleaved pairs
+// (the order flips every pair). The simulator and the studio each run in their
+// own process; this process is only the client.
+//
+// Reports the overhead the studio adds (pairwise studio − direct, p50/p99, and
+// the ratio of medians), the studio's own timings from the result
+// (upstream call vs saveAsset), and a breakdown of saveAsset's steps measured
+// here on the same image bytes (decode probe, metadata embed, thumbnail, file write).
+//
+// Run: node --import tsx bench/generate.ts   (BENCH_ITERATIONS, default 200; stops early after ~45 s)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { writeFileAtomicAsync } from '../src/common/atomic-file.js';
+import { readSse } from '../src/common/events/client.js';
+import { embedMetadata } from '../src/studio/media/metadata.js';
+import { makeThumbnail } from '../src/studio/media/thumbnail.js';
+import { startChild } from './lib/child.js';
+import { percentile, round, table } from './lib/stats.js';
+
+const ITERATIONS = Math.max(1, Number(process.env.BENCH_ITERATIONS ?? 200));
+const WARMUP = 4;
+const MEASURE_BUDGET_MS = 45_000;
+const COMPONENT_ROUNDS = 20;
+const here = import.meta.dirname;
+
+interface StudioResult {
+  images: Array<{ bytes: number; width: number; height: number; format: string }>;
+  timings: { upstreamMs: number; saveMs: number; totalMs: number };
+}
+
+const sim = startChild(join(here, 'lib/responses-sim-child.ts'));
+const { url: simUrl, apiBaseUrl, apiKey } = await sim.next<{ type: 'ready'; url: string; apiBaseUrl: string; apiKey: string }>('ready');
+const studio = startChild(join(here, 'lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
+const { url: studioUrl } = await studio.next<{ type: 'ready'; url: string }>('ready');
+
+async function viaStudio(prompt: string): Promise<{ ms: number; result: StudioResult }> {
+  const started = performance.now();
+  const response = await fetch(`${studioUrl}/api/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt, provider: 'api', size: '1024x1024', format: 'png' }),
+  });
+  const result = (await response.json()) as StudioResult;
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`studio answered ${response.status}: ${JSON.stringify(result)}`);
+  return { ms, result };
+}
+
+// The exact body the studio sent upstream (read back from the simulator's log), with the prompt swapped per call.
+await viaStudio('bench template');
+const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURIComponent('POST /v1/responses')}&full=1`)).json()) as { requests: Array<{ body: Record<string, unknown> }> };
+const template = logged.requests.at(-1)?.body as { input: Array<{ content: Array<{ text: string }> }> };
+if (!template) throw new Error('no upstream request logged');
+
+async function direct(prompt: string): Promise<{ ms: number; image: Buffer }> {
+  const body = structuredClone(template);
+  body.input[0].content[0].text = prompt;
+  const started = performance.now();
+  const response = await fetch(`${apiBaseUrl}/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok || !response.body) throw new Error(`simulator answered ${response.status}`);
+  let image: Buffer | undefined;
+  // A minimal client still parses every event and decodes the image.
+  for await (const message of readSse(response.body)) {
+    const event = JSON.parse(message.data) as { type: string; item?: { type: string; result?: string } };
+    if (event.type === 'response.output_item.done' && event.item?.type === 'image_generation_call' && event.item.result) image = Buffer.from(event.item.result, 'base64');
+    if (event.type === 'response.completed') break;
+  }
+  const ms = performance.now() - started;
+  if (!image) throw new Error('direct call returned no image');
+  return { ms, image };
+}
+
+// One prompt throughout: the simulator caches its renders by prompt, so after the warm-up both
+// sides get the same ready image and the difference is protocol + studio work, not drawing.
+const PROMPT = 'a red kite over a green hill';
+for (let index = 0; index < WARMUP; index += 1) {
+  await viaStudio(PROMPT);
+  await direct(PROMPT);
+}
+
+const studioMs: number[] = [];
+const directMs: number[] = [];
+const overheadMs: number[] = [];
+const upstreamMs: number[] = [];
+const saveMs: number[] = [];
+let sample: Buffer | undefined;
+const measureStarted = performance.now();
+for (let index = 0; index < ITERATIONS; index += 1) {
+  if (performance.now() - measureStarted > MEASURE_BUDGET_MS) break;
+  const prompt = PROMPT;
+  let viaStudioRun: Awaited<ReturnType<typeof viaStudio>>;
+  let directRun: Awaited<ReturnType<typeof direct>>;
+  if (index % 2 === 0) {
+    viaStudioRun = await viaStudio(prompt);
+    directRun = await direct(prompt);
+  } else {
+    directRun = await direct(prompt);
+    viaStudioRun = await viaStudio(prompt);
+  }
+  studioMs.push(viaStudioRun.ms);
+  directMs.push(directRun.ms);
+  overheadMs.push(viaStudioRun.ms - directRun.ms);
+  upstreamMs.push(viaStudioRun.result.timings.upstreamMs);
+  saveMs.push(viaStudioRun.result.timings.saveMs);
+  sample = directRun.image;
+}
+
+await studio.send({ type: 'stop' });
+await sim.send({ type: 'stop' });
+await Promise.all([studio.stop(), sim.stop()]);
+
+// saveAsset's steps, one by one, on the same upstream image bytes.
+async function timed(run: () => Promise<unknown> | unknown): Promise<number> {
+  const values: number[] = [];
+  for (let round = 0; round < COMPONENT_ROUNDS; round += 1) {
+    const started = performance.now();
+    await run();
+    values.push(performance.now() - started);
+  }
+  return percentile(values.sort((a, b) => a - b), 0.5);
+}
+const image = sample as Buffer;
+const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-save-'));
+const size = { width: 1024, height: 1024 };
+const metadata = { prompt: 'a red kite', lane: 'api', model: 'lang-5.6-luna', requestId: 'bench', kind: 'generate' as const, settings: { size: '1024x1024' } };
+const embedded = embedMetadata(image, 'png', metadata, size);
+let fileIndex = 0;
+const components = {
+  base64DecodeMs: await timed(() => Buffer.from(image.toString('base64'), 'base64')),
+  decodeProbeMs: await timed(() => sharp(image).metadata()),
+  metadataEmbedMs: await timed(() => embedMetadata(image, 'png', metadata, size)),
+  thumbnailMs: await timed(() => makeThumbnail(embedded)),
+  fileWriteMs: await timed(() => writeFileAtomicAsync(join(scratch, `image-${fileIndex++}.png`), embedded)),
+};
+rmSync(scratch, { recursive: true, force: true });
+
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const p = (values: number[], q: number) => round(percentile(sorted(values), q));
+const ratio = round(percentile(sorted(studioMs), 0.5) / percentile(sorted(directMs), 0.5), 3);
+
+console.log(`generate: ${studioMs.length} interleaved pairs after ${WARMUP} warm-up pairs; 1024x1024 PNG, partial_images 2; image ${image.length} bytes; simulator renders cached`);
+console.log(
+  table(
+    ['measure', 'p50 ms', 'p99 ms'],
+    [
+      ['direct to simulator (SSE parse + decode)', p(directMs, 0.5), p(directMs, 0.99)],
+      ['POST /api/generate (sync JSON)', p(studioMs, 0.5), p(studioMs, 0.99)],
+      ['added overhead (pairwise studio - direct)', p(overheadMs, 0.5), p(overheadMs, 0.99)],
+      ['  in studio: upstream call (stream + decode)', p(upstreamMs, 0.5), p(upstreamMs, 0.99)],
+      ['  in studio: saveAsset (all steps)', p(saveMs, 0.5), p(saveMs, 0.99)],
+    ],
+  ),
+);
+console.log(`ratio of medians (studio / direct): ${ratio}`);
+console.log('saveAsset steps on the same bytes, measured in this process (p50 of 20):');
+console.log(table(['step', 'p50 ms'], Object.entries(components).map(([name, value]) => [name, round(value)])));
+console.log(
+  JSON.stringify({
+    bench: 'generate',
+    pairs: studioMs.length,
+    directMs: { p50: p(directMs, 0.5), p99: p(directMs, 0.99) },
+    studioMs: { p50: p(studioMs, 0.5), p99: p(studioMs, 0.99) },
+    overheadMs: { p50: p(overheadMs, 0.5), p99: p(overheadMs, 0.99) },
+    ratio,
+    studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) } },
+    saveSteps: Object.fromEntries(Object.entries(components).map(([name, value]) => [name, round(value)])),
+  }),
+);

@@ -1,0 +1,13 @@
+// Child process: the Responses simulator on its own core, so its image
+// rendering never shares an event loop with the process being measured.
+//   out { type: 'ready', url, apiBaseUrl, apiKey }
+//   in  { type: 'stop' }
+import { startResponsesSimulator } from '../../src/sim/responses-simulator.js';
+
+const sim = await startResponsesSimulator();
+process.send?.({ type: 'ready', url: sim.url, apiBaseUrl: sim.apiBaseUrl, apiKey: sim.apiKey });
+process.on('message', async (message: { type: string }) => {
+  if (message.type !== 'stop') return;
+  await sim.close();
+  process.exit(0);
+});

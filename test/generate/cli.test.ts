@@ -1,0 +1,116 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/common/errors.js';
+import { readEmbeddedMetadata } from '../../src/studio/media/metadata.js';
+import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { runSvc } from '../helpers/svc.js';
+
+// The studio's main job from the command line, against the same wiring as
+// `svc serve --demo`: every lane points at in-process simulators.
+
+describe('svc generation commands against a demo studio', () => {
+  let studio: TestStudio;
+  let demo: Demo;
+  let work: string;
+
+  beforeAll(async () => {
+    const home = makeTempHome();
+    demo = await startDemo({ SVC_HOME: home });
+    studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+    work = makeTempHome('svc-cli-out-');
+  });
+  afterAll(async () => {
+    await studio.stop();
+  });
+
+  const svc = (args: string[], timeoutMs?: number) => runSvc([...args, '--server', studio.url], {}, timeoutMs);
+
+  it('svc generate "a red fox" -o fox.png writes a real PNG that carries its prompt', async () => {
+    const out = join(work, 'fox.png');
+    const result = await svc(['generate', 'a red fox', '-o', out, '--json'], 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body.saved).toEqual([out]);
+    expect(body.images[0]).toMatchObject({ lane: expect.any(String), prompt: 'a red fox', format: 'png' });
+    const bytes = readFileSync(out);
+    const meta = await sharp(bytes).metadata();
+    expect(meta).toMatchObject({ format: 'png', width: 1024, height: 1024 });
+    expect((await readEmbeddedMetadata(bytes))?.prompt).toBe('a red fox');
+    // The simulated fox is drawn mostly red.
+    const { channels } = await sharp(bytes).stats();
+    expect(channels[0].mean).toBeGreaterThan(channels[1].mean);
+    expect(channels[0].mean).toBeGreaterThan(channels[2].mean);
+  });
+
+  it('gen is an alias, and --model lane/model picks the lane', async () => {
+    const result = await svc(['gen', 'a blue kite', '--model', 'api/lang-5.6-sol', '-s', '1536x1024', '-q', 'low', '--json'], 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body.provider).toBe('api');
+    expect(body.model).toBe('lang-5.6-sol');
+    expect(body.images[0]).toMatchObject({ width: 1536, height: 1024 });
+  });
+
+  it('-n 2 runs a multimode batch and writes numbered files', async () => {
+    const out = join(work, 'pair.png');
+    const result = await svc(['generate', 'two green hills', '-n', '2', '-o', out, '--json'], 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).saved).toEqual([join(work, 'pair-1.png'), join(work, 'pair-2.png')]);
+    expect(existsSync(join(work, 'pair-2.png'))).toBe(true);
+  });
+
+  it('svc edit with --ref and a mask file', async () => {
+    const source = join(work, 'fox.png');
+    const result = await svc(['edit', source, 'make it night', '--mask', source, '--ref', source, '--json'], 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).images).toHaveLength(1);
+  });
+
+  it('reports an upstream refusal with its code and exit code', async () => {
+    const result = await svc(['generate', 'a fox [sim:moderation]', '--provider', 'api'], 60_000);
+    expect(result.code).toBe(EXIT_CODES.upstream);
+    expect(result.stderr).toContain('MODERATION_REFUSED');
+  });
+
+  it('history ls, rm and restore', async () => {
+    const listed = JSON.parse((await svc(['history', 'ls', '--json'])).stdout);
+    expect(listed.items.length).toBeGreaterThanOrEqual(4);
+    const newest = listed.items[0].filename;
+    const removed = await svc(['history', 'rm', newest, '--json']);
+    expect(removed.code, removed.stderr).toBe(0);
+    const after = JSON.parse((await svc(['history', 'ls', '--json'])).stdout);
+    expect(after.items.map((item: { filename: string }) => item.filename)).not.toContain(newest);
+    const restored = await svc(['history', 'restore', newest]);
+    expect(restored.code, restored.stderr).toBe(0);
+    const again = JSON.parse((await svc(['history', 'ls', '--json'])).stdout);
+    expect(again.items[0].filename).toBe(newest);
+    const traversal = await svc(['history', 'rm', '../../etc/passwd']);
+    expect(traversal.code).toBe(EXIT_CODES.bad_request);
+  });
+
+  it('on a client timeout prints the requestId and the job still lands in history', async () => {
+    const result = await svc(['generate', 'a slow owl [sim:slow=2500]', '--provider', 'api', '--timeout', '0.5', '--request-id', 'owl-timeout-1'], 30_000);
+    expect(result.code).toBe(EXIT_CODES.timeout);
+    expect(result.stderr).toContain('owl-timeout-1');
+    expect(result.stderr).toContain('svc history ls');
+    const inflight = JSON.parse((await svc(['inflight', 'ls', '--json'])).stdout);
+    expect(inflight.jobs.map((job: { requestId: string }) => job.requestId)).toContain('owl-timeout-1');
+    // The studio finishes the job although the client left.
+    let found = false;
+    for (let attempt = 0; attempt < 100 && !found; attempt += 1) {
+      const page = JSON.parse((await svc(['history', 'ls', '--json'])).stdout);
+      found = page.items.some((item: { requestId: string }) => item.requestId === 'owl-timeout-1');
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(found).toBe(true);
+  });
+
+  it('inflight cancel on an unknown job exits with the bad-request code', async () => {
+    const result = await svc(['inflight', 'cancel', 'no-such-job']);
+    expect(result.code).toBe(EXIT_CODES.bad_request);
+    expect(result.stderr).toContain('JOB_NOT_FOUND');
+  });
+});
