@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   MASK_UNSUPPORTED: spec(400, 'bad_request', 'This lane cannot edit with a mask.'),
   LANE_UNSUPPORTED: spec(400, 'bad_request', 'This lane does not support that operation.'),
   LANE_NOT_AVAILABLE: spec(503, 'upstream', 'This lane is not available in this build.'),
+  NO_LANE_READY: spec(503, 'auth', 'No lane is ready for this request (provider auto).'),
 
   // Upstream, generic.
   RATE_LIMITED: spec(429, 'upstream', 'The upstream rate limit was reached.'),

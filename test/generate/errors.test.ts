@@ -182,7 +182,7 @@ describe('oauth lane errors', () => {
       writeFileSync(none.authFile, JSON.stringify({ auth_mode: 'apikey', OPENAI_API_KEY: 'sk-x', tokens: null }));
       await expectError(await generate(none, 'hello', { provider: 'oauth' }), 401, 'OAUTH_UNAVAILABLE');
       // `auto` with no lane ready names every lane it tried.
-      const auto = await expectError(await generate(none, 'hello', { provider: 'auto' }), 401, 'OAUTH_UNAVAILABLE');
+      const auto = await expectError(await generate(none, 'hello', { provider: 'auto' }), 503, 'NO_LANE_READY');
       expect(Object.keys(auto.error.details?.lanes as object)).toEqual(expect.arrayContaining(['oauth', 'api']));
     } finally {
       await none.stop();

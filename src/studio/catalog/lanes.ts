@@ -35,6 +35,12 @@ export interface LaneSpec {
   readonly credential: Credential;
   /** The code answered when the credential is missing. */
   readonly missingCredentialCode: ErrorCode;
+  /** The lane's own codes (spec) for requests it cannot take; others answer the generic code. */
+  readonly codes?: {
+    readonly maskUnsupported?: ErrorCode;
+    readonly editUnsupported?: ErrorCode;
+    readonly tooManyReferences?: ErrorCode;
+  };
   readonly supports: {
     readonly generate: boolean;
     readonly edit: boolean;
@@ -63,7 +69,7 @@ const classic = { ...none, generate: true, edit: true, mask: true, multimode: tr
 export const LANES: Record<LaneId, LaneSpec> = {
   auto: {
     id: 'auto', label: 'Auto', description: 'Routing mode: the first ready lane of the default order.',
-    credential: { kind: 'none' }, missingCredentialCode: 'OAUTH_UNAVAILABLE',
+    credential: { kind: 'none' }, missingCredentialCode: 'NO_LANE_READY',
     supports: { ...classic }, maxReferences: 16, timeoutMs: 300_000,
   },
   oauth: {
@@ -81,12 +87,14 @@ export const LANES: Record<LaneId, LaneSpec> = {
   alpha: {
     id: 'alpha', label: 'Alpha', description: 'Alpha with its OAuth session: web search, planner pass, then the image API.',
     credential: { kind: 'oauth-session', session: 'alpha' }, missingCredentialCode: 'ALPHA_AUTH_FAILED',
+    codes: { maskUnsupported: 'ALPHA_MASK_UNSUPPORTED', tooManyReferences: 'ALPHA_REF_TOO_MANY' },
     supports: { ...classic, mask: false, video: true, moderation: false }, maxReferences: 3, timeoutMs: 300_000,
     baseUrlEnv: 'SVC_ALPHA_BASE_URL',
   },
   'alpha-api': {
     id: 'alpha-api', label: 'Alpha API', description: 'The alpha pipeline authenticated by ALPHA_API_KEY.',
     credential: { kind: 'key', namespaces: ['alpha'] }, missingCredentialCode: 'API_KEY_REQUIRED',
+    codes: { maskUnsupported: 'ALPHA_MASK_UNSUPPORTED', tooManyReferences: 'ALPHA_REF_TOO_MANY' },
     supports: { ...classic, mask: false, video: true, moderation: false }, maxReferences: 3, timeoutMs: 300_000,
     baseUrlEnv: 'SVC_ALPHA_BASE_URL',
   },
@@ -99,6 +107,7 @@ export const LANES: Record<LaneId, LaneSpec> = {
   cligen: {
     id: 'cligen', label: 'Local CLI', description: 'Spawns the local generation CLI; fixed 1024x1024 JPEG, free.',
     credential: { kind: 'binary', program: 'agy', overrideEnv: 'SVC_CLIGEN_BIN' }, missingCredentialCode: 'CLIGEN_GENERATION_FAILED',
+    codes: { tooManyReferences: 'CLIGEN_REF_TOO_MANY' },
     supports: { ...none, generate: true, edit: true }, maxReferences: 3, timeoutMs: 360_000,
   },
   gamma: {
@@ -116,6 +125,7 @@ export const LANES: Record<LaneId, LaneSpec> = {
   epsilon: {
     id: 'epsilon', label: 'Epsilon', description: 'Text-to-image only, with a negative prompt and native sampling controls.',
     credential: { kind: 'key', namespaces: ['epsilon'] }, missingCredentialCode: 'API_KEY_REQUIRED',
+    codes: { maskUnsupported: 'EPSILON_MASK_UNSUPPORTED', editUnsupported: 'EPSILON_EDIT_UNSUPPORTED', tooManyReferences: 'EPSILON_REFERENCES_UNSUPPORTED' },
     supports: { ...none, generate: true, size: true, negativePrompt: true }, maxReferences: 0, timeoutMs: 180_000,
     baseUrlEnv: 'SVC_EPSILON_BASE_URL',
   },

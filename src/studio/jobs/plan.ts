@@ -8,7 +8,6 @@ import { laneStatus } from '../lanes/status.js';
 import type { LaneAdapter } from '../lanes/types.js';
 import { loadImageInput, loadReferences } from '../references.js';
 import type { ImagePlan } from './image-job.js';
-import { EDIT_UNSUPPORTED_CODES, MASK_UNSUPPORTED_CODES, TOO_MANY_REFERENCES_CODES } from './lane-rules.js';
 
 // From a validated request body to an ImagePlan: which lane (resolving
 // `auto`), which model, lane capability checks, the credential preflight and
@@ -93,10 +92,10 @@ function checkOperation(lane: ProviderLaneId, adapter: LaneAdapter, operation: O
     throw new ServiceError('LANE_UNSUPPORTED', `The ${lane} lane does not generate images.`, { details: { lane } });
   }
   if (operation === 'edit' && (!adapter.edit || !supports.edit)) {
-    throw new ServiceError(EDIT_UNSUPPORTED_CODES[lane] ?? 'LANE_UNSUPPORTED', `The ${lane} lane cannot edit images.`, { details: { lane } });
+    throw new ServiceError(LANES[lane].codes?.editUnsupported ?? 'LANE_UNSUPPORTED', `The ${lane} lane cannot edit images.`, { details: { lane } });
   }
   if (mask && !supports.mask) {
-    throw new ServiceError(MASK_UNSUPPORTED_CODES[lane] ?? 'MASK_UNSUPPORTED', `The ${lane} lane cannot edit with a mask.`, { details: { lane } });
+    throw new ServiceError(LANES[lane].codes?.maskUnsupported ?? 'MASK_UNSUPPORTED', `The ${lane} lane cannot edit with a mask.`, { details: { lane } });
   }
 }
 
@@ -116,7 +115,7 @@ export async function planImage(ctx: StudioContext, requestId: string, fields: I
   const references = await loadReferences(ctx, fields.references ?? [], {
     lane,
     max: Math.max(0, spec.maxReferences - (image ? 1 : 0)),
-    tooManyCode: TOO_MANY_REFERENCES_CODES[lane],
+    tooManyCode: spec.codes?.tooManyReferences,
   });
 
   return {
