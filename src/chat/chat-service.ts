@@ -1,0 +1,304 @@
+import { ServiceError } from '../common/errors.js';
+import { AGENTS, type AgentId } from './agents/catalog.js';
+import { agentEnvironment } from './agents/environment.js';
+import type { DoneEvent, NormalizedEvent, OutputEvent } from './agents/types.js';
+import type { ChatConfig } from './config.js';
+import type { ChatEvents, QueueState } from './events.js';
+import { CHAT_LIMITS } from './limits.js';
+import { AgentProcess } from './runs/agent-process.js';
+import type { StopRequest } from './runs/run-outcome.js';
+import type { ChatSession, ChatStore } from './store/chat-store.js';
+import { newTraceId } from './traces/trace-id.js';
+import { TraceWriter } from './traces/trace-writer.js';
+
+/** First line of a message stream: where the prompt went and how many runs are ahead of it. */
+export interface AcceptedLine {
+  type: 'accepted';
+  sessionId: string;
+  traceId: string;
+  messageId: string;
+  agent: AgentId;
+  /** Runs before this one in its session (the active one included). */
+  ahead: number;
+}
+
+/** What a message (or /steer) stream carries, in order: accepted, output events, done. */
+export type RunLine = AcceptedLine | NormalizedEvent;
+export type RunListener = (line: RunLine) => void;
+
+export interface PromptInput {
+  prompt: string;
+  sessionId?: string;
+  agent?: AgentId;
+}
+
+interface QueuedRun {
+  readonly traceId: string;
+  readonly sessionId: string;
+  readonly agent: AgentId;
+  readonly prompt: string;
+  readonly messageId: string;
+  readonly listeners: Set<RunListener>;
+  readonly trace: TraceWriter;
+}
+
+interface ActiveRun {
+  readonly run: QueuedRun;
+  readonly startedAt: string;
+  process?: AgentProcess;
+  /** Text output so far: the assistant message, also when the run is stopped. */
+  text: string;
+  finished?: Promise<void>;
+}
+
+interface SessionQueue {
+  active?: ActiveRun;
+  pending: QueuedRun[];
+}
+
+export interface ActiveRunStatus {
+  traceId: string;
+  agent: AgentId;
+  startedAt: string;
+  pid?: number;
+}
+
+export interface SessionQueueStatus {
+  sessionId: string;
+  active: ActiveRunStatus | null;
+  pending: number;
+}
+
+export interface Accepted {
+  accepted: AcceptedLine;
+  /** Stops delivering lines to the listener (the run goes on). */
+  detach(): void;
+}
+
+const SHUTDOWN: StopRequest = { status: 'cancelled', reason: 'the server is shutting down' };
+
+/**
+ * Runs prompts through agent programs: one active run per session, later
+ * prompts wait in order; every run is traced, its output published, its
+ * answer saved. Cancel and steer stop the active run; the queue then moves on.
+ */
+export class ChatService {
+  private readonly queues = new Map<string, SessionQueue>();
+  private closing = false;
+
+  constructor(
+    readonly config: ChatConfig,
+    readonly store: ChatStore,
+    private readonly events: ChatEvents,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+  ) {}
+
+  /** A session id from a request, or the current session. Unknown ids are a 404. */
+  resolveSession(sessionId: string | undefined): string {
+    if (sessionId === undefined) return this.store.currentSessionId();
+    if (!this.store.getSession(sessionId)) throw new ServiceError('NOT_FOUND', `No session ${sessionId}.`, { details: { sessionId } });
+    return sessionId;
+  }
+
+  /** Queues a prompt behind its session's runs. */
+  submit(input: PromptInput, listener: RunListener): Accepted {
+    return this.accept(input, listener, false);
+  }
+
+  /** Stops the session's active run (keeping its partial answer) and runs this prompt next. */
+  steer(input: PromptInput, listener: RunListener): Accepted {
+    return this.accept(input, listener, true);
+  }
+
+  /** Stops the session's active run; the queue moves on. */
+  cancel(sessionId: string): { cancelled: boolean; traceId?: string } {
+    const active = this.queues.get(sessionId)?.active;
+    if (!active) return { cancelled: false };
+    this.stop(active, { status: 'cancelled', reason: 'cancelled by /cancel' });
+    return { cancelled: true, traceId: active.run.traceId };
+  }
+
+  queueState(sessionId: string): QueueState {
+    const queue = this.queues.get(sessionId);
+    const state: QueueState = { pending: queue?.pending.length ?? 0, active: Boolean(queue?.active) };
+    if (queue?.active) state.activeTraceId = queue.active.run.traceId;
+    return state;
+  }
+
+  /** Sessions with an active or waiting run. */
+  queueStatus(): SessionQueueStatus[] {
+    return [...this.queues.entries()]
+      .filter(([, queue]) => queue.active || queue.pending.length > 0)
+      .map(([sessionId, queue]) => ({
+        sessionId,
+        pending: queue.pending.length,
+        active: queue.active
+          ? { traceId: queue.active.run.traceId, agent: queue.active.run.agent, startedAt: queue.active.startedAt, pid: queue.active.process?.pid }
+          : null,
+      }));
+  }
+
+  createSession(title: string | undefined, makeCurrent: boolean): ChatSession {
+    this.assertOpen();
+    const session = this.store.createSession(title);
+    if (makeCurrent) this.switchSession(session.id);
+    return session;
+  }
+
+  switchSession(sessionId: string): ChatSession {
+    const session = this.store.getSession(this.resolveSession(sessionId));
+    if (!session) throw new ServiceError('NOT_FOUND', `No session ${sessionId}.`);
+    this.store.setCurrentSession(session.id);
+    this.events.sessionSwitched(session.id);
+    return session;
+  }
+
+  /** Shutdown: waiting runs end `cancelled` without starting, active ones are stopped; resolves when all have ended. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const finishing: Promise<void>[] = [];
+    for (const queue of this.queues.values()) {
+      for (const run of queue.pending.splice(0)) this.finishUnstarted(run, SHUTDOWN);
+      if (queue.active) {
+        this.stop(queue.active, SHUTDOWN);
+        if (queue.active.finished) finishing.push(queue.active.finished);
+      }
+    }
+    await Promise.all(finishing);
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new ServiceError('SERVICE_UNAVAILABLE', 'The chat server is shutting down.');
+  }
+
+  private queueOf(sessionId: string): SessionQueue {
+    let queue = this.queues.get(sessionId);
+    if (!queue) this.queues.set(sessionId, (queue = { pending: [] }));
+    return queue;
+  }
+
+  private accept(input: PromptInput, listener: RunListener, steer: boolean): Accepted {
+    this.assertOpen();
+    const sessionId = this.resolveSession(input.sessionId);
+    const queue = this.queueOf(sessionId);
+    if (queue.pending.length >= CHAT_LIMITS.pendingMaxPerSession) {
+      throw new ServiceError('SERVICE_UNAVAILABLE', `Session ${sessionId} already has ${queue.pending.length} waiting messages.`);
+    }
+    const agent = input.agent ?? this.config.defaultAgent;
+    const traceId = newTraceId();
+    const message = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId });
+    const run: QueuedRun = {
+      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id,
+      listeners: new Set([listener]),
+      trace: new TraceWriter(this.config.tracesDir, traceId),
+    };
+    run.trace.write('queued', { sessionId, agent, messageId: message.id, prompt: input.prompt, steer });
+
+    const ahead = steer ? (queue.active ? 1 : 0) : queue.pending.length + (queue.active ? 1 : 0);
+    if (steer) queue.pending.unshift(run);
+    else queue.pending.push(run);
+    const accepted: AcceptedLine = { type: 'accepted', sessionId, traceId, messageId: message.id, agent, ahead };
+    listener(accepted);
+
+    this.events.message(message);
+    if (steer) this.events.steerStarted(sessionId, traceId, input.prompt);
+    this.events.queue(sessionId, this.queueState(sessionId));
+    if (steer && queue.active) this.stop(queue.active, { status: 'interrupted', reason: 'steered: a new prompt took over' });
+    this.startNext(sessionId);
+    return { accepted, detach: () => run.listeners.delete(listener) };
+  }
+
+  private stop(active: ActiveRun, request: StopRequest): void {
+    active.run.trace.write('stop', { ...request });
+    active.process?.stop(request);
+  }
+
+  private startNext(sessionId: string): void {
+    const queue = this.queueOf(sessionId);
+    if (queue.active || this.closing) return;
+    const run = queue.pending.shift();
+    if (!run) return;
+    const active: ActiveRun = { run, startedAt: new Date().toISOString(), text: '' };
+    queue.active = active;
+    this.events.queue(sessionId, this.queueState(sessionId));
+    active.finished = this.execute(active)
+      .catch((error: unknown) => this.finish(active, { type: 'done', status: 'error', reason: `internal error: ${(error as Error).message}` }))
+      .finally(() => {
+        queue.active = undefined;
+        this.events.queue(sessionId, this.queueState(sessionId));
+        if (queue.pending.length === 0) this.queues.delete(sessionId);
+        else this.startNext(sessionId);
+      });
+  }
+
+  private deliver(run: QueuedRun, line: RunLine): void {
+    for (const listener of run.listeners) {
+      try {
+        listener(line);
+      } catch {
+        // A broken listener (a gone client) must not stop the run.
+        run.listeners.delete(listener);
+      }
+    }
+  }
+
+  private async execute(active: ActiveRun): Promise<void> {
+    const { run } = active;
+    const spec = AGENTS[run.agent];
+    const resumeId = spec.adapter.resumes ? this.store.nativeSessionId(run.sessionId, run.agent) : undefined;
+    const program = this.config.programs[run.agent];
+    const normalizer = spec.adapter.createNormalizer();
+    run.trace.write('started', { agent: run.agent, program: program.file, cwd: this.config.workDir, resumed: resumeId !== undefined });
+
+    const onEvent = (event: OutputEvent) => {
+      if (event.type === 'text') active.text += event.content;
+      const { type, ...fields } = event;
+      run.trace.write(type, fields);
+      this.events.output(run.sessionId, run.traceId, event);
+      this.deliver(run, event);
+    };
+    const agentProcess = new AgentProcess({
+      program,
+      args: spec.adapter.args(run.prompt, { resumeId }),
+      cwd: this.config.workDir,
+      env: agentEnvironment(this.env, spec, this.config.agentEnvNames),
+      timeoutMs: this.config.runTimeoutMs,
+      killGraceMs: this.config.killGraceMs,
+      exitDrainMs: this.config.exitDrainMs,
+      maxLineBytes: this.config.maxLineBytes,
+      stderrTailBytes: CHAT_LIMITS.stderrTailBytes,
+      normalizer,
+      onEvent,
+      onSkip: (kind, sample) => run.trace.write('skipped_line', { kind, sample }),
+    });
+    active.process = agentProcess;
+    run.trace.write('spawned', { pid: agentProcess.pid ?? null });
+
+    const end = await agentProcess.finished;
+    if (normalizer.nativeSessionId) this.store.setNativeSessionId(run.sessionId, run.agent, normalizer.nativeSessionId);
+    run.trace.write('exit', { exitCode: end.exitCode, signal: end.signal, lines: end.stats });
+    this.finish(active, end.done);
+  }
+
+  /** Saves the answer, publishes it and the done, ends the listeners' streams. */
+  private finish(active: ActiveRun, done: DoneEvent): void {
+    const { run } = active;
+    const message = this.store.addMessage({
+      sessionId: run.sessionId, role: 'assistant', content: active.text, agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
+    });
+    this.closeRun(run, done);
+    this.events.message(message);
+    this.events.done(run.sessionId, run.traceId, done);
+    this.deliver(run, done);
+  }
+
+  /** A waiting run that never starts (shutdown) still gets its answer record and done. */
+  private finishUnstarted(run: QueuedRun, request: StopRequest): void {
+    this.finish({ run, startedAt: new Date().toISOString(), text: '' }, { type: 'done', status: request.status, reason: request.reason });
+  }
+
+  private closeRun(run: QueuedRun, done: DoneEvent): void {
+    run.trace.write('done', { status: done.status, reason: done.reason });
+    run.trace.close();
+  }
+}

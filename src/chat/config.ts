@@ -1,0 +1,124 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readJsonFile } from '../common/json-file.js';
+import { fakeAgentScript } from '../sim/agents/scripts.js';
+import { AGENTS, AGENT_IDS, DEFAULT_AGENT, isAgentId, type AgentId } from './agents/catalog.js';
+import { isObject } from './agents/fields.js';
+import { CHAT_LIMITS } from './limits.js';
+import type { AgentProgram } from './runs/agent-process.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Everything the chat server reads from its environment, config file and options, resolved once. */
+export interface ChatConfig {
+  /** The state dir: database, traces, config file. */
+  readonly home: string;
+  readonly databaseFile: string;
+  readonly tracesDir: string;
+  readonly configFile: string;
+  /** Working directory of every agent run. */
+  readonly workDir: string;
+  readonly demo: boolean;
+  readonly defaultAgent: AgentId;
+  readonly programs: Readonly<Record<AgentId, AgentProgram>>;
+  /** Extra variable names passed to agent programs (besides the allow-list). */
+  readonly agentEnvNames: readonly string[];
+  readonly runTimeoutMs: number;
+  readonly killGraceMs: number;
+  readonly exitDrainMs: number;
+  readonly maxLineBytes: number;
+  readonly allowedOrigins: readonly string[];
+}
+
+/** Options that win over the environment and the config file (the CLI's flags, tests). */
+export interface ChatConfigOverrides {
+  home?: string;
+  workDir?: string;
+  /** Agent programs are the fake ones of src/sim/agents. */
+  demo?: boolean;
+  defaultAgent?: AgentId;
+  programs?: Partial<Record<AgentId, AgentProgram>>;
+  runTimeoutMs?: number;
+  killGraceMs?: number;
+  exitDrainMs?: number;
+  maxLineBytes?: number;
+  allowedOrigins?: readonly string[];
+}
+
+/** `{home}/config.json`; every key optional. */
+interface ChatConfigFile {
+  defaultAgent?: string;
+  workDir?: string;
+  runTimeoutMs?: number;
+  allowedOrigins?: string[];
+  agentEnv?: string[];
+  agents?: Partial<Record<string, { program?: string }>>;
+}
+
+export const CHAT_ENV = {
+  home: 'SVC_CHAT_HOME',
+  port: 'SVC_CHAT_PORT',
+  token: 'SVC_CHAT_TOKEN',
+  defaultAgent: 'SVC_CHAT_AGENT',
+  workDir: 'SVC_CHAT_WORKDIR',
+  runTimeoutMs: 'SVC_CHAT_RUN_TIMEOUT_MS',
+  agentEnv: 'SVC_CHAT_AGENT_ENV',
+  allowedOrigins: 'SVC_CHAT_ALLOWED_ORIGINS',
+} as const;
+
+export const chatHome = (env: Env): string => resolve(env[CHAT_ENV.home] || join(homedir(), '.svc-chat'));
+
+/** A configured path: a `.js`/`.mjs` script runs under this Node; anything else is executed directly. */
+export function programFromPath(path: string): AgentProgram {
+  return /\.m?js$/.test(path) ? { file: process.execPath, prefixArgs: [resolve(path)] } : { file: path, prefixArgs: [] };
+}
+
+export const fakeAgentProgram = (agent: AgentId): AgentProgram => programFromPath(fakeAgentScript(AGENTS[agent].fakeScript));
+
+function positiveInteger(name: string, value: string | number | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new Error(`${name} must be a positive integer (got ${String(value)}).`);
+  return number;
+}
+
+const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+
+export function resolveChatConfig(env: Env, overrides: ChatConfigOverrides = {}): ChatConfig {
+  const home = resolve(overrides.home ?? chatHome(env));
+  const configFile = join(home, 'config.json');
+  const raw = readJsonFile<unknown>(configFile, {});
+  const file: ChatConfigFile = isObject(raw) ? (raw as ChatConfigFile) : {};
+  const demo = overrides.demo ?? false;
+
+  const defaultAgent = overrides.defaultAgent ?? env[CHAT_ENV.defaultAgent] ?? file.defaultAgent ?? DEFAULT_AGENT;
+  if (!isAgentId(defaultAgent)) throw new Error(`Unknown default agent "${defaultAgent}"; known: ${AGENT_IDS.join(', ')}.`);
+
+  const programs = Object.fromEntries(
+    AGENT_IDS.map((id): [AgentId, AgentProgram] => {
+      const override = overrides.programs?.[id];
+      if (override) return [id, override];
+      if (demo) return [id, fakeAgentProgram(id)];
+      const path = env[AGENTS[id].programEnv] || file.agents?.[id]?.program;
+      return [id, path ? programFromPath(path) : { file: AGENTS[id].defaultProgram, prefixArgs: [] }];
+    }),
+  ) as Record<AgentId, AgentProgram>;
+
+  return {
+    home,
+    databaseFile: join(home, 'chat.db'),
+    tracesDir: join(home, 'traces'),
+    configFile,
+    workDir: resolve(overrides.workDir ?? (env[CHAT_ENV.workDir] || file.workDir || process.cwd())),
+    demo,
+    defaultAgent,
+    programs,
+    agentEnvNames: [...list(env[CHAT_ENV.agentEnv]), ...(file.agentEnv ?? [])],
+    runTimeoutMs:
+      overrides.runTimeoutMs ?? positiveInteger(CHAT_ENV.runTimeoutMs, env[CHAT_ENV.runTimeoutMs] ?? file.runTimeoutMs) ?? CHAT_LIMITS.runTimeoutMs,
+    killGraceMs: overrides.killGraceMs ?? CHAT_LIMITS.killGraceMs,
+    exitDrainMs: overrides.exitDrainMs ?? CHAT_LIMITS.exitDrainMs,
+    maxLineBytes: overrides.maxLineBytes ?? CHAT_LIMITS.agentLineMaxBytes,
+    allowedOrigins: [...(overrides.allowedOrigins ?? []), ...list(env[CHAT_ENV.allowedOrigins]), ...(file.allowedOrigins ?? [])],
+  };
+}

@@ -1,0 +1,35 @@
+// The chat server's limits and defaults, declared once; config, validation,
+// docs and tests read them from here.
+export const CHAT_LIMITS = {
+  /** Default port of `svc-chat serve` (the studio is 3333). */
+  defaultPort: 3344,
+  /** Largest request body (a prompt plus a little JSON). */
+  requestBodyMaxBytes: 256 * 1024,
+  /**
+   * Longest prompt, in UTF-8 bytes. The prompt travels as one argv element and
+   * Linux caps a single argument at 128 KiB, so stay well under it.
+   */
+  promptMaxBytes: 64 * 1024,
+  /** One NDJSON line from an agent program; longer lines are dropped and counted. */
+  agentLineMaxBytes: 1024 * 1024,
+  /** A run that has not finished after this long is killed and ends with `timeout`. */
+  runTimeoutMs: 20 * 60 * 1000,
+  /** After SIGTERM, how long a process tree gets before SIGKILL. */
+  killGraceMs: 3000,
+  /** After the agent exits, how long its stdout may stay open (held by a grandchild) before the tree is killed. */
+  exitDrainMs: 1000,
+  /** At shutdown, after runs and streams have ended, how long other requests get before sockets are cut. */
+  shutdownGraceMs: 2000,
+  /** Bytes of stderr kept to explain a crash. */
+  stderrTailBytes: 8 * 1024,
+  /** Waiting messages per session; more are refused. */
+  pendingMaxPerSession: 100,
+  /** Traces listed by GET /api/traces at most (and by default). */
+  tracesListMax: 1000,
+  tracesListDefault: 100,
+  /** Messages returned for one session by default / at most. */
+  messagesListDefault: 200,
+  messagesListMax: 1000,
+  /** Longest session title (longer are cut). */
+  sessionTitleMaxChars: 80,
+} as const;

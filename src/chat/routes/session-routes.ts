@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ServiceError } from '../../common/errors.js';
+import type { ChatService } from '../chat-service.js';
+import { CHAT_LIMITS } from '../limits.js';
+import { parseWith } from './body.js';
+
+const CreateBody = z.object({
+  title: z.string().max(CHAT_LIMITS.sessionTitleMaxChars).optional(),
+  /** Make it the current session (publishes session_switched). */
+  switch: z.boolean().optional(),
+});
+const IdParams = z.object({ id: z.string().min(1).max(100) });
+const MessagesQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
+
+/** Sessions: list, create, switch, and a session's messages. */
+export function registerSessionRoutes(app: FastifyInstance, service: ChatService): void {
+  app.get('/api/sessions', async () => {
+    // First: it creates the first session when there is none.
+    const currentSessionId = service.store.currentSessionId();
+    return { sessions: service.store.listSessions(), currentSessionId };
+  });
+
+  app.post('/api/sessions', async (request, reply) => {
+    const body = parseWith(CreateBody, request.body, 'session body');
+    const session = service.createSession(body.title, body.switch ?? false);
+    return reply.code(201).send({ session });
+  });
+
+  app.post('/api/sessions/:id/switch', async (request) => {
+    const { id } = parseWith(IdParams, request.params, 'session id');
+    return { session: service.switchSession(id) };
+  });
+
+  app.get('/api/sessions/:id/messages', async (request) => {
+    const { id } = parseWith(IdParams, request.params, 'session id');
+    const { limit } = parseWith(MessagesQuery, request.query, 'query');
+    const session = service.store.getSession(id);
+    if (!session) throw new ServiceError('NOT_FOUND', `No session ${id}.`, { details: { sessionId: id } });
+    return { session, messages: service.store.listMessages(id, limit ?? CHAT_LIMITS.messagesListDefault), queue: service.queueState(id) };
+  });
+}

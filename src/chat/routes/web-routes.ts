@@ -1,0 +1,27 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+
+/** web/chat of the checkout: this module sits two levels below the root in both src/ and dist/. */
+const WEB_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web', 'chat');
+
+/** The page's files; nothing else under web/ is served. */
+const FILES: Readonly<Record<string, { file: string; type: string }>> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/chat.js': { file: 'chat.js', type: 'text/javascript; charset=utf-8' },
+  '/chat.css': { file: 'chat.css', type: 'text/css; charset=utf-8' },
+};
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-cache',
+};
+
+export function registerWebRoutes(app: FastifyInstance): void {
+  for (const [path, { file, type }] of Object.entries(FILES)) {
+    app.get(path, async (_request, reply) => reply.headers(PAGE_HEADERS).type(type).send(await readFile(join(WEB_DIR, file))));
+  }
+}

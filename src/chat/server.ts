@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { EventChannel } from '../common/events/channel.js';
+import type { EventChannelOptions } from '../common/events/types.js';
+import { createHttpApp } from '../common/http-app.js';
+import { listenWithFallback } from '../common/listen.js';
+import { ChatService } from './chat-service.js';
+import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides } from './config.js';
+import { ChatEvents } from './events.js';
+import { CHAT_LIMITS } from './limits.js';
+import { registerInfoRoutes } from './routes/info-routes.js';
+import { registerRunRoutes } from './routes/run-routes.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
+import { registerTraceRoutes } from './routes/trace-routes.js';
+import { registerWebRoutes } from './routes/web-routes.js';
+import { ChatStore } from './store/chat-store.js';
+import { TraceStore } from './traces/trace-store.js';
+
+export interface ChatServerOptions extends ChatConfigOverrides {
+  /** Environment to read (default process.env); agent programs get an allow-listed part of it. */
+  env?: Readonly<Record<string, string | undefined>>;
+  events?: EventChannelOptions;
+  /** Access token every request must carry (default SVC_CHAT_TOKEN); required off loopback. */
+  token?: string;
+  logger?: boolean;
+}
+
+export interface ChatServer {
+  readonly app: FastifyInstance;
+  readonly config: ChatConfig;
+  readonly service: ChatService;
+  readonly channel: EventChannel;
+  readonly traces: TraceStore;
+  /** Stops runs (agents killed), ends streams, closes the HTTP server and the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartChatServerOptions extends ChatServerOptions {
+  host?: string;
+  /** Preferred port (0 = any free; default SVC_CHAT_PORT or 3344, next free one if taken). */
+  port?: number;
+}
+
+export interface RunningChatServer extends ChatServer {
+  readonly url: string;
+  readonly port: number;
+}
+
+/** Builds the chat server (not listening): config, database, event channel, service and routes. */
+export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
+  const env = options.env ?? process.env;
+  const config = resolveChatConfig(env, options);
+  // The state dir holds prompts, answers and traces: private to the user.
+  mkdirSync(config.home, { recursive: true, mode: 0o700 });
+  const store = new ChatStore(config.databaseFile);
+  // There is always a current session (the first start creates it).
+  store.currentSessionId();
+  const channel = new EventChannel(options.events);
+  const service = new ChatService(config, store, new ChatEvents(channel), env);
+  const traces = new TraceStore(config.tracesDir);
+  const startedAt = new Date().toISOString();
+
+  const app = createHttpApp({
+    bodyLimit: CHAT_LIMITS.requestBodyMaxBytes,
+    logger: options.logger,
+    security: { allowedOrigins: config.allowedOrigins, token: options.token ?? (env[CHAT_ENV.token] || undefined) },
+  });
+  registerInfoRoutes(app, service, env, startedAt);
+  registerRunRoutes(app, service, env);
+  registerSessionRoutes(app, service);
+  registerTraceRoutes(app, traces);
+  app.get('/api/events', (request, reply) => channel.serve(request, reply));
+  registerWebRoutes(app);
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      // Runs first: their streams end with a `cancelled` done, so no response holds the HTTP server open.
+      await service.close();
+      channel.close();
+      // A connection that never sent a request (a client's spare or speculative socket) is not
+      // "idle" to Node and would hold close() open: after a grace period every socket is cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), CHAT_LIMITS.shutdownGraceMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
+      store.close();
+    })());
+
+  return { app, config, service, channel, traces, close };
+}
+
+function portFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env[CHAT_ENV.port];
+  if (!raw) return CHAT_LIMITS.defaultPort;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${CHAT_ENV.port} must be a port number (got ${raw}).`);
+  return port;
+}
+
+/** Builds and binds the chat server (loopback by default, with port fallback). */
+export async function startChatServer(options: StartChatServerOptions = {}): Promise<RunningChatServer> {
+  const env = options.env ?? process.env;
+  const server = buildChatServer(options);
+  const host = options.host ?? '127.0.0.1';
+  let port: number;
+  try {
+    port = await listenWithFallback(server.app, {
+      host,
+      port: options.port ?? portFrom(env),
+      token: options.token ?? (env[CHAT_ENV.token] || undefined),
+    });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return { ...server, url: `http://${urlHost}:${port}`, port };
+}

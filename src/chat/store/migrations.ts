@@ -1,0 +1,32 @@
+// Chat schema migrations, applied in order on start; user_version is the
+// number applied. Never edit a shipped entry: append a new one.
+export const CHAT_MIGRATIONS: readonly string[] = [
+  // 1: sessions, their messages, and each agent program's own conversation id per session.
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     title TEXT NOT NULL DEFAULT '',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE TABLE messages (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+     role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+     content TEXT NOT NULL,
+     agent TEXT,
+     trace_id TEXT,
+     status TEXT,
+     reason TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX messages_by_session ON messages (session_id, seq);
+   CREATE TABLE agent_sessions (
+     session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+     agent TEXT NOT NULL,
+     native_id TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     PRIMARY KEY (session_id, agent)
+   );`,
+];

@@ -1,0 +1,110 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectEvents, type EventConnection } from '../../src/common/events/client.js';
+import type { ChannelEvent } from '../../src/common/events/types.js';
+import { startChatServer, type RunningChatServer, type StartChatServerOptions } from '../../src/chat/server.js';
+
+export const makeTempHome = (): string => mkdtempSync(join(tmpdir(), 'svc-chat-test-'));
+
+export interface TestChatServer extends RunningChatServer {
+  home: string;
+  /** POSTs JSON and reads the whole NDJSON answer. */
+  postLines(path: string, body: unknown): Promise<{ status: number; contentType: string | null; lines: Array<Record<string, unknown>> }>;
+  getJson<T = Record<string, unknown>>(path: string): Promise<{ status: number; body: T }>;
+  stop(): Promise<void>;
+}
+
+/** A chat server on an ephemeral loopback port, fake agents, short kill grace, its own state dir. */
+export async function startTestChat(options: StartChatServerOptions & { keepHome?: boolean } = {}): Promise<TestChatServer> {
+  const home = options.home ?? makeTempHome();
+  const server = await startChatServer({
+    port: 0,
+    demo: true,
+    killGraceMs: 300,
+    exitDrainMs: 300,
+    workDir: home,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    ...options,
+    home,
+  });
+  return {
+    ...server,
+    home,
+    async postLines(path, body) {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await response.text();
+      const lines = response.headers.get('content-type')?.startsWith('application/x-ndjson')
+        ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+        : [JSON.parse(text) as Record<string, unknown>];
+      return { status: response.status, contentType: response.headers.get('content-type'), lines };
+    },
+    async getJson(path) {
+      const response = await fetch(`${server.url}${path}`);
+      return { status: response.status, body: await response.json() };
+    },
+    async stop() {
+      await server.close();
+      if (!options.keepHome) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits (polling, bounded) until `check` returns a value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export interface EventRecorder {
+  events: ChannelEvent[];
+  connection: EventConnection;
+  /** Waits for the first event (from index `from`) matching the predicate. */
+  waitFor(what: string, predicate: (event: ChannelEvent) => boolean, timeoutMs?: number): Promise<ChannelEvent>;
+  close(): void;
+}
+
+/** Follows GET /api/events and records everything (opened before the test acts). */
+export async function recordEvents(url: string): Promise<EventRecorder> {
+  const events: ChannelEvent[] = [];
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const connection = connectEvents(`${url}/api/events`, {
+    onEvent: (event) => events.push(event),
+    onStatus: (status) => status === 'open' && open(),
+  });
+  await opened;
+  return {
+    events,
+    connection,
+    waitFor: (what, predicate, timeoutMs) => waitFor(what, () => events.find(predicate), timeoutMs),
+    close: () => connection.close(),
+  };
+}
+
+/** The pid a hanging fake agent put in its tool call's command. */
+export function hangPid(command: unknown): number {
+  const match = /# pid (\d+)/.exec(String(command));
+  if (!match) throw new Error(`No pid in ${String(command)}`);
+  return Number(match[1]);
+}
+
+/** Alive and not a zombie (an orphan's zombie may linger when PID 1 does not reap). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

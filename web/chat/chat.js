@@ -1,0 +1,409 @@
+// The svc-chat page: sessions, the conversation with live output from
+// GET /api/events, and a prompt box. Plain ES module, no build step.
+// Every piece of agent text goes through textContent, never innerHTML.
+
+/** Spec (Limits): a break shorter than this reconnects silently; only a longer one shows a notice. */
+const DISCONNECT_NOTICE_MS = 8000;
+/** Reconnect delays: first, and the cap of the doubling. */
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_MAX_MS = 4000;
+
+const $ = (selector) => document.querySelector(selector);
+const elements = {
+  notice: $('#notice'),
+  sessions: $('#sessions'),
+  newSession: $('#new-session'),
+  connection: $('#connection'),
+  title: $('#session-title'),
+  queue: $('#queue-state'),
+  conversation: $('#conversation'),
+  form: $('#prompt-form'),
+  prompt: $('#prompt'),
+  agent: $('#agent'),
+  cancel: $('#cancel'),
+};
+
+const state = {
+  sessions: [],
+  currentSessionId: undefined,
+  /** Run bubbles of the shown session by trace id. */
+  runs: new Map(),
+  /** Message ids already shown (events and history may both bring one). */
+  shown: new Set(),
+  lastEventId: undefined,
+  source: undefined,
+  reconnectAttempts: 0,
+  reconnectTimer: undefined,
+  noticeTimer: undefined,
+  brokenSince: undefined,
+};
+
+function api(path, options = {}) {
+  const headers = { ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(path, { ...options, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+}
+
+async function apiJson(path, options) {
+  const response = await api(path, options);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body?.error?.message ?? `HTTP ${response.status}`);
+  return body;
+}
+
+/** Reads an NDJSON response line by line (UTF-8 safe across chunks). */
+async function* ndjsonLines(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+    let newline;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield JSON.parse(line);
+    }
+    if (done) return;
+  }
+}
+
+// ---- rendering -------------------------------------------------------------
+
+function scrollToEnd() {
+  elements.conversation.scrollTop = elements.conversation.scrollHeight;
+}
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function addNote(text) {
+  elements.conversation.append(element('div', 'bubble note', text));
+  scrollToEnd();
+}
+
+function addUserMessage(message) {
+  if (state.shown.has(message.id)) return;
+  state.shown.add(message.id);
+  const bubble = element('div', 'bubble user', message.content);
+  bubble.dataset.messageId = message.id;
+  elements.conversation.append(bubble);
+  // The answer appears under its prompt, even while it waits in the queue.
+  if (message.traceId) setRunStatus(runBubble(message.traceId), 'waiting');
+  scrollToEnd();
+}
+
+/** The bubble of one run (thinking, tool calls, text, status), created on first use. */
+function runBubble(traceId) {
+  let run = state.runs.get(traceId);
+  if (run) return run;
+  const root = element('div', 'bubble run');
+  root.dataset.traceId = traceId;
+  run = { root, thinking: element('div', 'thinking'), tools: element('ul', 'tools'), text: element('div', 'text'), status: element('span', 'status') };
+  root.append(run.thinking, run.tools, run.text, run.status);
+  setRunStatus(run, 'running');
+  elements.conversation.append(root);
+  state.runs.set(traceId, run);
+  return run;
+}
+
+const STATUS_LABELS = { waiting: 'waiting…', running: 'running…', ok: '' };
+
+function setRunStatus(run, status, reason) {
+  run.root.dataset.status = status;
+  run.status.textContent = STATUS_LABELS[status] ?? `${status}${reason ? `: ${reason}` : ''}`;
+}
+
+/** A live run's bubble, or undefined once its saved answer is shown (late events are then stale). */
+function liveRun(traceId) {
+  const run = runBubble(traceId);
+  if (run.final) return undefined;
+  if (run.root.dataset.status === 'waiting') setRunStatus(run, 'running');
+  return run;
+}
+
+function addTool(run, name, input) {
+  const summary = input && typeof input === 'object' ? (input.command ?? input.query ?? JSON.stringify(input)) : '';
+  run.tools.append(element('li', undefined, `${name} ${String(summary).slice(0, 200)}`));
+}
+
+/** A saved assistant message is the final word on its run's text and status. */
+function addAssistantMessage(message) {
+  if (state.shown.has(message.id)) return;
+  state.shown.add(message.id);
+  const run = runBubble(message.traceId ?? message.id);
+  run.root.dataset.messageId = message.id;
+  run.final = true;
+  run.text.textContent = message.content;
+  setRunStatus(run, message.status ?? 'ok', message.reason);
+  scrollToEnd();
+}
+
+function renderMessage(message) {
+  if (message.role === 'user') addUserMessage(message);
+  else addAssistantMessage(message);
+}
+
+function renderSessions() {
+  elements.sessions.replaceChildren(
+    ...state.sessions.map((session) => {
+      const item = element('li');
+      const button = element('button', undefined, session.title || 'Untitled session');
+      button.type = 'button';
+      button.dataset.sessionId = session.id;
+      button.setAttribute('aria-current', String(session.id === state.currentSessionId));
+      button.append(element('small', undefined, `${session.messageCount} messages`));
+      button.addEventListener('click', () => switchSession(session.id));
+      item.append(button);
+      return item;
+    }),
+  );
+  const current = state.sessions.find((session) => session.id === state.currentSessionId);
+  elements.title.textContent = current ? current.title || 'Untitled session' : '…';
+}
+
+function renderQueue(queue) {
+  if (!queue) return;
+  const parts = [];
+  if (queue.active) parts.push('running');
+  if (queue.pending) parts.push(`${queue.pending} waiting`);
+  elements.queue.textContent = parts.join(' · ');
+}
+
+// ---- loading ---------------------------------------------------------------
+
+async function loadSessions() {
+  const body = await apiJson('/api/sessions');
+  state.sessions = body.sessions;
+  state.currentSessionId = body.currentSessionId;
+  renderSessions();
+}
+
+/** Shows the current session from its saved messages (after start, a switch, or a replay gap). */
+async function loadConversation() {
+  const sessionId = state.currentSessionId;
+  const body = await apiJson(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+  if (sessionId !== state.currentSessionId) return;
+  state.runs.clear();
+  state.shown.clear();
+  elements.conversation.replaceChildren();
+  for (const message of body.messages) renderMessage(message);
+  renderQueue(body.queue);
+}
+
+async function loadAgents() {
+  const body = await apiJson('/api/agents');
+  elements.agent.replaceChildren(
+    ...body.agents.map((agent) => {
+      const option = element('option', undefined, `${agent.label}${agent.available ? '' : ' (not installed)'}`);
+      option.value = agent.id;
+      option.selected = agent.id === body.defaultAgent;
+      return option;
+    }),
+  );
+}
+
+async function refresh() {
+  await loadSessions();
+  await loadConversation();
+}
+
+// ---- live events -----------------------------------------------------------
+
+function handleEvent(event) {
+  if (event.topic === 'system' && event.event === 'replay_gap') {
+    // Some events were lost: the saved state is the truth.
+    document.body.dataset.replayGaps = String(Number(document.body.dataset.replayGaps ?? 0) + 1);
+    void refresh();
+    return;
+  }
+  if (event.event === 'session_switched') {
+    state.currentSessionId = event.sessionId;
+    void refresh();
+    return;
+  }
+  if (event.sessionId !== state.currentSessionId) {
+    if (event.event === 'message') void loadSessions();
+    return;
+  }
+  switch (event.event) {
+    case 'message':
+      // A long message's content is left out of replayed copies: read it from the saved history.
+      if (event.omitted?.includes('content')) {
+        void loadConversation();
+        break;
+      }
+      // On the channel `id` is the event's id; the saved message's id is `messageId`.
+      renderMessage({ ...event, id: event.messageId });
+      // Titles and message counts change with every saved message.
+      void loadSessions();
+      break;
+    case 'agent_thinking': {
+      const run = liveRun(event.traceId);
+      if (run) run.thinking.textContent += event.content;
+      break;
+    }
+    case 'agent_output': {
+      const run = liveRun(event.traceId);
+      if (run) run.text.textContent += event.content;
+      break;
+    }
+    case 'agent_tool': {
+      const run = liveRun(event.traceId);
+      if (run) addTool(run, event.name, event.input);
+      break;
+    }
+    case 'agent_done': {
+      const run = liveRun(event.traceId);
+      if (run) setRunStatus(run, event.status, event.reason);
+      break;
+    }
+    case 'queue_update':
+      renderQueue(event);
+      break;
+    case 'steer_started':
+      addNote(`Steered: ${event.prompt}`);
+      break;
+    default:
+      return;
+  }
+  scrollToEnd();
+}
+
+function setConnection(status) {
+  document.body.dataset.connection = status;
+  elements.connection.textContent = status === 'open' ? 'connected' : status === 'reconnecting' ? 'reconnecting…' : 'connecting…';
+}
+
+function onOpen() {
+  clearTimeout(state.noticeTimer);
+  state.noticeTimer = undefined;
+  state.brokenSince = undefined;
+  state.reconnectAttempts = 0;
+  elements.notice.hidden = true;
+  setConnection('open');
+}
+
+function onBreak() {
+  if (state.brokenSince === undefined) {
+    state.brokenSince = Date.now();
+    // Only a break that outlasts the threshold is worth telling about.
+    state.noticeTimer = setTimeout(() => {
+      elements.notice.hidden = false;
+      document.body.dataset.noticeShown = String(Number(document.body.dataset.noticeShown ?? 0) + 1);
+    }, DISCONNECT_NOTICE_MS);
+  }
+  setConnection('reconnecting');
+}
+
+/**
+ * Follows /api/events. On any error the EventSource is closed and reopened
+ * here with `?lastEventId=` (the resume cursor), with a short backoff, so
+ * both network breaks and refused reconnects are handled the same way.
+ */
+function connect() {
+  const url = new URL('/api/events', window.location.origin);
+  if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
+  const source = new EventSource(url);
+  state.source = source;
+  source.onopen = onOpen;
+  source.onmessage = (message) => {
+    if (message.lastEventId) state.lastEventId = message.lastEventId;
+    let event;
+    try {
+      event = JSON.parse(message.data);
+    } catch {
+      return;
+    }
+    handleEvent(event);
+  };
+  source.onerror = () => {
+    source.close();
+    if (state.source !== source) return;
+    onBreak();
+    const delay = Math.min(RECONNECT_FIRST_MS * 2 ** state.reconnectAttempts, RECONNECT_MAX_MS);
+    state.reconnectAttempts += 1;
+    document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects ?? 0) + 1);
+    clearTimeout(state.reconnectTimer);
+    state.reconnectTimer = setTimeout(connect, delay);
+  };
+}
+
+// ---- actions ---------------------------------------------------------------
+
+async function switchSession(sessionId) {
+  try {
+    await apiJson(`/api/sessions/${encodeURIComponent(sessionId)}/switch`, { method: 'POST', body: {} });
+    state.currentSessionId = sessionId;
+    await refresh();
+  } catch (error) {
+    addNote(`Could not switch: ${error.message}`);
+  }
+}
+
+/** Runs a slash command; its text lines are shown as a note (a /steer run shows up through events). */
+async function runCommand(text) {
+  const steer = /^\/steer\b/.test(text);
+  const response = await api('/api/command', { method: 'POST', body: { text, sessionId: state.currentSessionId, agent: elements.agent.value } });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    addNote(body?.error?.message ?? `HTTP ${response.status}`);
+    return;
+  }
+  for await (const line of ndjsonLines(response)) {
+    if (steer) continue;
+    if (line.type === 'text') addNote(line.content);
+    else if (line.type === 'done' && line.status !== 'ok') addNote(`${text}: ${line.status}${line.reason ? ` — ${line.reason}` : ''}`);
+  }
+}
+
+/** Sends a prompt; its output is shown from the event stream, the response is only drained. */
+async function sendMessage(prompt) {
+  const response = await api('/api/message', { method: 'POST', body: { prompt, sessionId: state.currentSessionId, agent: elements.agent.value } });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    addNote(`Not sent: ${body?.error?.message ?? `HTTP ${response.status}`}`);
+    return;
+  }
+  for await (const _line of ndjsonLines(response)) {
+    // The same lines arrive on /api/events, which also covers other tabs and clients.
+  }
+}
+
+elements.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = elements.prompt.value.trim();
+  if (!text) return;
+  elements.prompt.value = '';
+  const action = text.startsWith('/') ? runCommand(text) : sendMessage(text);
+  action.catch((error) => addNote(`Failed: ${error.message}`));
+});
+
+elements.prompt.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey) {
+    event.preventDefault();
+    elements.form.requestSubmit();
+  }
+});
+
+elements.cancel.addEventListener('click', () => runCommand('/cancel').catch((error) => addNote(`Failed: ${error.message}`)));
+
+elements.newSession.addEventListener('click', async () => {
+  try {
+    await apiJson('/api/sessions', { method: 'POST', body: { switch: true } });
+    await refresh();
+  } catch (error) {
+    addNote(`Could not create a session: ${error.message}`);
+  }
+});
+
+// Events first, so nothing published while the history loads is missed (duplicates are dropped by id).
+connect();
+Promise.all([loadAgents(), refresh()])
+  .then(() => (document.body.dataset.ready = 'true'))
+  .catch((error) => addNote(`Could not load: ${error.message}`));
