@@ -18,8 +18,6 @@ export const CHAT_LIMITS = {
   killGraceMs: 3000,
   /** After the agent exits, how long its stdout may stay open (held by a grandchild) before the tree is killed. */
   exitDrainMs: 1000,
-  /** At shutdown, after runs and streams have ended, how long other requests get before sockets are cut. */
-  shutdownGraceMs: 2000,
   /** Bytes of stderr kept to explain a crash. */
   stderrTailBytes: 8 * 1024,
   /** Waiting messages per session; more are refused. */

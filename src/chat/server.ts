@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
 import { createHttpApp } from '../common/http-app.js';
-import { listenWithFallback } from '../common/listen.js';
+import { closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { ChatService } from './chat-service.js';
 import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides } from './config.js';
 import { ChatEvents } from './events.js';
@@ -78,14 +78,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
       // Runs first: their streams end with a `cancelled` done, so no response holds the HTTP server open.
       await service.close();
       channel.close();
-      // A connection that never sent a request (a client's spare or speculative socket) is not
-      // "idle" to Node and would hold close() open: after a grace period every socket is cut.
-      const cut = setTimeout(() => app.server.closeAllConnections(), CHAT_LIMITS.shutdownGraceMs);
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(cut);
-      }
+      await closeHttpApp(app);
       store.close();
     })());
 

@@ -63,3 +63,21 @@ export function closeOnSignals(close: () => Promise<void>, graceMs = 10_000): vo
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 }
+
+/** How long in-flight requests get at shutdown before their sockets are cut. */
+export const SHUTDOWN_GRACE_MS = 2000;
+
+/**
+ * Closes a Fastify app: stop accepting, let in-flight requests finish, then
+ * cut what is left after `graceMs`. A connection that never sent a request (a
+ * client's spare or speculative socket) is not "idle" to Node and would
+ * otherwise hold close() open.
+ */
+export async function closeHttpApp(app: FastifyInstance, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}

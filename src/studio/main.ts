@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listenWithFallback } from '../common/listen.js';
+import { closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
 import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
@@ -60,7 +60,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     (closed ??= (async () => {
       // Stop event streams first so app.close() is not held open by long-lived SSE sockets.
       ctx.events.close();
-      await app.close();
+      await closeHttpApp(app);
       await ctx.close();
       if (options.descriptor !== false) removeDescriptorIfOurs(ctx.paths.descriptorFile, { pid: process.pid, port });
       await options.onClose?.();
