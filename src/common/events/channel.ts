@@ -100,12 +100,15 @@ export class EventChannel {
   publish(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): ChannelEvent {
     const seq = this.replay.lastSeq + 1;
     const live = buildEvent(topic, event, fields, eventId(this.runId, seq));
-    // Serialized once, before the seq is taken: fields that cannot be serialized throw here and publish nothing.
-    const frame = encodeFrame(live);
-    this.replay.push(replayFrame(live, frame, options.transientFields, this.settings.maxReplayFieldBytes));
+    // The live frame is serialized at most once, and only if a connection takes the event:
+    // a partial image nobody watches is never turned into a megabyte of JSON.
+    let frame: Buffer | undefined;
+    const liveFrame = () => (frame ??= encodeFrame(live));
+    // The replay copy is serialized before the seq is taken: an event that cannot be serialized throws here and publishes nothing.
+    this.replay.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes));
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
-      if (stream.connection.send(frame) && stream.options?.isLast?.(live)) stream.connection.finish();
+      if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();
     }
     this.notify(seq, live);
     return live;

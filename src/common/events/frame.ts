@@ -30,15 +30,18 @@ const valueBytes = (value: unknown): number =>
 /**
  * The frame kept for replay: the live frame itself unless a field is transient
  * or too large, in which case those fields are dropped and named in `omitted`.
+ * `liveFrame` is only called when the live frame can be the replay frame, so
+ * an event whose big payload is transient is never serialized whole here.
  */
 export function replayFrame(
   event: ChannelEvent,
-  liveFrame: Buffer,
+  liveFrame: () => Buffer,
   transientFields: readonly string[] | undefined,
   maxFieldBytes: number,
 ): Buffer {
+  const hasTransient = transientFields?.some((field) => !NEVER_OMITTED.has(field) && Object.hasOwn(event, field)) ?? false;
   // No field can be larger than the whole frame.
-  if (!transientFields?.length && liveFrame.length <= maxFieldBytes) return liveFrame;
+  if (!hasTransient && liveFrame().length <= maxFieldBytes) return liveFrame();
   const copy: Record<string, unknown> = {};
   const omitted: string[] = [];
   for (const [key, value] of Object.entries(event)) {
@@ -47,7 +50,7 @@ export function replayFrame(
     if (drop) omitted.push(key);
     else copy[key] = value;
   }
-  if (omitted.length === 0) return liveFrame;
+  if (omitted.length === 0) return liveFrame();
   copy.omitted = omitted;
   copy.id = event.id;
   return encodeFrame(copy as ChannelEvent);
