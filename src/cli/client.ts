@@ -41,7 +41,7 @@ export interface RequestOptions {
 export class StudioClient {
   constructor(
     readonly server: ServerChoice,
-    private readonly token: string | undefined = process.env.SVC_TOKEN,
+    readonly token: string | undefined = process.env.SVC_TOKEN,
   ) {}
 
   /** Sends a request; answers the raw Response so streaming commands can read the body. */

@@ -3,6 +3,7 @@ import { EXIT_CODES } from '../common/errors.js';
 import { VERSION } from '../studio/version.js';
 import { CliError } from './client.js';
 import { registerDefaults } from './commands/defaults.js';
+import { registerEvents } from './commands/events.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerHistory } from './commands/history.js';
 import { registerInflight } from './commands/inflight.js';
@@ -11,7 +12,7 @@ import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -6,7 +7,7 @@ import { EXIT_CODES } from '../../src/common/errors.js';
 import { readEmbeddedMetadata } from '../../src/studio/media/metadata.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
-import { runSvc } from '../helpers/svc.js';
+import { SVC, runSvc } from '../helpers/svc.js';
 
 // The studio's main job from the command line, against the same wiring as
 // `svc serve --demo`: every lane points at in-process simulators.
@@ -106,6 +107,42 @@ describe('svc generation commands against a demo studio', () => {
       if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(found).toBe(true);
+  });
+
+  it('svc events follows one job live and stops on Ctrl-C', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SVC, 'events', '--json', '--request', 'events-cli-1', '--server', studio.url], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const lines: Record<string, unknown>[] = [];
+    let buffer = '';
+    const done = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        buffer += chunk;
+        const parts = buffer.split('\n');
+        buffer = parts.pop() ?? '';
+        for (const part of parts) {
+          const event = JSON.parse(part);
+          lines.push(event);
+          if (event.event === 'done') resolve();
+        }
+      });
+    });
+    // `[open]` on stderr means the subscription is live before the job starts.
+    await new Promise<void>((resolve) => child.stderr.on('data', (chunk) => String(chunk).includes('[open]') && resolve()));
+    const accepted = await fetch(`${studio.url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a moth', provider: 'api', async: true, requestId: 'events-cli-1' }),
+    });
+    expect(accepted.status).toBe(202);
+    await done;
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(lines.every((event) => event.requestId === 'events-cli-1')).toBe(true);
+    expect(lines[0].event).toBe('phase');
+    expect(lines.some((event) => event.event === 'partial' && typeof event.b64 === 'string')).toBe(true);
   });
 
   it('inflight cancel on an unknown job exits with the bad-request code', async () => {

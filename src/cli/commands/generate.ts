@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { readSse } from '../../common/events/client.js';
 import { EXIT_CODES, exitCodeFor } from '../../common/errors.js';
 import { writeFileAtomic } from '../../common/atomic-file.js';
+import { COMMON_SIZES, IMAGE_FORMATS, MODERATIONS, QUALITIES } from '../../studio/catalog/controls.js';
+import { LANE_IDS } from '../../studio/catalog/lanes.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
@@ -193,11 +195,11 @@ function describeImage(out: Output, image: AssetRecord, savedTo: string | undefi
 const withCommonOptions = (command: Command): Command =>
   command
     .option('-m, --model <lane/model>', 'model, optionally with its lane (e.g. api/lang-5.6-sol)')
-    .option('-p, --provider <lane>', 'lane: auto, oauth, api, alpha, alpha-api, beta-api, cligen, gamma, delta, epsilon, flow')
-    .option('-q, --quality <quality>', 'low, medium or high')
-    .option('-s, --size <WxH>', 'size, e.g. 1024x1024')
-    .option('-f, --format <format>', 'png, jpeg or webp')
-    .option('--moderation <level>', 'auto or low')
+    .option('-p, --provider <lane>', `lane: ${LANE_IDS.join(', ')}`)
+    .option('-q, --quality <quality>', QUALITIES.join(', '))
+    .option('-s, --size <WxH>', `size, e.g. ${COMMON_SIZES.slice(0, 3).join(', ')}`)
+    .option('-f, --format <format>', IMAGE_FORMATS.join(', '))
+    .option('--moderation <level>', MODERATIONS.join(', '))
     .option('--negative-prompt <text>', 'epsilon lane only')
     .option('--ref <file>', 'reference image (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('-o, --out <file>', 'also write the image here (several: name-1.png, name-2.png, ...)')
