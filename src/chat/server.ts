@@ -104,6 +104,7 @@ export async function startChatServer(options: StartChatServerOptions = {}): Pro
       host,
       port: options.port ?? portFrom(env),
       token: options.token ?? (env[CHAT_ENV.token] || undefined),
+      tokenEnv: CHAT_ENV.token,
     });
   } catch (error) {
     await server.close();

@@ -5,7 +5,8 @@ import { dirname, basename, join } from 'node:path';
 
 /**
  * Writes a file so that readers see either the old or the new content, never a
- * half-written one: write a temp sibling, fsync, rename over the target.
+ * half-written one: write a temp sibling, fsync, rename over the target, fsync
+ * the directory.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(path);
@@ -26,6 +27,17 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
+  }
+  syncDirectory(dir);
+}
+
+/** Makes a rename in `dir` durable: without it a crash can forget the new name. */
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -58,5 +70,11 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode 
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  const directory = await open(dirname(path), 'r');
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
   }
 }

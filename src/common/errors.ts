@@ -35,7 +35,7 @@ export const ERROR_CODES = {
   // Local API protection (ours).
   FORBIDDEN_HOST: spec(403, 'auth', 'The Host header is not a loopback name or a configured origin.'),
   FORBIDDEN_ORIGIN: spec(403, 'auth', 'Cross-origin state-changing requests are refused.'),
-  TOKEN_REQUIRED: spec(401, 'auth', 'This server needs its access token (SVC_TOKEN).'),
+  TOKEN_REQUIRED: spec(401, 'auth', 'This server needs its access token: send Authorization: Bearer <token>.'),
 
   // Event channel.
   SSE_CAPACITY: spec(503, 'upstream', 'Too many event listeners are connected.'),

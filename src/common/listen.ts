@@ -10,6 +10,8 @@ export interface ListenOptions {
   attempts?: number;
   /** Needed to bind anywhere but loopback. */
   token?: string;
+  /** The variable that sets the token, named in the refusal (default SVC_TOKEN). */
+  tokenEnv?: string;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface ListenOptions {
  */
 export async function listenWithFallback(app: FastifyInstance, options: ListenOptions): Promise<number> {
   if (!isLoopbackAddress(options.host) && !options.token) {
-    throw new Error(`Binding to ${options.host} exposes the server beyond this machine; set SVC_TOKEN first.`);
+    throw new Error(`Binding to ${options.host} exposes the server beyond this machine; set ${options.tokenEnv ?? 'SVC_TOKEN'} first.`);
   }
   const attempts = options.port === 0 ? 1 : (options.attempts ?? 20);
   let lastError: unknown;

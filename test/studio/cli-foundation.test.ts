@@ -121,3 +121,21 @@ describe('svc serve as a process', () => {
     expect(existsSync(join(home, 'server.json'))).toBe(false);
   });
 });
+
+describe('svc with a token-protected studio', () => {
+  it('sends SVC_TOKEN, and exits with the auth code when it is missing', async () => {
+    const studio = await startTestStudio({ token: 'cli-token-1' });
+    try {
+      const without = await runSvc(['status', '--server', studio.url]);
+      expect(without.code).toBe(EXIT_CODES.auth);
+      expect(without.stderr).toContain('TOKEN_REQUIRED');
+      const events = await runSvc(['events', '--server', studio.url]);
+      expect(events.code).toBe(EXIT_CODES.auth);
+      expect(events.stderr).toContain('HTTP 401');
+      const withToken = await runSvc(['status', '--json', '--server', studio.url], { SVC_TOKEN: 'cli-token-1' });
+      expect(withToken.code, withToken.stderr).toBe(0);
+    } finally {
+      await studio.stop();
+    }
+  });
+});

@@ -111,15 +111,13 @@ function timeoutMs(option: string | undefined): number {
 async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number): Promise<T> {
   const requestId = String(body.requestId);
   const recovery = `The studio keeps working on it: find the result later with \`svc history ls --json\` (requestId ${requestId}), or check \`svc inflight ls\`.`;
-  let response: Response;
-  try {
-    response = await client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
-  } catch (error) {
-    if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
-    throw error;
-  }
+  const posted = client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
+
   // Ctrl-C means "stop": cancel the job on the server, then exit like an interrupted program.
-  const onInterrupt = () => {
+  // The studio registers the job before it answers, so a Ctrl-C that comes before the answer
+  // waits for it (a second Ctrl-C leaves at once).
+  let interrupted = false;
+  const cancel = () =>
     client
       .fetch('DELETE', `/api/inflight/${encodeURIComponent(requestId)}`, { timeoutMs: 5_000 })
       .catch(() => undefined)
@@ -127,9 +125,20 @@ async function streamJob<T>(client: StudioClient, out: Output, path: string, bod
         process.stderr.write(`\nCancelled ${requestId}.\n`);
         process.exit(130);
       });
+  const onInterrupt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    posted.then(cancel, cancel);
   };
-  process.once('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
   try {
+    let response: Response;
+    try {
+      response = await posted;
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
+      throw error;
+    }
     return await followStream<T>(response, requestId, recovery, out);
   } finally {
     process.removeListener('SIGINT', onInterrupt);

@@ -118,7 +118,7 @@ function toChannelEvent(message: SseMessage): ChannelEvent | undefined {
   }
 }
 
-class HttpStatusError extends Error {
+export class HttpStatusError extends Error {
   constructor(readonly status: number) {
     super(`The event stream answered HTTP ${status}.`);
     this.name = 'HttpStatusError';

@@ -9,7 +9,7 @@ import type { LaneAdapter, LaneImageRequest, LaneImageResult, LaneJob } from '..
 
 function apiKey(ctx: StudioContext): string {
   const key = ctx.key('omni');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The api lane needs OMNI_API_KEY (environment or `svc keys set omni`).', { details: { lane: 'api', env: 'OMNI_API_KEY' } });
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The api lane needs OMNI_API_KEY: set it in the environment or under "keys".omni in config.json.', { details: { lane: 'api', env: 'OMNI_API_KEY' } });
   return key.value;
 }
 
