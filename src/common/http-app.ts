@@ -7,7 +7,7 @@ export interface HttpAppOptions {
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
   security: SecurityOptions;
-  /** Log requests (off in tests). */
+  /** Log every request; without it only warnings and errors are logged (to stderr). */
   logger?: boolean;
 }
 
@@ -18,7 +18,12 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ? { level: 'info', redact: ['req.headers.authorization'] } : false,
+    // Errors always reach stderr (a failing background task must not vanish); requests only with `logger`.
+    logger: {
+      level: options.logger ? 'info' : 'warn',
+      redact: ['req.headers.authorization'],
+      stream: process.stderr,
+    },
     bodyLimit: options.bodyLimit,
     // Closing keeps in-flight requests until they finish; idle keep-alive sockets go at once.
     forceCloseConnections: 'idle',

@@ -1,16 +1,16 @@
-import { access, rm } from 'node:fs/promises';
+import { access, readdir, readFile, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import type { StudioContext } from './context.js';
-import { newAssetFilename, pathInside } from './media/filename.js';
+import { isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
 import { sniffImageType, type ImageFormat } from './media/image-type.js';
-import { embedMetadata, type AssetMetadata } from './media/metadata.js';
+import { embedMetadata, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
-import { insertAsset, isNameTaken, type AssetRow } from './store/assets.js';
+import { findAsset, insertAsset, isNameTaken, type AssetRow, type NewAssetRow } from './store/assets.js';
 
 export type { AssetMetadata } from './media/metadata.js';
-export { readEmbeddedMetadata } from './media/metadata.js';
+export { readEmbeddedMetadata };
 
 /** One saved image as the API answers it. */
 export interface AssetRecord {
@@ -95,6 +95,57 @@ async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, f
   throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
 }
 
+/** The row of an asset, from its file's facts and its metadata. */
+function rowOf(facts: { filename: string; thumbnail: string; format: ImageFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
+  const { metadata } = facts;
+  return {
+    filename: facts.filename,
+    thumbnail: facts.thumbnail,
+    format: facts.format,
+    width: facts.size.width,
+    height: facts.size.height,
+    bytes: facts.bytes,
+    created_at: metadata.createdAt ?? new Date().toISOString(),
+    prompt: metadata.prompt,
+    lane: metadata.lane,
+    model: metadata.model,
+    request_id: metadata.requestId,
+    kind: metadata.kind,
+    session_title: normalizeSessionTitle(metadata.sessionTitle),
+    revised_prompt: metadata.revisedPrompt ?? null,
+    settings: JSON.stringify(metadata.settings ?? {}),
+  };
+}
+
+/** The displayed size: EXIF orientation 5-8 swaps the sides. */
+async function displayedSize(bytes: Buffer): Promise<{ stored: { width: number; height: number }; size: { width: number; height: number } }> {
+  const info = await sharp(bytes).metadata();
+  return { stored: { width: info.width, height: info.height }, size: { width: info.autoOrient.width, height: info.autoOrient.height } };
+}
+
+/**
+ * Gives history back the complete images whose row a crash lost (between the
+ * file's rename and the insert). The metadata embedded in each file says what
+ * it is; files without our metadata are left alone. Returns how many.
+ */
+export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
+  let adopted = 0;
+  for (const entry of await readdir(ctx.paths.generatedDir, { withFileTypes: true })) {
+    if (!entry.isFile() || !isValidAssetFilename(entry.name) || findAsset(ctx.db, entry.name)) continue;
+    const path = pathInside(ctx.paths.generatedDir, entry.name);
+    const bytes = await readFile(path);
+    const format = sniffImageType(bytes);
+    const metadata = format ? await readEmbeddedMetadata(bytes) : undefined;
+    if (!format || !metadata) continue;
+    const thumbnail = thumbnailNameOf(entry.name);
+    const { size } = await displayedSize(bytes);
+    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, thumbnail), await makeThumbnail(bytes));
+    insertAsset(ctx.db, rowOf({ filename: entry.name, thumbnail, format, size, bytes: bytes.length, metadata }));
+    adopted += 1;
+  }
+  return adopted;
+}
+
 /**
  * Saves a generated image into history: the image (metadata embedded, written
  * atomically), its thumbnail, then the row. Files come first so a crash never
@@ -106,10 +157,7 @@ export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; meta
   let stored: { width: number; height: number };
   let size: { width: number; height: number };
   try {
-    const info = await sharp(input.bytes).metadata();
-    stored = { width: info.width, height: info.height };
-    // The recorded size is the displayed one: EXIF orientation 5-8 swaps the sides.
-    size = { width: info.autoOrient.width, height: info.autoOrient.height };
+    ({ stored, size } = await displayedSize(input.bytes));
   } catch (error) {
     throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that cannot be decoded.', { cause: error });
   }
@@ -132,23 +180,7 @@ export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; meta
   const { filename, thumbnail } = await freshNames(ctx, createdAt, metadata.prompt, format);
   const imagePath = pathInside(ctx.paths.generatedDir, filename);
   const thumbnailPath = pathInside(ctx.paths.thumbnailsDir, thumbnail);
-  const row = {
-    filename,
-    thumbnail,
-    format,
-    width: size.width,
-    height: size.height,
-    bytes: image.length,
-    created_at: metadata.createdAt as string,
-    prompt: metadata.prompt,
-    lane: metadata.lane,
-    model: metadata.model,
-    request_id: metadata.requestId,
-    kind: metadata.kind,
-    session_title: metadata.sessionTitle ?? null,
-    revised_prompt: metadata.revisedPrompt ?? null,
-    settings: JSON.stringify(metadata.settings ?? {}),
-  };
+  const row = rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata });
   try {
     await writeFileAtomicAsync(imagePath, image);
     await writeFileAtomicAsync(thumbnailPath, thumbnailBytes);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicTempWriterPid, isAtomicTempName } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
-import { recordOf, type AssetRecord } from './assets.js';
+import { adoptOrphanAssets, recordOf, type AssetRecord } from './assets.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import { pathInside } from './media/filename.js';
@@ -225,7 +225,7 @@ export interface HistorySweeper {
   idle(): Promise<void>;
 }
 
-/** Runs orphan cleanup and a sweep now, then a sweep every intervalMs (unref'd: it never holds the process open). */
+/** Runs orphan cleanup (temp files out, complete images without a row back in) and a sweep now, then a sweep every intervalMs (unref'd: it never holds the process open). */
 export function startHistorySweeper(ctx: StudioContext, options: { intervalMs: number; onError?: (error: unknown) => void }): HistorySweeper {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -241,6 +241,7 @@ export function startHistorySweeper(ctx: StudioContext, options: { intervalMs: n
   };
   run(async () => {
     await removeOrphanTempFiles(ctx);
+    await adoptOrphanAssets(ctx);
     await sweepExpired(ctx);
   });
   const timer = setInterval(() => run(() => sweepExpired(ctx)), options.intervalMs);

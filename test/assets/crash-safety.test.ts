@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { saveAsset } from '../../src/studio/assets.js';
@@ -26,6 +26,30 @@ describe('crash safety', () => {
       expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(2);
     } finally {
       await studio.stop();
+    }
+  });
+
+  it('gives history back a complete image whose row a crash lost, on the next start', async () => {
+    const home = makeTempHome();
+    const first = await startAssetStudio({ SVC_HOME: home });
+    const saved = await saveAsset(first.ctx, { bytes: await makeImage('webp'), metadata: metadata({ prompt: 'an orphaned owl', requestId: 'orphan-1' }) });
+    // The crash: the file was renamed into place but its row never committed (and no thumbnail).
+    first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
+    rmSync(join(first.ctx.paths.thumbnailsDir, saved.thumbnailUrl.split('/').pop() as string));
+    // An image that is not ours (no embedded metadata) must stay out of history.
+    writeFileSync(join(first.ctx.paths.generatedDir, '20250101-000000-foreign-0000000000.png'), await makeImage('png'));
+    await first.close();
+
+    const second = await startAssetStudio({ SVC_HOME: home });
+    try {
+      await vi.waitFor(async () => expect((await getJson<{ items: { filename: string }[] }>(second, '/api/history')).body.items).toHaveLength(1), { timeout: 10_000, interval: 50 });
+      const { body } = await getJson<{ items: { filename: string; prompt: string; requestId: string; format: string; width: number }[] }>(second, '/api/history');
+      expect(body.items[0]).toMatchObject({ filename: saved.filename, prompt: 'an orphaned owl', requestId: 'orphan-1', format: 'webp', width: saved.width });
+      const thumbnail = await fetch(`${second.url}${saved.thumbnailUrl}`);
+      expect(thumbnail.status).toBe(200);
+      expect(thumbnail.headers.get('content-type')).toBe('image/webp');
+    } finally {
+      await second.stop();
     }
   });
 
