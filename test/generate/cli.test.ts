@@ -129,17 +129,22 @@ describe('svc generation commands against a demo studio', () => {
         }
       });
     });
-    // `[open]` on stderr means the subscription is live before the job starts.
-    await new Promise<void>((resolve) => child.stderr.on('data', (chunk) => String(chunk).includes('[open]') && resolve()));
-    const accepted = await fetch(`${studio.url}/api/generate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'a moth', provider: 'api', async: true, requestId: 'events-cli-1' }),
-    });
-    expect(accepted.status).toBe(202);
-    await done;
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    try {
+      // `[open]` on stderr means the subscription is live before the job starts.
+      await new Promise<void>((resolve) => child.stderr.on('data', (chunk) => String(chunk).includes('[open]') && resolve()));
+      const accepted = await fetch(`${studio.url}/api/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'a moth', provider: 'api', async: true, requestId: 'events-cli-1' }),
+      });
+      expect(accepted.status).toBe(202);
+      await done;
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      // Never leave the follower running if the test fails half-way.
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
     expect(lines.every((event) => event.requestId === 'events-cli-1')).toBe(true);
     expect(lines[0].event).toBe('phase');
     expect(lines.some((event) => event.event === 'partial' && typeof event.b64 === 'string')).toBe(true);
