@@ -1,3 +1,5 @@
+import { maskSecrets } from './secrets.js';
+
 // The one table of error codes. Every error answer of every server in this
 // project is `{ "error": { "code", "message", "details"? } }` with the status
 // declared here; the CLI derives its exit code from the same table.
@@ -120,6 +122,12 @@ export class ServiceError extends Error {
     this.status = ERROR_CODES[code].status;
     this.details = options.details;
     this.headers = options.headers;
+  }
+
+  /** This error with `known` credential values (and credential-shaped text) masked in its message and details. */
+  withSecretsMasked(known: readonly (string | undefined)[]): ServiceError {
+    const details = this.details ? (JSON.parse(maskSecrets(JSON.stringify(this.details), known)) as Record<string, unknown>) : undefined;
+    return new ServiceError(this.code, maskSecrets(this.message, known), { details, headers: this.headers, cause: this.cause });
   }
 
   toBody(): ErrorBody {

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ServiceError } from './errors.js';
 import { sendError, toServiceError } from './http-errors.js';
-import { installSecurity, type SecurityOptions } from './http-security.js';
+import { installSecurity, redactTokenInUrl, type SecurityOptions } from './http-security.js';
 
 export interface HttpAppOptions {
   /** Largest accepted request body in bytes. */
@@ -21,8 +21,16 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     // Errors always reach stderr (a failing background task must not vanish); requests only with `logger`.
     logger: {
       level: options.logger ? 'info' : 'warn',
-      redact: ['req.headers.authorization'],
       stream: process.stderr,
+      // Only what a request log needs; a `?token=` never reaches it.
+      serializers: {
+        req: (request: { method: string; url: string; hostname?: string; ip?: string }) => ({
+          method: request.method,
+          url: redactTokenInUrl(request.url),
+          hostname: request.hostname,
+          remoteAddress: request.ip,
+        }),
+      },
     },
     bodyLimit: options.bodyLimit,
     // Closing keeps in-flight requests until they finish; idle keep-alive sockets go at once.

@@ -9,8 +9,10 @@ export interface SecurityOptions {
    * accepted in `Host` and whose requests may change state.
    */
   allowedOrigins: readonly string[];
-  /** When set, every request must carry it (`Authorization: Bearer …`, or `?token=` for EventSource). */
+  /** When set, every request must carry it (`Authorization: Bearer …`, or on GET `?token=` for EventSource). */
   token?: string;
+  /** GET paths served without the token (a page's own static files, which hold no data). */
+  publicPaths?: readonly string[];
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -43,23 +45,32 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
+  // A query token only on reads (EventSource cannot send headers); writes must use the header.
+  if (request.method !== 'GET') return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return typeof query?.token === 'string' ? query.token : undefined;
 }
 
+/** A URL with any `token` query value masked, for logs. */
+export const redactTokenInUrl = (url: string): string => url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+
 /**
  * DNS-rebinding and CSRF protection, and the access token for non-loopback
- * binds. Runs before routing so unknown routes are protected too.
+ * binds. Runs before routing so unknown routes are protected too. The Host
+ * allow-list applies when no token is set: with one, every request must
+ * prove it, which a rebinding page cannot.
  */
 export function installSecurity(app: FastifyInstance, options: SecurityOptions): void {
   const allowedOriginHosts = new Set(options.allowedOrigins.map((origin) => originHost(origin)).filter(Boolean));
   const allowedHostNames = new Set([...allowedOriginHosts].map((host) => hostName(host as string)));
   const tokenDigest = options.token ? digest(options.token) : undefined;
+  const publicPaths = new Set(options.publicPaths ?? []);
 
   app.addHook('onRequest', async (request, reply) => {
     const host = request.headers.host ?? '';
     const name = hostName(host);
-    if (!isLoopbackName(name) && !allowedHostNames.has(name)) {
+    // With a token, a rebinding page cannot authenticate, so any Host may reach the token check.
+    if (!tokenDigest && !isLoopbackName(name) && !allowedHostNames.has(name)) {
       return sendError(reply, new ServiceError('FORBIDDEN_HOST'));
     }
 
@@ -77,7 +88,7 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
       }
     }
 
-    if (tokenDigest) {
+    if (tokenDigest && !(request.method === 'GET' && publicPaths.has(request.url.split('?')[0]))) {
       const presented = presentedToken(request);
       if (!presented || !timingSafeEqual(digest(presented), tokenDigest)) {
         return sendError(reply, new ServiceError('TOKEN_REQUIRED'));

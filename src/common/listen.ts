@@ -40,14 +40,14 @@ export async function listenWithFallback(app: FastifyInstance, options: ListenOp
 
 /**
  * Closes the server on SIGINT/SIGTERM: stop accepting, let in-flight requests
- * finish (bounded by `graceMs`), then run `cleanup` and exit.
+ * finish (bounded by `graceMs`), then run `cleanup` and exit 0. A second
+ * signal exits 130 at once (the handler stays installed, so Node's default
+ * never kills the process mid-cleanup).
  */
 export function closeOnSignals(close: () => Promise<void>, graceMs = 10_000): void {
   let closing = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (closing) {
-      process.exit(130);
-    }
+  const onSignal = () => {
+    if (closing) process.exit(130);
     closing = true;
     const timer = setTimeout(() => {
       process.stderr.write(`Shutdown took longer than ${graceMs} ms; exiting.\n`);
@@ -55,15 +55,15 @@ export function closeOnSignals(close: () => Promise<void>, graceMs = 10_000): vo
     }, graceMs);
     timer.unref();
     close().then(
-      () => process.exit(signal === 'SIGINT' ? 0 : 0),
+      () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`Shutdown failed: ${String(error)}\n`);
         process.exit(1);
       },
     );
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 /** How long in-flight requests get at shutdown before their sockets are cut. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { jobRegistry } from './jobs/registry.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
 import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
@@ -41,7 +42,9 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     await ctx.close();
     throw error;
   }
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  // A wildcard bind is reached (and advertised) through loopback on this machine.
+  const advertised = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const urlHost = advertised.includes(':') ? `[${advertised}]` : advertised;
   const url = `http://${urlHost}:${port}`;
   if (options.descriptor !== false) {
     writeDescriptor(ctx.paths.descriptorFile, {
@@ -58,7 +61,10 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
-      // Stop event streams first so app.close() is not held open by long-lived SSE sockets.
+      // Jobs first: cancelled, they publish their terminal events while streams are still open
+      // (per-request SSE clients learn why), and a job already saving finishes its save.
+      await jobRegistry(ctx).cancelAll('The studio is shutting down.', SHUTDOWN_GRACE_MS);
+      // Then the event streams, so app.close() is not held open by long-lived SSE sockets.
       ctx.events.close();
       await closeHttpApp(app);
       await ctx.close();

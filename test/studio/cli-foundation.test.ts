@@ -48,11 +48,15 @@ describe('svc against a running studio', () => {
   });
 
   it('svc defaults set model writes both lanes and get shows the sources', async () => {
-    const set = await runSvc(['defaults', 'set', 'model', 'lang-6-sol', '--json', '--server', studio.url]);
+    const set = await runSvc(['defaults', 'set', 'model', 'lang-5.6-sol', '--json', '--server', studio.url]);
     expect(set.code, set.stderr).toBe(0);
     const body = JSON.parse(set.stdout);
-    expect(body.oauth.model.value).toBe('lang-6-sol');
-    expect(body.api.model.value).toBe('lang-6-sol');
+    expect(body.oauth.model.value).toBe('lang-5.6-sol');
+    expect(body.api.model.value).toBe('lang-5.6-sol');
+    // An oauth-only model would break the api lane: refused, naming what both lanes run.
+    const oauthOnly = await runSvc(['defaults', 'set', 'model', 'lang-6-sol', '--server', studio.url]);
+    expect(oauthOnly.code).toBe(EXIT_CODES.bad_request);
+    expect(oauthOnly.stderr).toContain('INVALID_IMAGE_MODEL');
     const bad = await runSvc(['defaults', 'set', 'reasoning', 'extreme', '--server', studio.url]);
     expect(bad.code).toBe(EXIT_CODES.bad_request);
     expect(bad.stderr).toContain('none, low, medium, high, xhigh');

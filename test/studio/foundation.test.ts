@@ -184,6 +184,11 @@ describe('studio foundation over HTTP', () => {
       const model = await bad({ model: 'lang-99' });
       expect(model.error.code).toBe('INVALID_IMAGE_MODEL');
       expect(model.error.details.valid).toContain('lang-5.6-luna');
+      expect(model.error.details.valid).toContain('lang-6-astra');
+      // The oauth lane's own lang-6 models cannot run on api: not a shared default.
+      const oauthOnly = await bad({ model: 'lang-6-luna' });
+      expect(oauthOnly.error.code).toBe('INVALID_IMAGE_MODEL');
+      expect(oauthOnly.error.details.valid).not.toContain('lang-6-luna');
       expect((await bad({ video: 'gamma/some-model' })).error.code).toBe('VIDEO_PROVIDER_UNSUPPORTED');
       expect((await bad({ colour: 'red' })).error.code).toBe('INVALID_SETTING');
     });

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { readSse } from '../../src/common/events/client.js';
 import { startRig } from '../generate/rig.js';
 
 describe('shutdown', () => {
@@ -28,6 +29,40 @@ describe('shutdown', () => {
     const upstream = rig.sim.simulator.requests().find((entry) => entry.path.endsWith('/responses'));
     expect(upstream?.outcome).toBe('client-aborted');
     expect(readdirSync(rig.studio.ctx.paths.generatedDir).filter((name) => !name.startsWith('.'))).toEqual([]);
+    await rig.stop();
+  });
+
+  it('lets a job that is already saving finish its save: nothing paid for is thrown away', async () => {
+    const rig = await startRig();
+    const seen: string[] = [];
+    let closing: Promise<void> | undefined;
+    rig.studio.ctx.events.subscribe((event) => {
+      if (event.requestId !== 'shutdown-saving-1') return;
+      seen.push(event.event === 'phase' ? `phase:${event.phase}` : String(event.event));
+      if (event.event === 'phase' && event.phase === 'saving') closing = rig.studio.close();
+    });
+    const accepted = await rig.post('/api/generate', { prompt: 'a heron', provider: 'api', async: true, requestId: 'shutdown-saving-1' });
+    expect(accepted.status).toBe(202);
+    for (let attempt = 0; attempt < 500 && !closing; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await closing;
+    expect(seen).toContain('phase:saving');
+    expect(seen[seen.length - 1]).toBe('done');
+    expect(readdirSync(rig.studio.ctx.paths.generatedDir).filter((name) => name.endsWith('.png'))).toHaveLength(1);
+    await rig.stop();
+  });
+
+  it('tells a per-request stream why it ends: the error event arrives before the stream closes', async () => {
+    const rig = await startRig();
+    const response = await rig.post('/api/generate', { prompt: 'a slow crane [sim:slow=3000]', provider: 'api' }, { accept: 'text/event-stream' });
+    const events: Record<string, unknown>[] = [];
+    const reading = (async () => {
+      for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) events.push(JSON.parse(message.data));
+    })();
+    for (let attempt = 0; attempt < 500 && !events.some((event) => event.phase === 'planning'); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await rig.studio.close();
+    await reading;
+    const last = events[events.length - 1];
+    expect(last).toMatchObject({ event: 'error', error: { code: 'JOB_CANCELLED', message: 'The studio is shutting down.' } });
     await rig.stop();
   });
 });

@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventChannel } from './channel.js';
-import type { ChannelEvent } from './types.js';
 
-/** Events after which a per-request stream ends. */
-export const DEFAULT_TERMINAL_EVENTS: readonly string[] = ['done', 'error'];
+/** Events after which a per-request stream ends (a batch's slots report `slot_done` / `slot_error`). */
+const TERMINAL_EVENTS = new Set(['done', 'error']);
 
 /** True when the client asked for a per-request event stream (`Accept: text/event-stream`). */
 export const wantsEventStream = (request: FastifyRequest): boolean =>
@@ -11,10 +10,6 @@ export const wantsEventStream = (request: FastifyRequest): boolean =>
 
 export interface RequestStreamOptions {
   requestId: string;
-  /** Event names that end the stream (default `done`, `error`). */
-  terminalEvents?: readonly string[];
-  /** Overrides terminalEvents when the name alone is not enough (e.g. per-slot `done` of a batch). */
-  isTerminal?: (event: ChannelEvent) => boolean;
   /** The client went away (or stopped reading) before a terminal event: cancel the job here. */
   onClientClose?: () => void;
 }
@@ -25,10 +20,9 @@ export interface RequestStreamOptions {
  * start the job after. The promise settles when the response is over.
  */
 export function streamRequestEvents(reply: FastifyReply, channel: EventChannel, options: RequestStreamOptions): Promise<void> {
-  const terminal = new Set(options.terminalEvents ?? DEFAULT_TERMINAL_EVENTS);
   return channel.openStream(reply, {
     filter: (event) => event.requestId === options.requestId,
-    isLast: options.isTerminal ?? ((event) => terminal.has(event.event)),
+    isLast: (event) => TERMINAL_EVENTS.has(event.event),
     onClientClose: options.onClientClose,
   });
 }

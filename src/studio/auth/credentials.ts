@@ -9,13 +9,6 @@ export interface ResolvedKey {
   readonly source: KeySource;
 }
 
-/** Shows enough of a key to recognise it and never enough to use it. */
-export function maskKey(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed.length <= 8) return '•'.repeat(Math.max(4, trimmed.length));
-  return `${trimmed.slice(0, 3)}…${trimmed.slice(-4)}`;
-}
-
 /** The key a lane uses: environment first (it cannot be changed through the API), then config.json. */
 export function resolveKey(
   namespace: KeyNamespace,

@@ -1,20 +1,24 @@
-// The limits of the studio, declared once. The spec's Limits table plus the
-// ones it leaves open (marked "ours").
+import { BETA_ASPECT_RATIOS, BETA_RESOLUTION_TIERS, VIDEO_DURATION_SECONDS } from './controls.js';
+import { LANES } from './lanes.js';
+
+// The limits of the studio: the spec's Limits table as one view (its lane
+// limits are declared in the lane table, its counts by the value lists), plus
+// the limits the spec leaves open (marked "ours"), declared here.
 export const LIMITS = {
   /** alpha, alpha-api: references + node parent image + agent current image. */
-  alphaInputImages: 3,
-  cligenReferences: 3,
-  gammaReferences: 10,
-  deltaReferences: 1,
-  epsilonReferences: 0,
+  alphaInputImages: LANES.alpha.maxReferences,
+  cligenReferences: LANES.cligen.maxReferences,
+  gammaReferences: LANES.gamma.maxReferences,
+  deltaReferences: LANES.delta.maxReferences,
+  epsilonReferences: LANES.epsilon.maxReferences,
   cligenOutput: { width: 1024, height: 1024, format: 'jpeg' },
-  betaGenerationTimeoutSeconds: 120,
-  cligenProcessTimeoutSeconds: 360,
-  videoDurationSeconds: { min: 1, max: 15 },
+  betaGenerationTimeoutSeconds: LANES['beta-api'].timeoutMs / 1000,
+  cligenProcessTimeoutSeconds: LANES.cligen.timeoutMs / 1000,
+  videoDurationSeconds: VIDEO_DURATION_SECONDS,
   referenceToVideoReferences: { min: 2, max: 14 },
   referenceToVideoMaxSeconds: { 'alpha-video-1.5': 15, 'alpha-video': 10 },
-  betaAspectRatios: 10,
-  betaResolutionTiers: 4,
+  betaAspectRatios: BETA_ASPECT_RATIOS.length,
+  betaResolutionTiers: BETA_RESOLUTION_TIERS.length,
   // Ours (the spec leaves these open):
   /** Largest decoded reference image. */
   referenceMaxBytes: 20 * 1024 * 1024,

@@ -120,9 +120,17 @@ export class JobRegistry {
     return job.info();
   }
 
-  /** Shutdown: cancel everything still running. */
-  cancelAll(message: string): void {
-    for (const job of this.jobs.values()) job.cancel(message);
+  /**
+   * Shutdown: cancel everything still running and wait (at most `graceMs`)
+   * until each job has published its terminal event. A job already saving
+   * finishes its save, so nothing paid for is thrown away.
+   */
+  async cancelAll(message: string, graceMs: number): Promise<void> {
+    const running = [...this.jobs.values()];
+    for (const job of running) job.cancel(message);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(running.map((job) => job.settled)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
   }
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import { REASONING_EFFORTS } from '../catalog/controls.js';
-import { MODELS, findModel, resolveModel } from '../catalog/models.js';
+import { MODELS, resolveModel } from '../catalog/models.js';
 import { isLaneId, type ProviderLaneId } from '../catalog/lanes.js';
 import type { StudioContext } from '../context.js';
 import { effectiveDefaults } from '../defaults.js';
@@ -16,6 +16,12 @@ const body = z
   })
   .strict();
 
+/**
+ * The default model is one concept across oauth and api, so it must run on both:
+ * the api ids (each maps onto an oauth model) and lang-6-astra.
+ */
+const SHARED_MODELS = MODELS.filter((spec) => spec.lanes.includes('api') && spec.lanes.includes('oauth')).map((spec) => spec.id);
+
 /** Persisted defaults: one model and one reasoning effort across oauth and api, and a video target. */
 export function registerDefaultsRoutes(app: FastifyInstance, ctx: StudioContext): void {
   app.get('/api/defaults', async () => effectiveDefaults(ctx));
@@ -25,13 +31,8 @@ export function registerDefaultsRoutes(app: FastifyInstance, ctx: StudioContext)
     if (!parsed.success) throw new ServiceError('INVALID_SETTING', parsed.error.issues[0]?.message, { details: { valid: ['model', 'reasoning', 'video'] } });
     const { model, reasoning, video } = parsed.data;
 
-    if (model !== undefined) {
-      const spec = findModel(model);
-      if (!spec || spec.kind !== 'chat') {
-        // Both lanes share the setting, so any chat model is valid.
-        const valid = MODELS.filter((candidate) => candidate.kind === 'chat').map((candidate) => candidate.id);
-        throw new ServiceError('INVALID_IMAGE_MODEL', `"${model}" is not a model of the oauth or api lanes.`, { details: { valid } });
-      }
+    if (model !== undefined && !SHARED_MODELS.includes(model)) {
+      throw new ServiceError('INVALID_IMAGE_MODEL', `"${model}" cannot be the default of both the oauth and the api lanes.`, { details: { valid: SHARED_MODELS } });
     }
     if (reasoning !== undefined && !(REASONING_EFFORTS as readonly string[]).includes(reasoning)) {
       throw new ServiceError('INVALID_SETTING', `Reasoning effort must be one of ${REASONING_EFFORTS.join(', ')}.`, { details: { valid: REASONING_EFFORTS } });

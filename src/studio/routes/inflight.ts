@@ -5,8 +5,6 @@ import { jobRegistry } from '../jobs/registry.js';
 /** The in-flight registry over HTTP: list jobs, cancel one (its upstream call is aborted). */
 export function registerInflightRoutes(app: FastifyInstance, ctx: StudioContext): void {
   const jobs = jobRegistry(ctx);
-  // Before the server waits for open requests: a sync job stuck upstream must not hold shutdown.
-  app.addHook('preClose', async () => jobs.cancelAll('The studio is shutting down.'));
 
   app.get('/api/inflight', async () => ({ jobs: jobs.list() }));
 

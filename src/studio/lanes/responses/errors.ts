@@ -1,3 +1,4 @@
+import { maskSecrets } from '../../../common/secrets.js';
 import { ServiceError, type ErrorCode } from '../../../common/errors.js';
 
 // Upstream failures of the Responses-style lanes, mapped to our codes in one
@@ -73,7 +74,7 @@ const upstreamDetails = (info: UpstreamErrorInfo) => {
   if (info.status !== undefined) details.upstreamStatus = info.status;
   if (info.code) details.upstreamCode = info.code;
   if (info.type) details.upstreamType = info.type;
-  if (info.message) details.upstreamMessage = info.message.replace(/(sk|Bearer)[-_ ][\w.-]+/g, '$1-…').slice(0, 300);
+  if (info.message) details.upstreamMessage = maskSecrets(info.message).slice(0, 300);
   return details;
 };
 
@@ -84,7 +85,8 @@ function error(code: ErrorCode, message: string, info: UpstreamErrorInfo): Servi
     details.retryAfterSeconds = info.retryAfterSeconds;
     headers = { 'Retry-After': String(info.retryAfterSeconds) };
   }
-  return new ServiceError(code, message, { details, headers });
+  // The message quotes the upstream's words, which may echo a credential back.
+  return new ServiceError(code, maskSecrets(message), { details, headers });
 }
 
 /** Maps an upstream failure (HTTP answer or in-stream error) to our code. */

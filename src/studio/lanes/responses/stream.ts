@@ -3,7 +3,6 @@ import { readSse } from '../../../common/events/client.js';
 import type { ImageFormat } from '../../catalog/controls.js';
 import type { LaneJob, LaneUsage } from '../types.js';
 import { networkError, parseUpstreamError, toLaneError, type ResponsesLane } from './errors.js';
-import type { JsonObject } from './request.js';
 
 // One `POST …/responses` with `stream: true`: plain fetch (no SDK, so nothing
 // retries a billable call behind our back), a whole-call timeout, the job's
@@ -13,7 +12,8 @@ export interface ResponsesCall {
   readonly lane: ResponsesLane;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: JsonObject;
+  /** From buildResponsesBody: sent as is, its shared image parts never copied into one string. */
+  readonly body: Blob;
   readonly timeoutMs: number;
   /** Format asked of the tool; used when an event does not say. */
   readonly format: ImageFormat;
@@ -93,6 +93,16 @@ class OutcomeBuilder {
  * signal's reason when the job was cancelled.
  */
 export async function callResponses(call: ResponsesCall): Promise<ResponsesOutcome> {
+  try {
+    return await callUpstream(call);
+  } catch (error) {
+    // Whatever the upstream said may echo the credential this call sent: never let it out.
+    const credential = call.headers.authorization?.replace(/^Bearer\s+/i, '');
+    throw error instanceof ServiceError ? error.withSecretsMasked([credential]) : error;
+  }
+}
+
+async function callUpstream(call: ResponsesCall): Promise<ResponsesOutcome> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -119,7 +129,7 @@ export async function callResponses(call: ResponsesCall): Promise<ResponsesOutco
       response = await fetch(call.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
-        body: JSON.stringify(call.body),
+        body: call.body,
         signal: controller.signal,
       });
     } catch (error) {
