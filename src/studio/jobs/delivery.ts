@@ -22,17 +22,66 @@ export function deliveryMode(request: FastifyRequest, body: { async?: boolean; r
   return wantsEventStream(request) ? 'stream' : 'sync';
 }
 
+/** Whether the client of a request is still connected; watched from route entry on. */
+export interface ClientPresence {
+  /** True once the connection closed before the answer was complete. */
+  readonly gone: boolean;
+  /** Runs `listener` when the client goes (at once if it already has). */
+  onGone(listener: () => void): void;
+}
+
+/**
+ * Starts watching the client's connection. Call it first thing in a route:
+ * planning (reference decoding, lane status) awaits, and a client that leaves
+ * meanwhile must still be noticed, or its job would start with nobody to answer.
+ */
+export function watchClient(request: FastifyRequest, reply: FastifyReply): ClientPresence {
+  let gone = false;
+  const listeners: Array<() => void> = [];
+  const leave = () => {
+    if (gone) return;
+    gone = true;
+    for (const listener of listeners.splice(0)) listener();
+  };
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) leave();
+  });
+  // A connection that closed before the route ran has already emitted its `close`.
+  if (reply.raw.destroyed || request.raw.socket?.destroyed) leave();
+  return {
+    get gone() {
+      return gone;
+    },
+    onGone(listener) {
+      if (gone) listener();
+      else listeners.push(listener);
+    },
+  };
+}
+
+export interface Delivery<T> {
+  readonly mode: DeliveryMode;
+  /** From `watchClient` at route entry. */
+  readonly client: ClientPresence;
+  /** Claims the requestId; called only once the job will really start. */
+  readonly reserve: () => RunningJob;
+  readonly work: (job: RunningJob) => Promise<T>;
+}
+
 export async function deliver<T>(
   ctx: StudioContext,
   request: FastifyRequest & { body: unknown },
   reply: FastifyReply,
-  mode: DeliveryMode,
-  job: RunningJob,
-  work: (job: RunningJob) => Promise<T>,
+  { mode, client, reserve, work }: Delivery<T>,
 ): Promise<T | FastifyReply> {
   // By default a client that goes away cancels its job (nobody is left to receive the answer);
   // `cancelOnDisconnect: false` keeps it running so the result can be picked up from history.
   const cancelOnDisconnect = (request.body as { cancelOnDisconnect?: boolean } | undefined)?.cancelOnDisconnect !== false;
+  if (mode !== 'async' && cancelOnDisconnect && client.gone) {
+    // Gone during planning: the job never starts (no upstream call, nothing saved, no requestId held).
+    throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
+  }
+  const job = reserve();
   if (mode === 'async') {
     // Errors reach the client as `error` events; nothing is left to await here.
     runJob(ctx, job, work).catch(() => {});
@@ -48,10 +97,6 @@ export async function deliver<T>(
     await streaming;
     return reply;
   }
-  if (cancelOnDisconnect) {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) job.cancel('The client disconnected before the answer.');
-    });
-  }
+  if (cancelOnDisconnect) client.onGone(() => job.cancel('The client disconnected before the answer.'));
   return runJob(ctx, job, work);
 }

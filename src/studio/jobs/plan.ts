@@ -99,42 +99,90 @@ function checkOperation(lane: ProviderLaneId, adapter: LaneAdapter, operation: O
   }
 }
 
-/** Validates and resolves one image request into a plan; throws the answer's ServiceError. */
-export async function planImage(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, edit?: EditInputs): Promise<ImagePlan> {
-  const mask = edit?.mask !== undefined && edit.mask !== null;
+/** One output of a batch: its requestId and its own settings (the input images are the batch's). */
+export interface PlanSlot {
+  readonly requestId: string;
+  readonly fields: Omit<ImageFields, 'references'>;
+}
+
+/** The input images of a request or batch, as the client sent them. */
+export interface PlanInputs {
+  readonly references?: readonly unknown[];
+  readonly edit?: EditInputs;
+}
+
+interface ResolvedSlot {
+  readonly lane: ProviderLaneId;
+  readonly adapter: LaneAdapter;
+  readonly model: ImagePlan['request']['model'];
+}
+
+/** Lane, model, capability checks and the credential preflight of one slot; no image is decoded here. */
+async function resolveSlot(ctx: StudioContext, fields: PlanSlot['fields'], operation: Operation, mask: boolean): Promise<ResolvedSlot> {
   const lane = await pickLane(ctx, fields.provider, operation, mask, fields.model);
   const adapter = LANE_ADAPTERS[lane] as LaneAdapter;
   checkOperation(lane, adapter, operation, mask);
   checkControls(lane, fields);
   const model = resolveModel(lane, fields.model ?? adapter.defaultModel?.(ctx));
   adapter.preflight?.(ctx);
+  return { lane, adapter, model };
+}
 
-  const spec = LANES[lane];
+/** How many references a lane takes next to the edited image, and the code for more. */
+const referenceLimit = (lane: ProviderLaneId, editing: boolean) => ({
+  lane,
+  max: Math.max(0, LANES[lane].maxReferences - (editing ? 1 : 0)),
+  tooManyCode: LANES[lane].codes?.tooManyReferences,
+});
+
+/**
+ * Validates and resolves the slots of one request into plans; throws the
+ * answer's ServiceError. Every slot is resolved first (so a lane or credential
+ * problem costs no decoding), then the input images are loaded once and the
+ * same (immutable) images go to every slot: a batch of n does not hold n
+ * copies of its references.
+ */
+export async function planBatch(ctx: StudioContext, slots: readonly PlanSlot[], inputs: PlanInputs, operation: Operation): Promise<ImagePlan[]> {
+  if (slots.length === 0) return [];
+  const { edit } = inputs;
+  const mask = edit?.mask !== undefined && edit.mask !== null;
+  const resolved: ResolvedSlot[] = [];
+  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.fields, operation, mask));
+
   const image = edit ? await loadImageInput(ctx, edit.image, 'image') : undefined;
   const maskImage = mask && edit ? await loadImageInput(ctx, edit.mask, 'mask') : undefined;
-  const references = await loadReferences(ctx, fields.references ?? [], {
-    lane,
-    max: Math.max(0, spec.maxReferences - (image ? 1 : 0)),
-    tooManyCode: spec.codes?.tooManyReferences,
-  });
+  // The count is checked against every slot's lane before any decoding; an error names the first lane it exceeds.
+  const limits = resolved.map(({ lane }) => referenceLimit(lane, image !== undefined));
+  const count = Array.isArray(inputs.references) ? inputs.references.length : 0;
+  const limit = limits.find(({ max }) => count > max) ?? limits[0];
+  const references = await loadReferences(ctx, inputs.references ?? [], limit);
 
-  return {
-    lane,
-    adapter,
-    operation,
-    request: {
-      requestId,
-      prompt: fields.prompt,
-      model,
-      format: fields.format ?? DEFAULT_FORMAT,
-      quality: fields.quality,
-      size: fields.size,
-      moderation: fields.moderation,
-      reasoning: fields.reasoning,
-      negativePrompt: fields.negativePrompt,
-      references,
-      image,
-      mask: maskImage,
-    },
-  };
+  return resolved.map(({ lane, adapter, model }, index): ImagePlan => {
+    const { requestId, fields } = slots[index];
+    return {
+      lane,
+      adapter,
+      operation,
+      request: {
+        requestId,
+        prompt: fields.prompt,
+        model,
+        format: fields.format ?? DEFAULT_FORMAT,
+        quality: fields.quality,
+        size: fields.size,
+        moderation: fields.moderation,
+        reasoning: fields.reasoning,
+        negativePrompt: fields.negativePrompt,
+        references,
+        image,
+        mask: maskImage,
+      },
+    };
+  });
+}
+
+/** Validates and resolves one image request into a plan; throws the answer's ServiceError. */
+export async function planImage(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, edit?: EditInputs): Promise<ImagePlan> {
+  const [plan] = await planBatch(ctx, [{ requestId, fields }], { references: fields.references, edit }, operation);
+  return plan;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
@@ -39,17 +40,19 @@ export interface ChatSession {
   readonly raw: AuthFile;
 }
 
-/** Reads the session; OAUTH_UNAVAILABLE when there is none usable (no file, or no chat tokens in it). */
-export async function readChatSession(file: string): Promise<ChatSession> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ServiceError('OAUTH_UNAVAILABLE', code === 'ENOENT' ? 'No chat OAuth session: sign in with the chat CLI (or set SVC_OAUTH_AUTH_FILE).' : `The chat OAuth session file cannot be read (${code}).`, {
-      details: { file },
-    });
-  }
+const unreadable = (file: string, error: unknown): ServiceError => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new ServiceError('OAUTH_UNAVAILABLE', code === 'ENOENT' ? 'No chat OAuth session: sign in with the chat CLI (or set SVC_OAUTH_AUTH_FILE).' : `The chat OAuth session file cannot be read (${code}).`, {
+    details: { file },
+  });
+};
+
+/**
+ * The one readiness rule of a session file: valid JSON of the CLI's shape with
+ * chat tokens in it. Preflight, the lane probe (/api/providers, `auto`) and the
+ * call itself all go through here, so a lane reported ready is one that runs.
+ */
+function parseChatSession(file: string, text: string): ChatSession {
   let parsed: AuthFile;
   try {
     parsed = authFileSchema.parse(JSON.parse(text));
@@ -69,6 +72,28 @@ export async function readChatSession(file: string): Promise<ChatSession> {
     lastRefresh: parsed.last_refresh ?? undefined,
     raw: parsed,
   };
+}
+
+/** Reads the session; OAUTH_UNAVAILABLE when there is none usable (no file, or no chat tokens in it). */
+export async function readChatSession(file: string): Promise<ChatSession> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  return parseChatSession(file, text);
+}
+
+/** The same check, synchronous (preflight runs before a job is accepted; the file is small). */
+export function readChatSessionSync(file: string): ChatSession {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+  return parseChatSession(file, text);
 }
 
 /** Tokens a refresh returned; every field optional (contract: persist whichever arrive). */

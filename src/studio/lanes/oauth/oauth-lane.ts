@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, readFileSync } from 'node:fs';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { effectiveDefaults } from '../../defaults.js';
 import { responsesImage } from '../responses/image-call.js';
 import type { LaneAdapter, LaneImageRequest, LaneImageResult, LaneJob, LaneStatus } from '../types.js';
-import { authFileSchema, type ChatSession } from './auth-file.js';
+import { readChatSessionSync, type ChatSession } from './auth-file.js';
 import { accountIdClaim } from './jwt.js';
 import { usableSession } from './refresh.js';
 
@@ -48,23 +47,20 @@ async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob):
   }
 }
 
-/** A session file that exists but cannot be used is `needs_credential`, not `ready`. */
+/** A session file that exists but cannot be used is `needs_credential`, not `ready` (same rule as preflight). */
 async function probe(ctx: StudioContext): Promise<LaneStatus | undefined> {
   try {
-    const parsed = authFileSchema.safeParse(JSON.parse(readFileSync(ctx.oauthAuthFile(), 'utf8')));
-    if (parsed.success && parsed.data.tokens?.access_token) return undefined;
-  } catch {
-    // Fall through: unreadable or not JSON.
+    readChatSessionSync(ctx.oauthAuthFile());
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { state: 'needs_credential', reason: error.message };
   }
-  return { state: 'needs_credential', reason: 'The chat OAuth session file holds no usable chat tokens; sign in again.' };
 }
 
+/** Refuses the job (401 OAUTH_UNAVAILABLE) before it is accepted, even when async, if the session cannot be used. */
 function preflight(ctx: StudioContext): void {
-  try {
-    accessSync(ctx.oauthAuthFile(), constants.R_OK);
-  } catch {
-    throw new ServiceError('OAUTH_UNAVAILABLE', 'No chat OAuth session: sign in with the chat CLI (or set SVC_OAUTH_AUTH_FILE).');
-  }
+  readChatSessionSync(ctx.oauthAuthFile());
 }
 
 export const oauthLane: LaneAdapter = {

@@ -39,14 +39,79 @@ export interface ResponsesBodyInput {
   readonly instructions: string;
 }
 
-export type JsonObject = { [key: string]: JsonValue };
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+/** An input image inside a body: its data URL is spliced in when the body is serialized. */
+class ImageUrl {
+  constructor(readonly image: LaneInputImage) {}
+}
 
-export const dataUrl = (image: LaneInputImage): string => `data:${image.mime};base64,${image.bytes.toString('base64')}`;
+/** A body under construction: JSON, with input images standing in for their data URLs. */
+type BodyValue = string | number | boolean | null | BodyValue[] | BodyObject | ImageUrl;
+type BodyObject = { [key: string]: BodyValue };
 
-export function buildResponsesBody(input: ResponsesBodyInput): JsonObject {
+/** Size of the pieces an image's data URL is sent in: fetch reads a Blob one part at a time. */
+const DATA_URL_PIECE_BYTES = 1 << 20;
+
+const dataUrls = new WeakMap<LaneInputImage, readonly Blob[]>();
+
+/**
+ * The `data:` URL of an input image as Blob pieces, encoded once per image
+ * object and kept outside the JS heap. The slots of a batch (and an oauth
+ * retry) get the same image objects, so they send this one copy instead of each
+ * encoding their own. Pieces are slices (views, not copies), so a call in
+ * flight holds about one piece, not a whole image.
+ */
+export function dataUrlPieces(image: LaneInputImage): readonly Blob[] {
+  let pieces = dataUrls.get(image);
+  if (!pieces) {
+    const whole = new Blob([`data:${image.mime};base64,`, image.bytes.toString('base64')]);
+    const slices: Blob[] = [];
+    for (let start = 0; start < whole.size; start += DATA_URL_PIECE_BYTES) slices.push(whole.slice(start, start + DATA_URL_PIECE_BYTES));
+    pieces = slices;
+    dataUrls.set(image, pieces);
+  }
+  return pieces;
+}
+
+/** Appends a part, joining adjacent text so the body is a few parts, not hundreds. */
+function append(parts: BlobPart[], part: BlobPart): void {
+  const last = parts.length - 1;
+  if (typeof part === 'string' && typeof parts[last] === 'string') parts[last] = `${parts[last] as string}${part}`;
+  else parts.push(part);
+}
+
+/** JSON text as blob parts: the structure as text, each image as its shared data-URL pieces (which need no escaping). */
+function serialize(value: BodyValue, parts: BlobPart[]): void {
+  if (value instanceof ImageUrl) {
+    append(parts, '"');
+    for (const piece of dataUrlPieces(value.image)) append(parts, piece);
+    append(parts, '"');
+  } else if (Array.isArray(value)) {
+    append(parts, '[');
+    value.forEach((item, index) => {
+      if (index > 0) append(parts, ',');
+      serialize(item, parts);
+    });
+    append(parts, ']');
+  } else if (value !== null && typeof value === 'object') {
+    append(parts, '{');
+    Object.entries(value).forEach(([key, item], index) => {
+      append(parts, `${index > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+      serialize(item, parts);
+    });
+    append(parts, '}');
+  } else {
+    append(parts, JSON.stringify(value));
+  }
+}
+
+/**
+ * The request body, ready for fetch: a Blob whose image parts are the shared
+ * data-URL blobs, so n concurrent calls with the same inputs do not hold n
+ * serialized copies of them (fetch streams a Blob and sets its length).
+ */
+export function buildResponsesBody(input: ResponsesBodyInput): Blob {
   const { tool } = input;
-  const imageTool: JsonObject = {
+  const imageTool: BodyObject = {
     type: 'image_generation',
     model: tool.model,
     output_format: tool.format,
@@ -56,15 +121,15 @@ export function buildResponsesBody(input: ResponsesBodyInput): JsonObject {
   if (tool.quality) imageTool.quality = tool.quality;
   if (tool.moderation) imageTool.moderation = tool.moderation;
   if (tool.action === 'edit') imageTool.action = 'edit';
-  if (input.mask) imageTool.input_image_mask = { image_url: dataUrl(input.mask) };
+  if (input.mask) imageTool.input_image_mask = { image_url: new ImageUrl(input.mask) };
 
-  const content: JsonValue[] = [{ type: 'input_text', text: input.prompt }];
-  for (const image of input.images) content.push({ type: 'input_image', image_url: dataUrl(image), detail: 'auto' });
+  const content: BodyValue[] = [{ type: 'input_text', text: input.prompt }];
+  for (const image of input.images) content.push({ type: 'input_image', image_url: new ImageUrl(image), detail: 'auto' });
 
-  const tools: JsonValue[] = [imageTool];
+  const tools: BodyValue[] = [imageTool];
   if (input.webSearch) tools.push({ type: 'web_search' });
 
-  const body: JsonObject = {
+  const body: BodyObject = {
     model: input.model,
     instructions: input.instructions,
     input: [{ role: 'user', content }],
@@ -75,5 +140,7 @@ export function buildResponsesBody(input: ResponsesBodyInput): JsonObject {
   };
   if (input.reasoning) body.reasoning = { effort: input.reasoning };
   if (input.store !== undefined) body.store = input.store;
-  return body;
+  const parts: BlobPart[] = [];
+  serialize(body, parts);
+  return new Blob(parts, { type: 'application/json' });
 }

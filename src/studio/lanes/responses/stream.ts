@@ -130,6 +130,10 @@ async function callUpstream(call: ResponsesCall): Promise<ResponsesOutcome> {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
         body: call.body,
+        // No redirects and no window: fetch then sends the request itself instead of a clone, whose
+        // teed body would keep every byte sent in memory until the call ends (a copy per call).
+        redirect: 'error',
+        window: null,
         signal: controller.signal,
       });
     } catch (error) {
