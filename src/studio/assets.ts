@@ -1,9 +1,9 @@
-import { access, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import type { StudioContext } from './context.js';
-import { isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
+import { fileExists, isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
 import { sniffImageType, type ImageFormat } from './media/image-type.js';
 import { embedMetadata, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
@@ -76,20 +76,14 @@ function creationTime(value: string | undefined): Date {
   return Number.isNaN(date.getTime()) ? new Date() : date;
 }
 
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 /** A fresh name whose image and thumbnail are free on disk and in the table (tombstones included). */
 async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, format: ImageFormat): Promise<{ filename: string; thumbnail: string }> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const filename = newAssetFilename(createdAt, prompt, format);
     const thumbnail = thumbnailNameOf(filename);
     if (isNameTaken(ctx.db, filename, thumbnail)) continue;
-    if (await exists(pathInside(ctx.paths.generatedDir, filename))) continue;
-    if (await exists(pathInside(ctx.paths.thumbnailsDir, thumbnail))) continue;
+    if (await fileExists(pathInside(ctx.paths.generatedDir, filename))) continue;
+    if (await fileExists(pathInside(ctx.paths.thumbnailsDir, thumbnail))) continue;
     return { filename, thumbnail };
   }
   throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');

@@ -1,4 +1,4 @@
-import { access, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicTempWriterPid, isAtomicTempName } from '../common/atomic-file.js';
@@ -6,7 +6,7 @@ import { ServiceError } from '../common/errors.js';
 import { adoptOrphanAssets, recordOf, type AssetRecord } from './assets.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
-import { pathInside } from './media/filename.js';
+import { fileExists, pathInside } from './media/filename.js';
 import {
   findAsset,
   listLiveAssets,
@@ -146,12 +146,6 @@ export function deleteHistoryAsset(ctx: StudioContext, filename: string, now = n
   return { filename, deletedAt, restorableUntil: restorableUntilOf(ctx, deletedAt) };
 }
 
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 /** Brings a tombstoned asset back within the retention window; a live asset answers as is. */
 export async function restoreHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Promise<AssetRecord> {
   const row = findAsset(ctx.db, filename);
@@ -163,7 +157,7 @@ export async function restoreHistoryAsset(ctx: StudioContext, filename: string, 
       details: { filename, deletedAt: row.deleted_at, restorableUntil },
     });
   }
-  if (!(await exists(pathInside(ctx.paths.generatedDir, filename)))) {
+  if (!(await fileExists(pathInside(ctx.paths.generatedDir, filename)))) {
     throw new ServiceError('NOT_FOUND', `The file of ${filename} is gone from the generated directory.`, { details: { filename } });
   }
   markAssetRestored(ctx.db, filename);

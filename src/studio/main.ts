@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { effectiveDefaults } from './defaults.js';
 import { jobRegistry } from './jobs/registry.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
@@ -32,6 +33,13 @@ export interface RunningStudio {
 /** Builds the context and app, binds (with port fallback) and advertises the bound port. */
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
   const ctx = createStudioContext(options);
+  try {
+    // A bad SVC_API_* value is the server's misconfiguration, not a client's bad request: refuse to start.
+    effectiveDefaults(ctx);
+  } catch (error) {
+    await ctx.close();
+    throw new Error(`Invalid configuration: ${(error as Error).message}`, { cause: error });
+  }
   const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger });
   const host = options.host ?? '127.0.0.1';
   let port: number;

@@ -253,6 +253,11 @@ describe('serving', () => {
     expect(readDescriptor(file)).toEqual(other);
   });
 
+  it('refuses to start with an invalid SVC_API_* value, naming it', async () => {
+    await expect(startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_REASONING_EFFORT: 'extreme' } })).rejects.toThrow(/Invalid configuration: SVC_API_REASONING_EFFORT/);
+    await expect(startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_IMAGE_SIZE: '1000x1000' } })).rejects.toThrow(/SVC_API_IMAGE_SIZE/);
+  });
+
   it('refuses to bind beyond loopback without a token', async () => {
     await expect(startStudio({ host: '0.0.0.0', port: 0, descriptor: false, env: { SVC_HOME: makeTempHome() } })).rejects.toThrow(/SVC_TOKEN/);
   });

@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve, sep } from 'node:path';
 import { ServiceError } from '../../common/errors.js';
@@ -51,3 +52,17 @@ export function pathInside(dir: string, name: string): string {
   if (!path.startsWith(base + sep)) throw new ServiceError('INVALID_FILENAME');
   return path;
 }
+
+/** The `:filename` route parameter, validated (400 INVALID_FILENAME otherwise). */
+export function filenameParam(params: unknown): string {
+  const filename = (params as { filename?: unknown }).filename;
+  assertValidFilename(filename);
+  return filename;
+}
+
+/** Whether a file exists (no throw). */
+export const fileExists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );

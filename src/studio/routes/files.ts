@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
 import type { StudioContext } from '../context.js';
-import { assertValidFilename, pathInside } from '../media/filename.js';
+import { filenameParam, pathInside } from '../media/filename.js';
 import { mimeOf, type ImageFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
 import { findAsset, findLiveByThumbnail } from '../store/assets.js';
@@ -39,12 +39,6 @@ async function sendFile(reply: FastifyReply, dir: string, filename: string, form
   }
   await handle.close();
   return reply.send(Buffer.alloc(0));
-}
-
-function filenameParam(params: unknown): string {
-  const filename = (params as { filename?: unknown }).filename;
-  assertValidFilename(filename);
-  return filename;
 }
 
 /** GET /generated/:filename and /generated/thumbs/:filename: files of live history assets only. */

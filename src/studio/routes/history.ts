@@ -14,7 +14,7 @@ import {
   restoreHistoryAsset,
   startHistorySweeper,
 } from '../history.js';
-import { assertValidFilename, pathInside } from '../media/filename.js';
+import { filenameParam, pathInside } from '../media/filename.js';
 
 const pageSize = z.coerce.number().int().min(1).max(LIMITS.historyPageMax);
 
@@ -39,12 +39,6 @@ function parseQuery(query: unknown): z.infer<typeof listQuery> {
     throw new ServiceError('BAD_REQUEST', 'Use either groupBy=session or session=<title>, not both.');
   }
   return parsed.data;
-}
-
-function filenameParam(params: unknown): string {
-  const filename = (params as { filename?: unknown }).filename;
-  assertValidFilename(filename);
-  return filename;
 }
 
 /** GET /api/history (+ one asset, delete, restore) and the tombstone sweeper's lifecycle. */

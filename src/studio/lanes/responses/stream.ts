@@ -1,6 +1,6 @@
 import { ServiceError } from '../../../common/errors.js';
 import { readSse } from '../../../common/events/client.js';
-import type { ImageFormat } from '../../catalog/controls.js';
+import { IMAGE_FORMATS, type ImageFormat } from '../../catalog/controls.js';
 import type { LaneJob, LaneUsage } from '../types.js';
 import { networkError, parseUpstreamError, toLaneError, type ResponsesLane } from './errors.js';
 
@@ -32,8 +32,8 @@ export interface ResponsesOutcome {
 type StreamEvent = Record<string, unknown> & { type?: string };
 type Item = Record<string, unknown> & { type?: string };
 
-const FORMATS = new Set<string>(['png', 'jpeg', 'webp']);
-const formatOf = (value: unknown, fallback: ImageFormat): ImageFormat => (typeof value === 'string' && FORMATS.has(value) ? (value as ImageFormat) : fallback);
+const formatOf = (value: unknown, fallback: ImageFormat): ImageFormat =>
+  typeof value === 'string' && (IMAGE_FORMATS as readonly string[]).includes(value) ? (value as ImageFormat) : fallback;
 const asRecord = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined);
 
 function usageOf(response: Record<string, unknown> | undefined): LaneUsage | undefined {
