@@ -5,9 +5,10 @@ import type { DoneEvent, NormalizedEvent, OutputEvent } from './agents/types.js'
 import type { ChatConfig } from './config.js';
 import type { ChatEvents, QueueState } from './events.js';
 import { CHAT_LIMITS } from './limits.js';
-import { AgentProcess } from './runs/agent-process.js';
-import type { StopRequest } from './runs/run-outcome.js';
-import type { ChatSession, ChatStore } from './store/chat-store.js';
+import { AgentProcess, type RunEnd } from './runs/agent-process.js';
+import { maskSecrets } from '../common/secrets.js';
+import { REASON_MAX_CHARS, type StopRequest } from './runs/run-outcome.js';
+import type { ChatMessage, ChatSession, ChatStore } from './store/chat-store.js';
 import { newTraceId } from './traces/trace-id.js';
 import { TraceWriter } from './traces/trace-writer.js';
 
@@ -48,6 +49,13 @@ interface ActiveRun {
   process?: AgentProcess;
   /** Text output so far: the assistant message, also when the run is stopped. */
   text: string;
+  /** Output events so far (text, thinking, tools). */
+  outputs: number;
+  /** The first stop asked for (cancel, steer, shutdown), even one that came too late to change the outcome. */
+  stopRequest?: StopRequest;
+  /** Set by finish(): the run's done was delivered. */
+  ended?: boolean;
+  /** Settles (never rejects) once the run ended and the queue moved on. */
   finished?: Promise<void>;
 }
 
@@ -69,6 +77,13 @@ export interface SessionQueueStatus {
   pending: number;
 }
 
+/** What /cancel did: `cancelled` only when it stopped a running program. */
+export interface CancelResult {
+  cancelled: boolean;
+  /** The session's active run, when there is one. */
+  traceId?: string;
+}
+
 export interface Accepted {
   accepted: AcceptedLine;
   /** Stops delivering lines to the listener (the run goes on). */
@@ -76,6 +91,11 @@ export interface Accepted {
 }
 
 const SHUTDOWN: StopRequest = { status: 'cancelled', reason: 'the server is shutting down' };
+
+/** Failures the service survives (an answer not saved, a broken publish) still reach the operator. */
+function logFailure(what: string, error: unknown): void {
+  process.stderr.write(`svc-chat: ${what}: ${maskSecrets((error as Error)?.message ?? String(error))}\n`);
+}
 
 /**
  * Runs prompts through agent programs: one active run per session, later
@@ -110,12 +130,23 @@ export class ChatService {
     return this.accept(input, listener, true);
   }
 
-  /** Stops the session's active run; the queue moves on. */
-  cancel(sessionId: string): { cancelled: boolean; traceId?: string } {
+  /**
+   * Stops the session's active run; the queue moves on. Not `cancelled` when
+   * the program had already finished on its own (its outcome stands) or a stop
+   * is already under way.
+   */
+  cancel(sessionId: string): CancelResult {
     const active = this.queues.get(sessionId)?.active;
     if (!active) return { cancelled: false };
-    this.stop(active, { status: 'cancelled', reason: 'cancelled by /cancel' });
-    return { cancelled: true, traceId: active.run.traceId };
+    return { cancelled: this.stop(active, { status: 'cancelled', reason: 'cancelled by /cancel' }), traceId: active.run.traceId };
+  }
+
+  /**
+   * SIGKILLs every active run's process tree at once, synchronously: for the
+   * process `exit` hook, when the server goes down without a graceful close.
+   */
+  killActiveNow(): void {
+    for (const queue of this.queues.values()) queue.active?.process?.killNow();
   }
 
   queueState(sessionId: string): QueueState {
@@ -158,9 +189,20 @@ export class ChatService {
     this.closing = true;
     const finishing: Promise<void>[] = [];
     for (const queue of this.queues.values()) {
-      for (const run of queue.pending.splice(0)) this.finishUnstarted(run, SHUTDOWN);
+      // One run that cannot be ended cleanly must not keep the others from ending.
+      for (const run of queue.pending.splice(0)) {
+        try {
+          this.finishUnstarted(run, SHUTDOWN);
+        } catch (error) {
+          logFailure(`run ${run.traceId} did not end cleanly at shutdown`, error);
+        }
+      }
       if (queue.active) {
-        this.stop(queue.active, SHUTDOWN);
+        try {
+          this.stop(queue.active, SHUTDOWN);
+        } catch (error) {
+          logFailure(`run ${queue.active.run.traceId} could not be stopped`, error);
+        }
         if (queue.active.finished) finishing.push(queue.active.finished);
       }
     }
@@ -180,13 +222,15 @@ export class ChatService {
   private accept(input: PromptInput, listener: RunListener, steer: boolean): Accepted {
     this.assertOpen();
     const sessionId = this.resolveSession(input.sessionId);
-    const queue = this.queueOf(sessionId);
-    if (queue.pending.length >= CHAT_LIMITS.pendingMaxPerSession) {
-      throw new ServiceError('SERVICE_UNAVAILABLE', `Session ${sessionId} already has ${queue.pending.length} waiting messages.`);
+    const waiting = this.queues.get(sessionId)?.pending.length ?? 0;
+    if (waiting >= CHAT_LIMITS.pendingMaxPerSession) {
+      throw new ServiceError('SERVICE_UNAVAILABLE', `Session ${sessionId} already has ${waiting} waiting messages.`);
     }
     const agent = input.agent ?? this.config.defaultAgent;
     const traceId = newTraceId();
     const message = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId });
+    // Only a saved prompt joins the queue (a failed save leaves no empty queue behind).
+    const queue = this.queueOf(sessionId);
     const run: QueuedRun = {
       traceId, sessionId, agent, prompt: input.prompt, messageId: message.id,
       listeners: new Set([listener]),
@@ -208,9 +252,13 @@ export class ChatService {
     return { accepted, detach: () => run.listeners.delete(listener) };
   }
 
-  private stop(active: ActiveRun, request: StopRequest): void {
-    active.run.trace.write('stop', { ...request });
-    active.process?.stop(request);
+  /** Asks the active run to stop; true when that stopped a running program (and so decides its status). */
+  private stop(active: ActiveRun, request: StopRequest): boolean {
+    if (active.ended) return false;
+    active.stopRequest ??= request;
+    const stopped = active.process?.stop(request) ?? false;
+    active.run.trace.write('stop', { ...request, effective: stopped });
+    return stopped;
   }
 
   private startNext(sessionId: string): void {
@@ -218,17 +266,22 @@ export class ChatService {
     if (queue.active || this.closing) return;
     const run = queue.pending.shift();
     if (!run) return;
-    const active: ActiveRun = { run, startedAt: new Date().toISOString(), text: '' };
+    const active: ActiveRun = { run, startedAt: new Date().toISOString(), text: '', outputs: 0 };
     queue.active = active;
     this.events.queue(sessionId, this.queueState(sessionId));
     active.finished = this.execute(active)
-      .catch((error: unknown) => this.finish(active, { type: 'done', status: 'error', reason: `internal error: ${(error as Error).message}` }))
+      .catch((error: unknown) => {
+        logFailure(`run ${run.traceId} failed`, error);
+        this.finish(active, { type: 'done', status: 'error', reason: `internal error: ${maskSecrets((error as Error)?.message ?? String(error)).slice(0, REASON_MAX_CHARS)}` });
+      })
       .finally(() => {
         queue.active = undefined;
         this.events.queue(sessionId, this.queueState(sessionId));
         if (queue.pending.length === 0) this.queues.delete(sessionId);
         else this.startNext(sessionId);
-      });
+      })
+      // Nothing of a run may take the server down: whatever is left is logged.
+      .catch((error: unknown) => logFailure(`the queue of session ${sessionId} failed after run ${run.traceId}`, error));
   }
 
   private deliver(run: QueuedRun, line: RunLine): void {
@@ -245,12 +298,41 @@ export class ChatService {
   private async execute(active: ActiveRun): Promise<void> {
     const { run } = active;
     const spec = AGENTS[run.agent];
-    const resumeId = spec.adapter.resumes ? this.store.nativeSessionId(run.sessionId, run.agent) : undefined;
+    // From now on the run writes many lines: keep its trace file open.
+    run.trace.hold();
+    let resumeId = spec.adapter.resumes ? this.store.nativeSessionId(run.sessionId, run.agent) : undefined;
+    for (;;) {
+      const outputsBefore = active.outputs;
+      const { end, nativeSessionId } = await this.attempt(active, resumeId);
+      if (nativeSessionId) this.store.setNativeSessionId(run.sessionId, run.agent, nativeSessionId);
+      // A resumed program that failed on its own before announcing its conversation
+      // most likely no longer has it (cleaned up, another machine): forget the id so the
+      // session is not stuck, and run the prompt once more as a new conversation.
+      const failedOnItsOwn = (end.done.status === 'error' || end.done.status === 'crashed') && end.exitCode !== null && end.exitCode !== 0;
+      const staleResume = resumeId !== undefined && !nativeSessionId && failedOnItsOwn;
+      if (staleResume) {
+        this.store.clearNativeSessionId(run.sessionId, run.agent);
+        run.trace.write('resume_failed', { resumeId, status: end.done.status, reason: end.done.reason });
+        if (!active.stopRequest && !this.closing && active.outputs === outputsBefore) {
+          resumeId = undefined;
+          continue;
+        }
+      }
+      this.finish(active, end.done);
+      return;
+    }
+  }
+
+  /** One start of the run's program; a failed resume may take a second. */
+  private async attempt(active: ActiveRun, resumeId: string | undefined): Promise<{ end: RunEnd; nativeSessionId: string | undefined }> {
+    const { run } = active;
+    const spec = AGENTS[run.agent];
     const program = this.config.programs[run.agent];
     const normalizer = spec.adapter.createNormalizer();
     run.trace.write('started', { agent: run.agent, program: program.file, cwd: this.config.workDir, resumed: resumeId !== undefined });
 
     const onEvent = (event: OutputEvent) => {
+      active.outputs += 1;
       if (event.type === 'text') active.text += event.content;
       const { type, ...fields } = event;
       run.trace.write(type, fields);
@@ -275,26 +357,44 @@ export class ChatService {
     run.trace.write('spawned', { pid: agentProcess.pid ?? null });
 
     const end = await agentProcess.finished;
-    if (normalizer.nativeSessionId) this.store.setNativeSessionId(run.sessionId, run.agent, normalizer.nativeSessionId);
     run.trace.write('exit', { exitCode: end.exitCode, signal: end.signal, lines: end.stats });
-    this.finish(active, end.done);
+    return { end, nativeSessionId: normalizer.nativeSessionId };
   }
 
-  /** Saves the answer, publishes it and the done, ends the listeners' streams. */
+  /**
+   * Saves the answer, publishes it and the done, ends the listeners' streams.
+   * Runs once per run and never throws: an answer that cannot be saved turns
+   * the done into `error`, and the done is still published and delivered.
+   */
   private finish(active: ActiveRun, done: DoneEvent): void {
+    if (active.ended) return;
+    active.ended = true;
     const { run } = active;
-    const message = this.store.addMessage({
-      sessionId: run.sessionId, role: 'assistant', content: active.text, agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
-    });
-    this.closeRun(run, done);
-    this.events.message(message);
-    this.events.done(run.sessionId, run.traceId, done);
-    this.deliver(run, done);
+    let final = done;
+    let message: ChatMessage | undefined;
+    try {
+      message = this.store.addMessage({
+        sessionId: run.sessionId, role: 'assistant', content: active.text, agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
+      });
+    } catch (error) {
+      logFailure(`the answer of run ${run.traceId} was not saved`, error);
+      const outcome = `${done.status}${done.reason ? `: ${done.reason}` : ''}`;
+      const reason = `answer not saved (${maskSecrets((error as Error)?.message ?? String(error))}); the run ended ${outcome}`;
+      final = { type: 'done', status: 'error', reason: reason.slice(0, REASON_MAX_CHARS) };
+    }
+    this.closeRun(run, final);
+    try {
+      if (message) this.events.message(message);
+      this.events.done(run.sessionId, run.traceId, final);
+    } catch (error) {
+      logFailure(`the end of run ${run.traceId} was not published`, error);
+    }
+    this.deliver(run, final);
   }
 
   /** A waiting run that never starts (shutdown) still gets its answer record and done. */
   private finishUnstarted(run: QueuedRun, request: StopRequest): void {
-    this.finish({ run, startedAt: new Date().toISOString(), text: '' }, { type: 'done', status: request.status, reason: request.reason });
+    this.finish({ run, startedAt: new Date().toISOString(), text: '', outputs: 0 }, { type: 'done', status: request.status, reason: request.reason });
   }
 
   private closeRun(run: QueuedRun, done: DoneEvent): void {

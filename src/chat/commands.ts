@@ -96,7 +96,12 @@ export function prepareCommand(
       const sessionId = service.resolveSession(options.sessionId);
       return async (sink) => {
         const result = service.cancel(sessionId);
-        sink({ type: 'text', content: result.cancelled ? `Cancelled run ${result.traceId}.` : 'Nothing is running.' });
+        const text = result.cancelled
+          ? `Cancelled run ${result.traceId}.`
+          : result.traceId
+            ? `Run ${result.traceId} is already ending (it finished on its own or is being stopped); nothing to cancel.`
+            : 'Nothing is running.';
+        sink({ type: 'text', content: text });
         sink({ type: 'done', status: 'ok', command: name, data: { sessionId, ...result } });
       };
     }

@@ -27,6 +27,8 @@ export interface ChatConfig {
   readonly killGraceMs: number;
   readonly exitDrainMs: number;
   readonly maxLineBytes: number;
+  /** Per NDJSON response: bytes queued for a client that does not read before it is cut. */
+  readonly streamMaxBufferedBytes: number;
   readonly allowedOrigins: readonly string[];
 }
 
@@ -42,6 +44,7 @@ export interface ChatConfigOverrides {
   killGraceMs?: number;
   exitDrainMs?: number;
   maxLineBytes?: number;
+  streamMaxBufferedBytes?: number;
   allowedOrigins?: readonly string[];
 }
 
@@ -75,11 +78,24 @@ export function programFromPath(path: string): AgentProgram {
 
 export const fakeAgentProgram = (agent: AgentId): AgentProgram => programFromPath(fakeAgentScript(AGENTS[agent].fakeScript));
 
-function positiveInteger(name: string, value: string | number | undefined): number | undefined {
+function positiveInteger(name: string, value: string | number | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined || value === '') return undefined;
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(number) || number <= 0) throw new Error(`${name} must be a positive integer (got ${String(value)}).`);
+  if (number > max) throw new Error(`${name} must be at most ${max} (got ${String(value)}).`);
   return number;
+}
+
+/** The run timeout from the first source that sets it, named in the error when it is out of range. */
+function runTimeout(env: Env, file: ChatConfigFile, override: number | undefined): number {
+  const max = CHAT_LIMITS.runTimeoutMaxMs;
+  const fromEnv = env[CHAT_ENV.runTimeoutMs];
+  return (
+    positiveInteger('runTimeoutMs', override, max) ??
+    positiveInteger(CHAT_ENV.runTimeoutMs, fromEnv, max) ??
+    positiveInteger('runTimeoutMs in config.json', file.runTimeoutMs, max) ??
+    CHAT_LIMITS.runTimeoutMs
+  );
 }
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
@@ -114,11 +130,11 @@ export function resolveChatConfig(env: Env, overrides: ChatConfigOverrides = {})
     defaultAgent,
     programs,
     agentEnvNames: [...list(env[CHAT_ENV.agentEnv]), ...(file.agentEnv ?? [])],
-    runTimeoutMs:
-      overrides.runTimeoutMs ?? positiveInteger(CHAT_ENV.runTimeoutMs, env[CHAT_ENV.runTimeoutMs] ?? file.runTimeoutMs) ?? CHAT_LIMITS.runTimeoutMs,
+    runTimeoutMs: runTimeout(env, file, overrides.runTimeoutMs),
     killGraceMs: overrides.killGraceMs ?? CHAT_LIMITS.killGraceMs,
     exitDrainMs: overrides.exitDrainMs ?? CHAT_LIMITS.exitDrainMs,
     maxLineBytes: overrides.maxLineBytes ?? CHAT_LIMITS.agentLineMaxBytes,
+    streamMaxBufferedBytes: overrides.streamMaxBufferedBytes ?? CHAT_LIMITS.streamMaxBufferedBytes,
     allowedOrigins: [...(overrides.allowedOrigins ?? []), ...list(env[CHAT_ENV.allowedOrigins]), ...(file.allowedOrigins ?? [])],
   };
 }

@@ -1,5 +1,7 @@
 // The chat server's limits and defaults, declared once; config, validation,
 // docs and tests read them from here.
+import { EVENT_CHANNEL_DEFAULTS } from '../common/events/channel.js';
+
 export const CHAT_LIMITS = {
   /** Default port of `svc-chat serve` (the studio is 3333). */
   defaultPort: 3344,
@@ -14,10 +16,17 @@ export const CHAT_LIMITS = {
   agentLineMaxBytes: 1024 * 1024,
   /** A run that has not finished after this long is killed and ends with `timeout`. */
   runTimeoutMs: 20 * 60 * 1000,
+  /** Longest delay a Node timer holds (2^31-1 ms, about 24.8 days); a longer run timeout would fire at once. */
+  runTimeoutMaxMs: 2 ** 31 - 1,
   /** After SIGTERM, how long a process tree gets before SIGKILL. */
   killGraceMs: 3000,
   /** After the agent exits, how long its stdout may stay open (held by a grandchild) before the tree is killed. */
   exitDrainMs: 1000,
+  /**
+   * Bytes queued on one NDJSON response (a client not reading) before it is cut;
+   * the run goes on. The event channel's per-connection budget.
+   */
+  streamMaxBufferedBytes: EVENT_CHANNEL_DEFAULTS.maxBufferedBytes,
   /** Bytes of stderr kept to explain a crash. */
   stderrTailBytes: 8 * 1024,
   /** Waiting messages per session; more are refused. */

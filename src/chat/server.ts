@@ -12,7 +12,7 @@ import { registerInfoRoutes } from './routes/info-routes.js';
 import { registerRunRoutes } from './routes/run-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerTraceRoutes } from './routes/trace-routes.js';
-import { registerWebRoutes } from './routes/web-routes.js';
+import { PAGE_PATHS, registerWebRoutes } from './routes/web-routes.js';
 import { ChatStore } from './store/chat-store.js';
 import { TraceStore } from './traces/trace-store.js';
 
@@ -59,11 +59,18 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   const service = new ChatService(config, store, new ChatEvents(channel), env);
   const traces = new TraceStore(config.tracesDir);
   const startedAt = new Date().toISOString();
+  // Agents run detached (their own process groups), so they would outlive a server that
+  // goes down without close(): a second signal's exit, a crash. This hook kills them then.
+  // (Nothing runs when the server itself is SIGKILLed.)
+  const killAgents = () => service.killActiveNow();
+  process.on('exit', killAgents);
 
+  const token = options.token ?? (env[CHAT_ENV.token] || undefined);
   const app = createHttpApp({
     bodyLimit: CHAT_LIMITS.requestBodyMaxBytes,
     logger: options.logger,
-    security: { allowedOrigins: config.allowedOrigins, token: options.token ?? (env[CHAT_ENV.token] || undefined) },
+    // The page's own files hold no data: a browser loads them without the token, then the page sends it.
+    security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS] },
   });
   registerInfoRoutes(app, service, env, startedAt);
   registerRunRoutes(app, service, env);
@@ -77,6 +84,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     (closed ??= (async () => {
       // Runs first: their streams end with a `cancelled` done, so no response holds the HTTP server open.
       await service.close();
+      process.off('exit', killAgents);
       channel.close();
       await closeHttpApp(app);
       store.close();

@@ -55,6 +55,19 @@ describe('resolveChatConfig', () => {
     writeFileSync(join(dir, 'bad', 'config.json'), '{ nope');
     expect(() => resolveChatConfig({ SVC_CHAT_HOME: join(dir, 'bad') })).toThrow(/config\.json is not valid JSON/);
   });
+
+  it('refuses a run timeout longer than a timer can wait (it would fire at once), from any source', () => {
+    const dir = home();
+    const max = CHAT_LIMITS.runTimeoutMaxMs;
+    expect(max).toBe(2147483647);
+    expect(resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_RUN_TIMEOUT_MS: String(max) }).runTimeoutMs).toBe(max);
+    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_RUN_TIMEOUT_MS: '3000000000' })).toThrow(
+      'SVC_CHAT_RUN_TIMEOUT_MS must be at most 2147483647 (got 3000000000).',
+    );
+    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir }, { runTimeoutMs: max + 1 })).toThrow(/runTimeoutMs must be at most 2147483647/);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ runTimeoutMs: 2 ** 32 }));
+    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir })).toThrow(/runTimeoutMs in config\.json must be at most 2147483647/);
+  });
 });
 
 describe('splitUtf8', () => {

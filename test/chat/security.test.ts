@@ -53,6 +53,32 @@ describe('token', () => {
       await server.stop();
     }
   });
+
+  it("serves the page's own files without it (and nothing else), and accepts it as ?token= for the event stream", async () => {
+    const token = 'chat-secret-token-value';
+    const server = await startTestChat({ env: { PATH: process.env.PATH, SVC_CHAT_TOKEN: token } });
+    try {
+      for (const path of ['/', '/chat.js', '/chat.css', '/?token=wrong']) {
+        expect((await rawRequest(server.url, { path })).status, path).toBe(200);
+      }
+      for (const path of ['/index.html', '/api/sessions', '/api/status', '/chat.js/x', '/api/traces']) {
+        expect((await rawRequest(server.url, { path })).status, path).toBe(401);
+      }
+      // Only reading the page is free.
+      expect((await rawRequest(server.url, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+
+      const sessions = await rawRequest(server.url, { path: `/api/sessions?token=${token}` });
+      expect(sessions.status).toBe(200);
+      const events = await fetch(`${server.url}/api/events?lastEventId=x&token=${token}`);
+      expect(events.status).toBe(200);
+      await events.body?.cancel();
+      // Writes must carry the header.
+      const post = await rawRequest(server.url, { method: 'POST', path: `/api/sessions?token=${token}`, headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(post.status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 describe('agent program environment and arguments', () => {

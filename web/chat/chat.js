@@ -23,6 +23,39 @@ const elements = {
   cancel: $('#cancel'),
 };
 
+/** Where the page keeps the access token for this tab (sessionStorage: gone with the tab). */
+const TOKEN_STORAGE_KEY = 'svc-chat-token';
+
+/**
+ * The server's access token (SVC_CHAT_TOKEN), when it has one: taken from the
+ * page's URL (`#token=…`, which never reaches the server, or `?token=…`),
+ * kept for this tab, and removed from the address bar.
+ */
+function takeToken() {
+  const url = new URL(window.location.href);
+  const fragment = new window.URLSearchParams(url.hash.slice(1));
+  const fromUrl = fragment.get('token') || url.searchParams.get('token');
+  if (fromUrl) {
+    fragment.delete('token');
+    url.searchParams.delete('token');
+    url.hash = fragment.toString();
+    window.history.replaceState(null, '', url);
+    try {
+      window.sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
+    } catch {
+      // Storage disabled: the token lasts as long as this page.
+    }
+    return fromUrl;
+  }
+  try {
+    return window.sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const token = takeToken();
+
 const state = {
   sessions: [],
   currentSessionId: undefined,
@@ -31,6 +64,13 @@ const state = {
   /** Message ids already shown (events and history may both bring one). */
   shown: new Set(),
   lastEventId: undefined,
+  /**
+   * While the shown session's history is being fetched: `{ sessionId, buffer }`.
+   * Its events wait in `buffer` and are applied over the fetched snapshot.
+   * Before the first load the current session is not known yet
+   * (`sessionId` undefined): every session's events are held.
+   */
+  loading: { sessionId: undefined, buffer: [] },
   source: undefined,
   reconnectAttempts: 0,
   reconnectTimer: undefined,
@@ -38,10 +78,13 @@ const state = {
   brokenSince: undefined,
 };
 
-function api(path, options = {}) {
+async function api(path, options = {}) {
   const headers = { ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(path, { ...options, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(path, { ...options, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  if (response.status === 401) showTokenHelp();
+  return response;
 }
 
 async function apiJson(path, options) {
@@ -51,21 +94,41 @@ async function apiJson(path, options) {
   return body;
 }
 
-/** Reads an NDJSON response line by line (UTF-8 safe across chunks). */
+let tokenHelpShown = false;
+
+/** A 401: the server wants its token, which only the URL can bring. */
+function showTokenHelp() {
+  if (tokenHelpShown) return;
+  tokenHelpShown = true;
+  addNote(
+    token
+      ? 'The server refused the access token this page has. Open the page again with the right one: /#token=<SVC_CHAT_TOKEN>.'
+      : 'This server needs its access token. Open the page as /#token=<SVC_CHAT_TOKEN>.',
+  );
+}
+
+/**
+ * Reads an NDJSON response line by line (UTF-8 safe across chunks). Leaving
+ * the loop early cancels the response, which closes its connection.
+ */
 async function* ndjsonLines(response) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffered = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
-    let newline;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line) yield JSON.parse(line);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+      let newline;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line) yield JSON.parse(line);
+      }
+      if (done) return;
     }
-    if (done) return;
+  } finally {
+    reader.cancel().catch(() => {});
   }
 }
 
@@ -116,6 +179,7 @@ const STATUS_LABELS = { waiting: 'waiting…', running: 'running…', ok: '' };
 
 function setRunStatus(run, status, reason) {
   run.root.dataset.status = status;
+  run.reason = reason;
   run.status.textContent = STATUS_LABELS[status] ?? `${status}${reason ? `: ${reason}` : ''}`;
 }
 
@@ -184,16 +248,53 @@ async function loadSessions() {
   renderSessions();
 }
 
-/** Shows the current session from its saved messages (after start, a switch, or a replay gap). */
+/**
+ * Shows the current session from its saved messages (after start, a switch,
+ * or a replay gap). Events of the session that arrive meanwhile are held and
+ * applied over the snapshot (the snapshot may be older than some of them);
+ * a running answer's output shown so far is kept.
+ */
 async function loadConversation() {
   const sessionId = state.currentSessionId;
-  const body = await apiJson(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
-  if (sessionId !== state.currentSessionId) return;
-  state.runs.clear();
+  // A newer load takes over what an older one held.
+  const held = state.loading && (state.loading.sessionId === undefined || state.loading.sessionId === sessionId) ? state.loading.buffer : [];
+  const load = { sessionId, buffer: held.filter((event) => event.sessionId === sessionId) };
+  state.loading = load;
+  let body;
+  try {
+    body = await apiJson(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+  } catch (error) {
+    if (state.loading === load) {
+      state.loading = undefined;
+      for (const event of load.buffer) handleEvent(event);
+    }
+    throw error;
+  }
+  if (state.loading !== load) return;
+  state.loading = undefined;
+
+  const previous = state.runs;
+  state.runs = new Map();
   state.shown.clear();
   elements.conversation.replaceChildren();
   for (const message of body.messages) renderMessage(message);
+  for (const [traceId, run] of state.runs) {
+    const before = previous.get(traceId);
+    if (!run.final && before && !before.final) carryOver(before, run);
+  }
+  const active = body.queue?.activeTraceId && state.runs.get(body.queue.activeTraceId);
+  if (active && !active.final) setRunStatus(active, 'running');
   renderQueue(body.queue);
+  for (const event of load.buffer) handleEvent(event);
+  scrollToEnd();
+}
+
+/** A live run's output shown before a reload goes into its new bubble. */
+function carryOver(from, to) {
+  to.thinking.textContent = from.thinking.textContent;
+  to.tools.replaceChildren(...from.tools.childNodes);
+  to.text.textContent = from.text.textContent;
+  if (from.root.dataset.status !== 'waiting') setRunStatus(to, from.root.dataset.status, from.reason);
 }
 
 async function loadAgents() {
@@ -209,8 +310,14 @@ async function loadAgents() {
 }
 
 async function refresh() {
-  await loadSessions();
-  await loadConversation();
+  if (state.currentSessionId === undefined) {
+    // First load: the session list names the current session.
+    await loadSessions();
+    await loadConversation();
+    return;
+  }
+  // Both at once: the conversation holds its events from now on (see loadConversation).
+  await Promise.all([loadSessions(), loadConversation()]);
 }
 
 // ---- live events -----------------------------------------------------------
@@ -227,12 +334,22 @@ function handleEvent(event) {
     void refresh();
     return;
   }
+  if (state.loading && state.loading.sessionId === undefined && event.sessionId) {
+    state.loading.buffer.push(event);
+    return;
+  }
   if (event.sessionId !== state.currentSessionId) {
     if (event.event === 'message') void loadSessions();
     return;
   }
+  if (state.loading?.sessionId === event.sessionId) {
+    // The history is on its way; this event is applied over it (see loadConversation).
+    state.loading.buffer.push(event);
+    return;
+  }
   switch (event.event) {
     case 'message':
+      if (state.shown.has(event.messageId)) break;
       // A long message's content is left out of replayed copies: read it from the saved history.
       if (event.omitted?.includes('content')) {
         void loadConversation();
@@ -309,6 +426,8 @@ function onBreak() {
 function connect() {
   const url = new URL('/api/events', window.location.origin);
   if (state.lastEventId) url.searchParams.set('lastEventId', state.lastEventId);
+  // EventSource cannot send headers (the server's request log masks a `token` parameter).
+  if (token) url.searchParams.set('token', token);
   const source = new EventSource(url);
   state.source = source;
   source.onopen = onOpen;
@@ -356,13 +475,20 @@ async function runCommand(text) {
     return;
   }
   for await (const line of ndjsonLines(response)) {
-    if (steer) continue;
+    // A /steer run's output arrives over /api/events: stop reading (and free the connection) once it is accepted.
+    if (steer) break;
     if (line.type === 'text') addNote(line.content);
     else if (line.type === 'done' && line.status !== 'ok') addNote(`${text}: ${line.status}${line.reason ? ` — ${line.reason}` : ''}`);
   }
 }
 
-/** Sends a prompt; its output is shown from the event stream, the response is only drained. */
+/**
+ * Sends a prompt. Only the response's first line (`accepted`) is read; then
+ * the response is closed, which the server takes as this client leaving: the
+ * run goes on and its output arrives over /api/events (for every tab). A
+ * response held open per waiting message would use up the browser's six
+ * connections per server, and Cancel could not get through.
+ */
 async function sendMessage(prompt) {
   const response = await api('/api/message', { method: 'POST', body: { prompt, sessionId: state.currentSessionId, agent: elements.agent.value } });
   if (!response.ok) {
@@ -370,8 +496,8 @@ async function sendMessage(prompt) {
     addNote(`Not sent: ${body?.error?.message ?? `HTTP ${response.status}`}`);
     return;
   }
-  for await (const _line of ndjsonLines(response)) {
-    // The same lines arrive on /api/events, which also covers other tabs and clients.
+  for await (const line of ndjsonLines(response)) {
+    if (line.type === 'accepted') break;
   }
 }
 
@@ -406,4 +532,7 @@ elements.newSession.addEventListener('click', async () => {
 connect();
 Promise.all([loadAgents(), refresh()])
   .then(() => (document.body.dataset.ready = 'true'))
-  .catch((error) => addNote(`Could not load: ${error.message}`));
+  .catch((error) => {
+    if (state.loading?.sessionId === undefined) state.loading = undefined;
+    addNote(`Could not load: ${error.message}`);
+  });

@@ -2,12 +2,20 @@ import type { FastifyReply } from 'fastify';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
-/** An NDJSON response: one JSON object per line, each written (and so flushed) as it happens. */
+/**
+ * An NDJSON response: one JSON object per line, each written (and so flushed)
+ * as it happens. A client that stops reading is cut once more than
+ * `maxBufferedBytes` wait for it, so it costs at most that (plus one line) in
+ * memory; being cut is a client leaving (see `onClientClose`).
+ */
 export class NdjsonStream {
   private ended = false;
   private readonly closeListeners: Array<() => void> = [];
 
-  constructor(private readonly reply: FastifyReply) {
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly maxBufferedBytes: number,
+  ) {
     // The route writes the body itself, possibly for minutes.
     reply.hijack();
     const res = reply.raw;
@@ -33,7 +41,10 @@ export class NdjsonStream {
 
   write(line: object): void {
     if (!this.open) return;
-    this.reply.raw.write(`${JSON.stringify(line)}\n`);
+    const res = this.reply.raw;
+    res.write(`${JSON.stringify(line)}\n`);
+    // Destroying fires 'close', which tells the close listeners (the run detaches this client).
+    if (res.writableLength > this.maxBufferedBytes) res.destroy();
   }
 
   end(): void {

@@ -32,7 +32,7 @@ export function registerRunRoutes(app: FastifyInstance, service: ChatService, en
     // The stream opens with the first line (`accepted`), so a refusal before it is an ordinary error answer.
     let stream: NdjsonStream | undefined;
     const accepted = service.submit({ prompt, sessionId: session, agent: body.agent }, (line: RunLine) => {
-      stream ??= new NdjsonStream(reply);
+      stream ??= new NdjsonStream(reply, service.config.streamMaxBufferedBytes);
       stream.write(line);
       if (line.type === 'done') stream.end();
     });
@@ -46,7 +46,7 @@ export function registerRunRoutes(app: FastifyInstance, service: ChatService, en
     let stream: NdjsonStream | undefined;
     try {
       await command((line) => {
-        stream ??= new NdjsonStream(reply);
+        stream ??= new NdjsonStream(reply, service.config.streamMaxBufferedBytes);
         stream.write(line);
       });
     } catch (error) {

@@ -13,6 +13,9 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/chat.css': { file: 'chat.css', type: 'text/css; charset=utf-8' },
 };
 
+/** The page's paths: served without the access token (static files, no data in them). */
+export const PAGE_PATHS: ReadonlySet<string> = new Set(Object.keys(FILES));
+
 const PAGE_HEADERS = {
   'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'X-Content-Type-Options': 'nosniff',

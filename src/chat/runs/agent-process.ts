@@ -43,6 +43,8 @@ export class AgentProcess {
   private readonly child: ChildProcess;
   private stopped: StopRequest | undefined;
   private exited = false;
+  /** Set once the program exited: ends the run without waiting for its stdout to close. */
+  private endDrain: (() => void) | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(private readonly options: AgentProcessOptions) {
@@ -96,8 +98,14 @@ export class AgentProcess {
         this.exited = true;
         exitCode = code;
         signal = exitSignal;
-        // A grandchild may hold stdout open; give it a moment, then take the tree down.
-        this.timers.push(setTimeout(() => this.killTree('SIGKILL'), options.exitDrainMs));
+        // A descendant may hold stdout open, even one in another process group that killing
+        // ours cannot reach: give it a moment, then stop reading and end the run regardless.
+        this.endDrain = () => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+          finish();
+        };
+        this.timers.push(setTimeout(this.endDrain, options.exitDrainMs));
       });
       this.child.on('close', finish);
     });
@@ -107,13 +115,28 @@ export class AgentProcess {
     }
   }
 
-  /** Stops the run: SIGTERM to the tree, SIGKILL after the grace period. The first stop's status wins. */
-  stop(request: StopRequest): void {
-    // A program that already exited finished on its own; its own outcome stands.
-    if (this.stopped || this.exited || this.pid === undefined) return;
+  /**
+   * Stops the run: SIGTERM to the tree, SIGKILL after the grace period. The
+   * first stop's status wins. Returns whether this call stopped it: false when
+   * a stop is already under way, when the program never started, or when it
+   * had already exited on its own (its own outcome stands; the run ends now
+   * instead of waiting out the drain).
+   */
+  stop(request: StopRequest): boolean {
+    if (this.exited) {
+      this.endDrain?.();
+      return false;
+    }
+    if (this.stopped || this.pid === undefined) return false;
     this.stopped = request;
     this.killTree('SIGTERM');
     this.timers.push(setTimeout(() => this.killTree('SIGKILL'), this.options.killGraceMs));
+    return true;
+  }
+
+  /** SIGKILLs the whole tree at once, synchronously (the server is exiting: no grace, no waiting). */
+  killNow(): void {
+    this.killTree('SIGKILL');
   }
 
   private killTree(signal: NodeJS.Signals): void {

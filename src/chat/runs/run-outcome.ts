@@ -1,3 +1,4 @@
+import { maskSecrets } from '../../common/secrets.js';
 import type { AgentReport, DoneEvent, DoneStatus } from '../agents/types.js';
 
 /** A stop we asked for (cancel, steer, timeout, shutdown); it decides the status over anything else. */
@@ -16,10 +17,8 @@ export interface RunFacts {
   stderrTail: string;
 }
 
-const REASON_MAX_CHARS = 300;
-
-/** Long token-like runs (keys, bearer tokens) are cut to a prefix before any text leaves the server. */
-export const maskSecrets = (text: string): string => text.replace(/[A-Za-z0-9_\-+/=]{32,}/g, (run) => `${run.slice(0, 4)}…`);
+/** Longest `reason` a done carries. */
+export const REASON_MAX_CHARS = 300;
 
 function lastStderrLine(stderr: string): string | undefined {
   const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);

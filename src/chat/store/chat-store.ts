@@ -158,6 +158,11 @@ export class ChatStore {
       .run(sessionId, agent, nativeId, now());
   }
 
+  /** Forgets a program's conversation id (it no longer exists on the program's side). */
+  clearNativeSessionId(sessionId: string, agent: string): void {
+    this.db.prepare('DELETE FROM agent_sessions WHERE session_id = ? AND agent = ?').run(sessionId, agent);
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

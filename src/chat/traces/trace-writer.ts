@@ -1,41 +1,77 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Appends one run's events to `<dir>/<traceId>.ndjson`. The file is opened for
- * append and every event is one whole line in one write, so a crash leaves
- * every earlier line intact (at worst a partial last line, which readers drop).
+ * Appends one run's events to `<dir>/<traceId>.ndjson`. Every event is one
+ * whole line in one append, so a crash leaves every earlier line intact (at
+ * worst a partial last line, which readers drop).
+ *
+ * Tracing is best-effort: nothing here throws. The first failure (directory
+ * unusable, disk full, no file descriptors) stops tracing for this run only,
+ * with one line on stderr; the run itself goes on.
+ *
+ * A waiting run holds no file descriptor: until `hold()` (the run starts) each
+ * line is appended with its own open/close; from then on the file stays open
+ * until `close()`.
  */
 export class TraceWriter {
   readonly path: string;
   private fd: number | undefined;
+  private held = false;
   private failed = false;
+  private dirReady = false;
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     readonly traceId: string,
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, `${traceId}.ndjson`);
-    this.fd = openSync(this.path, 'a', 0o600);
   }
 
-  /** Writes `{ts, traceId, type, ...fields}`. A failing disk never fails the run: tracing stops instead. */
+  /** Keeps the file open from the next line on (the run is producing events now). */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Writes `{ts, traceId, type, ...fields}`. */
   write(type: string, fields: Readonly<Record<string, unknown>> = {}): void {
-    if (this.fd === undefined || this.failed) return;
-    const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type, ...fields })}\n`);
+    if (this.failed) return;
     try {
+      const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type, ...fields })}\n`);
+      if (!this.held) {
+        this.prepareDir();
+        appendFileSync(this.path, line, { mode: 0o600 });
+        return;
+      }
+      if (this.fd === undefined) {
+        this.prepareDir();
+        this.fd = openSync(this.path, 'a', 0o600);
+      }
       let offset = 0;
       while (offset < line.length) offset += writeSync(this.fd, line, offset);
     } catch (error) {
       this.failed = true;
+      this.close();
       process.stderr.write(`svc-chat: trace ${this.traceId} stopped: ${(error as Error).message}\n`);
     }
   }
 
   close(): void {
+    this.held = false;
     if (this.fd === undefined) return;
-    closeSync(this.fd);
+    const fd = this.fd;
     this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing left to do for a descriptor that will not close.
+    }
+  }
+
+  /** The directory may have been removed since the server started; recreate it once per writer. */
+  private prepareDir(): void {
+    if (this.dirReady) return;
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.dirReady = true;
   }
 }

@@ -2,12 +2,19 @@
 // Fake of CLI A (contracts/agent-cli-ndjson.md): `-p … --output-format
 // stream-json --verbose`, an envelope stream system/init → assistant/user lines
 // (one line per content block, repeating the message id) → one result line.
-// Behaviour tags: see fake-common.mjs.
+// Behaviour tags: see fake-common.mjs. With CLAUDE_CONFIG_DIR set it keeps
+// its conversations there (empty files under fake-conversations/) and, like
+// the real program, refuses to resume one it does not have.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
-  answerFor, behaviours, crash, hangCommand, finish, readStdin, sleep, slowPieces, startHang, uuid, usage, writeLine, writeMalformed, writeSplitLine,
+  answerFor, behaviours, crash, floodPieces, hangCommand, finish, readStdin, sleep, slowPieces, startDetachedHolder, startHang, uuid, usage, writeLine,
+  writeMalformed, writeSplitLine,
 } from './fake-common.mjs';
 
 const MODEL = 'fake-model-a';
+const conversationsDir = process.env.CLAUDE_CONFIG_DIR ? join(process.env.CLAUDE_CONFIG_DIR, 'fake-conversations') : undefined;
+const conversationFile = (id) => (conversationsDir && /^[\w-]+$/.test(id) ? join(conversationsDir, id) : undefined);
 
 function parseArgs(argv) {
   const options = { print: false, verbose: false, format: 'text', resume: undefined, positional: [] };
@@ -30,6 +37,9 @@ function parseArgs(argv) {
 
 const options = parseArgs(process.argv.slice(2));
 if (!options.print) usage('fake: only print mode (-p) is simulated');
+if (options.resume !== undefined && conversationsDir && !existsSync(conversationFile(options.resume) ?? '')) {
+  usage(`No conversation found with session ID: ${options.resume}`);
+}
 if (options.format === 'stream-json' && !options.verbose) usage('Error: When using --print, --output-format=stream-json requires --verbose');
 const prompt = options.positional.length > 0 ? options.positional.join(' ') : await readStdin();
 const tags = behaviours(prompt);
@@ -55,6 +65,10 @@ async function run() {
     uuid: uuid(),
   });
 
+  if (conversationsDir) {
+    mkdirSync(conversationsDir, { recursive: true });
+    writeFileSync(conversationFile(sessionId), '');
+  }
   await writeLine({
     type: 'system', subtype: 'init', session_id: sessionId, uuid: uuid(), cwd: process.cwd(), model: MODEL, tools: ['Bash', 'Read'],
     mcp_servers: [], permissionMode: 'default', apiKeySource: 'none', slash_commands: [], output_style: 'default',
@@ -98,7 +112,15 @@ async function run() {
     return;
   }
 
-  if (tags.has('slow')) {
+  if (tags.has('detached')) {
+    const pid = startDetachedHolder();
+    await writeLine(assistant(messageId, { type: 'tool_use', id: `toolu_bg${uuid().slice(0, 8)}`, name: 'Bash', input: { command: hangCommand(pid) } }));
+    messageId = nextMessageId();
+  }
+  if (tags.has('flood')) {
+    // One message per piece: blocks repeating within a message would be taken as repeats.
+    for (const piece of floodPieces()) await writeLine(assistant(nextMessageId(), { type: 'text', text: piece }));
+  } else if (tags.has('slow')) {
     for (const piece of slowPieces(answer)) {
       await writeLine(assistant(messageId, { type: 'text', text: piece }));
       await sleep(200);

@@ -13,6 +13,11 @@
 //   [fake:split]     an answer with multi-byte characters, one written in two
 //                    writes split inside its UTF-8 bytes
 //   [fake:env]       answers with its working directory and variable names
+//   [fake:detached]  (A) before answering, starts a holder in its own process
+//                    group (as setsid would) that keeps stdout open after the
+//                    program exits; its pid is in a tool call's command; it
+//                    ends by itself after a minute
+//   [fake:flood]     (A) an answer of FLOOD_BYTES, in 64 KiB text blocks
 // Without tags: the answer echoes the prompt.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -50,6 +55,27 @@ export function answerFor(prompt, tags) {
 /** [fake:slow]: four progress pieces, then the answer (written 200 ms apart). */
 export function slowPieces(text) {
   return [1, 2, 3, 4].map((step) => `Step ${step} of 4. `).concat(text);
+}
+
+/** [fake:flood]: the answer's size; more than a loopback socket's kernel buffers hold. */
+export const FLOOD_BYTES = 8 * 1024 * 1024;
+const FLOOD_PIECE_BYTES = 64 * 1024;
+
+/** [fake:flood]: numbered 64 KiB pieces of ASCII adding up to FLOOD_BYTES. */
+export function floodPieces() {
+  const pieces = [];
+  for (let offset = 0; offset < FLOOD_BYTES; offset += FLOOD_PIECE_BYTES) {
+    const label = `${offset / FLOOD_PIECE_BYTES}:`;
+    pieces.push(label + 'x'.repeat(FLOOD_PIECE_BYTES - label.length));
+  }
+  return pieces;
+}
+
+/** [fake:detached]: a process in its own group holding our stdout; it ends by itself after a minute. */
+export function startDetachedHolder() {
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000);'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] });
+  holder.unref();
+  return holder.pid;
 }
 
 /** The command a hanging tool call shows; tests read the grandchild's pid from it. */
