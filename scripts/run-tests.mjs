@@ -17,7 +17,12 @@ const run = spawnSync(
 let totals;
 try {
   const json = JSON.parse(readFileSync(report, 'utf8'));
-  totals = { passed: json.numPassedTests, failed: json.numFailedTests + (json.numFailedTestSuites ?? 0), skipped: json.numPendingTests + json.numTodoTests };
+  // A file that fails outside any test (an import error, a failing hook) counts as one failure;
+  // files whose failure is already a failed test are not counted twice.
+  const brokenFiles = (json.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
+  totals = { passed: json.numPassedTests, failed: json.numFailedTests + brokenFiles, skipped: json.numPendingTests + json.numTodoTests };
 } catch {
   totals = undefined;
 }

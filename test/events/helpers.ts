@@ -9,7 +9,11 @@ export interface TestServer {
   channel: EventChannel;
   url: string;
   port: number;
-  /** Destroys every open socket of the server (a server-side connection kill). */
+  /**
+   * Destroys the sockets serving event streams (a server-side connection kill).
+   * Idle keep-alive sockets of the test's own fetch calls are left alone: killing
+   * one races the next publish, which would fail with "other side closed".
+   */
   killConnections(): void;
   stop(): Promise<void>;
 }
@@ -35,6 +39,14 @@ export async function startChannelServer(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  const streamSockets = new Set<Socket>();
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/test/')) {
+      const socket = request.raw.socket as Socket;
+      streamSockets.add(socket);
+      socket.once('close', () => streamSockets.delete(socket));
+    }
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -44,7 +56,7 @@ export async function startChannelServer(
     port,
     url: `http://127.0.0.1:${port}`,
     killConnections: () => {
-      for (const socket of sockets) socket.destroy();
+      for (const socket of streamSockets) socket.destroy();
     },
     async stop() {
       channel.close();
