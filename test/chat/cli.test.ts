@@ -51,6 +51,19 @@ function killGroup(pid: number): void {
   }
 }
 
+/** Starts a run whose agent hangs with a grandchild; answers both pids once the tool call is out. */
+async function startHangingRun(url: string): Promise<{ agent: number; grandchild: number }> {
+  const events = await recordEvents(url);
+  void fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'stay [fake:hang]' }) })
+    .then((response) => response.text())
+    .catch(() => '');
+  const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
+  events.close();
+  const grandchild = hangPid((tool.input as { command: string }).command);
+  const status = (await (await fetch(`${url}/api/status`)).json()) as { queues: Array<{ active: { pid: number } }> };
+  return { agent: status.queues[0].active.pid, grandchild };
+}
+
 describe('the svc-chat program', () => {
   const cleanup: Array<() => void> = [];
   afterEach(() => {
@@ -88,15 +101,7 @@ describe('the svc-chat program', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       rmSync(home, { recursive: true, force: true });
     });
-    const events = await recordEvents(url);
-    void fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'stay [fake:hang]' }) })
-      .then((response) => response.text())
-      .catch(() => '');
-    const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
-    events.close();
-    const grandchild = hangPid((tool.input as { command: string }).command);
-    const status = (await (await fetch(`${url}/api/status`)).json()) as { queues: Array<{ active: { pid: number } }> };
-    const agent = status.queues[0].active.pid;
+    const { agent, grandchild } = await startHangingRun(url);
     // Should the test fail, the agents it left behind go with it.
     cleanup.push(() => killGroup(agent));
 
@@ -135,15 +140,7 @@ describe('the svc-chat program', () => {
         resolve(chunk.toString().trim());
       });
     });
-    const events = await recordEvents(url);
-    void fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'stay [fake:hang]' }) })
-      .then((response) => response.text())
-      .catch(() => '');
-    const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
-    events.close();
-    const grandchild = hangPid((tool.input as { command: string }).command);
-    const status = (await (await fetch(`${url}/api/status`)).json()) as { queues: Array<{ active: { pid: number } }> };
-    const agent = status.queues[0].active.pid;
+    const { agent, grandchild } = await startHangingRun(url);
     // Should the test fail, the agents it left behind go with it.
     cleanup.push(() => killGroup(agent));
 

@@ -41,6 +41,13 @@ export function checkBackendAccess(state: ResponsesState, request: SimRequest): 
   return { claims: check.claims };
 }
 
+/** The lane's own check: an API key on `api`, a backend token and account on `oauth`. */
+export function checkLaneAccess(state: ResponsesState, lane: Lane, request: SimRequest): ErrorAnswer | undefined {
+  if (lane === 'api') return checkApiKey(state, request);
+  const access = checkBackendAccess(state, request);
+  return 'status' in access ? access : undefined;
+}
+
 /** Headers every answer of a surface carries (request id, rate-limit or usage windows). */
 export function surfaceHeaders(state: ResponsesState, lane: Lane, response: SimResponse): void {
   const requestId = newId('req');

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import sharp from 'sharp';
 import { formField, type ErrorAnswer, type MultipartForm, type SimRequest, type SimResponse } from '../harness.js';
 import { imageBase64, renderImage } from '../image-renderer.js';
-import { answer, checkApiKey, checkBackendAccess, surfaceHeaders } from './access.js';
+import { answer, checkLaneAccess, surfaceHeaders } from './access.js';
 import {
   MAX_EDIT_IMAGE_BYTES,
   MAX_EDIT_IMAGES,
@@ -213,13 +213,8 @@ async function deliver(job: ImagesJob, state: ResponsesState, request: SimReques
 
 async function handleImages(lane: Lane, kind: Kind, state: ResponsesState, request: SimRequest, response: SimResponse): Promise<void> {
   surfaceHeaders(state, lane, response);
-  if (lane === 'api') {
-    const denied = checkApiKey(state, request);
-    if (denied) return answer(response, denied);
-  } else {
-    const access = checkBackendAccess(state, request);
-    if ('status' in access) return answer(response, access);
-  }
+  const denied = checkLaneAccess(state, lane, request);
+  if (denied) return answer(response, denied);
   const fail = (problem: InvalidParameter | ErrorAnswer) => answer(response, 'body' in problem ? problem : invalidAnswer(lane, problem));
 
   let body: Record<string, unknown> | undefined;

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SimRequest, SimResponse } from '../harness.js';
-import { answer, checkApiKey, checkBackendAccess, surfaceHeaders } from './access.js';
+import { answer, checkApiKey, checkLaneAccess, surfaceHeaders } from './access.js';
 import { apiError, invalidJson, usageLimitReached, type Lane } from './errors.js';
 import { produceResponse, type EventSink } from './producer.js';
 import { parseResponsesRequest, type ResponsesJob } from './request.js';
@@ -55,13 +55,8 @@ function store(state: ResponsesState, response: Record<string, unknown>, images:
 
 async function handleResponses(lane: Lane, state: ResponsesState, request: SimRequest, response: SimResponse): Promise<void> {
   surfaceHeaders(state, lane, response);
-  if (lane === 'api') {
-    const denied = checkApiKey(state, request);
-    if (denied) return answer(response, denied);
-  } else {
-    const access = checkBackendAccess(state, request);
-    if ('status' in access) return answer(response, access);
-  }
+  const denied = checkLaneAccess(state, lane, request);
+  if (denied) return answer(response, denied);
   if (request.bodyError) return answer(response, invalidJson(lane));
   const job = await parseResponsesRequest(lane, request.body, state);
   if ('status' in job) return answer(response, job);
