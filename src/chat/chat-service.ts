@@ -8,11 +8,16 @@ import { CHAT_LIMITS } from './limits.js';
 import { AgentProcess, type RunEnd } from './runs/agent-process.js';
 import { maskSecrets } from '../common/secrets.js';
 import { REASON_MAX_CHARS, type StopRequest } from './runs/run-outcome.js';
+import type { AgentProcessRecords } from './store/agent-process-records.js';
 import type { ChatMessage, ChatSession, ChatStore } from './store/chat-store.js';
 import { newTraceId } from './traces/trace-id.js';
 import { TraceWriter } from './traces/trace-writer.js';
 
-/** First line of a message stream: where the prompt went and how many runs are ahead of it. */
+/**
+ * Where a prompt went and how many runs are ahead of it. Told to the run's
+ * listener first; the HTTP routes put it in response headers (the NDJSON
+ * stream itself holds only the spec's four line types).
+ */
 export interface AcceptedLine {
   type: 'accepted';
   sessionId: string;
@@ -23,15 +28,32 @@ export interface AcceptedLine {
   ahead: number;
 }
 
-/** What a message (or /steer) stream carries, in order: accepted, output events, done. */
+/** What a run tells its listener, in order: accepted, output events, done. */
 export type RunLine = AcceptedLine | NormalizedEvent;
 export type RunListener = (line: RunLine) => void;
+
+/** Who started a run: a person (message, /steer), a goal's automatic continuation, or an orchestration phase. */
+export type RunOrigin = 'user' | 'goal' | 'orc';
 
 export interface PromptInput {
   prompt: string;
   sessionId?: string;
   agent?: AgentId;
+  /** Default `user`. */
+  origin?: RunOrigin;
 }
+
+/** A run that ended, for the goal and orchestration logic (after the queue moved on). */
+export interface RunEnded {
+  readonly sessionId: string;
+  readonly traceId: string;
+  readonly agent: AgentId;
+  readonly origin: RunOrigin;
+  readonly done: DoneEvent;
+  /** The answer text (also what a stopped run produced so far). */
+  readonly text: string;
+}
+export type RunEndedListener = (ended: RunEnded) => void;
 
 interface QueuedRun {
   readonly traceId: string;
@@ -39,6 +61,7 @@ interface QueuedRun {
   readonly agent: AgentId;
   readonly prompt: string;
   readonly messageId: string;
+  readonly origin: RunOrigin;
   readonly listeners: Set<RunListener>;
   readonly trace: TraceWriter;
 }
@@ -55,6 +78,8 @@ interface ActiveRun {
   stopRequest?: StopRequest;
   /** Set by finish(): the run's done was delivered. */
   ended?: boolean;
+  /** The done the run ended with (set by finish()). */
+  final?: DoneEvent;
   /** Settles (never rejects) once the run ended and the queue moved on. */
   finished?: Promise<void>;
 }
@@ -104,14 +129,42 @@ function logFailure(what: string, error: unknown): void {
  */
 export class ChatService {
   private readonly queues = new Map<string, SessionQueue>();
+  private readonly runEndedListeners = new Set<RunEndedListener>();
   private closing = false;
 
   constructor(
     readonly config: ChatConfig,
     readonly store: ChatStore,
-    private readonly events: ChatEvents,
+    readonly events: ChatEvents,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly processes?: AgentProcessRecords,
   ) {}
+
+  /** Called after every run ended and its session's queue moved past it. Returns the unsubscribe. */
+  onRunEnded(listener: RunEndedListener): () => void {
+    this.runEndedListeners.add(listener);
+    return () => this.runEndedListeners.delete(listener);
+  }
+
+  /** No run active or waiting in the session. */
+  isIdle(sessionId: string): boolean {
+    const queue = this.queues.get(sessionId);
+    return !queue?.active && (queue?.pending.length ?? 0) === 0;
+  }
+
+  /** Trace ids of every run active or waiting (their trace files are in use). */
+  liveTraceIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const queue of this.queues.values()) {
+      if (queue.active) ids.add(queue.active.run.traceId);
+      for (const run of queue.pending) ids.add(run.traceId);
+    }
+    return ids;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
 
   /** A session id from a request, or the current session. Unknown ids are a 404. */
   resolveSession(sessionId: string | undefined): string {
@@ -121,7 +174,7 @@ export class ChatService {
   }
 
   /** Queues a prompt behind its session's runs. */
-  submit(input: PromptInput, listener: RunListener): Accepted {
+  submit(input: PromptInput, listener: RunListener = () => {}): Accepted {
     return this.accept(input, listener, false);
   }
 
@@ -232,11 +285,11 @@ export class ChatService {
     // Only a saved prompt joins the queue (a failed save leaves no empty queue behind).
     const queue = this.queueOf(sessionId);
     const run: QueuedRun = {
-      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id,
+      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id, origin: input.origin ?? 'user',
       listeners: new Set([listener]),
-      trace: new TraceWriter(this.config.tracesDir, traceId),
+      trace: new TraceWriter(this.config.tracesDir, traceId, this.config.traceMaxBytes),
     };
-    run.trace.write('queued', { sessionId, agent, messageId: message.id, prompt: input.prompt, steer });
+    run.trace.write('queued', { sessionId, agent, messageId: message.id, prompt: input.prompt, steer, origin: run.origin });
 
     const ahead = steer ? (queue.active ? 1 : 0) : queue.pending.length + (queue.active ? 1 : 0);
     if (steer) queue.pending.unshift(run);
@@ -277,11 +330,25 @@ export class ChatService {
       .finally(() => {
         queue.active = undefined;
         this.events.queue(sessionId, this.queueState(sessionId));
+        // Goals and orchestration react here: they may queue (and so start) the next run.
+        if (active.final) this.notifyRunEnded(run, active.final, active.text);
+        if (queue.active) return;
         if (queue.pending.length === 0) this.queues.delete(sessionId);
         else this.startNext(sessionId);
       })
       // Nothing of a run may take the server down: whatever is left is logged.
       .catch((error: unknown) => logFailure(`the queue of session ${sessionId} failed after run ${run.traceId}`, error));
+  }
+
+  private notifyRunEnded(run: QueuedRun, done: DoneEvent, text: string): void {
+    const ended: RunEnded = { sessionId: run.sessionId, traceId: run.traceId, agent: run.agent, origin: run.origin, done, text };
+    for (const listener of this.runEndedListeners) {
+      try {
+        listener(ended);
+      } catch (error) {
+        logFailure(`a reaction to the end of run ${run.traceId} failed`, error);
+      }
+    }
   }
 
   private deliver(run: QueuedRun, line: RunLine): void {
@@ -355,8 +422,15 @@ export class ChatService {
     });
     active.process = agentProcess;
     run.trace.write('spawned', { pid: agentProcess.pid ?? null });
+    // Recorded so that a server killed without cleanup (SIGKILL) reaps the group at its next start.
+    if (agentProcess.pid !== undefined) this.processes?.record(run.traceId, agentProcess.pid);
 
-    const end = await agentProcess.finished;
+    let end: RunEnd;
+    try {
+      end = await agentProcess.finished;
+    } finally {
+      this.processes?.forget(run.traceId);
+    }
     run.trace.write('exit', { exitCode: end.exitCode, signal: end.signal, lines: end.stats });
     return { end, nativeSessionId: normalizer.nativeSessionId };
   }
@@ -370,6 +444,7 @@ export class ChatService {
     if (active.ended) return;
     active.ended = true;
     const { run } = active;
+    active.final = done;
     let final = done;
     let message: ChatMessage | undefined;
     try {
@@ -382,6 +457,7 @@ export class ChatService {
       const reason = `answer not saved (${maskSecrets((error as Error)?.message ?? String(error))}); the run ended ${outcome}`;
       final = { type: 'done', status: 'error', reason: reason.slice(0, REASON_MAX_CHARS) };
     }
+    active.final = final;
     this.closeRun(run, final);
     try {
       if (message) this.events.message(message);

@@ -30,6 +30,13 @@ export interface ChatConfig {
   /** Per NDJSON response: bytes queued for a client that does not read before it is cut. */
   readonly streamMaxBufferedBytes: number;
   readonly allowedOrigins: readonly string[];
+  readonly goalMaxContinuations: number;
+  readonly goalStaleMs: number;
+  /** What the Check phase asks the agent to run. */
+  readonly checks: string;
+  readonly traceRetentionDays: number;
+  readonly tracesMaxBytes: number;
+  readonly traceMaxBytes: number;
 }
 
 /** Options that win over the environment and the config file (the CLI's flags, tests). */
@@ -46,6 +53,12 @@ export interface ChatConfigOverrides {
   maxLineBytes?: number;
   streamMaxBufferedBytes?: number;
   allowedOrigins?: readonly string[];
+  goalMaxContinuations?: number;
+  goalStaleMs?: number;
+  checks?: string;
+  traceRetentionDays?: number;
+  tracesMaxBytes?: number;
+  traceMaxBytes?: number;
 }
 
 /** `{home}/config.json`; every key optional. */
@@ -56,6 +69,12 @@ interface ChatConfigFile {
   allowedOrigins?: string[];
   agentEnv?: string[];
   agents?: Partial<Record<string, { program?: string }>>;
+  goalMaxContinuations?: number;
+  goalStaleMs?: number;
+  checks?: string;
+  traceRetentionDays?: number;
+  tracesMaxBytes?: number;
+  traceMaxBytes?: number;
 }
 
 export const CHAT_ENV = {
@@ -67,7 +86,16 @@ export const CHAT_ENV = {
   runTimeoutMs: 'SVC_CHAT_RUN_TIMEOUT_MS',
   agentEnv: 'SVC_CHAT_AGENT_ENV',
   allowedOrigins: 'SVC_CHAT_ALLOWED_ORIGINS',
+  goalMaxContinuations: 'SVC_CHAT_GOAL_MAX_CONTINUATIONS',
+  goalStaleMs: 'SVC_CHAT_GOAL_STALE_MS',
+  checks: 'SVC_CHAT_CHECKS',
+  traceRetentionDays: 'SVC_CHAT_TRACE_RETENTION_DAYS',
+  tracesMaxBytes: 'SVC_CHAT_TRACES_MAX_BYTES',
+  traceMaxBytes: 'SVC_CHAT_TRACE_MAX_BYTES',
 } as const;
+
+/** What the Check phase asks for when no check command is configured. */
+export const DEFAULT_CHECKS = "the project's tests, typecheck and lint";
 
 export const chatHome = (env: Env): string => resolve(env[CHAT_ENV.home] || join(homedir(), '.svc-chat'));
 
@@ -95,6 +123,22 @@ function runTimeout(env: Env, file: ChatConfigFile, override: number | undefined
     positiveInteger(CHAT_ENV.runTimeoutMs, fromEnv, max) ??
     positiveInteger('runTimeoutMs in config.json', file.runTimeoutMs, max) ??
     CHAT_LIMITS.runTimeoutMs
+  );
+}
+
+/** A positive integer setting from the first source that sets it: override, environment, config.json, default. */
+function integerSetting(
+  key: 'goalMaxContinuations' | 'goalStaleMs' | 'traceRetentionDays' | 'tracesMaxBytes' | 'traceMaxBytes',
+  env: Env,
+  file: ChatConfigFile,
+  overrides: ChatConfigOverrides,
+  fallback: number,
+): number {
+  return (
+    positiveInteger(key, overrides[key]) ??
+    positiveInteger(CHAT_ENV[key], env[CHAT_ENV[key]]) ??
+    positiveInteger(`${key} in config.json`, file[key]) ??
+    fallback
   );
 }
 
@@ -136,5 +180,11 @@ export function resolveChatConfig(env: Env, overrides: ChatConfigOverrides = {})
     maxLineBytes: overrides.maxLineBytes ?? CHAT_LIMITS.agentLineMaxBytes,
     streamMaxBufferedBytes: overrides.streamMaxBufferedBytes ?? CHAT_LIMITS.streamMaxBufferedBytes,
     allowedOrigins: [...(overrides.allowedOrigins ?? []), ...list(env[CHAT_ENV.allowedOrigins]), ...(file.allowedOrigins ?? [])],
+    goalMaxContinuations: integerSetting('goalMaxContinuations', env, file, overrides, CHAT_LIMITS.goalMaxContinuations),
+    goalStaleMs: integerSetting('goalStaleMs', env, file, overrides, CHAT_LIMITS.goalStaleMs),
+    checks: overrides.checks ?? (env[CHAT_ENV.checks] || file.checks || DEFAULT_CHECKS),
+    traceRetentionDays: integerSetting('traceRetentionDays', env, file, overrides, CHAT_LIMITS.traceRetentionDays),
+    tracesMaxBytes: integerSetting('tracesMaxBytes', env, file, overrides, CHAT_LIMITS.tracesMaxBytes),
+    traceMaxBytes: integerSetting('traceMaxBytes', env, file, overrides, CHAT_LIMITS.traceMaxBytes),
   };
 }

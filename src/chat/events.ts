@@ -1,12 +1,14 @@
 import type { EventChannel } from '../common/events/channel.js';
 import type { DoneEvent, OutputEvent } from './agents/types.js';
+import type { GoalSummary } from './goals/goal.js';
+import type { OrcState } from './orchestration/phases.js';
 import type { ChatMessage } from './store/chat-store.js';
 
 /**
  * Topics of the chat server's public events. `chat` carries one conversation's
  * traffic, `queue` the run queue, `session` which session is current.
  */
-export const CHAT_TOPICS = { chat: 'chat', queue: 'queue', session: 'session' } as const;
+export const CHAT_TOPICS = { chat: 'chat', queue: 'queue', session: 'session', goal: 'goal', orc: 'orc' } as const;
 
 /**
  * Text published per event, in UTF-8 bytes. The channel drops fields over 4 KiB
@@ -46,13 +48,14 @@ export class ChatEvents {
   constructor(readonly channel: EventChannel) {}
 
   /**
-   * The channel owns every event's `id` (the resume cursor), so the saved
-   * message's own id travels as `messageId`; the spec's `id` of a `message`
-   * event is that event's id, unique per message.
+   * The spec's `message {id, role, content}`: `id` in the JSON is the saved
+   * message's id, while the frame's `id:` line stays the resume cursor.
+   * `messageId` repeats it for internal listeners (whose `event.id` is the
+   * cursor) and for clients of the first version.
    */
   message(message: ChatMessage): void {
     const { id, role, content, sessionId, traceId, status, reason, agent } = message;
-    this.channel.publish(CHAT_TOPICS.chat, 'message', { messageId: id, role, content, sessionId, traceId, status, reason, agent });
+    this.channel.publish(CHAT_TOPICS.chat, 'message', { role, content, messageId: id, sessionId, traceId, status, reason, agent }, { payloadId: id });
   }
 
   /** `agent_output` (text), `agent_thinking` (our addition: reasoning text) or `agent_tool`. */
@@ -81,5 +84,36 @@ export class ChatEvents {
 
   sessionSwitched(sessionId: string): void {
     this.channel.publish(CHAT_TOPICS.session, 'session_switched', { sessionId });
+  }
+
+  /** The goal was completed (by `/goal done` or the agent's done marker with evidence). */
+  goalDone(goalId: string, sessionId: string): void {
+    this.channel.publish(CHAT_TOPICS.goal, 'goal_done', { goalId, sessionId });
+  }
+
+  /** A request to complete the goal was refused (no evidence). */
+  goalDoneRejected(reason: string, goalId: string, sessionId: string): void {
+    this.channel.publish(CHAT_TOPICS.goal, 'goal_done_rejected', { reason, goalId, sessionId });
+  }
+
+  /** The agent's output carried a pause marker. */
+  goalPauseDetected(reason: string, goalId: string, sessionId: string): void {
+    this.channel.publish(CHAT_TOPICS.goal, 'goal_pause_detected', { reason, goalId, sessionId });
+  }
+
+  /** The armed pause gate held through a continuation turn: automatic continuation stops. */
+  goalPauseGatePending(reason: string, goalId: string, sessionId: string): void {
+    this.channel.publish(CHAT_TOPICS.goal, 'goal_pause_gate_pending', { reason, goalId, sessionId });
+  }
+
+  /** Our addition: the current goal after any change (null when none), for pages and the manager. */
+  goalUpdate(goal: GoalSummary | null): void {
+    this.channel.publish(CHAT_TOPICS.goal, 'goal_update', { goal });
+  }
+
+  /** PABCD orchestration: every transition and every phase turn's end. */
+  orcState(state: OrcState): void {
+    const { phase, status, ...rest } = state;
+    this.channel.publish(CHAT_TOPICS.orc, 'orc_state', { phase, status, ...rest });
   }
 }

@@ -39,4 +39,24 @@ export const CHAT_LIMITS = {
   messagesListMax: 1000,
   /** Longest session title (longer are cut). */
   sessionTitleMaxChars: 80,
+  /** Goals kept in the history (the current one included); older ones are deleted. */
+  goalHistoryMax: 50,
+  /** Checkpoints (and earlier wordings) kept per goal, the latest ones. */
+  goalCheckpointsMax: 50,
+  /** Automatic goal continuation turns in a row before they stop (default). */
+  goalMaxContinuations: 5,
+  /** A goal untouched by a person for this long is stale: no more automatic turns (default 24 h). */
+  goalStaleMs: 24 * 60 * 60 * 1000,
+  /** Longest goal objective, checkpoint summary or evidence item, in characters. */
+  goalTextMaxChars: 4000,
+  /** Orchestration transitions kept. */
+  orcTransitionsMax: 200,
+  /** Traces older than this many days are deleted (default). */
+  traceRetentionDays: 30,
+  /** All trace files together at most this many bytes; the oldest go first (default 512 MiB). */
+  tracesMaxBytes: 512 * 1024 * 1024,
+  /** One trace file at most this many bytes; past it output lines are dropped (default 16 MiB). */
+  traceMaxBytes: 16 * 1024 * 1024,
+  /** Least time between two trace sweeps after runs. */
+  traceSweepIntervalMs: 60_000,
 } as const;

@@ -7,12 +7,19 @@ import { closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { ChatService } from './chat-service.js';
 import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides } from './config.js';
 import { ChatEvents } from './events.js';
+import { GoalService } from './goals/goal-service.js';
+import { GoalStore } from './goals/goal-store.js';
 import { CHAT_LIMITS } from './limits.js';
+import { Orchestrator } from './orchestration/orchestrator.js';
+import { registerGoalRoutes } from './routes/goal-routes.js';
 import { registerInfoRoutes } from './routes/info-routes.js';
+import { registerOrcRoutes } from './routes/orc-routes.js';
 import { registerRunRoutes } from './routes/run-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerTraceRoutes } from './routes/trace-routes.js';
 import { PAGE_PATHS, registerWebRoutes } from './routes/web-routes.js';
+import type { ChatRuntime } from './runtime.js';
+import { AgentProcessRecords, type ReapReport } from './store/agent-process-records.js';
 import { ChatStore } from './store/chat-store.js';
 import { TraceStore } from './traces/trace-store.js';
 
@@ -29,7 +36,10 @@ export interface ChatServer {
   readonly app: FastifyInstance;
   readonly config: ChatConfig;
   readonly service: ChatService;
+  readonly runtime: ChatRuntime;
   readonly channel: EventChannel;
+  /** Agent process groups a previous run of the server left behind, reaped at this start. */
+  readonly reaped: readonly ReapReport[];
   readonly traces: TraceStore;
   /** Stops runs (agents killed), ends streams, closes the HTTP server and the database. Idempotent. */
   close(): Promise<void>;
@@ -55,9 +65,30 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   const store = new ChatStore(config.databaseFile);
   // There is always a current session (the first start creates it).
   store.currentSessionId();
+  // Agents a server killed with SIGKILL left running go before anything new starts.
+  const processes = new AgentProcessRecords(store.db);
+  const reaped = processes.reapLeftovers();
+  for (const report of reaped.filter((entry) => entry.outcome === 'killed')) {
+    process.stderr.write(`svc-chat: killed agent process group ${report.pgid} left running by run ${report.traceId}\n`);
+  }
   const channel = new EventChannel(options.events);
-  const service = new ChatService(config, store, new ChatEvents(channel), env);
+  const service = new ChatService(config, store, new ChatEvents(channel), env, processes);
+  const runtime: ChatRuntime = {
+    service,
+    env,
+    goals: new GoalService(service, new GoalStore(store.db), { maxContinuations: config.goalMaxContinuations, staleMs: config.goalStaleMs }),
+    orchestrator: new Orchestrator(service, store.db, config.checks),
+  };
   const traces = new TraceStore(config.tracesDir);
+  const retention = { retentionDays: config.traceRetentionDays, maxTotalBytes: config.tracesMaxBytes };
+  traces.sweep(retention);
+  let lastSweep = Date.now();
+  service.onRunEnded(() => {
+    // Bounded work per run: at most one sweep a minute.
+    if (Date.now() - lastSweep < CHAT_LIMITS.traceSweepIntervalMs) return;
+    lastSweep = Date.now();
+    traces.sweep(retention, service.liveTraceIds());
+  });
   const startedAt = new Date().toISOString();
   // Agents run detached (their own process groups), so they would outlive a server that
   // goes down without close(): a second signal's exit, a crash. This hook kills them then.
@@ -72,8 +103,10 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     // The page's own files hold no data: a browser loads them without the token, then the page sends it.
     security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS] },
   });
-  registerInfoRoutes(app, service, env, startedAt);
-  registerRunRoutes(app, service, env);
+  registerInfoRoutes(app, runtime, startedAt);
+  registerRunRoutes(app, runtime);
+  registerGoalRoutes(app, runtime);
+  registerOrcRoutes(app, runtime);
   registerSessionRoutes(app, service);
   registerTraceRoutes(app, traces);
   app.get('/api/events', (request, reply) => channel.serve(request, reply));
@@ -90,7 +123,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
       store.close();
     })());
 
-  return { app, config, service, channel, traces, close };
+  return { app, config, service, runtime, channel, reaped, traces, close };
 }
 
 function portFrom(env: Readonly<Record<string, string | undefined>>): number {

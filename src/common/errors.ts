@@ -28,11 +28,12 @@ export const ERROR_CODES = {
   INVALID_SETTING: spec(400, 'bad_request', 'The setting or its value is not valid.'),
   REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId is already running.'),
   REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
-  JOB_NOT_FOUND: spec(404, 'bad_request', 'No in-flight job with that id.'),
+  JOB_NOT_FOUND: spec(404, 'bad_request', 'No job with that id.'),
   RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),
   INTERNAL_ERROR: spec(500, 'internal', 'Internal server error.'),
   SERVICE_UNAVAILABLE: spec(503, 'upstream', 'The service is unavailable.'),
   JOB_CANCELLED: spec(499, 'upstream', 'The job was cancelled.'),
+  JOB_INTERRUPTED: spec(503, 'upstream', 'The studio stopped while the job ran; run it again.'),
 
   // Local API protection (ours).
   FORBIDDEN_HOST: spec(403, 'auth', 'The Host header is not a loopback name or a configured origin.'),
@@ -41,6 +42,21 @@ export const ERROR_CODES = {
 
   // Event channel.
   SSE_CAPACITY: spec(503, 'upstream', 'Too many event listeners are connected.'),
+
+  // Agent chat server: goals and PABCD orchestration (ours; the spec names none).
+  GOAL_ACTIVE: spec(409, 'bad_request', 'A goal is already active; replace it explicitly.'),
+  GOAL_NOT_FOUND: spec(404, 'bad_request', 'There is no current goal.'),
+  GOAL_STATE_CONFLICT: spec(409, 'bad_request', 'The goal is not in a state that allows this.'),
+  GOAL_EVIDENCE_REQUIRED: spec(409, 'bad_request', 'The latest checkpoint carries no evidence.'),
+  ORC_TRANSITION_INVALID: spec(409, 'bad_request', 'The orchestration cannot move to that phase from where it is.'),
+  ORC_PHASE_RUNNING: spec(409, 'bad_request', 'The current phase is still running.'),
+
+  // Chat manager (ours).
+  INSTANCE_URL_NOT_ALLOWED: spec(400, 'bad_request', 'A worker URL must be plain http on a loopback address.'),
+  INSTANCE_NOT_FOUND: spec(404, 'bad_request', 'No such worker instance.'),
+  INSTANCE_EXISTS: spec(409, 'bad_request', 'That worker instance is already followed.'),
+  INSTANCE_NOT_MANAGED: spec(409, 'bad_request', 'The manager did not launch this worker, so it cannot start or stop it.'),
+  INSTANCE_UNREACHABLE: spec(502, 'unreachable', 'The worker did not answer as an agent chat server.'),
 
   // References (the spec leaves these codes open; ours).
   REFERENCE_INVALID: spec(400, 'bad_request', 'A reference image is not valid.'),
@@ -57,6 +73,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: spec(429, 'upstream', 'The upstream rate limit was reached.'),
   UPSTREAM_FAILED: spec(502, 'upstream', 'The upstream service failed.'),
   UPSTREAM_TIMEOUT: spec(504, 'timeout', 'The upstream service did not answer in time.'),
+  UPSTREAM_PROTOCOL_ERROR: spec(502, 'upstream', 'The upstream answered with something its protocol does not allow.'),
 
   // The spec's codes.
   API_KEY_REQUIRED: spec(401, 'auth', 'This lane needs an API key and none is configured.'),

@@ -3,14 +3,46 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectEvents, type EventConnection } from '../../src/common/events/client.js';
 import type { ChannelEvent } from '../../src/common/events/types.js';
+import { ACCEPTED_HEADERS } from '../../src/chat/http/accepted-headers.js';
 import { startChatServer, type RunningChatServer, type StartChatServerOptions } from '../../src/chat/server.js';
 
 export const makeTempHome = (): string => mkdtempSync(join(tmpdir(), 'svc-chat-test-'));
 
+/** Where a prompt went: the X-Chat-* headers of its NDJSON answer. */
+export interface AcceptedRun {
+  sessionId: string;
+  traceId: string;
+  messageId: string;
+  agent: string;
+  ahead: number;
+}
+
+export interface PostedLines {
+  status: number;
+  contentType: string | null;
+  lines: Array<Record<string, unknown>>;
+  /** From the response headers; undefined on answers that queued no run. */
+  accepted?: AcceptedRun;
+}
+
+/** The accepted run named by a response's headers, if any. */
+export function acceptedFrom(headers: Headers): AcceptedRun | undefined {
+  const traceId = headers.get(ACCEPTED_HEADERS.traceId);
+  if (traceId === null) return undefined;
+  return {
+    sessionId: String(headers.get(ACCEPTED_HEADERS.sessionId)),
+    traceId,
+    messageId: String(headers.get(ACCEPTED_HEADERS.messageId)),
+    agent: String(headers.get(ACCEPTED_HEADERS.agent)),
+    ahead: Number(headers.get(ACCEPTED_HEADERS.ahead)),
+  };
+}
+
 export interface TestChatServer extends RunningChatServer {
   home: string;
   /** POSTs JSON and reads the whole NDJSON answer. */
-  postLines(path: string, body: unknown): Promise<{ status: number; contentType: string | null; lines: Array<Record<string, unknown>> }>;
+  postLines(path: string, body: unknown): Promise<PostedLines>;
+  postJson<T = Record<string, unknown>>(path: string, body: unknown): Promise<{ status: number; body: T }>;
   getJson<T = Record<string, unknown>>(path: string): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
@@ -37,7 +69,11 @@ export async function startTestChat(options: StartChatServerOptions & { keepHome
       const lines = response.headers.get('content-type')?.startsWith('application/x-ndjson')
         ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
         : [JSON.parse(text) as Record<string, unknown>];
-      return { status: response.status, contentType: response.headers.get('content-type'), lines };
+      return { status: response.status, contentType: response.headers.get('content-type'), lines, accepted: acceptedFrom(response.headers) };
+    },
+    async postJson(path, body) {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
     },
     async getJson(path) {
       const response = await fetch(`${server.url}${path}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hangPid, isAlive, recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
+import { acceptedFrom, hangPid, isAlive, recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
 
 describe('queue, /cancel and /steer', () => {
   let server: TestChatServer;
@@ -21,7 +21,8 @@ describe('queue, /cancel and /steer', () => {
     await events.waitFor('the first run to start', (event) => event.event === 'agent_output' && String(event.content).startsWith('Step 1'));
     const second = server.postLines('/api/message', { prompt: 'second' });
     const [a, b] = await Promise.all([first, second]);
-    expect(b.lines[0]).toMatchObject({ type: 'accepted', ahead: 1 });
+    expect(b.accepted).toMatchObject({ ahead: 1 });
+    expect(b.lines.map((line) => line.type)).toEqual(['text', 'done']);
     expect(a.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     expect(b.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
 
@@ -31,8 +32,8 @@ describe('queue, /cancel and /steer', () => {
     expect(updates).toContainEqual({ pending: 1, active: true });
     expect(updates.at(-1)).toEqual({ pending: 0, active: false });
     // The second run's output starts only after the first one is done.
-    const firstDone = mine.findIndex((event) => event.event === 'agent_done' && event.traceId === a.lines[0].traceId);
-    const secondOutput = mine.findIndex((event) => event.event === 'agent_output' && event.traceId === b.lines[0].traceId);
+    const firstDone = mine.findIndex((event) => event.event === 'agent_done' && event.traceId === a.accepted?.traceId);
+    const secondOutput = mine.findIndex((event) => event.event === 'agent_output' && event.traceId === b.accepted?.traceId);
     expect(firstDone).toBeGreaterThan(-1);
     expect(secondOutput).toBeGreaterThan(firstDone);
   });
@@ -65,7 +66,7 @@ describe('queue, /cancel and /steer', () => {
     await events.waitFor('the queued message', (event) => event.event === 'queue_update' && event.pending === 1);
 
     const steer = await server.postLines('/api/command', { text: '/steer do this instead' });
-    expect(steer.lines[0]).toMatchObject({ type: 'accepted', ahead: 1 });
+    expect(steer.accepted).toMatchObject({ ahead: 1 });
     expect(steer.lines.find((line) => line.type === 'text')).toEqual({ type: 'text', content: 'Echo: do this instead' });
     expect(steer.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
 
@@ -78,19 +79,19 @@ describe('queue, /cancel and /steer', () => {
     // The steered prompt ran before the message that was already waiting.
     const after = await queued;
     expect(after.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
-    const steerDone = events.events.findIndex((event) => event.event === 'agent_done' && event.traceId === steer.lines[0].traceId);
-    const queuedStart = events.events.findIndex((event) => event.event === 'agent_output' && event.traceId === after.lines[0].traceId);
+    const steerDone = events.events.findIndex((event) => event.event === 'agent_done' && event.traceId === steer.accepted?.traceId);
+    const queuedStart = events.events.findIndex((event) => event.event === 'agent_output' && event.traceId === after.accepted?.traceId);
     expect(steerDone).toBeLessThan(queuedStart);
 
     const history = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string }> }>(
-      `/api/sessions/${String(steer.lines[0].sessionId)}/messages`,
+      `/api/sessions/${String(steer.accepted?.sessionId)}/messages`,
     );
     expect(history.body.messages).toContainEqual(expect.objectContaining({ role: 'assistant', content: 'Working on it…', status: 'interrupted' }));
   });
 
   it('/steer with nothing running just runs the prompt', async () => {
     const steer = await server.postLines('/api/command', { text: '/steer quick one' });
-    expect(steer.lines[0]).toMatchObject({ type: 'accepted', ahead: 0 });
+    expect(steer.accepted).toMatchObject({ ahead: 0 });
     expect(steer.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
   });
 
@@ -101,7 +102,7 @@ describe('queue, /cancel and /steer', () => {
     const created = await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const other = ((await created.json()) as { session: { id: string } }).session.id;
     const elsewhere = await server.postLines('/api/message', { prompt: 'in parallel', sessionId: other });
-    expect(elsewhere.lines[0]).toMatchObject({ ahead: 0, sessionId: other });
+    expect(elsewhere.accepted).toMatchObject({ ahead: 0, sessionId: other });
     expect(elsewhere.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     await server.postLines('/api/command', { text: '/cancel' });
     expect((await hanging).lines.at(-1)).toMatchObject({ status: 'cancelled' });
@@ -113,11 +114,14 @@ describe('queue, /cancel and /steer', () => {
     const response = await fetch(`${server.url}/api/message`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'leave early [fake:slow]' }), signal: controller.signal,
     });
+    // The headers name the run before any line arrives.
+    const first = acceptedFrom(response.headers);
+    expect(first).toBeDefined();
     const reader = response.body!.getReader();
-    const first = JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\n')[0]) as { traceId: string };
+    expect(JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\n')[0])).toMatchObject({ type: 'text' });
     controller.abort();
     const saved = await waitFor('the saved answer', () =>
-      events.events.slice(since).find((event) => event.event === 'message' && event.role === 'assistant' && event.traceId === first.traceId),
+      events.events.slice(since).find((event) => event.event === 'message' && event.role === 'assistant' && event.traceId === first?.traceId),
     );
     expect(saved).toMatchObject({ status: 'ok', content: expect.stringContaining('Echo: leave early') });
   });

@@ -24,19 +24,19 @@ describe('svc-chat serve --demo: the Bar', () => {
   });
 
   it('streams POST /api/message as NDJSON ending in done ok, and publishes the run on /api/events', async () => {
-    const { status, contentType, lines } = await server.postLines('/api/message', { prompt: 'list files [fake:tool]' });
+    const { status, contentType, lines, accepted } = await server.postLines('/api/message', { prompt: 'list files [fake:tool]' });
     expect(status).toBe(200);
     expect(contentType).toBe('application/x-ndjson; charset=utf-8');
-    expect(lines[0]).toMatchObject({ type: 'accepted', ahead: 0, agent: 'agent-a' });
-    expect(lines.map((line) => line.type)).toEqual(['accepted', 'tool', 'text', 'done']);
+    expect(accepted).toMatchObject({ ahead: 0, agent: 'agent-a' });
+    expect(lines.map((line) => line.type)).toEqual(['tool', 'text', 'done']);
     expect(lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
-    const traceId = lines[0].traceId as string;
+    const traceId = String(accepted?.traceId);
 
     const done = await events.waitFor('agent_done', (event) => event.event === 'agent_done' && event.traceId === traceId);
     expect(done).toMatchObject({ topic: 'chat', status: 'ok' });
     const ofRun = events.events.filter((event) => event.traceId === traceId || (event.event === 'message' && event.traceId === traceId));
     expect(ofRun.map((event) => event.event)).toEqual(['message', 'agent_tool', 'agent_output', 'message', 'agent_done']);
-    expect(ofRun[0]).toMatchObject({ role: 'user', content: 'list files [fake:tool]', messageId: lines[0].messageId });
+    expect(ofRun[0]).toMatchObject({ role: 'user', content: 'list files [fake:tool]', id: accepted?.messageId, messageId: accepted?.messageId });
     expect(ofRun[1]).toMatchObject({ name: 'Bash', input: { command: 'ls', description: 'List files' } });
     expect(ofRun[2]).toMatchObject({ content: 'I listed the directory: 3 files.' });
     expect(ofRun[3]).toMatchObject({ role: 'assistant', content: 'I listed the directory: 3 files.', status: 'ok' });
@@ -54,8 +54,8 @@ describe('svc-chat serve --demo: the Bar', () => {
   });
 
   it('writes a trace file of NDJSON lines with ts and traceId under traces/', async () => {
-    const { lines } = await server.postLines('/api/message', { prompt: 'trace me' });
-    const traceId = lines[0].traceId as string;
+    const { accepted } = await server.postLines('/api/message', { prompt: 'trace me' });
+    const traceId = String(accepted?.traceId);
     const file = join(server.home, 'traces', `${traceId}.ndjson`);
     expect(existsSync(file)).toBe(true);
     const records = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -72,7 +72,7 @@ describe('svc-chat serve --demo: the Bar', () => {
     const next = server.postLines('/api/message', { prompt: 'after the crash' });
     const [crashed, after] = await Promise.all([crashing, next]);
     expect(crashed.lines.at(-1)).toMatchObject({ type: 'done', status: 'crashed' });
-    expect(after.lines[0]).toMatchObject({ type: 'accepted', ahead: 1 });
+    expect(after.accepted).toMatchObject({ ahead: 1 });
     expect(after.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     expect(after.lines.find((line) => line.type === 'text')).toEqual({ type: 'text', content: 'Echo: after the crash' });
   });
@@ -83,7 +83,7 @@ describe('svc-chat serve --demo: the Bar', () => {
     const [hung, after] = await Promise.all([hanging, next]);
     expect(hung.lines.at(-1)).toMatchObject({ type: 'done', status: 'timeout', reason: 'no result within 2000 ms' });
     expect(after.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
-    const saved = events.events.find((event) => event.event === 'message' && event.traceId === hung.lines[0].traceId && event.role === 'assistant');
+    const saved = events.events.find((event) => event.event === 'message' && event.traceId === hung.accepted?.traceId && event.role === 'assistant');
     expect(saved).toMatchObject({ content: 'Working on it…', status: 'timeout' });
   });
 
@@ -115,8 +115,8 @@ describe('svc-chat serve --demo: the Bar', () => {
 
   it('runs each agent by name', async () => {
     for (const agent of ['agent-b', 'agent-c']) {
-      const { lines } = await server.postLines('/api/message', { prompt: `hi ${agent}`, agent });
-      expect(lines[0]).toMatchObject({ agent });
+      const { lines, accepted } = await server.postLines('/api/message', { prompt: `hi ${agent}`, agent });
+      expect(accepted).toMatchObject({ agent });
       expect(lines.find((line) => line.type === 'text')).toEqual({ type: 'text', content: `Echo: hi ${agent}` });
       expect(lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     }

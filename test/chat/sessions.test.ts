@@ -27,7 +27,7 @@ describe('sessions', () => {
 
       // A message without sessionId goes to the current session.
       const answer = await server.postLines('/api/message', { prompt: 'in the new one' });
-      expect(answer.lines[0].sessionId).toBe(session.id);
+      expect(answer.accepted?.sessionId).toBe(session.id);
 
       const listed = await server.postLines('/api/command', { text: '/session list' });
       const data = listed.lines.at(-1)?.data as SessionsBody;

@@ -15,8 +15,8 @@ describe('traces', () => {
   beforeAll(async () => {
     server = await startTestChat();
     for (const prompt of ['one [fake:thinking]', 'two [fake:malformed]', 'three [fake:crash]']) {
-      const { lines } = await server.postLines('/api/message', { prompt });
-      ids.push(lines[0].traceId as string);
+      const { accepted } = await server.postLines('/api/message', { prompt });
+      ids.push(String(accepted?.traceId));
     }
   });
   afterAll(async () => {

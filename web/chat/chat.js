@@ -21,6 +21,10 @@ const elements = {
   prompt: $('#prompt'),
   agent: $('#agent'),
   cancel: $('#cancel'),
+  goal: $('#goal'),
+  goalText: $('#goal-text'),
+  orc: $('#orc'),
+  orcText: $('#orc-text'),
 };
 
 /** Where the page keeps the access token for this tab (sessionStorage: gone with the tab). */
@@ -145,9 +149,28 @@ function element(tag, className, text) {
   return node;
 }
 
-function addNote(text) {
-  elements.conversation.append(element('div', 'bubble note', text));
+function addNote(text, kind) {
+  elements.conversation.append(element('div', `bubble note${kind ? ` ${kind}` : ''}`, text));
   scrollToEnd();
+}
+
+/** The instance's goal (a summary from goal_update or /api/status), or null. */
+function renderGoal(goal) {
+  elements.goal.dataset.status = goal ? goal.status : 'none';
+  elements.goal.dataset.stopped = String(Boolean(goal?.autoStopped));
+  if (!goal) {
+    elements.goalText.textContent = 'none';
+    return;
+  }
+  const extra = goal.autoStopped ? ` — automatic turns stopped: ${goal.autoStopped}` : goal.pauseGate ? ` — pause gate armed: ${goal.pauseGate}` : '';
+  elements.goalText.textContent = `${goal.objective} (${goal.status}${goal.continuations ? `, ${goal.continuations} automatic turns` : ''})${extra}`;
+}
+
+/** The PABCD orchestration state (orc_state, or /api/status). */
+function renderOrc(orc) {
+  elements.orc.dataset.phase = orc?.phase ?? 'idle';
+  elements.orc.dataset.status = orc?.status ?? 'idle';
+  elements.orcText.textContent = !orc || orc.phase === 'idle' ? 'idle' : `${orc.phase} (${orc.status})${orc.task ? ` — ${orc.task}` : ''}`;
 }
 
 function addUserMessage(message) {
@@ -309,6 +332,13 @@ async function loadAgents() {
   );
 }
 
+/** Instance-wide state: the goal and the orchestration phase. */
+async function loadWorkState() {
+  const body = await apiJson('/api/status');
+  renderGoal(body.goal);
+  renderOrc(body.orc);
+}
+
 async function refresh() {
   if (state.currentSessionId === undefined) {
     // First load: the session list names the current session.
@@ -317,7 +347,7 @@ async function refresh() {
     return;
   }
   // Both at once: the conversation holds its events from now on (see loadConversation).
-  await Promise.all([loadSessions(), loadConversation()]);
+  await Promise.all([loadSessions(), loadConversation(), loadWorkState()]);
 }
 
 // ---- live events -----------------------------------------------------------
@@ -328,6 +358,29 @@ function handleEvent(event) {
     document.body.dataset.replayGaps = String(Number(document.body.dataset.replayGaps ?? 0) + 1);
     void refresh();
     return;
+  }
+  // Instance-wide events: shown whatever session is on screen.
+  switch (event.event) {
+    case 'goal_update':
+      renderGoal(event.goal);
+      return;
+    case 'goal_done':
+      addNote('Goal done.', 'goal-note');
+      return;
+    case 'goal_done_rejected':
+      addNote(`Goal not done: ${event.reason}`, 'goal-note');
+      return;
+    case 'goal_pause_detected':
+      addNote(`The agent asked to pause the goal: ${event.reason}`, 'goal-note');
+      return;
+    case 'goal_pause_gate_pending':
+      addNote(`Automatic goal turns stopped (pause confirmed): ${event.reason}`, 'goal-note');
+      return;
+    case 'orc_state':
+      renderOrc(event);
+      return;
+    default:
+      break;
   }
   if (event.event === 'session_switched') {
     state.currentSessionId = event.sessionId;
@@ -349,14 +402,14 @@ function handleEvent(event) {
   }
   switch (event.event) {
     case 'message':
-      if (state.shown.has(event.messageId)) break;
+      // `id` is the saved message's id (the resume cursor is the frame's own id line).
+      if (state.shown.has(event.id)) break;
       // A long message's content is left out of replayed copies: read it from the saved history.
       if (event.omitted?.includes('content')) {
         void loadConversation();
         break;
       }
-      // On the channel `id` is the event's id; the saved message's id is `messageId`.
-      renderMessage({ ...event, id: event.messageId });
+      renderMessage(event);
       // Titles and message counts change with every saved message.
       void loadSessions();
       break;
@@ -384,7 +437,7 @@ function handleEvent(event) {
       renderQueue(event);
       break;
     case 'steer_started':
-      addNote(`Steered: ${event.prompt}`);
+      addNote(`Steered: ${event.prompt}`, 'steer-note');
       break;
     default:
       return;
@@ -474,20 +527,24 @@ async function runCommand(text) {
     addNote(body?.error?.message ?? `HTTP ${response.status}`);
     return;
   }
+  // A /steer run's output arrives over /api/events: its headers say it was accepted; free the connection.
+  if (steer) {
+    await response.body?.cancel();
+    return;
+  }
   for await (const line of ndjsonLines(response)) {
-    // A /steer run's output arrives over /api/events: stop reading (and free the connection) once it is accepted.
-    if (steer) break;
     if (line.type === 'text') addNote(line.content);
     else if (line.type === 'done' && line.status !== 'ok') addNote(`${text}: ${line.status}${line.reason ? ` — ${line.reason}` : ''}`);
   }
 }
 
 /**
- * Sends a prompt. Only the response's first line (`accepted`) is read; then
- * the response is closed, which the server takes as this client leaving: the
- * run goes on and its output arrives over /api/events (for every tab). A
- * response held open per waiting message would use up the browser's six
- * connections per server, and Cancel could not get through.
+ * Sends a prompt. Only the response's headers are read (they name the queued
+ * run; the body holds the spec's four line types); then the response is
+ * closed, which the server takes as this client leaving: the run goes on and
+ * its output arrives over /api/events (for every tab). A response held open
+ * per waiting message would use up the browser's six connections per server,
+ * and Cancel could not get through.
  */
 async function sendMessage(prompt) {
   const response = await api('/api/message', { method: 'POST', body: { prompt, sessionId: state.currentSessionId, agent: elements.agent.value } });
@@ -496,9 +553,8 @@ async function sendMessage(prompt) {
     addNote(`Not sent: ${body?.error?.message ?? `HTTP ${response.status}`}`);
     return;
   }
-  for await (const line of ndjsonLines(response)) {
-    if (line.type === 'accepted') break;
-  }
+  document.body.dataset.lastTraceId = response.headers.get('x-chat-trace-id') ?? '';
+  await response.body?.cancel();
 }
 
 elements.form.addEventListener('submit', (event) => {
@@ -530,7 +586,7 @@ elements.newSession.addEventListener('click', async () => {
 
 // Events first, so nothing published while the history loads is missed (duplicates are dropped by id).
 connect();
-Promise.all([loadAgents(), refresh()])
+Promise.all([loadAgents(), refresh(), loadWorkState()])
   .then(() => (document.body.dataset.ready = 'true'))
   .catch((error) => {
     if (state.loading?.sessionId === undefined) state.loading = undefined;

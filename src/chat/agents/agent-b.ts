@@ -92,10 +92,13 @@ class ThreadItemNormalizer implements StreamNormalizer {
 export const agentB: AgentAdapter = {
   label: 'Agent B',
   protocol: 'CLI B thread/turn/item JSONL',
-  // Its resume form is only inferred in the contract, so runs start fresh.
-  resumes: false,
-  args(prompt) {
-    return ['exec', '--json', '--skip-git-repo-check', '--', prompt];
+  // The contract's (inferred) resume form: `exec resume <thread_id> …`. A thread the
+  // program no longer has fails the run before thread.started, and the chat
+  // service then forgets the id and runs the prompt as a new thread.
+  resumes: true,
+  args(prompt, options) {
+    const resume = options.resumeId ? ['resume', options.resumeId] : [];
+    return ['exec', ...resume, '--json', '--skip-git-repo-check', '--', prompt];
   },
   createNormalizer: () => new ThreadItemNormalizer(),
 };

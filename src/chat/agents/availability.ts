@@ -1,18 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { findExecutable } from '../../common/process/find-executable.js';
 import type { AgentProgram } from '../runs/agent-process.js';
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Where a program would be found (PATH lookup for a bare name), or undefined
+ * Where a program would be found (the common PATH lookup rule), or undefined
  * when it is not installed. A script run by Node needs the script to exist.
  */
 export function locateProgram(program: AgentProgram, pathVariable: string | undefined): string | undefined {
@@ -25,11 +16,5 @@ export function locateProgram(program: AgentProgram, pathVariable: string | unde
       return undefined;
     }
   }
-  if (program.file.includes('/') || isAbsolute(program.file)) return executable(program.file) ? program.file : undefined;
-  for (const dir of (pathVariable ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, program.file);
-    if (executable(candidate)) return candidate;
-  }
-  return undefined;
+  return findExecutable(program.file, pathVariable);
 }

@@ -15,6 +15,7 @@ export class NdjsonStream {
   constructor(
     private readonly reply: FastifyReply,
     private readonly maxBufferedBytes: number,
+    headers: Readonly<Record<string, string>> = {},
   ) {
     // The route writes the body itself, possibly for minutes.
     reply.hijack();
@@ -30,7 +31,10 @@ export class NdjsonStream {
       'Cache-Control': 'no-cache',
       'X-Accel-Buffering': 'no',
       'X-Content-Type-Options': 'nosniff',
+      ...headers,
     });
+    // The headers go now: a client learns where its prompt went before the first line (which may wait in the queue).
+    res.flushHeaders();
     // Small lines are sent as they are written, not held back by Nagle.
     res.socket?.setNoDelay(true);
   }

@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AGENT_IDS } from '../agents/catalog.js';
-import type { ChatService, RunLine } from '../chat-service.js';
-import { prepareCommand } from '../commands.js';
+import type { RunLine } from '../chat-service.js';
+import { prepareCommand, type CommandLine } from '../commands/index.js';
+import { acceptedHeaders } from '../http/accepted-headers.js';
 import { NdjsonStream } from '../http/ndjson-stream.js';
 import { validatePrompt } from '../prompt.js';
+import type { ChatRuntime } from '../runtime.js';
 import { parseWith } from './body.js';
 
 const sessionId = z.string().min(1).max(100);
@@ -21,39 +23,58 @@ const CommandBody = z.object({
   agent: z.enum(AGENT_IDS).optional(),
 });
 
+/**
+ * The NDJSON answer of one request: a run's `accepted` becomes response
+ * headers (opening the stream), every other line a line.
+ */
+class RunResponse {
+  stream: NdjsonStream | undefined;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly maxBufferedBytes: number,
+  ) {}
+
+  take(line: RunLine | CommandLine): void {
+    if (line.type === 'accepted') {
+      this.stream ??= new NdjsonStream(this.reply, this.maxBufferedBytes, acceptedHeaders(line));
+      return;
+    }
+    this.stream ??= new NdjsonStream(this.reply, this.maxBufferedBytes);
+    this.stream.write(line);
+  }
+}
+
 /** POST /api/message and POST /api/command: both answer an NDJSON stream. */
-export function registerRunRoutes(app: FastifyInstance, service: ChatService, env: Readonly<Record<string, string | undefined>>): void {
+export function registerRunRoutes(app: FastifyInstance, runtime: ChatRuntime): void {
+  const { service } = runtime;
   app.post('/api/message', async (request, reply) => {
     const body = parseWith(MessageBody, request.body, 'message body');
     const prompt = validatePrompt(body.prompt);
     // Checked before the stream opens so a bad session is a plain 404.
     const session = service.resolveSession(body.sessionId);
 
-    // The stream opens with the first line (`accepted`), so a refusal before it is an ordinary error answer.
-    let stream: NdjsonStream | undefined;
-    const accepted = service.submit({ prompt, sessionId: session, agent: body.agent }, (line: RunLine) => {
-      stream ??= new NdjsonStream(reply, service.config.streamMaxBufferedBytes);
-      stream.write(line);
-      if (line.type === 'done') stream.end();
+    // The stream opens when the prompt is accepted, so a refusal before it is an ordinary error answer.
+    const response = new RunResponse(reply, service.config.streamMaxBufferedBytes);
+    const accepted = service.submit({ prompt, sessionId: session, agent: body.agent }, (line) => {
+      response.take(line);
+      if (line.type === 'done') response.stream?.end();
     });
     // A client that leaves only stops its copy of the stream; the run goes on (see /cancel).
-    stream?.onClientClose(accepted.detach);
+    response.stream?.onClientClose(accepted.detach);
   });
 
   app.post('/api/command', async (request, reply) => {
     const body = parseWith(CommandBody, request.body, 'command body');
-    const command = prepareCommand(service, env, body.text, { sessionId: body.sessionId, agent: body.agent });
-    let stream: NdjsonStream | undefined;
+    const command = prepareCommand(runtime, body.text, { sessionId: body.sessionId, agent: body.agent });
+    const response = new RunResponse(reply, service.config.streamMaxBufferedBytes);
     try {
-      await command((line) => {
-        stream ??= new NdjsonStream(reply, service.config.streamMaxBufferedBytes);
-        stream.write(line);
-      });
+      await command((line) => response.take(line));
     } catch (error) {
       // Refused before any line: an ordinary error answer; after: the stream says so.
-      if (!stream) throw error;
-      stream.write({ type: 'done', status: 'error', reason: (error as Error).message });
+      if (!response.stream) throw error;
+      response.stream.write({ type: 'done', status: 'error', reason: (error as Error).message });
     }
-    stream?.end();
+    response.stream?.end();
   });
 }

@@ -85,7 +85,8 @@ const SESSION_COLUMNS = `s.id, s.title, s.created_at, s.updated_at, (SELECT COUN
 
 /** Sessions and messages in SQLite (WAL), plus which session is current. */
 export class ChatStore {
-  private readonly db: ChatDatabase;
+  /** The open database, shared with the goal, orchestration and process stores. */
+  readonly db: ChatDatabase;
 
   constructor(file: string) {
     this.db = openChatDatabase(file);

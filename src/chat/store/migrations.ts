@@ -29,4 +29,30 @@ export const CHAT_MIGRATIONS: readonly string[] = [
      updated_at TEXT NOT NULL,
      PRIMARY KEY (session_id, agent)
    );`,
+  // 2: goals (instance-wide, bounded history), PABCD orchestration state and its
+  // transitions, and the agent process groups running now (reaped after a crash).
+  `CREATE TABLE goals (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     status TEXT NOT NULL,
+     is_current INTEGER NOT NULL DEFAULT 0,
+     updated_at TEXT NOT NULL,
+     data TEXT NOT NULL
+   );
+   CREATE TABLE orchestration (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     data TEXT NOT NULL
+   );
+   CREATE TABLE orc_transitions (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     data TEXT NOT NULL
+   );
+   CREATE TABLE agent_processes (
+     trace_id TEXT PRIMARY KEY,
+     pgid INTEGER NOT NULL,
+     start_ticks INTEGER NOT NULL,
+     boot_id TEXT NOT NULL,
+     started_at TEXT NOT NULL
+   );`,
 ];

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceError } from '../../common/errors.js';
 import { isObject } from '../agents/fields.js';
@@ -44,9 +44,57 @@ function readHead(path: string): Record<string, unknown> | undefined {
   }
 }
 
+export interface TraceRetention {
+  /** Traces last written longer ago than this are deleted. */
+  retentionDays: number;
+  /** All traces together at most this many bytes: the oldest go first. */
+  maxTotalBytes: number;
+}
+
 /** Reads the traces directory. Ids are validated, so no request names a path outside it. */
 export class TraceStore {
   constructor(readonly dir: string) {}
+
+  /**
+   * Applies the retention: traces past their age go, then the oldest until
+   * the rest fit the size cap. Traces of runs still going (`keep`) stay.
+   * Returns how many files were deleted; a file that cannot be deleted is left.
+   */
+  sweep(retention: TraceRetention, keep: ReadonlySet<string> = new Set(), now = Date.now()): number {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return 0;
+    }
+    const files = names
+      .filter((name) => name.endsWith(SUFFIX) && isTraceId(name.slice(0, -SUFFIX.length)))
+      .sort()
+      .flatMap((name) => {
+        try {
+          const stat = statSync(join(this.dir, name));
+          return [{ name, traceId: name.slice(0, -SUFFIX.length), bytes: stat.size, modified: stat.mtimeMs }];
+        } catch {
+          return [];
+        }
+      });
+    const oldestAllowed = now - retention.retentionDays * 24 * 60 * 60 * 1000;
+    let total = files.reduce((sum, file) => sum + file.bytes, 0);
+    let deleted = 0;
+    // Oldest first (ids sort by start time).
+    for (const file of files) {
+      if (keep.has(file.traceId)) continue;
+      if (file.modified >= oldestAllowed && total <= retention.maxTotalBytes) continue;
+      try {
+        rmSync(join(this.dir, file.name));
+        total -= file.bytes;
+        deleted += 1;
+      } catch {
+        // Left for the next sweep.
+      }
+    }
+    return deleted;
+  }
 
   /** Newest first. */
   list(limit: number): TraceSummary[] {

@@ -1,6 +1,9 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Output lines, dropped once a trace reaches its size cap. */
+const DROPPABLE = new Set(['thinking', 'text', 'tool', 'skipped_line']);
+
 /**
  * Appends one run's events to `<dir>/<traceId>.ndjson`. Every event is one
  * whole line in one append, so a crash leaves every earlier line intact (at
@@ -20,10 +23,14 @@ export class TraceWriter {
   private held = false;
   private failed = false;
   private dirReady = false;
+  private bytes = 0;
+  private capped = false;
 
   constructor(
     private readonly dir: string,
     readonly traceId: string,
+    /** Past this size the run's output lines are dropped (its lifecycle lines are still written). */
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
   ) {
     this.path = join(dir, `${traceId}.ndjson`);
   }
@@ -37,7 +44,14 @@ export class TraceWriter {
   write(type: string, fields: Readonly<Record<string, unknown>> = {}): void {
     if (this.failed) return;
     try {
-      const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type, ...fields })}\n`);
+      let line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type, ...fields })}\n`);
+      if (DROPPABLE.has(type) && this.bytes + line.length > this.maxBytes) {
+        // One note where the output stops; the run's end (stop, exit, done) is still written.
+        if (this.capped) return;
+        this.capped = true;
+        line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type: 'truncated', maxBytes: this.maxBytes })}\n`);
+      }
+      this.bytes += line.length;
       if (!this.held) {
         this.prepareDir();
         appendFileSync(this.path, line, { mode: 0o600 });

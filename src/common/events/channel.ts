@@ -103,9 +103,9 @@ export class EventChannel {
     // The live frame is serialized at most once, and only if a connection takes the event:
     // a partial image nobody watches is never turned into a megabyte of JSON.
     let frame: Buffer | undefined;
-    const liveFrame = () => (frame ??= encodeFrame(live));
+    const liveFrame = () => (frame ??= encodeFrame(live, options.payloadId));
     // The replay copy is serialized before the seq is taken: an event that cannot be serialized throws here and publishes nothing.
-    this.replay.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes));
+    this.replay.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes, options.payloadId));
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
       if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();

@@ -9,9 +9,13 @@ export const OPEN_PREAMBLE = (retryMs?: number): string =>
 
 export const HEARTBEAT = Buffer.from(': ping\n\n');
 
-/** The frame of one event: `id:` then its JSON on one `data:` line (JSON escapes every newline). */
-export const encodeFrame = (event: ChannelEvent): Buffer =>
-  Buffer.from(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+/**
+ * The frame of one event: `id:` (the cursor) then its JSON on one `data:` line
+ * (JSON escapes every newline). With `payloadId` the JSON's `id` is that
+ * instead of the cursor (see PublishOptions.payloadId).
+ */
+export const encodeFrame = (event: ChannelEvent, payloadId?: string): Buffer =>
+  Buffer.from(`id: ${event.id}\ndata: ${JSON.stringify(payloadId === undefined ? event : { ...event, id: payloadId })}\n\n`);
 
 /** The event object of a published event: `{ topic, event, ...fields, id }`; fields cannot override the three. */
 export function buildEvent(topic: string, event: string, fields: Record<string, unknown>, id: string): ChannelEvent {
@@ -38,6 +42,7 @@ export function replayFrame(
   liveFrame: () => Buffer,
   transientFields: readonly string[] | undefined,
   maxFieldBytes: number,
+  payloadId?: string,
 ): Buffer {
   const hasTransient = transientFields?.some((field) => !NEVER_OMITTED.has(field) && Object.hasOwn(event, field)) ?? false;
   // No field can be larger than the whole frame.
@@ -53,5 +58,5 @@ export function replayFrame(
   if (omitted.length === 0) return liveFrame();
   copy.omitted = omitted;
   copy.id = event.id;
-  return encodeFrame(copy as ChannelEvent);
+  return encodeFrame(copy as ChannelEvent, payloadId);
 }

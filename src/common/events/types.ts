@@ -19,6 +19,12 @@ export interface PublishOptions {
    * lists their names in `omitted`.
    */
   readonly transientFields?: readonly string[];
+  /**
+   * The event's own id, carried as `id` in its JSON (e.g. a saved chat
+   * message, whose spec names it `id`). The frame's `id:` line stays the
+   * channel's cursor, and so does `ChannelEvent.id` for internal listeners.
+   */
+  readonly payloadId?: string;
 }
 
 export type InternalListener = (event: ChannelEvent) => void;

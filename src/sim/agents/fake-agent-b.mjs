@@ -1,16 +1,29 @@
 #!/usr/bin/env node
 // Fake of CLI B (contracts/agent-cli-ndjson.md): `exec --json [options] <prompt>`,
 // thread.started → turn.started → item.* → turn.completed | turn.failed.
-// Behaviour tags: see fake-common.mjs.
+// Behaviour tags: see fake-common.mjs. Resume: `exec resume <thread_id> …`
+// (the contract's inferred form); with CODEX_HOME set it keeps its threads
+// there and, like A, refuses to resume one it does not have.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   answerFor, behaviours, crash, finish, hangCommand, readStdin, sleep, slowPieces, startHang, usage, uuid, writeLine, writeMalformed, writeSplitLine,
 } from './fake-common.mjs';
 
+const threadsDir = process.env.CODEX_HOME ? join(process.env.CODEX_HOME, 'fake-threads') : undefined;
+const threadFile = (id) => (threadsDir && /^[\w-]+$/.test(id) ? join(threadsDir, id) : undefined);
+
 function parseArgs(argv) {
   if (argv[0] !== 'exec') usage("error: unrecognized subcommand; only 'exec' is simulated", 2);
-  const options = { json: false, positional: [] };
+  const options = { json: false, resume: undefined, positional: [] };
   let optionsEnded = false;
-  for (let index = 1; index < argv.length; index += 1) {
+  let start = 1;
+  if (argv[1] === 'resume') {
+    if (!argv[2] || argv[2].startsWith('-')) usage('error: resume needs a thread id', 2);
+    options.resume = argv[2];
+    start = 3;
+  }
+  for (let index = start; index < argv.length; index += 1) {
     const arg = argv[index];
     if (optionsEnded || !arg.startsWith('-') || arg === '-') options.positional.push(arg);
     else if (arg === '--') optionsEnded = true;
@@ -23,6 +36,7 @@ function parseArgs(argv) {
 }
 
 const options = parseArgs(process.argv.slice(2));
+if (options.resume !== undefined && threadsDir && !existsSync(threadFile(options.resume) ?? '')) usage(`Error: no rollout found for thread id ${options.resume}`);
 const given = options.positional.join(' ');
 const prompt = given === '' || given === '-' ? await readStdin() : given;
 const tags = behaviours(prompt);
@@ -40,7 +54,12 @@ async function run() {
   const nextItemId = () => `item_${itemNumber++}`;
   const completedMessage = (id, text) => ({ type: 'item.completed', item: { id, type: 'agent_message', text } });
 
-  await writeLine({ type: 'thread.started', thread_id: uuid() });
+  const threadId = options.resume ?? uuid();
+  if (threadsDir) {
+    mkdirSync(threadsDir, { recursive: true });
+    writeFileSync(threadFile(threadId), '');
+  }
+  await writeLine({ type: 'thread.started', thread_id: threadId });
   await writeLine({ type: 'turn.started' });
   if (tags.has('malformed')) await writeMalformed();
   if (tags.has('thinking')) {

@@ -18,6 +18,9 @@
 //                    program exits; its pid is in a tool call's command; it
 //                    ends by itself after a minute
 //   [fake:flood]     (A) an answer of FLOOD_BYTES, in 64 KiB text blocks
+//   [fake:goaldone]  the answer ends with a goal done marker carrying evidence
+//   [fake:goalnoevidence] the answer ends with a goal done marker without evidence
+//   [fake:goalpause] the answer ends with a goal pause marker and its reason
 // Without tags: the answer echoes the prompt.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +52,10 @@ export function answerFor(prompt, tags) {
   }
   if (tags.has('split')) return `Split: naïve café — 日本語 😀 ${stripTags(prompt)}`;
   if (tags.has('tool')) return 'I listed the directory: 3 files.';
+  // Goal markers start a line, as the chat server's goal logic expects.
+  if (tags.has('goaldone')) return 'Worked on the goal.\n[goal:done] evidence: all checks pass (fake run)';
+  if (tags.has('goalnoevidence')) return 'Worked on the goal.\n[goal:done]';
+  if (tags.has('goalpause')) return 'Worked on the goal.\n[goal:pause] waiting for a person to review (fake run)';
   return `Echo: ${stripTags(prompt)}`;
 }
 

@@ -1,43 +1,19 @@
-import { ServiceError } from '../common/errors.js';
-import { AGENTS, AGENT_IDS, type AgentId } from './agents/catalog.js';
-import { locateProgram } from './agents/availability.js';
-import type { ChatService, RunLine } from './chat-service.js';
-import { validatePrompt } from './prompt.js';
+import { ServiceError } from '../../common/errors.js';
+import { AGENTS, AGENT_IDS, type AgentId } from '../agents/catalog.js';
+import { locateProgram } from '../agents/availability.js';
+import type { ChatService } from '../chat-service.js';
+import { validatePrompt } from '../prompt.js';
+import type { ChatRuntime } from '../runtime.js';
+import { prepareGoalCommand } from './goal-command.js';
+import { prepareOrcCommand } from './orc-command.js';
+import { answer, COMMANDS, usageError, type PreparedCommand } from './types.js';
 
-/** A line of a command's stream: text for people, and a final done carrying structured `data`. */
-export type CommandLine = RunLine | { type: 'text'; content: string } | { type: 'done'; status: 'ok'; command: string; data: Record<string, unknown> };
-export type CommandSink = (line: CommandLine) => void;
-
-/** Runs a validated command; resolves once its last line was written. */
-export type PreparedCommand = (sink: CommandSink) => Promise<void>;
-
-interface CommandSpec {
-  readonly usage: string;
-  readonly description: string;
-}
-
-/** The slash commands, as data: /help prints this table. */
-export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
-  help: { usage: '/help', description: 'List the commands.' },
-  status: { usage: '/status', description: 'Current session, running and waiting runs, agents.' },
-  agents: { usage: '/agents', description: 'The agent programs and whether they are installed.' },
-  cancel: { usage: '/cancel', description: "Stop the current session's active run; the queue moves on." },
-  steer: { usage: '/steer <prompt>', description: 'Stop the active run, keep its partial answer, run <prompt> next.' },
-  session: { usage: '/session new [title] | /session switch <id> | /session list', description: 'Create, switch or list chat sessions.' },
-};
+export { COMMANDS, type CommandLine, type CommandSink, type PreparedCommand } from './types.js';
 
 export interface CommandOptions {
   sessionId?: string;
   agent?: AgentId;
 }
-
-const usageError = (name: string) => new ServiceError('BAD_REQUEST', `Usage: ${COMMANDS[name].usage}`, { details: { command: name } });
-
-/** One-shot answer: text lines then a done with data. */
-const answer = (command: string, text: string, data: Record<string, unknown>): PreparedCommand => async (sink) => {
-  sink({ type: 'text', content: text });
-  sink({ type: 'done', status: 'ok', command, data });
-};
 
 export function agentsOverview(service: ChatService, env: Readonly<Record<string, string | undefined>>) {
   return AGENT_IDS.map((id) => {
@@ -58,12 +34,8 @@ export function agentsOverview(service: ChatService, env: Readonly<Record<string
  * Parses and validates a slash command. Everything that can be refused is
  * refused here, before the response stream starts, as an ordinary error.
  */
-export function prepareCommand(
-  service: ChatService,
-  env: Readonly<Record<string, string | undefined>>,
-  text: string,
-  options: CommandOptions,
-): PreparedCommand {
+export function prepareCommand(runtime: ChatRuntime, text: string, options: CommandOptions): PreparedCommand {
+  const { service, env } = runtime;
   const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) throw new ServiceError('BAD_REQUEST', 'A command starts with "/" followed by its name, e.g. /help.');
   const [, name, rest = ''] = match;
@@ -119,6 +91,10 @@ export function prepareCommand(
     }
     case 'session':
       return prepareSessionCommand(service, argument);
+    case 'goal':
+      return prepareGoalCommand(runtime, argument, options);
+    case 'orc':
+      return prepareOrcCommand(runtime, argument, options);
     default:
       throw new ServiceError('BAD_REQUEST', `Unknown command /${name}; /help lists them.`, { details: { command: name } });
   }

@@ -1,0 +1,12 @@
+import { ServiceError } from '../../common/errors.js';
+import { CHAT_LIMITS } from '../limits.js';
+
+/** A goal's objective, summary or evidence item: not blank, bounded. */
+export function goalText(value: string, what: string): string {
+  const text = value.trim();
+  if (text === '') throw new ServiceError('BAD_REQUEST', `The ${what} is empty.`);
+  if (text.length > CHAT_LIMITS.goalTextMaxChars) {
+    throw new ServiceError('BAD_REQUEST', `The ${what} is ${text.length} characters; the limit is ${CHAT_LIMITS.goalTextMaxChars}.`, { details: { limit: CHAT_LIMITS.goalTextMaxChars } });
+  }
+  return text;
+}

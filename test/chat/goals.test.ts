@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
+
+interface GoalBody {
+  goal: null | { id: string; objective: string; status: string; continuations: number; autoStopped?: string; pauseGate?: string; checkpoints: Array<{ summary: string; nextAction?: string; evidence: string[]; source: string }>; refinements: Array<{ objective: string }> };
+}
+
+describe('goals', () => {
+  const cleanup: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  async function start(options: Parameters<typeof startTestChat>[0] = {}): Promise<{ server: TestChatServer; events: EventRecorder }> {
+    const server = await startTestChat(options);
+    cleanup.push(() => server.stop());
+    const events = await recordEvents(server.url);
+    cleanup.push(() => events.close());
+    return { server, events };
+  }
+  const idle = (events: EventRecorder) => waitFor('an idle queue', () => events.events.findLast((event) => event.event === 'queue_update')?.active === false);
+
+  it('sets, refines, checkpoints, pauses, resumes and completes a goal over HTTP, refusing what its state does not allow', async () => {
+    const { server, events } = await start({ goalMaxContinuations: 1 });
+    const post = (body: unknown) => server.postJson<GoalBody & { error?: { code: string } }>('/api/goal', body);
+
+    expect((await server.getJson<GoalBody>('/api/goal')).body.goal).toBeNull();
+    expect((await post({ action: 'done' })).body.error?.code).toBe('GOAL_NOT_FOUND');
+    const set = await post({ action: 'set', objective: 'write the report' });
+    expect(set.status).toBe(200);
+    expect(set.body.goal).toMatchObject({ objective: 'write the report', status: 'active' });
+    await idle(events);
+
+    // One goal at a time: another is refused unless it replaces.
+    const again = await post({ action: 'set', objective: 'something else' });
+    expect(again.status).toBe(409);
+    expect(again.body.error?.code).toBe('GOAL_ACTIVE');
+
+    expect((await post({ action: 'refine', objective: 'write the short report' })).body.goal).toMatchObject({ objective: 'write the short report', refinements: [{ objective: 'write the report' }] });
+    await idle(events);
+    // Done needs evidence on the latest checkpoint.
+    await post({ action: 'update', summary: 'outline written', nextAction: 'fill in' });
+    const refused = await post({ action: 'done' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error?.code).toBe('GOAL_EVIDENCE_REQUIRED');
+    await events.waitFor('goal_done_rejected', (event) => event.event === 'goal_done_rejected' && event.reason === 'the latest checkpoint carries no evidence');
+
+    expect((await post({ action: 'pause', reason: 'lunch' })).body.goal?.status).toBe('paused');
+    expect((await post({ action: 'pause' })).body.error?.code).toBe('GOAL_STATE_CONFLICT');
+    expect((await post({ action: 'resume' })).body.goal?.status).toBe('active');
+    await idle(events);
+    await post({ action: 'update', summary: 'report done', evidence: ['report.md exists', 'reviewed'] });
+    const done = await post({ action: 'done' });
+    expect(done.body.goal).toMatchObject({ status: 'done' });
+    await events.waitFor('goal_done', (event) => event.event === 'goal_done' && event.goalId === done.body.goal?.id);
+    expect((await post({ action: 'cancel' })).body.error?.code).toBe('GOAL_STATE_CONFLICT');
+
+    expect((await post({ action: 'clear' })).body.goal?.id).toBe(done.body.goal?.id);
+    expect((await server.getJson<GoalBody>('/api/goal')).body.goal).toBeNull();
+    const history = await server.getJson<{ goals: Array<{ id: string }> }>('/api/goal/history');
+    expect(history.body.goals.map((goal) => goal.id)).toEqual([done.body.goal?.id]);
+    expect((await post({ action: 'set', objective: '   ' })).status).toBe(400);
+    expect((await post({ action: 'fly' })).status).toBe(400);
+  });
+
+  it('works through /goal commands too, with checkpoints parsed from the command line', async () => {
+    const { server, events } = await start({ goalMaxContinuations: 1 });
+    const command = (text: string) => server.postLines('/api/command', { text });
+    expect((await command('/goal')).lines[0]).toEqual({ type: 'text', content: 'No current goal.' });
+    await command('/goal set tidy the docs');
+    await idle(events);
+    const update = await command('/goal update docs tidied | next: publish | evidence: lint clean; links checked');
+    const goal = (update.lines.at(-1)?.data as { goal: { latestCheckpoint: unknown } }).goal;
+    expect(goal.latestCheckpoint).toMatchObject({ summary: 'docs tidied', nextAction: 'publish', evidence: ['lint clean', 'links checked'], source: 'user' });
+    expect((await command('/goal set another one')).status).toBe(409);
+    expect((await command('/goal done')).lines.at(-1)).toMatchObject({ type: 'done', status: 'ok', data: { action: 'done', goal: { status: 'done' } } });
+    expect((await command('/goal frobnicate')).status).toBe(400);
+    expect((await command('/goal history')).lines[0].content).toContain('done — tidy the docs');
+  });
+
+  it('continues automatically after a successful turn, at most the configured number of turns in a row', async () => {
+    const { server, events } = await start({ goalMaxContinuations: 2 });
+    await server.postJson('/api/goal', { action: 'set', objective: 'keep going' });
+    await events.waitFor('the bound', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('2 automatic turns'));
+    await idle(events);
+    const prompts = events.events.filter((event) => event.event === 'message' && event.role === 'user').map((event) => String(event.content));
+    expect(prompts).toHaveLength(2);
+    expect(prompts.every((prompt) => prompt.startsWith('Continue working on the goal: keep going'))).toBe(true);
+
+    // A person's turn resets the count: one more message, and continuation goes on again after it.
+    await server.postJson('/api/goal', { action: 'update', summary: 'looked at it' });
+    await server.postLines('/api/message', { prompt: 'a person speaks' });
+    await waitFor('two more continuations', () => events.events.filter((event) => event.event === 'message' && event.role === 'user').length === 5);
+  });
+
+  it('a stale goal stops continuing; a failed turn does not continue', async () => {
+    const { server, events } = await start({ goalStaleMs: 1 });
+    const set = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'old news' });
+    // The first turn starts at once (the goal was just touched); after it the goal is stale.
+    await events.waitFor('stale', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('stale'));
+    await idle(events);
+    expect(events.events.filter((event) => event.event === 'message' && event.role === 'user')).toHaveLength(1);
+    expect(set.body.goal?.status).toBe('active');
+
+    const fresh = await start({ goalMaxContinuations: 5 });
+    await fresh.server.postJson('/api/goal', { action: 'set', objective: 'this breaks [fake:error]' });
+    await fresh.events.waitFor('the failed turn', (event) => event.event === 'agent_done' && event.status === 'error');
+    await idle(fresh.events);
+    expect(fresh.events.events.filter((event) => event.event === 'agent_done')).toHaveLength(1);
+  });
+
+  it('keeps the goal across a restart', async () => {
+    const first = await start({ keepHome: true, goalMaxContinuations: 1 });
+    const set = await first.server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'survive restarts' });
+    await idle(first.events);
+    await first.server.postJson('/api/goal', { action: 'pause' });
+    const home = first.server.home;
+    first.events.close();
+    await first.server.close();
+    const second = await start({ home, goalMaxContinuations: 1 });
+    const { body } = await second.server.getJson<GoalBody>('/api/goal');
+    expect(body.goal).toMatchObject({ id: set.body.goal?.id, objective: 'survive restarts', status: 'paused' });
+  });
+});

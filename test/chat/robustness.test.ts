@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hangPid, isAlive, makeTempHome, recordEvents, startTestChat, waitFor } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `svc-chat serve --demo` as a child (through tsx); answers its URL. */
+async function serve(home: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--demo', '--port', '0', '--json'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CHAT_HOME: home, SVC_CHAT_WORKDIR: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no start line: ${output} ${stderr}`)), 20_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('\n')) {
+        clearTimeout(timer);
+        resolve((JSON.parse(output.split('\n')[0]) as { url: string }).url);
+      }
+    });
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+describe('robustness', () => {
+  const cleanup: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it('a chat server killed with SIGKILL leaves no agent process once it is restarted (and its phase turn is interrupted)', async () => {
+    const home = makeTempHome();
+    cleanup.push(() => rmSync(home, { recursive: true, force: true }));
+    const first = await serve(home);
+    cleanup.push(() => first.child.kill('SIGKILL'));
+    const events = await recordEvents(first.url);
+    // The hanging turn is a PABCD phase's: its state must survive the kill too.
+    await fetch(`${first.url}/api/orc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'start', task: 'stay [fake:hang]' }) });
+    const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
+    events.close();
+    const grandchild = hangPid((tool.input as { command: string }).command);
+    const status = (await (await fetch(`${first.url}/api/status`)).json()) as { queues: Array<{ active: { pid: number } }> };
+    const agent = status.queues[0].active.pid;
+    // Should the test fail, the agents go with it.
+    cleanup.push(() => {
+      try {
+        process.kill(-agent, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    });
+
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    // Nothing could run at the kill: the agents are still there.
+    expect(isAlive(agent)).toBe(true);
+    expect(isAlive(grandchild)).toBe(true);
+
+    const second = await serve(home);
+    cleanup.push(() => second.child.kill('SIGKILL'));
+    await waitFor('the leftovers to be reaped', () => !isAlive(agent) && !isAlive(grandchild), 5000);
+    expect(second.stderr()).toContain(`killed agent process group ${agent}`);
+    const orc = (await (await fetch(`${second.url}/api/orc`)).json()) as { state: { phase: string; status: string } };
+    expect(orc.state).toMatchObject({ phase: 'plan', status: 'interrupted' });
+  });
+
+  it('keeps traces within their retention and size cap, and caps one trace', async () => {
+    const home = makeTempHome();
+    const traces = join(home, 'traces');
+    mkdirSync(traces, { recursive: true });
+    const old = join(traces, '20200101T000000000Z-00000001.ndjson');
+    writeFileSync(old, '{}\n');
+    utimesSync(old, new Date('2020-01-02'), new Date('2020-01-02'));
+    for (const [index, id] of ['20260101T000000000Z-00000002', '20260101T000000000Z-00000003'].entries()) {
+      writeFileSync(join(traces, `${id}.ndjson`), 'x'.repeat(4000 + index));
+    }
+    const server = await startTestChat({ home, traceRetentionDays: 30, tracesMaxBytes: 6000, traceMaxBytes: 2000 });
+    cleanup.push(() => server.stop());
+    // At start: the expired one goes, then the oldest until the rest fit.
+    expect(readdirSync(traces).sort()).toEqual(['20260101T000000000Z-00000003.ndjson']);
+
+    const { accepted } = await server.postLines('/api/message', { prompt: 'big [fake:split] ' + 'y'.repeat(3000) });
+    const trace = await server.getJson<{ events: Array<{ type: string }> }>(`/api/traces/${accepted?.traceId}`);
+    const types = trace.body.events.map((event) => event.type);
+    expect(types).toContain('truncated');
+    expect(types).not.toContain('text');
+    expect(types.at(-1)).toBe('done');
+  });
+
+  it('resumes agent-b’s thread and forgets one it no longer has', async () => {
+    const home = makeTempHome();
+    const codexHome = join(home, 'codex');
+    mkdirSync(codexHome);
+    const server = await startTestChat({ home, defaultAgent: 'agent-b', env: { PATH: process.env.PATH, HOME: process.env.HOME, CODEX_HOME: codexHome } });
+    cleanup.push(() => server.stop());
+    const send = async (prompt: string) => {
+      const { lines, accepted } = await server.postLines('/api/message', { prompt });
+      const trace = await server.getJson<{ events: Array<Record<string, unknown>> }>(`/api/traces/${accepted?.traceId}`);
+      return { done: lines.at(-1), started: trace.body.events.filter((event) => event.type === 'started').map((event) => event.resumed) };
+    };
+    expect(await send('one')).toEqual({ done: { type: 'done', status: 'ok' }, started: [false] });
+    expect(await send('two')).toEqual({ done: { type: 'done', status: 'ok' }, started: [true] });
+    rmSync(join(codexHome, 'fake-threads'), { recursive: true, force: true });
+    expect(await send('three')).toEqual({ done: { type: 'done', status: 'ok' }, started: [true, false] });
+  });
+});
