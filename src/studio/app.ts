@@ -2,25 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { createHttpApp } from '../common/http-app.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
-import { registerDefaultsRoutes } from './routes/defaults.js';
-import { registerDiscoveryRoutes } from './routes/discovery.js';
-import { registerFileRoutes } from './routes/files.js';
-import { registerHistoryRoutes } from './routes/history.js';
-import { registerGenerateRoutes } from './routes/generate.js';
-import { registerInflightRoutes } from './routes/inflight.js';
-import { registerStorageRoutes } from './routes/storage.js';
+import { defaultsRoutes } from './routes/defaults.js';
+import { discoveryRoutes } from './routes/discovery.js';
+import { fileRoutes } from './routes/files.js';
+import { generateRoutes } from './routes/generate.js';
+import { historyRoutes } from './routes/history.js';
+import { jobRoutes } from './routes/jobs.js';
+import type { StudioRoutes } from './routes/plugin.js';
+import { storageRoutes } from './routes/storage.js';
 
-/** Route families, each a function of (app, ctx). Add a family here and nowhere else. */
-const ROUTE_FAMILIES: ReadonlyArray<(app: FastifyInstance, ctx: StudioContext) => void> = [
-  registerDiscoveryRoutes,
-  registerStorageRoutes,
-  registerDefaultsRoutes,
-  registerHistoryRoutes,
-  registerFileRoutes,
-  registerGenerateRoutes,
-  registerInflightRoutes,
-  (app, ctx) => app.get('/api/events', (request, reply) => ctx.events.serve(request, reply)),
-];
+/** The event channel's route. */
+const eventRoutes: StudioRoutes = async (app, { ctx }) => {
+  app.get('/api/events', (request, reply) => ctx.events.serve(request, reply));
+};
+
+/** Route families, each a Fastify plugin. Add a family here and nowhere else. */
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, generateRoutes, jobRoutes, eventRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -38,6 +35,6 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
       token: options.token,
     },
   });
-  for (const register of ROUTE_FAMILIES) register(app, ctx);
+  for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });
   return app;
 }

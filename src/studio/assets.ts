@@ -2,6 +2,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import sharp from 'sharp';
 import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
+import type { AssetRecord } from './api/index.js';
 import type { StudioContext } from './context.js';
 import { fileExists, isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
 import { sniffImageType, type ImageFormat } from './media/image-type.js';
@@ -12,25 +13,7 @@ import { findAsset, insertAsset, isNameTaken, type AssetRow, type NewAssetRow } 
 export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
 
-/** One saved image as the API answers it. */
-export interface AssetRecord {
-  filename: string;
-  url: string;
-  thumbnailUrl: string;
-  format: ImageFormat;
-  width: number;
-  height: number;
-  bytes: number;
-  createdAt: string;
-  prompt: string;
-  lane: string;
-  model: string;
-  requestId: string;
-  kind: string;
-  sessionTitle: string | null;
-  revisedPrompt: string | null;
-  settings: Record<string, unknown>;
-}
+export type { AssetRecord } from './api/index.js';
 
 /** URL prefix the file routes serve assets under (thumbnails under `thumbs/`). */
 export const GENERATED_URL_PREFIX = '/generated/';
@@ -58,7 +41,7 @@ export function recordOf(row: AssetRow): AssetRecord {
     bytes: row.bytes,
     createdAt: row.created_at,
     prompt: row.prompt,
-    lane: row.lane,
+    provider: row.lane,
     model: row.model,
     requestId: row.request_id,
     kind: row.kind,

@@ -1,16 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
-import { LANES, type KeyNamespace, type LaneId } from './catalog/lanes.js';
+import type { LaneId } from './api/index.js';
 import { resolveKey, type ResolvedKey } from './auth/credentials.js';
+import type { KeyNamespace } from './auth/key-namespaces.js';
+import { LANES } from './catalog/registry.js';
+import { imageJobHandler } from './jobs/image-job.js';
+import { Jobs } from './jobs/jobs.js';
 import { studioPaths, type StudioPaths } from './paths.js';
 import { Settings } from './settings.js';
 import { openDatabase, type StudioDatabase } from './store/database.js';
 import { VERSION } from './version.js';
 
-/** Upstream base URLs by name: a lane id, or a named endpoint such as `oauthIssuer`. */
-export type UpstreamUrls = Partial<Record<LaneId | 'oauthIssuer', string>>;
+/**
+ * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
+ * for its other endpoints (e.g. `oauth.issuer`).
+ */
+export type UpstreamUrls = Readonly<Record<string, string>>;
 
 export interface StudioOptions {
   /** Environment to read (default process.env). Tests pass their own. */
@@ -19,8 +27,8 @@ export interface StudioOptions {
   demo?: {
     upstreams: UpstreamUrls;
     keys: Partial<Record<KeyNamespace, string>>;
-    /** Where the demo chat OAuth session file was written. */
-    oauthAuthFile?: string;
+    /** Where the demo session files were written, by lane. */
+    sessionFiles: Readonly<Partial<Record<LaneId, string>>>;
   };
   /** Base URL overrides, above the environment (tests point lanes at simulators with these). */
   upstreams?: UpstreamUrls;
@@ -38,9 +46,13 @@ export interface StudioContext {
   readonly settings: Settings;
   readonly db: StudioDatabase;
   readonly events: EventChannel;
+  /** Every job: create, run, cancel, look up, recover. */
+  readonly jobs: Jobs;
   readonly demo: boolean;
-  /** Base URL of a lane's upstream (or a named endpoint), after overrides. */
-  upstreamUrl(name: LaneId | 'oauthIssuer'): string | undefined;
+  /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
+  upstreamUrl(lane: LaneId, endpoint?: string): string;
+  /** The configured base URL, or undefined (for reports). */
+  configuredUpstreamUrl(lane: LaneId, endpoint?: string): string | undefined;
   /** The key for a namespace: environment, then config file, then demo placeholder. */
   key(namespace: KeyNamespace): ResolvedKey | undefined;
   /** The chat OAuth session file the `oauth` lane reads. */
@@ -61,7 +73,15 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const events = new EventChannel(options.events);
   const demo = options.demo;
 
-  return {
+  const configuredUpstreamUrl = (lane: LaneId, endpoint = 'base'): string | undefined => {
+    const spec = LANES[lane].endpoints[endpoint];
+    if (!spec) return undefined;
+    const key = endpoint === 'base' ? lane : `${lane}.${endpoint}`;
+    const url = options.upstreams?.[key] ?? demo?.upstreams[key] ?? (env[spec.env] || undefined) ?? settings.get().upstreams?.[key] ?? spec.default;
+    return url?.replace(/\/+$/, '');
+  };
+
+  const ctx: StudioContext = {
     version: VERSION,
     startedAt: new Date().toISOString(),
     env,
@@ -69,12 +89,16 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     settings,
     db,
     events,
+    jobs: undefined as unknown as Jobs,
     demo: Boolean(demo),
-    upstreamUrl(name) {
-      const spec = name === 'oauthIssuer' ? undefined : LANES[name];
-      const fromEnv = name === 'oauthIssuer' ? env.SVC_OAUTH_ISSUER_URL : spec?.baseUrlEnv ? env[spec.baseUrlEnv] : undefined;
-      const defaultUrl = name === 'oauthIssuer' ? 'https://auth.openai.com' : spec?.defaultBaseUrl;
-      return options.upstreams?.[name] ?? demo?.upstreams[name] ?? fromEnv ?? settings.get().upstreams?.[name] ?? defaultUrl;
+    configuredUpstreamUrl,
+    upstreamUrl(lane, endpoint = 'base') {
+      const url = configuredUpstreamUrl(lane, endpoint);
+      if (!url) {
+        const variable = LANES[lane].endpoints[endpoint]?.env;
+        throw new ServiceError('NETWORK_FAILED', `No upstream URL is configured for the ${lane} lane${variable ? `: set ${variable}` : ''}.`, { details: { lane, endpoint } });
+      }
+      return url;
     },
     key(namespace) {
       // In demo mode the simulators accept only their placeholder keys, so those win.
@@ -83,14 +107,17 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       return resolveKey(namespace, { env, settings });
     },
     alphaAuthFile() {
-      return env.SVC_ALPHA_AUTH_FILE || join(paths.home, 'alpha', 'auth.json');
+      return demo?.sessionFiles.alpha ?? (env.SVC_ALPHA_AUTH_FILE || join(paths.home, 'alpha', 'auth.json'));
     },
     oauthAuthFile() {
-      return demo?.oauthAuthFile ?? settings.get().oauthAuthFile ?? paths.oauthAuthFile;
+      return demo?.sessionFiles.oauth ?? settings.get().oauthAuthFile ?? paths.oauthAuthFile;
     },
     async close() {
       events.close();
       db.close();
     },
   };
+  // The job service needs the finished context (its handlers run lanes with it).
+  (ctx as { jobs: Jobs }).jobs = new Jobs(ctx, [imageJobHandler]);
+  return ctx;
 }

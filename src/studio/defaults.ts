@@ -1,65 +1,87 @@
 import { ServiceError } from '../common/errors.js';
-import { REASONING_EFFORTS, sizeProblem, type ReasoningEffort } from './catalog/controls.js';
-import { DEFAULT_MODELS, DEFAULT_VIDEO_MODEL } from './catalog/models.js';
+import { isLaneId, type DefaultsRequest, type LaneId } from './api/index.js';
+import { laneModel, isKnownModel } from './catalog/models.js';
+import { LANE_MODULES, LANES, SHARED_DEFAULT_LANES } from './catalog/registry.js';
+import { resolveModel } from './catalog/models.js';
 import type { StudioContext } from './context.js';
+import { laneSettings, type Sourced } from './lanes/settings.js';
+import type { LaneModule } from './lanes/types.js';
 
-export type DefaultSource = 'env' | 'config' | 'builtin';
-interface Sourced<T> {
-  value: T;
-  source: DefaultSource;
+// Persisted defaults (GET/PUT /api/defaults): every lane's settings, each with
+// where it comes from (environment > config.json > built-in), and the video
+// target. The default model and reasoning are one concept across the lanes
+// that share them (spec: `svc defaults set model` writes both oauth and api).
+
+/** The built-in video target: the first lane with a default video model. */
+function builtinVideoTarget(): { lane: LaneId; model: string } {
+  const lane = LANE_MODULES.find((candidate) => candidate.models.defaultVideo) as LaneModule;
+  return { lane: lane.id, model: lane.models.defaultVideo as string };
 }
 
-/** The `api` lane's environment defaults and their built-in values (spec: Defaults of the api lane). */
-export const API_ENV_DEFAULTS = {
-  SVC_API_IMAGE_MODEL_DEFAULT: DEFAULT_MODELS.api as string,
-  SVC_API_REASONING_EFFORT: 'low' as ReasoningEffort,
-  SVC_API_IMAGE_SIZE: '1024x1024',
-  SVC_API_ALLOW_WEB_SEARCH: true,
-} as const;
+export type EffectiveDefaults = Record<string, Record<string, Sourced<unknown>> | Sourced<{ lane: string; model: string }>>;
 
-const pick = <T>(fromEnv: T | undefined, fromConfig: T | undefined, builtin: T): Sourced<T> =>
-  fromEnv !== undefined ? { value: fromEnv, source: 'env' } : fromConfig !== undefined ? { value: fromConfig, source: 'config' } : { value: builtin, source: 'builtin' };
-
-function envReasoning(value: string | undefined): ReasoningEffort | undefined {
-  if (!value) return undefined;
-  if (!(REASONING_EFFORTS as readonly string[]).includes(value)) {
-    throw new ServiceError('INVALID_SETTING', `SVC_API_REASONING_EFFORT must be one of ${REASONING_EFFORTS.join(', ')}.`);
-  }
-  return value as ReasoningEffort;
-}
-
-function envBoolean(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off)$/i.test(value)) return false;
-  throw new ServiceError('INVALID_SETTING', `${name} must be true or false.`);
-}
-
-function envSize(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  const problem = sizeProblem(value);
-  if (problem) throw new ServiceError('INVALID_SETTING', `SVC_API_IMAGE_SIZE: ${problem}.`);
-  return value;
+/** The defaults in force, each with its source. Throws INVALID_SETTING for a bad environment value. */
+export function effectiveDefaults(ctx: StudioContext): EffectiveDefaults {
+  const out: EffectiveDefaults = {};
+  for (const lane of LANE_MODULES) if (lane.settings) out[lane.id] = laneSettings(ctx, lane);
+  const saved = ctx.settings.get().defaults?.video;
+  out.video = saved ? { value: saved, source: 'config' } : { value: builtinVideoTarget(), source: 'builtin' };
+  return out;
 }
 
 /**
- * The defaults in force, each with where it came from. The environment wins
- * over config.json (as for keys), config.json over the built-in value.
+ * The model a lane stores for a shared default: the id itself when the lane
+ * has it, else its nearest equivalent (a model of this lane that another
+ * sharing lane runs as the requested one: lang-6-luna → lang-5.6-luna on api).
  */
-export function effectiveDefaults(ctx: StudioContext) {
-  const saved = ctx.settings.get().defaults ?? {};
-  const { env } = ctx;
-  return {
-    oauth: {
-      model: pick(undefined, saved.oauth?.model, DEFAULT_MODELS.oauth as string),
-      reasoning: pick<ReasoningEffort>(undefined, saved.oauth?.reasoning, 'low'),
-    },
-    api: {
-      model: pick(env.SVC_API_IMAGE_MODEL_DEFAULT || undefined, saved.api?.model, API_ENV_DEFAULTS.SVC_API_IMAGE_MODEL_DEFAULT),
-      reasoning: pick(envReasoning(env.SVC_API_REASONING_EFFORT), saved.api?.reasoning, API_ENV_DEFAULTS.SVC_API_REASONING_EFFORT),
-      size: pick(envSize(env.SVC_API_IMAGE_SIZE), undefined, API_ENV_DEFAULTS.SVC_API_IMAGE_SIZE),
-      allowWebSearch: pick(envBoolean('SVC_API_ALLOW_WEB_SEARCH', env.SVC_API_ALLOW_WEB_SEARCH), undefined, API_ENV_DEFAULTS.SVC_API_ALLOW_WEB_SEARCH),
-    },
-    video: pick(undefined, saved.video, { lane: 'alpha', model: DEFAULT_VIDEO_MODEL }),
-  };
+function equivalentOn(lane: LaneModule, requested: string): string | undefined {
+  const own = laneModel(lane, requested);
+  if (own) return own.id;
+  const mappedHere = (id: string) => SHARED_DEFAULT_LANES.some((other) => other !== lane && laneModel(other, id)?.runsAs === requested);
+  const candidates = lane.models.list.filter((model) => model.kind !== 'video' && mappedHere(model.id));
+  return (candidates.find((model) => !model.compatibility) ?? candidates[0])?.id;
+}
+
+export interface DefaultsChange {
+  readonly defaults: EffectiveDefaults;
+  /** Lanes that stored another model than the one asked for, and which. */
+  readonly equivalents: Readonly<Partial<Record<LaneId, { requested: string; stored: string }>>>;
+}
+
+/** Applies PUT /api/defaults (already validated in shape). */
+export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): DefaultsChange {
+  const { model, reasoning, video } = change;
+  const models: Partial<Record<LaneId, string>> = {};
+  const equivalents: Partial<Record<LaneId, { requested: string; stored: string }>> = {};
+  if (model !== undefined) {
+    const valid = [...new Set(SHARED_DEFAULT_LANES.flatMap((lane) => lane.models.list.filter((spec) => spec.kind !== 'video').map((spec) => spec.id)))];
+    if (!isKnownModel(model)) throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${model}".`, { details: { valid } });
+    for (const lane of SHARED_DEFAULT_LANES) {
+      const stored = equivalentOn(lane, model);
+      if (!stored) throw new ServiceError('INVALID_IMAGE_MODEL', `"${model}" has no equivalent on the ${lane.id} lane, so it cannot be the shared default model.`, { details: { lane: lane.id, valid } });
+      models[lane.id] = stored;
+      if (stored !== model) equivalents[lane.id] = { requested: model, stored };
+    }
+  }
+  let videoTarget: { lane: LaneId; model: string } | undefined;
+  if (video !== undefined) {
+    const [laneId, videoModel] = video.split('/');
+    if (!isLaneId(laneId) || !videoModel) throw new ServiceError('INVALID_SETTING', 'The video target is `<lane>/<model>`, e.g. alpha/alpha-video-1.5.', { details: { field: 'video' } });
+    const lane = LANES[laneId];
+    if (!lane.models.list.some((spec) => spec.kind === 'video')) {
+      const videoLanes = LANE_MODULES.filter((candidate) => candidate.models.defaultVideo).map((candidate) => candidate.id);
+      throw new ServiceError(lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED', `The ${laneId} lane does not generate video.`, { details: { lane: laneId, valid: videoLanes } });
+    }
+    videoTarget = { lane: laneId, model: resolveModel(lane, videoModel, 'video').id };
+  }
+
+  ctx.settings.update((draft) => {
+    const defaults = (draft.defaults ??= {}) as Record<string, Record<string, unknown> | undefined>;
+    for (const lane of SHARED_DEFAULT_LANES) {
+      if (model === undefined && reasoning === undefined) break;
+      defaults[lane.id] = { ...defaults[lane.id], ...(models[lane.id] !== undefined ? { model: models[lane.id] } : {}), ...(reasoning !== undefined ? { reasoning } : {}) };
+    }
+    if (videoTarget) (draft.defaults as { video?: unknown }).video = videoTarget;
+  });
+  return { defaults: effectiveDefaults(ctx), equivalents };
 }

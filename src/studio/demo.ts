@@ -1,8 +1,68 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeJsonFile } from '../common/json-file.js';
-import { startDemoSimulators } from '../sim/demo.js';
+import { startSimulatorSuite, type SimulatorSuite, type SuiteOptions } from '../sim/suite.js';
+import { isLaneId } from './api/index.js';
+import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
+import { LANES } from './catalog/registry.js';
 import type { StudioOptions } from './context.js';
 import { studioPaths } from './paths.js';
+
+// The studio's side of the simulators: where their session files go, and what
+// a studio needs to use them — in-process for `svc serve --demo`, or as the
+// environment printed by `svc sim serve` (the simulators in their own process).
+
+/** Writes each simulated session (mode 0600) into `dir`; answers the file of each lane. */
+function writeSessions(suite: SimulatorSuite, dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const [lane, session] of Object.entries(suite.sessions)) {
+    files[lane] = join(dir, `${lane}-auth.json`);
+    writeJsonFile(files[lane], session, { private: true });
+  }
+  return files;
+}
+
+/**
+ * The environment a studio needs to use a running suite: each lane's base-URL
+ * variable, the keys, the session files. Every name comes from the lane
+ * modules and key namespaces, so a new lane needs nothing here.
+ */
+export function simulatorEnvironment(suite: SimulatorSuite, sessionFiles: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, url] of Object.entries(suite.upstreams)) {
+    const [lane, endpoint = 'base'] = key.split('.');
+    if (!isLaneId(lane)) continue;
+    const variable = LANES[lane].endpoints[endpoint]?.env;
+    if (variable) env[variable] = url;
+  }
+  for (const [namespace, value] of Object.entries(suite.keys)) {
+    const spec = KEY_NAMESPACES[namespace as KeyNamespace];
+    if (spec) env[spec.env] = value;
+  }
+  for (const [lane, file] of Object.entries(sessionFiles)) {
+    const credential = isLaneId(lane) ? LANES[lane].credential : undefined;
+    if (credential?.kind === 'oauth-session') env[credential.fileEnv] = file;
+  }
+  return env;
+}
+
+export interface RunningSimulators {
+  readonly suite: SimulatorSuite;
+  /** Lane base URLs (the main endpoint of each simulated lane). */
+  readonly upstreams: Record<string, string>;
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** `svc sim serve`: the suite with its session files in `dir` (default: a new temp dir). */
+export async function startSimulators(options: SuiteOptions & { dir?: string } = {}): Promise<RunningSimulators> {
+  const suite = await startSimulatorSuite(options);
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'svc-sim-'));
+  const files = writeSessions(suite, dir);
+  const upstreams = Object.fromEntries(Object.entries(suite.upstreams).filter(([key]) => !key.includes('.')));
+  return { suite, upstreams, env: simulatorEnvironment(suite, files), close: () => suite.close() };
+}
 
 export interface Demo {
   readonly options: NonNullable<StudioOptions['demo']>;
@@ -10,16 +70,15 @@ export interface Demo {
 }
 
 /**
- * Demo mode: start every simulator in-process and hand the studio their URLs
- * and placeholder credentials. The demo OAuth session goes to its own file so
- * a real session of the user's is never touched.
+ * Demo mode: every simulator in-process, the studio pointed at them with their
+ * placeholder credentials. The demo sessions go under `$SVC_HOME/demo`, so a
+ * real session of the user's is never touched.
  */
 export async function startDemo(env: Readonly<Record<string, string | undefined>>): Promise<Demo> {
-  const simulators = await startDemoSimulators();
-  const oauthAuthFile = join(studioPaths(env).home, 'demo', 'oauth-auth.json');
-  writeJsonFile(oauthAuthFile, simulators.credentials.oauthSession, { private: true });
+  const suite = await startSimulatorSuite({ demo: true });
+  const files = writeSessions(suite, join(studioPaths(env).home, 'demo'));
   return {
-    options: { upstreams: simulators.upstreams, keys: simulators.credentials.keys, oauthAuthFile },
-    close: () => simulators.close(),
+    options: { upstreams: suite.upstreams, keys: suite.keys as Partial<Record<KeyNamespace, string>>, sessionFiles: files },
+    close: () => suite.close(),
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { atomicTempWriterPid, isAtomicTempName } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
-import { adoptOrphanAssets, recordOf, type AssetRecord } from './assets.js';
+import { recordOf, type AssetRecord } from './assets.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import { fileExists, pathInside } from './media/filename.js';
@@ -26,8 +26,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Page sizes when the client does not say (each at most LIMITS.historyPageMax). */
 export const HISTORY_PAGE_DEFAULTS = { items: 50, groups: 20, groupItems: 12 } as const;
-/** How often the sweeper looks for expired tombstones. */
-export const HISTORY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** A temp file older than this is removed even when its writer's pid is alive (pids get reused). */
 const ORPHAN_TEMP_MAX_AGE_MS = DAY_MS;
 
@@ -211,40 +209,4 @@ export async function removeOrphanTempFiles(ctx: StudioContext, now: Date = new 
     }
   }
   return removed;
-}
-
-export interface HistorySweeper {
-  stop(): void;
-  /** Settles when no sweep is running (after stop(), await it before closing the database). */
-  idle(): Promise<void>;
-}
-
-/** Runs orphan cleanup (temp files out, complete images without a row back in) and a sweep now, then a sweep every intervalMs (unref'd: it never holds the process open). */
-export function startHistorySweeper(ctx: StudioContext, options: { intervalMs: number; onError?: (error: unknown) => void }): HistorySweeper {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const run = (task: () => Promise<unknown>) => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        await task();
-      } catch (error) {
-        options.onError?.(error);
-      }
-    });
-  };
-  run(async () => {
-    await removeOrphanTempFiles(ctx);
-    await adoptOrphanAssets(ctx);
-    await sweepExpired(ctx);
-  });
-  const timer = setInterval(() => run(() => sweepExpired(ctx)), options.intervalMs);
-  timer.unref();
-  return {
-    stop() {
-      stopped = true;
-      clearInterval(timer);
-    },
-    idle: () => running,
-  };
 }

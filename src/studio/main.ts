@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { effectiveDefaults } from './defaults.js';
-import { jobRegistry } from './jobs/registry.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
 import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
 import { alphaAuth } from './routes/discovery.js';
 import { DEFAULT_PORT } from './constants.js';
+import { startMaintenance } from './maintenance.js';
 
 export { DEFAULT_PORT } from './constants.js';
 
@@ -40,6 +40,8 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     await ctx.close();
     throw new Error(`Invalid configuration: ${(error as Error).message}`, { cause: error });
   }
+  // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
+  ctx.jobs.recover();
   const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger });
   const host = options.host ?? '127.0.0.1';
   let port: number;
@@ -66,15 +68,19 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     });
   }
 
+  const maintenance = startMaintenance(ctx, { onError: (error) => app.log.error({ err: error }, 'maintenance failed') });
+
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
       // Jobs first: cancelled, they publish their terminal events while streams are still open
       // (per-request SSE clients learn why), and a job already saving finishes its save.
-      await jobRegistry(ctx).cancelAll('The studio is shutting down.', SHUTDOWN_GRACE_MS);
+      await ctx.jobs.stopAll('The studio is shutting down.', SHUTDOWN_GRACE_MS);
       // Then the event streams, so app.close() is not held open by long-lived SSE sockets.
       ctx.events.close();
       await closeHttpApp(app);
+      maintenance.stop();
+      await maintenance.idle();
       await ctx.close();
       if (options.descriptor !== false) removeDescriptorIfOurs(ctx.paths.descriptorFile, { pid: process.pid, port });
       await options.onClose?.();

@@ -2,7 +2,6 @@ import { readFile, stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { ServiceError, type ErrorCode } from '../common/errors.js';
 import { LIMITS } from './catalog/limits.js';
-import type { ProviderLaneId } from './catalog/lanes.js';
 import type { StudioContext } from './context.js';
 import { isValidAssetFilename, pathInside } from './media/filename.js';
 import { mimeOf, sniffImageType, type ImageFormat } from './media/image-type.js';
@@ -27,6 +26,25 @@ export interface ReferenceImage {
   /** The history file name, or the client's `name` for an inline image (sanitized). */
   filename?: string;
 }
+
+/** An input image as a job stores it: where it came from and what it is, never its bytes. */
+export interface InputDescriptor {
+  readonly source: 'inline' | 'history';
+  readonly filename?: string;
+  readonly format: ImageFormat;
+  readonly width: number;
+  readonly height: number;
+  readonly bytes: number;
+}
+
+export const describeInput = (image: ReferenceImage): InputDescriptor => ({
+  source: image.source,
+  ...(image.filename ? { filename: image.filename } : {}),
+  format: image.format,
+  width: image.width,
+  height: image.height,
+  bytes: image.bytes.length,
+});
 
 type ParsedItem = { kind: 'inline'; data: string; name?: string } | { kind: 'history'; filename: string };
 
@@ -144,7 +162,7 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
 export async function loadReferences(
   ctx: StudioContext,
   items: unknown,
-  options: { lane: ProviderLaneId; max: number; tooManyCode?: ErrorCode; field?: string },
+  options: { lane: string; max: number; tooManyCode?: ErrorCode; field?: string },
 ): Promise<ReferenceImage[]> {
   const field = options.field ?? 'references';
   if (items === undefined || items === null) return [];

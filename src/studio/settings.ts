@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readJsonFile, writeJsonFile } from '../common/json-file.js';
-import { REASONING_EFFORTS } from './catalog/controls.js';
+import { REASONING_EFFORTS } from './api/index.js';
 
 // config.json: the user's persisted settings. Written atomically with mode 0600
 // because it can hold keys.
@@ -9,13 +9,10 @@ const laneDefaults = z.object({ model: z.string().optional(), reasoning: z.enum(
 
 export const settingsSchema = z
   .object({
+    /** `defaults.<lane>`: the lane's persisted model and reasoning; `defaults.video`: the video target. */
     defaults: z
-      .object({
-        oauth: laneDefaults.optional(),
-        api: laneDefaults.optional(),
-        video: z.object({ lane: z.string(), model: z.string() }).strict().optional(),
-      })
-      .strict()
+      .object({ video: z.object({ lane: z.string(), model: z.string() }).strict().optional() })
+      .catchall(laneDefaults)
       .optional(),
     keys: z.record(z.string(), z.string()).optional(),
     betaAuthMode: z.enum(['apikey', 'cloud']).optional(),
@@ -23,6 +20,8 @@ export const settingsSchema = z
     oauthAuthFile: z.string().optional(),
     allowedOrigins: z.array(z.string()).optional(),
     historyRetentionDays: z.number().positive().optional(),
+    /** Hours a finished job stays answerable at GET /api/jobs/:requestId. */
+    jobRetentionHours: z.number().positive().optional(),
   })
   .passthrough();
 

@@ -2,7 +2,8 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { saveAsset } from '../../src/studio/assets.js';
-import { removeOrphanTempFiles, startHistorySweeper } from '../../src/studio/history.js';
+import { removeOrphanTempFiles } from '../../src/studio/history.js';
+import { startMaintenance } from '../../src/studio/maintenance.js';
 import { studioPaths } from '../../src/studio/paths.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { getJson, listDir, makeImage, metadata, seed, startAssetStudio } from './helpers.js';
@@ -67,8 +68,14 @@ describe('crash safety', () => {
 
     const studio = await startAssetStudio({ SVC_HOME: home });
     try {
-      // The startup sweep runs in the background; wait (bounded) until it is done.
-      await vi.waitFor(() => expect(listDir(paths.generatedDir)).not.toContain('.leftover.tmp'), { timeout: 10_000, interval: 20 });
+      // The startup sweep runs in the background (one directory after the other); wait (bounded) until both are done.
+      await vi.waitFor(
+        () => {
+          expect(listDir(paths.generatedDir)).not.toContain('.leftover.tmp');
+          expect(listDir(paths.thumbnailsDir)).toEqual([]);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       expect(listDir(paths.generatedDir)).toEqual([`.20250101-000000-y-0000000000.png.${process.pid}.deadbeef.tmp`, '.thumbs', 'not-a-temp.png']);
       expect(listDir(paths.thumbnailsDir)).toEqual([]);
 
@@ -82,11 +89,11 @@ describe('crash safety', () => {
     }
   });
 
-  it('a stopped sweeper settles and runs nothing more', async () => {
+  it('a stopped maintenance loop settles and runs nothing more', async () => {
     const studio = await startAssetStudio();
     try {
       const errors: unknown[] = [];
-      const sweeper = startHistorySweeper(studio.ctx, { intervalMs: 5, onError: (error) => errors.push(error) });
+      const sweeper = startMaintenance(studio.ctx, { intervalMs: 5, onError: (error) => errors.push(error) });
       sweeper.stop();
       await sweeper.idle();
       expect(errors).toEqual([]);

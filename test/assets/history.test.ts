@@ -60,7 +60,7 @@ describe('history listing', () => {
     const { body } = await getJson<Page>(studio, '/api/history?limit=1');
     const newest = body.items[0];
     expect(newest).toEqual(saved[6]);
-    expect(newest).toMatchObject({ format: 'png', width: 64, height: 64, lane: 'api', kind: 'generate', sessionTitle: 'A', settings: { quality: 'high' } });
+    expect(newest).toMatchObject({ format: 'png', width: 64, height: 64, provider: 'api', kind: 'generate', sessionTitle: 'A', settings: { quality: 'high' } });
     expect(newest.url).toBe(`/generated/${newest.filename}`);
   });
 

@@ -35,7 +35,7 @@ describe('svc generation commands against a demo studio', () => {
     expect(result.code, result.stderr).toBe(0);
     const body = JSON.parse(result.stdout);
     expect(body.saved).toEqual([out]);
-    expect(body.images[0]).toMatchObject({ lane: expect.any(String), prompt: 'a red fox', format: 'png' });
+    expect(body.images[0]).toMatchObject({ provider: expect.any(String), prompt: 'a red fox', format: 'png' });
     const bytes = readFileSync(out);
     const meta = await sharp(bytes).metadata();
     expect(meta).toMatchObject({ format: 'png', width: 1024, height: 1024 });

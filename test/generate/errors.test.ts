@@ -103,8 +103,8 @@ describe('api lane errors', () => {
     await expectError(await generate(api, 'gateway'), 504, 'UPSTREAM_TIMEOUT');
   });
 
-  it('UPSTREAM_TIMEOUT: our own budget (SVC_UPSTREAM_TIMEOUT_MS) aborts the upstream call', async () => {
-    const impatient = await startRig({ sim, env: { SVC_UPSTREAM_TIMEOUT_MS: '300' } });
+  it('UPSTREAM_TIMEOUT: our own budget (SVC_API_TIMEOUT_MS, its own variable) aborts the upstream call', async () => {
+    const impatient = await startRig({ sim, env: { SVC_API_TIMEOUT_MS: '300' } });
     try {
       const body = await expectError(await generate(impatient, 'stuck [sim:stall=10000]', { provider: 'api' }), 504, 'UPSTREAM_TIMEOUT');
       expect(body.error.details).toMatchObject({ timeoutMs: 300 });

@@ -43,7 +43,7 @@ describe('POST /api/generate on the api lane', () => {
     expect(body.timings.saveMs).toBeGreaterThan(0);
     expect(body.images).toHaveLength(1);
     const [image] = body.images;
-    expect(image).toMatchObject({ format: 'png', width: 1024, height: 1024, prompt: 'a red kite over a green hill', lane: 'api', requestId: body.requestId });
+    expect(image).toMatchObject({ format: 'png', width: 1024, height: 1024, prompt: 'a red kite over a green hill', provider: 'api', requestId: body.requestId });
 
     const bytes = await readFile(join(rig.studio.ctx.paths.generatedDir, image.filename));
     expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');

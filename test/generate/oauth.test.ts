@@ -30,7 +30,7 @@ describe('oauth lane', () => {
       const body = (await response.json()) as { provider: string; model: string; requestedModel: string; images: Array<{ lane: string; model: string }> };
       // lang-5.6-sol runs as lang-6-sol on the subscription backend.
       expect(body).toMatchObject({ provider: 'oauth', model: 'lang-6-sol', requestedModel: 'lang-5.6-sol' });
-      expect(body.images[0]).toMatchObject({ lane: 'oauth', model: 'lang-6-sol' });
+      expect(body.images[0]).toMatchObject({ provider: 'oauth', model: 'lang-6-sol' });
       const sent = sim.simulator.lastRequest({ route: 'POST /backend-api/codex/responses' });
       expect(sent?.headers['chatgpt-account-id']).toBe(sim.account.accountId);
       expect(sent?.headers.originator).toBeTruthy();

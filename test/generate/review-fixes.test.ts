@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelEvent } from '../../src/common/events/types.js';
-import { planBatch } from '../../src/studio/jobs/plan.js';
+import { laneRequest, planImageJob } from '../../src/studio/jobs/plan.js';
 import { buildResponsesBody, dataUrlPieces } from '../../src/studio/lanes/responses/request.js';
 import { startRig, type Rig } from './rig.js';
 
@@ -130,19 +130,25 @@ describe('a multimode batch shares its input images (#8)', () => {
   it('plans every slot with the same loaded references (decoded once, not per slot)', async () => {
     const image = `data:image/png;base64,${(await png(40, 30)).toString('base64')}`;
     const slots = [0, 1, 2].map((slot) => ({ requestId: `batch.${slot}`, fields: { prompt: 'three cats', provider: 'api' as const, ...(slot === 2 ? { quality: 'low' as const } : {}) } }));
-    const plans = await planBatch(rig.studio.ctx, slots, { references: [image, image] }, 'generate');
-    expect(plans.map((plan) => plan.request.requestId)).toEqual(['batch.0', 'batch.1', 'batch.2']);
-    const [first, ...rest] = plans.map((plan) => plan.request.references);
+    const plan = await planImageJob(rig.studio.ctx, slots, { references: [image, image] }, 'generate');
+    expect(plan.request.slots.map((slot) => slot.requestId)).toEqual(['batch.0', 'batch.1', 'batch.2']);
+    // What each slot's lane is handed: the very same decoded images.
+    const [first, ...rest] = plan.request.slots.map((slot) => laneRequest(rig.studio.ctx, slot, plan.inputs).request.references);
     expect(first).toHaveLength(2);
     expect(first[0]).toMatchObject({ width: 40, height: 30, mime: 'image/png' });
     for (const references of rest) expect(references).toBe(first);
-    expect(plans[2].request.quality).toBe('low');
+    expect(plan.request.slots[2].fields.quality).toBe('low');
+    // The job stores descriptors of its inputs, never their bytes.
+    expect(plan.request.inputs.references).toEqual([
+      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number) },
+      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number) },
+    ]);
   });
 
   it('checks the reference count against every slot before decoding any image', async () => {
     const image = `data:image/png;base64,${(await png(8, 8)).toString('base64')}`;
     const slots = [{ requestId: 'few.0', fields: { prompt: 'x', provider: 'api' as const } }];
-    const refused = await planBatch(rig.studio.ctx, slots, { references: Array(17).fill(image) }, 'generate').catch((error: unknown) => error);
+    const refused = await planImageJob(rig.studio.ctx, slots, { references: Array(17).fill(image) }, 'generate').catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'REFERENCE_TOO_MANY', details: { lane: 'api', max: 16, got: 17 } });
   });
 

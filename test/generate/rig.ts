@@ -43,7 +43,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     env: { SVC_HOME: home, PATH: process.env.PATH, SVC_OAUTH_AUTH_FILE: authFile, ...(key ? { OMNI_API_KEY: key } : {}), ...options.env },
     port: 0,
     descriptor: false,
-    upstreams: { api: sim.apiBaseUrl, oauth: sim.backendBaseUrl, oauthIssuer: sim.issuerUrl },
+    upstreams: { api: sim.apiBaseUrl, oauth: sim.backendBaseUrl, 'oauth.issuer': sim.issuerUrl },
   });
   return {
     sim,

@@ -1,26 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoSimulators, type DemoSimulators } from '../../src/sim/demo.js';
+import { startSimulatorSuite, type SimulatorSuite } from '../../src/sim/suite.js';
 import { oauthHeaders, oauthImageBody } from './responses-fixtures.js';
 import { postJson, readSse } from './sse-client.js';
 
-let demo: DemoSimulators;
+let demo: SimulatorSuite;
 
 beforeAll(async () => {
-  demo = await startDemoSimulators();
+  demo = await startSimulatorSuite({ demo: true });
 });
 
 afterAll(async () => {
   await demo.close();
 });
 
-describe('startDemoSimulators', () => {
+describe('the simulator suite in demo mode', () => {
   it('returns lane base URLs by the lanes conventions', () => {
     const { url } = demo.simulators.responses;
-    expect(demo.upstreams).toEqual({ api: `${url}/v1`, oauth: `${url}/backend-api`, oauthIssuer: url });
+    expect(demo.upstreams).toEqual({ api: `${url}/v1`, oauth: `${url}/backend-api`, 'oauth.issuer': url });
   });
 
   it('gives an api key the api lane accepts, and accepts any sim- key', async () => {
-    for (const key of [demo.credentials.keys.omni, 'sim-typed-by-a-user']) {
+    for (const key of [demo.keys.omni, 'sim-typed-by-a-user']) {
       const response = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
@@ -30,7 +30,7 @@ describe('startDemoSimulators', () => {
   });
 
   it('gives an oauth session the backend accepts, and paces the partial images', async () => {
-    const session = demo.credentials.oauthSession;
+    const session = demo.sessions.oauth as Parameters<typeof oauthHeaders>[0];
     expect(session.auth_mode).toBe('chatgpt');
     const response = await postJson(`${demo.upstreams.oauth}/codex/responses`, oauthImageBody({ tool: { partial_images: 1 } }), oauthHeaders(session));
     expect(response.status).toBe(200);

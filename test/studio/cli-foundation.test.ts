@@ -53,10 +53,13 @@ describe('svc against a running studio', () => {
     const body = JSON.parse(set.stdout);
     expect(body.oauth.model.value).toBe('lang-5.6-sol');
     expect(body.api.model.value).toBe('lang-5.6-sol');
-    // An oauth-only model would break the api lane: refused, naming what both lanes run.
-    const oauthOnly = await runSvc(['defaults', 'set', 'model', 'lang-6-sol', '--server', studio.url]);
-    expect(oauthOnly.code).toBe(EXIT_CODES.bad_request);
-    expect(oauthOnly.stderr).toContain('INVALID_IMAGE_MODEL');
+    // An oauth-only model is the oauth default; api gets its nearest equivalent, and the CLI says so.
+    const oauthOnly = await runSvc(['defaults', 'set', 'model', 'lang-6-luna', '--server', studio.url]);
+    expect(oauthOnly.code, oauthOnly.stderr).toBe(0);
+    expect(oauthOnly.stdout).toContain('api has no lang-6-luna: its default is the nearest equivalent, lang-5.6-luna');
+    const foreign = await runSvc(['defaults', 'set', 'model', 'nano-fruit-2', '--server', studio.url]);
+    expect(foreign.code).toBe(EXIT_CODES.bad_request);
+    expect(foreign.stderr).toContain('INVALID_IMAGE_MODEL');
     const bad = await runSvc(['defaults', 'set', 'reasoning', 'extreme', '--server', studio.url]);
     expect(bad.code).toBe(EXIT_CODES.bad_request);
     expect(bad.stderr).toContain('none, low, medium, high, xhigh');

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANE_IDS } from '../../src/studio/catalog/lanes.js';
+import { capabilitiesBody, LANE_IDS } from '../../src/studio/api/index.js';
 import { MIGRATIONS } from '../../src/studio/store/migrations.js';
 import { readDescriptor } from '../../src/studio/descriptor.js';
 import { startStudio } from '../../src/studio/main.js';
@@ -42,7 +42,9 @@ describe('studio foundation over HTTP', () => {
   it('lists every lane and model of the spec in /api/capabilities', async () => {
     const body = await (await studio.request('/api/capabilities')).json();
     expect(body.version).toBe(studio.ctx.version);
-    expect(body.lanes.map((lane: { id: string }) => lane.id)).toEqual(SPEC_LANES);
+    // The contract's schema describes the answer exactly.
+    expect(capabilitiesBody.safeParse(body).error).toBeUndefined();
+    expect(body.providers.map((provider: { id: string }) => provider.id)).toEqual(SPEC_LANES);
     const ids = body.models.map((model: { id: string }) => model.id);
     for (const id of SPEC_MODELS) expect(ids).toContain(id);
     expect(body.aliases['alpha-video-1.5-preview']).toBe('alpha-video-1.5');
@@ -58,7 +60,7 @@ describe('studio foundation over HTTP', () => {
   it('reports every provider lane in /api/providers with a state and a reason', async () => {
     const body = await (await studio.request('/api/providers')).json();
     const ids = body.providers.map((provider: { id: string }) => provider.id);
-    expect(ids).toEqual(LANE_IDS.filter((id) => id !== 'auto'));
+    expect(ids).toEqual(LANE_IDS);
     for (const provider of body.providers) {
       expect(['ready', 'needs_credential', 'needs_binary', 'unreachable', 'unavailable']).toContain(provider.state);
       expect(provider.reason.length).toBeGreaterThan(5);
@@ -171,6 +173,21 @@ describe('studio foundation over HTTP', () => {
       expect(statSync(file).mode & 0o777).toBe(0o600);
     });
 
+    it('takes an oauth-only model as the shared default, storing the nearest equivalent for api', async () => {
+      const set = async (model: string) =>
+        (await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) })).json();
+      const luna = await set('lang-6-luna');
+      expect(luna.oauth.model).toEqual({ value: 'lang-6-luna', source: 'config' });
+      expect(luna.api.model).toEqual({ value: 'lang-5.6-luna', source: 'config' });
+      expect(luna.equivalents).toEqual({ api: { requested: 'lang-6-luna', stored: 'lang-5.6-luna' } });
+      const sol = await set('lang-6-sol');
+      expect(sol.api.model.value).toBe('lang-5.6-sol');
+      // A model both lanes run needs no equivalent, and the answer says none.
+      const astra = await set('lang-6-astra');
+      expect(astra.api.model.value).toBe('lang-6-astra');
+      expect(astra.equivalents).toBeUndefined();
+    });
+
     it('sets a video target and resolves the compatibility alias', async () => {
       const body = await (await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ video: 'alpha/alpha-video-1.5-preview' }) })).json();
       expect(body.video.value).toEqual({ lane: 'alpha', model: 'alpha-video-1.5' });
@@ -185,11 +202,15 @@ describe('studio foundation over HTTP', () => {
       expect(model.error.code).toBe('INVALID_IMAGE_MODEL');
       expect(model.error.details.valid).toContain('lang-5.6-luna');
       expect(model.error.details.valid).toContain('lang-6-astra');
-      // The oauth lane's own lang-6 models cannot run on api: not a shared default.
-      const oauthOnly = await bad({ model: 'lang-6-luna' });
-      expect(oauthOnly.error.code).toBe('INVALID_IMAGE_MODEL');
-      expect(oauthOnly.error.details.valid).not.toContain('lang-6-luna');
+      // A model of another lane family has no equivalent on oauth or api.
+      const foreign = await bad({ model: 'nano-fruit-2' });
+      expect(foreign.error.code).toBe('INVALID_IMAGE_MODEL');
+      expect(foreign.error.details.valid).not.toContain('nano-fruit-2');
       expect((await bad({ video: 'gamma/some-model' })).error.code).toBe('VIDEO_PROVIDER_UNSUPPORTED');
+      // The spec's own code for the lane that spawns a local CLI.
+      const cligen = await bad({ video: 'cligen/nano-fruit-2' });
+      expect(cligen.error.code).toBe('CLIGEN_VIDEO_UNSUPPORTED');
+      expect(cligen.error.details.valid).toEqual(['alpha', 'alpha-api']);
       expect((await bad({ colour: 'red' })).error.code).toBe('INVALID_SETTING');
     });
   });

@@ -6,12 +6,15 @@ import { table } from '../output.js';
 
 type Sourced = { value: unknown; source: string };
 type Defaults = Record<string, Sourced | Record<string, Sourced>>;
+/** PUT's answer also says which lanes stored another model than the one asked for. */
+type Equivalents = Record<string, { requested: string; stored: string }>;
 
 const KEYS = ['model', 'reasoning', 'video'] as const;
 
 function render(defaults: Defaults): string {
   const rows: string[][] = [];
   for (const [scope, entry] of Object.entries(defaults)) {
+    if (scope === 'equivalents') continue;
     if (entry && typeof entry === 'object' && 'source' in entry) {
       rows.push([scope, JSON.stringify((entry as Sourced).value), (entry as Sourced).source]);
       continue;
@@ -45,7 +48,8 @@ export function registerDefaults(program: Command): void {
         throw new CliError(`Unknown setting "${key}": use one of ${KEYS.join(', ')}.`, EXIT_CODES.usage, 'USAGE');
       }
       const { client, out } = commandContext(command);
-      const body = await client.json<Defaults>('PUT', '/api/defaults', { body: { [key]: value }, timeoutMs: 10_000 });
-      out.result(body, () => `${out.color.green('✓')} ${key} = ${value}\n${render(body)}`);
+      const body = await client.json<Defaults & { equivalents?: Equivalents }>('PUT', '/api/defaults', { body: { [key]: value }, timeoutMs: 10_000 });
+      const notes = Object.entries(body.equivalents ?? {}).map(([lane, { stored }]) => `  ${lane} has no ${value}: its default is the nearest equivalent, ${stored}`);
+      out.result(body, () => [`${out.color.green('✓')} ${key} = ${value}`, ...notes, render(body)].join('\n'));
     });
 }

@@ -5,39 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { readSse } from '../../common/events/client.js';
 import { EXIT_CODES, exitCodeFor } from '../../common/errors.js';
 import { writeFileAtomic } from '../../common/atomic-file.js';
-import { COMMON_SIZES, IMAGE_FORMATS, MODERATIONS, QUALITIES } from '../../studio/catalog/controls.js';
-import { LANE_IDS } from '../../studio/catalog/lanes.js';
+import { COMMON_SIZES, IMAGE_FORMATS, isTerminalEvent, MODERATIONS, PROVIDER_IDS, QUALITIES, type AssetRecord, type ErrorPayload, type GenerationResult, type MultimodeResult } from '../../studio/api/index.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
-
-/** What the studio answers for one saved image (see docs/API.md, History). */
-export interface AssetRecord {
-  filename: string;
-  url: string;
-  thumbnailUrl: string;
-  format: string;
-  width: number;
-  height: number;
-  bytes: number;
-  prompt: string;
-  lane: string;
-  model: string;
-  requestId: string;
-}
-
-interface GenerateResult {
-  requestId: string;
-  provider: string;
-  model: string;
-  images: AssetRecord[];
-  revisedPrompt?: string;
-}
-
-interface MultimodeResult {
-  requestId: string;
-  results: { slot: number; ok: boolean; image?: AssetRecord; error?: { code: string; message: string } }[];
-}
 
 interface CommonOptions {
   model?: string;
@@ -152,17 +123,17 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
   const show = () => live && process.stderr.write(`\r\u001b[2K${out.color.dim(`${requestId.slice(0, 8)}`)} ${phase}${partials ? ` · ${partials} partial${partials > 1 ? 's' : ''}` : ''}`);
   try {
     for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
-      const event = JSON.parse(message.data) as { event: string; phase?: string; result?: T; error?: { code: string; message: string; details?: unknown }; slot?: number };
+      const event = JSON.parse(message.data) as { event: string; phase?: string; result?: T; error?: ErrorPayload; slot?: number };
       if (event.event === 'phase') {
         phase = event.phase ?? phase;
         show();
       } else if (event.event === 'partial') {
         partials += 1;
         show();
-      } else if (event.event === 'done') {
+      } else if (event.event === 'done' && isTerminalEvent(event)) {
         if (live) process.stderr.write('\r\u001b[2K');
-        if (event.result !== undefined && event.slot === undefined) return event.result;
-      } else if (event.event === 'error' && event.slot === undefined) {
+        if (event.result !== undefined) return event.result;
+      } else if (event.event === 'error' && isTerminalEvent(event)) {
         if (live) process.stderr.write('\r\u001b[2K');
         const error = event.error ?? { code: 'INTERNAL_ERROR', message: 'The job failed.' };
         throw new CliError(error.message, exitCodeFor(error.code), error.code, error.details);
@@ -198,13 +169,13 @@ async function download(client: StudioClient, images: AssetRecord[], out: string
 
 function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
   const where = savedTo ?? image.filename;
-  return `${out.color.green('✓')} ${where}  ${out.color.dim(`${image.width}x${image.height} ${image.format} · ${image.lane}/${image.model}`)}`;
+  return `${out.color.green('✓')} ${where}  ${out.color.dim(`${image.width}x${image.height} ${image.format} · ${image.provider}/${image.model}`)}`;
 }
 
 const withCommonOptions = (command: Command): Command =>
   command
     .option('-m, --model <lane/model>', 'model, optionally with its lane (e.g. api/lang-5.6-sol)')
-    .option('-p, --provider <lane>', `lane: ${LANE_IDS.join(', ')}`)
+    .option('-p, --provider <lane>', `lane: ${PROVIDER_IDS.join(', ')}`)
     .option('-q, --quality <quality>', QUALITIES.join(', '))
     .option('-s, --size <WxH>', `size, e.g. ${COMMON_SIZES.slice(0, 3).join(', ')}`)
     .option('-f, --format <format>', IMAGE_FORMATS.join(', '))
@@ -229,7 +200,7 @@ export function registerGenerate(program: Command): void {
     if (!Number.isInteger(count) || count < 1) throw new CliError(`-n must be a whole number ≥ 1, got "${options.count}".`, EXIT_CODES.usage, 'USAGE');
     const body = await requestBody(prompt, options);
     if (count === 1) {
-      const result = await streamJob<GenerateResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
+      const result = await streamJob<GenerationResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
       const saved = await download(client, result.images, options.out);
       out.result({ ...result, saved }, () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
       return;
@@ -249,7 +220,7 @@ export function registerGenerate(program: Command): void {
     const body = await requestBody(prompt, options);
     body.image = await fileAsDataUrl(image);
     if (options.mask) body.mask = await fileAsDataUrl(options.mask);
-    const result = await streamJob<GenerateResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
+    const result = await streamJob<GenerationResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
     const saved = await download(client, result.images, options.out);
     out.result({ ...result, saved }, () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
   });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
-import type { AssetRecord } from './generate.js';
+import type { AssetRecord } from '../../studio/api/index.js';
 
 interface HistoryPage {
   items?: (AssetRecord & { createdAt: string })[];
@@ -33,7 +33,7 @@ export function registerHistory(program: Command): void {
         }
         const items = page.items ?? [];
         if (!items.length) return 'No images yet.';
-        return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, item.createdAt, `${item.lane}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
+        return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, item.createdAt, `${item.provider}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
       });
     });
 

@@ -1,20 +1,7 @@
 import type { Command } from 'commander';
+import type { CapabilitiesBody, ProviderStatus } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
-
-export interface ProviderInfo {
-  id: string;
-  label: string;
-  state: string;
-  reason: string;
-  upstream: string | null;
-}
-
-interface Capabilities {
-  version: string;
-  models: { id: string; kind: string; lanes: string[]; label?: string; compatibility?: boolean; aliases: string[]; description: string }[];
-  lanes: { id: string; defaultModel?: string; routingMode: boolean }[];
-}
 
 export function registerModels(program: Command): void {
   program
@@ -24,13 +11,13 @@ export function registerModels(program: Command): void {
     .action(async (laneFilter: string | undefined, _options, command: Command) => {
       const { client, out } = commandContext(command);
       const [catalog, providers] = await Promise.all([
-        client.json<Capabilities>('GET', '/api/capabilities', { timeoutMs: 10_000 }),
-        client.json<{ providers: ProviderInfo[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
+        client.json<CapabilitiesBody>('GET', '/api/capabilities', { timeoutMs: 10_000 }),
+        client.json<{ providers: ProviderStatus[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
       ]);
       const status = new Map(providers.providers.map((provider) => [provider.id, provider]));
-      const defaults = new Map(catalog.lanes.map((lane) => [lane.id, lane.defaultModel]));
+      const defaults = new Map(catalog.providers.map((provider) => [provider.id, provider.routingMode ? undefined : provider.defaultModel]));
       const entries = catalog.models.flatMap((model) =>
-        model.lanes
+        model.providers
           .filter((lane) => !laneFilter || lane === laneFilter)
           .map((lane) => ({
             target: `${lane}/${model.id}`,
@@ -65,9 +52,9 @@ export function registerModels(program: Command): void {
     .description('Show what the server supports: version, lanes, models, valid values and limits')
     .action(async (_options, command: Command) => {
       const { client, out } = commandContext(command);
-      const body = await client.json<Capabilities & { values: Record<string, unknown>; limits: Record<string, unknown> }>('GET', '/api/capabilities', { timeoutMs: 10_000 });
+      const body = await client.json<CapabilitiesBody>('GET', '/api/capabilities', { timeoutMs: 10_000 });
       out.result(body, () => {
-        const lines = [`studio ${body.version}`, `lanes: ${body.lanes.map((lane) => lane.id).join(', ')}`, `models: ${body.models.length}`];
+        const lines = [`studio ${body.version}`, `providers: ${body.providers.map((provider) => provider.id).join(', ')}`, `models: ${body.models.length}`];
         for (const [name, value] of Object.entries(body.values)) {
           if (Array.isArray(value)) lines.push(`${name}: ${value.join(', ')}`);
         }

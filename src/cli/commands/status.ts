@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
-import type { ProviderInfo } from './models.js';
+import type { ProviderStatus } from '../../studio/api/index.js';
 
 interface Health {
   ok: boolean;
@@ -19,7 +19,7 @@ export function registerStatus(program: Command): void {
       const { client, out } = commandContext(command);
       const [health, providers] = await Promise.all([
         client.json<Health>('GET', '/api/health', { timeoutMs: 10_000 }),
-        client.json<{ providers: ProviderInfo[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
+        client.json<{ providers: ProviderStatus[] }>('GET', '/api/providers', { timeoutMs: 10_000 }),
       ]);
       const { color } = out;
       out.result({ server: client.server, health, providers: providers.providers }, () => {

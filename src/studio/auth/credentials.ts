@@ -1,5 +1,5 @@
-import { KEY_NAMESPACES, type KeyNamespace } from '../catalog/lanes.js';
 import type { Settings } from '../settings.js';
+import { KEY_NAMESPACES, type KeyNamespace } from './key-namespaces.js';
 
 export type KeySource = 'env' | 'config' | 'demo';
 

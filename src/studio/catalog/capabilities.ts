@@ -1,46 +1,60 @@
-import * as controls from './controls.js';
-import { LANES, LANE_IDS, AUTO_ORDER, KEY_NAMESPACES } from './lanes.js';
+import { z } from 'zod';
+import { COMMON_SIZES, type CapabilitiesBody, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
+import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
+import { timeoutVariable } from '../lanes/budget.js';
+import * as alpha from '../lanes/alpha/controls.js';
+import * as beta from '../lanes/beta-api/controls.js';
+import { LANG_IMAGE_MODEL } from '../lanes/responses/models.js';
 import { LIMITS } from './limits.js';
-import { DEFAULT_MODELS, DEFAULT_VIDEO_MODEL, LANG_IMAGE_MODEL, MODELS, MODEL_ALIASES } from './models.js';
+import { catalogAliases, catalogModels } from './models.js';
+import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
 
-/** The body of GET /api/capabilities: the catalog, as clients see it. */
-export function capabilities(version: string) {
+/** The body of GET /api/capabilities: the registry, as clients see it. */
+export function capabilities(version: string): CapabilitiesBody {
   return {
     version,
-    lanes: LANE_IDS.map((id) => {
-      const lane = LANES[id];
-      return {
-        id,
+    providers: [
+      { id: 'auto', label: 'Auto', description: 'Routing mode: the first ready lane of the default order that can take the request.', routingMode: true as const, autoOrder: [...AUTO_ORDER] },
+      ...LANE_MODULES.map((lane) => ({
+        id: lane.id,
         label: lane.label,
         description: lane.description,
-        routingMode: id === 'auto',
+        routingMode: false as const,
+        built: lane.adapter !== undefined,
         credential: lane.credential,
-        supports: lane.supports,
-        maxReferences: lane.maxReferences,
+        operations: operationsOf(lane),
+        controls: [...lane.controls],
+        /** The lane's own controls (the request's `options`), as JSON Schema. */
+        options: lane.options ? z.toJSONSchema(lane.options) : null,
+        maxInputImages: lane.maxInputImages,
         timeoutSeconds: lane.timeoutMs / 1000,
-        defaultModel: id === 'auto' ? undefined : DEFAULT_MODELS[id],
-      };
-    }),
-    autoOrder: AUTO_ORDER,
-    models: MODELS.map((model) => ({ ...model, aliases: Object.keys(MODEL_ALIASES).filter((alias) => MODEL_ALIASES[alias] === model.id) })),
-    aliases: MODEL_ALIASES,
-    defaults: { models: DEFAULT_MODELS, videoModel: DEFAULT_VIDEO_MODEL, imageRenderer: LANG_IMAGE_MODEL, alphaPlanner: controls.DEFAULT_ALPHA_PLANNER },
+        timeoutVariable: timeoutVariable(lane.id),
+        defaultModel: lane.models.default ?? null,
+        defaultVideoModel: lane.models.defaultVideo ?? null,
+        models: lane.models.list.map((model) => model.id),
+        codes: { ...lane.codes },
+      })),
+    ],
+    autoOrder: [...AUTO_ORDER],
+    models: catalogModels(),
+    aliases: catalogAliases(),
+    defaults: { imageRenderer: LANG_IMAGE_MODEL, alphaPlanner: alpha.DEFAULT_ALPHA_PLANNER },
     values: {
-      quality: controls.QUALITIES,
-      moderation: controls.MODERATIONS,
-      reasoningEffort: controls.REASONING_EFFORTS,
-      format: controls.IMAGE_FORMATS,
-      sizes: controls.COMMON_SIZES,
-      sizeRule: controls.SIZE_RULE,
-      alphaPlanners: controls.ALPHA_PLANNER_VERSIONS,
-      alphaResolutions: controls.ALPHA_RESOLUTIONS,
-      betaAspectRatios: controls.BETA_ASPECT_RATIOS,
-      betaResolutionTiers: controls.BETA_RESOLUTION_TIERS,
-      betaCost: controls.BETA_COST_TABLE,
-      videoResolutions: controls.VIDEO_RESOLUTIONS,
-      videoDurationSeconds: controls.VIDEO_DURATION_SECONDS,
+      quality: QUALITIES,
+      moderation: MODERATIONS,
+      reasoningEffort: REASONING_EFFORTS,
+      format: IMAGE_FORMATS,
+      sizes: COMMON_SIZES,
+      sizeRule: SIZE_RULE,
+      alphaPlanners: alpha.ALPHA_PLANNER_VERSIONS,
+      alphaResolutions: alpha.ALPHA_RESOLUTIONS,
+      betaAspectRatios: beta.BETA_ASPECT_RATIOS,
+      betaResolutionTiers: beta.BETA_RESOLUTION_TIERS,
+      betaCost: beta.BETA_COST_TABLE,
+      videoResolutions: alpha.VIDEO_RESOLUTIONS,
+      videoDurationSeconds: alpha.VIDEO_DURATION_SECONDS,
     },
-    keyNamespaces: Object.fromEntries(Object.entries(KEY_NAMESPACES).map(([name, spec]) => [name, { env: spec.env, managed: spec.managed }])),
+    keyNamespaces: KEY_NAMESPACES,
     limits: LIMITS,
   };
 }

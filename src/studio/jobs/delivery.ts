@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
 import { streamRequestEvents, wantsEventStream } from '../../common/events/request-stream.js';
+import type { JobResult } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import type { RunningJob } from './registry.js';
-import { runJob } from './runner.js';
+import type { RunningJob, JobSpec } from './running-job.js';
 
 // The three ways of delivering one job (DESIGN: "One job path"):
 // - sync JSON (default): the answer is the result, or the error;
@@ -59,21 +59,20 @@ export function watchClient(request: FastifyRequest, reply: FastifyReply): Clien
   };
 }
 
-export interface Delivery<T> {
+export interface Delivery {
   readonly mode: DeliveryMode;
   /** From `watchClient` at route entry. */
   readonly client: ClientPresence;
-  /** Claims the requestId; called only once the job will really start. */
-  readonly reserve: () => RunningJob;
-  readonly work: (job: RunningJob) => Promise<T>;
+  /** The job to create; its requestId is claimed only once the job will really start. */
+  readonly job: JobSpec;
 }
 
-export async function deliver<T>(
-  ctx: StudioContext,
-  request: FastifyRequest & { body: unknown },
-  reply: FastifyReply,
-  { mode, client, reserve, work }: Delivery<T>,
-): Promise<T | FastifyReply> {
+/**
+ * Creates the job and delivers it the way the request asked. Sync, async and
+ * SSE are three ways of delivering the same job: all run through
+ * `ctx.jobs.run`, which publishes its events and records its states.
+ */
+export async function deliver(ctx: StudioContext, request: FastifyRequest & { body: unknown }, reply: FastifyReply, { mode, client, job: spec }: Delivery): Promise<JobResult | FastifyReply> {
   // By default a client that goes away cancels its job (nobody is left to receive the answer);
   // `cancelOnDisconnect: false` keeps it running so the result can be picked up from history.
   const cancelOnDisconnect = (request.body as { cancelOnDisconnect?: boolean } | undefined)?.cancelOnDisconnect !== false;
@@ -81,10 +80,10 @@ export async function deliver<T>(
     // Gone during planning: the job never starts (no upstream call, nothing saved, no requestId held).
     throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
   }
-  const job = reserve();
+  const job: RunningJob = ctx.jobs.create(spec);
   if (mode === 'async') {
-    // Errors reach the client as `error` events; nothing is left to await here.
-    runJob(ctx, job, work).catch(() => {});
+    // Errors reach the client as `error` events (and GET /api/jobs/:id); nothing is left to await here.
+    ctx.jobs.run(job).catch(() => {});
     return reply.code(202).send({ requestId: job.requestId, status: 'accepted' });
   }
   if (mode === 'stream') {
@@ -93,10 +92,10 @@ export async function deliver<T>(
       requestId: job.requestId,
       onClientClose: cancelOnDisconnect ? () => job.cancel('The client closed the event stream.') : undefined,
     });
-    runJob(ctx, job, work).catch(() => {});
+    ctx.jobs.run(job).catch(() => {});
     await streaming;
     return reply;
   }
   if (cancelOnDisconnect) client.onGone(() => job.cancel('The client disconnected before the answer.'));
-  return runJob(ctx, job, work);
+  return ctx.jobs.run(job);
 }

@@ -1,40 +1,39 @@
-import type { ErrorBody } from '../../common/errors.js';
-import type { StudioContext } from '../context.js';
-import type { JobPhase } from '../lanes/types.js';
-import type { ImageFormat } from '../catalog/controls.js';
+import type { EventChannel } from '../../common/events/channel.js';
+import { GENERATION_TOPIC, type GenerationEventName, type GenerationEventPayload } from '../api/index.js';
 
-// What every generation job publishes on the shared channel (topic
-// `generation`), and so what `/api/events` and per-request SSE carry. Each
-// requestId ends with exactly one `done` or `error`; multimode slots report
-// with `slot_done` / `slot_error` so those two stay terminal.
+/**
+ * The publishing side of the generation events: one method per event, typed
+ * by the API contract, so a payload cannot drift from what clients read.
+ * `b64` of a partial never enters the replay buffer.
+ */
+export class GenerationEvents {
+  constructor(private readonly channel: EventChannel) {}
 
-export const GENERATION_TOPIC = 'generation';
-export const GENERATION_EVENTS = ['phase', 'partial', 'slot_done', 'slot_error', 'done', 'error'] as const;
-export type GenerationEventName = (typeof GENERATION_EVENTS)[number];
+  private publish<E extends GenerationEventName>(event: E, payload: GenerationEventPayload<E>, transientFields?: readonly string[]): void {
+    this.channel.publish(GENERATION_TOPIC, event, payload, transientFields ? { transientFields } : undefined);
+  }
 
-export interface PhaseFields {
-  requestId: string;
-  kind: string;
-  phase: JobPhase;
-  provider?: string;
-  model?: string;
-  slot?: number;
+  phase(payload: GenerationEventPayload<'phase'>): void {
+    this.publish('phase', payload);
+  }
+
+  partial(payload: GenerationEventPayload<'partial'> & { b64: string }): void {
+    this.publish('partial', payload, ['b64']);
+  }
+
+  slotDone(payload: GenerationEventPayload<'slot_done'>): void {
+    this.publish('slot_done', payload);
+  }
+
+  slotError(payload: GenerationEventPayload<'slot_error'>): void {
+    this.publish('slot_error', payload);
+  }
+
+  done(payload: GenerationEventPayload<'done'>): void {
+    this.publish('done', payload);
+  }
+
+  error(payload: GenerationEventPayload<'error'>): void {
+    this.publish('error', payload);
+  }
 }
-
-export interface PartialFields {
-  requestId: string;
-  index: number;
-  format: ImageFormat;
-  /** Base64 of the partial render: live listeners only, dropped from replay. */
-  b64: string;
-  slot?: number;
-}
-
-type Fields = { [key: string]: unknown };
-
-/** Publishes one generation event; `b64` never enters the replay buffer. */
-export function publishGeneration(ctx: StudioContext, event: GenerationEventName, fields: Fields): void {
-  ctx.events.publish(GENERATION_TOPIC, event, fields, event === 'partial' ? { transientFields: ['b64'] } : undefined);
-}
-
-export type ErrorPayload = ErrorBody['error'];

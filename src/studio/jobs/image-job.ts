@@ -1,56 +1,30 @@
 import { performance } from 'node:perf_hooks';
-import { ServiceError } from '../../common/errors.js';
-import type { ProviderLaneId } from '../catalog/lanes.js';
+import type { AssetRecord, GenerationResult, JobResult, MultimodeResult, SlotOutcome } from '../api/index.js';
+import { saveAsset } from '../assets.js';
+import { resolveModel } from '../catalog/models.js';
+import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import { saveAsset, type AssetRecord } from '../assets.js';
-import type { LaneAdapter, LaneImageRequest, LaneJob, LaneUsage } from '../lanes/types.js';
-import { publishGeneration } from './events.js';
-import type { RunningJob } from './registry.js';
+import type { LaneJob } from '../lanes/types.js';
+import type { JobContext, JobHandler } from './handlers.js';
+import { jobFailure } from './jobs.js';
+import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
 
-/** One image job, validated and resolved: what runs, on which lane. */
-export interface ImagePlan {
-  readonly lane: ProviderLaneId;
-  readonly adapter: LaneAdapter;
-  readonly operation: 'generate' | 'edit';
-  readonly request: LaneImageRequest;
-}
-
-/** Where the time of a job went (milliseconds), measured here around each step. */
-export interface GenerationTimings {
-  /** The lane call: upstream request, stream, base64 decode. */
-  readonly upstreamMs: number;
-  /** saveAsset for every image: decode/probe, metadata embedding, thumbnail, file writes, database row. */
-  readonly saveMs: number;
-  readonly totalMs: number;
-}
-
-/** The result of one generation or edit (sync body, `done.result`, a multimode slot's `image` source). */
-export interface GenerationResult {
-  readonly requestId: string;
-  readonly provider: ProviderLaneId;
-  /** Our id of the model that ran (after the lane default and compatibility mapping). */
-  readonly model: string;
-  /** What the client asked for, when that differs from `model` (e.g. lang-5.6-luna runs as lang-6-luna on oauth). */
-  readonly requestedModel?: string;
-  readonly images: readonly AssetRecord[];
-  readonly revisedPrompt?: string;
-  readonly usage?: LaneUsage;
-  /** Settings the upstream call used, defaults filled in. */
-  readonly settings: Readonly<Record<string, unknown>>;
-  readonly timings: GenerationTimings;
-}
+// The handler of image jobs: generate and edit (one slot) and multimode (every
+// slot at once under one job, one cancel stops them all). An image job cannot
+// resume after a restart: its upstream call died with the process, and
+// nothing is saved before a lane returned every image.
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
 /**
- * Runs one lane call and saves its images. Progress goes to the channel (with
- * `slot` inside a multimode batch). Nothing is saved unless the lane returned
- * every image; once saving starts, a cancel no longer interrupts it, so no
- * half-written asset is left behind.
+ * Runs one slot's lane call and saves its images. Once saving starts, a cancel
+ * no longer interrupts it, so no half-written asset is left behind.
  */
-export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImagePlan, slot?: number): Promise<GenerationResult> {
+async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inputs: ImageInputs, index?: number): Promise<GenerationResult> {
   const started = performance.now();
-  const base = { requestId: job.requestId, kind: job.kind, ...(slot !== undefined ? { slot } : {}) };
+  const { lane, request } = laneRequest(ctx, slot, inputs);
+  const slotField = index !== undefined ? { slot: index } : {};
+  const identity = { provider: lane.id, model: request.model.id, ...slotField };
   let lastPhase: string | undefined;
   const laneJob: LaneJob = {
     signal: job.signal,
@@ -58,21 +32,18 @@ export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImageP
       // A lane may report a phase twice (e.g. a retry after a token refresh); listeners see it once.
       if (phase === lastPhase) return;
       lastPhase = phase;
-      job.setPhase(phase);
-      publishGeneration(ctx, 'phase', { ...base, phase, provider: plan.lane, model: plan.request.model.id });
+      job.phase(phase, identity);
     },
-    partial({ index, b64, format }) {
-      publishGeneration(ctx, 'partial', { ...base, index, format, b64 });
-    },
+    partial: (image) => job.partial({ ...image, ...slotField }),
   };
-  const run = plan.operation === 'edit' ? plan.adapter.edit : plan.adapter.generate;
-  if (!run) throw new ServiceError('LANE_UNSUPPORTED', `The ${plan.lane} lane cannot ${plan.operation}.`);
-  const output = await run.call(plan.adapter, ctx, plan.request, laneJob);
+  const operation = (job.request as ImageJobRequest).operation;
+  const run = operation === 'edit' ? lane.adapter?.edit : lane.adapter?.generate;
+  if (!run) throw new Error(`The ${lane.id} lane lost its ${operation} operation after planning.`);
+  const output = await run(ctx, request, laneJob);
   const upstreamMs = elapsed(started);
   if (job.signal.aborted) throw job.signal.reason;
 
-  job.setPhase('saving');
-  publishGeneration(ctx, 'phase', { ...base, phase: 'saving', provider: plan.lane, model: plan.request.model.id });
+  job.phase('saving', identity);
   const saveStarted = performance.now();
   const images: AssetRecord[] = [];
   for (const image of output.images) {
@@ -80,9 +51,9 @@ export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImageP
       await saveAsset(ctx, {
         bytes: image.bytes,
         metadata: {
-          prompt: plan.request.prompt,
-          lane: plan.lane,
-          model: plan.request.model.id,
+          prompt: request.prompt,
+          lane: lane.id,
+          model: request.model.id,
           requestId: job.requestId,
           kind: job.kind,
           settings: output.settings,
@@ -92,10 +63,10 @@ export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImageP
     );
   }
   const saveMs = elapsed(saveStarted);
-  const { model } = plan.request;
+  const { model } = request;
   return {
     requestId: job.requestId,
-    provider: plan.lane,
+    provider: lane.id,
     model: model.id,
     ...(model.requested !== model.id ? { requestedModel: model.requested } : {}),
     images,
@@ -105,3 +76,40 @@ export async function runImage(ctx: StudioContext, job: RunningJob, plan: ImageP
     timings: { upstreamMs, saveMs, totalMs: elapsed(started) },
   };
 }
+
+/**
+ * Every slot at once. Each ends with `slot_done` or `slot_error`; the job ends
+ * with `done` even when some slots failed (partial success is reported, never
+ * hidden). Only a cancelled batch ends in `error`.
+ */
+async function runBatch(ctx: StudioContext, job: JobContext, request: ImageJobRequest, inputs: ImageInputs): Promise<MultimodeResult> {
+  const results = await Promise.all(
+    request.slots.map(async (slot, index): Promise<SlotOutcome> => {
+      const identity = { slot: index, provider: slot.lane, model: resolveModel(LANES[slot.lane], slot.model).id };
+      try {
+        const result = await runSlot(ctx, job, slot, inputs, index);
+        const outcome: SlotOutcome = { ...identity, ok: true, image: result.images[0], ...(result.revisedPrompt ? { revisedPrompt: result.revisedPrompt } : {}) };
+        job.events.slotDone({ requestId: job.requestId, kind: job.kind, slot: index, result: outcome });
+        return outcome;
+      } catch (error) {
+        const payload = jobFailure(job.signal, error, job.requestId).toBody().error;
+        job.events.slotError({ requestId: job.requestId, kind: job.kind, slot: index, error: payload });
+        return { ...identity, ok: false, error: payload };
+      }
+    }),
+  );
+  if (job.signal.aborted) throw job.signal.reason;
+  const succeeded = results.filter((outcome) => outcome.ok).length;
+  return { requestId: job.requestId, results, succeeded, failed: results.length - succeeded };
+}
+
+export const imageJobHandler: JobHandler = {
+  kinds: ['generate', 'edit', 'multimode'],
+  resumable: false,
+  async run(ctx, job): Promise<JobResult> {
+    const request = job.request as ImageJobRequest;
+    const inputs = job.inputs as ImageInputs;
+    if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
+    return runSlot(ctx, job, request.slots[0], inputs);
+  },
+};

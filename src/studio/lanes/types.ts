@@ -1,31 +1,92 @@
-import type { ProviderLaneId } from '../catalog/lanes.js';
-import type { ImageFormat, Moderation, Quality, ReasoningEffort } from '../catalog/controls.js';
-import type { ResolvedModel } from '../catalog/models.js';
+import type { z } from 'zod';
+import type { ErrorCode } from '../../common/errors.js';
+import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, Quality, ReasoningEffort, Usage } from '../api/index.js';
+import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { StudioContext } from '../context.js';
 
-/** What /api/providers says of a lane. */
-export type LaneState = 'ready' | 'needs_credential' | 'needs_binary' | 'unreachable' | 'unavailable';
+// The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
+// the lane is (credential, limits, time budget, upstream endpoints), its
+// models, its controls and own options, its error codes, and its adapter. The
+// catalog assembles the registry from the modules; validation, discovery,
+// defaults, the CLI and the web UI read the registry.
 
 export interface LaneStatus {
   readonly state: LaneState;
   readonly reason: string;
 }
 
-/** The steps of an image job, in order; every job publishes them as `phase` events. */
-export const JOB_PHASES = ['queued', 'planning', 'rendering', 'saving'] as const;
-export type JobPhase = (typeof JOB_PHASES)[number];
+/** How a lane authenticates upstream; readiness checks and remedies derive from it. */
+export type Credential =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'key'; readonly namespaces: readonly KeyNamespace[] }
+  /** A session file: the chat CLI's (`oauth`) or ours (`alpha`). `fileEnv` points the studio at another file. */
+  | { readonly kind: 'oauth-session'; readonly session: 'chat' | 'alpha'; readonly fileEnv: string; readonly remedy: string }
+  /** A program on PATH; `overrideEnv` names another path. */
+  | { readonly kind: 'binary'; readonly program: string; readonly overrideEnv: string }
+  | { readonly kind: 'mcp-server' };
 
-/** An input image as a lane needs it: bytes and their media type (references, the edited image, a mask). */
+export interface ModelSpec {
+  readonly id: string;
+  readonly kind: 'chat' | 'image' | 'video';
+  /** Picker label (e.g. Fast, Best). */
+  readonly label?: string;
+  readonly description: string;
+  /** Kept for old clients; still accepted. */
+  readonly compatibility?: boolean;
+  /** The id sent upstream when it differs from ours. */
+  readonly upstreamId?: string;
+  /** On this lane the id runs as another of its models (e.g. lang-5.6-luna as lang-6-luna on oauth). */
+  readonly runsAs?: string;
+}
+
+export interface LaneModels {
+  readonly list: readonly ModelSpec[];
+  /** The built-in default; absent for lanes that discover their models at run time. */
+  readonly default?: string;
+  readonly defaultVideo?: string;
+  /** Old ids still accepted, and what they mean now. */
+  readonly aliases?: Readonly<Record<string, string>>;
+}
+
+/** The lane's own codes (spec) where a generic one would otherwise answer. */
+export interface LaneCodes {
+  /** Answered when the credential is missing. */
+  readonly missingCredential: ErrorCode;
+  readonly invalidModel?: ErrorCode;
+  readonly maskUnsupported?: ErrorCode;
+  readonly editUnsupported?: ErrorCode;
+  readonly tooManyReferences?: ErrorCode;
+  readonly videoUnsupported?: ErrorCode;
+  /** Every other code this lane can answer (documentation and the code-coverage tests read it). */
+  readonly answers?: readonly ErrorCode[];
+}
+
+/** A base URL the lane calls; `env` overrides it (a simulator, a proxy), then config.json `upstreams`. */
+export interface Endpoint {
+  readonly env: string;
+  readonly default?: string;
+}
+
+/** A persisted lane default: the environment (when named) wins over config.json, config.json over the built-in. */
+export interface LaneSetting<T> {
+  readonly env?: string;
+  /** The key under `defaults.<lane>` in config.json (model and reasoning are shared across the lanes that have them). */
+  readonly config?: 'model' | 'reasoning';
+  readonly builtin: T;
+  /** Parses an environment value; throws a message when it is not valid. */
+  readonly parse: (text: string) => T;
+}
+
+/** An input image as a lane needs it. */
 export interface LaneInputImage {
   readonly bytes: Buffer;
   readonly mime: string;
 }
 
-/** One image generation or edit, already validated and resolved by the route. */
+/** One image generation or edit, validated and resolved before the lane sees it. */
 export interface LaneImageRequest {
   readonly requestId: string;
   readonly prompt: string;
-  /** The model after aliases, the lane default and compatibility mappings. */
   readonly model: ResolvedModel;
   readonly format: ImageFormat;
   readonly quality?: Quality;
@@ -33,15 +94,17 @@ export interface LaneImageRequest {
   readonly moderation?: Moderation;
   readonly reasoning?: ReasoningEffort;
   readonly negativePrompt?: string;
+  /** The lane's own options, already validated by its `options` schema. */
+  readonly options: Readonly<Record<string, unknown>>;
   readonly references: readonly LaneInputImage[];
-  /** Edits only: the image to change, and optionally a mask (transparent = editable). */
+  /** Edits: the image to change, and optionally a mask (transparent = editable). */
   readonly image?: LaneInputImage;
   readonly mask?: LaneInputImage;
 }
 
-/** The running job as a lane sees it: a cancel signal and two ways to report progress. */
+/** The running job as a lane sees it: a cancel signal and progress reports. */
 export interface LaneJob {
-  /** Aborted when the job is cancelled (DELETE /api/inflight/:id, or the client went away). */
+  /** Aborted when the job is cancelled; the lane passes it to every upstream call. */
   readonly signal: AbortSignal;
   phase(phase: Exclude<JobPhase, 'queued' | 'saving'>): void;
   /** A low-quality intermediate render; goes to listeners only, never to history. */
@@ -53,34 +116,65 @@ export interface LaneImage {
   readonly format: ImageFormat;
 }
 
-export interface LaneUsage {
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
-  readonly totalTokens?: number;
-}
-
 export interface LaneImageResult {
   readonly images: readonly LaneImage[];
   readonly revisedPrompt?: string;
-  readonly usage?: LaneUsage;
+  readonly usage?: Usage;
   /** The settings the upstream call actually used (defaults filled in); stored with the asset. */
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
+export type ImageOperation = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob) => Promise<LaneImageResult>;
+
 /**
- * One upstream lane. Each lane folder exports one object implementing this;
- * `lanes/index.ts` lists them. The route does validation, model resolution,
- * reference loading and saving; a lane only turns a request into images.
+ * What a lane does. Its operations are its capabilities: a lane without
+ * `edit` cannot edit, and nothing else says so. Versioned, so a lane written
+ * against an older interface is recognised rather than misread.
  */
 export interface LaneAdapter {
-  readonly id: ProviderLaneId;
-  /** A cheap readiness check beyond the catalog's credential rule (e.g. a session file that is unreadable). */
+  readonly specificationVersion: 'v1';
+  /** A readiness check beyond the credential rule (e.g. a session file that cannot be used). */
   probe?(ctx: StudioContext): Promise<LaneStatus | undefined>;
-  /** The model used when a request names none (default: the catalog's DEFAULT_MODELS). */
-  defaultModel?(ctx: StudioContext): string;
-  /** Checks that run before a job is accepted (credential present, ...); throws a ServiceError. */
+  /** Checks before a job is accepted (credential usable, ...); throws a ServiceError. */
   preflight?(ctx: StudioContext): void;
-  generate?(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult>;
-  /** Absent: the lane cannot edit (LANE_UNSUPPORTED). `request.image` is set. */
-  edit?(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult>;
+  generate?: ImageOperation;
+  edit?: ImageOperation;
+}
+
+export interface LaneModule {
+  readonly id: LaneId;
+  readonly label: string;
+  readonly description: string;
+  readonly credential: Credential;
+  readonly codes: LaneCodes;
+  readonly models: LaneModels;
+  /** The shared request controls the lane takes. */
+  readonly controls: readonly CommonControl[];
+  /** The lane's own controls in the request's `options`, validated here (strict: unknown names are refused). */
+  readonly options?: z.ZodObject;
+  /** Most input images per request: references, an edited or parent image, an agent's current image. */
+  readonly maxInputImages: number;
+  /** Its edit takes a mask. */
+  readonly maskEdits?: boolean;
+  /** It can run as a slot of a multimode batch (default: whenever it generates). */
+  readonly multimode?: boolean;
+  /** Whole-call time budget; `SVC_<LANE>_TIMEOUT_MS` overrides it. */
+  readonly timeoutMs: number;
+  /** `base` is the lane's main URL; other names are further endpoints (e.g. `issuer`). */
+  readonly endpoints: Readonly<Record<string, Endpoint>>;
+  /** Persisted defaults (GET/PUT /api/defaults), by name. */
+  readonly settings?: Readonly<Record<string, LaneSetting<unknown>>>;
+  /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
+  readonly adapter?: LaneAdapter;
+}
+
+/** A model after aliases, the lane default and the lane's compatibility mapping. */
+export interface ResolvedModel {
+  /** What the client asked for (or the default). */
+  readonly requested: string;
+  /** Our canonical id of what runs. */
+  readonly id: string;
+  /** The id sent upstream. */
+  readonly upstreamId: string;
+  readonly spec: ModelSpec;
 }

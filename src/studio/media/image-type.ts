@@ -1,6 +1,6 @@
-import type { ImageFormat } from '../catalog/controls.js';
+import type { ImageFormat } from '../api/index.js';
 
-export type { ImageFormat } from '../catalog/controls.js';
+export type { ImageFormat } from '../api/index.js';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 

@@ -1,12 +1,16 @@
 import { existsSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import { LANE_IDS, type ProviderStatus } from '../api/index.js';
 import { capabilities } from '../catalog/capabilities.js';
-import { LANES, LANE_IDS, type ProviderLaneId } from '../catalog/lanes.js';
+import { LANES } from '../catalog/registry.js';
+import { laneStatus } from '../catalog/status.js';
 import type { StudioContext } from '../context.js';
-import { laneStatus } from '../lanes/status.js';
+import type { StudioRoutes } from './plugin.js';
+
+/** Whether an alpha OAuth session is present; mirrored in the server descriptor. */
+export const alphaAuth = (ctx: StudioContext): 'oauth' | 'none' => (existsSync(ctx.alphaAuthFile()) ? 'oauth' : 'none');
 
 /** Health, capabilities and lane availability. */
-export function registerDiscoveryRoutes(app: FastifyInstance, ctx: StudioContext): void {
+export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
   const body = capabilities(ctx.version);
 
   app.get('/api/health', async () => ({
@@ -20,18 +24,13 @@ export function registerDiscoveryRoutes(app: FastifyInstance, ctx: StudioContext
   app.get('/api/capabilities', async () => body);
 
   app.get('/api/providers', async () => {
-    const lanes = LANE_IDS.filter((id): id is ProviderLaneId => id !== 'auto');
-    const statuses = await Promise.all(lanes.map((id) => laneStatus(ctx, id)));
-    return {
-      providers: lanes.map((id, index) => ({
-        id,
-        label: LANES[id].label,
-        ...statuses[index],
-        upstream: ctx.upstreamUrl(id) ?? null,
-      })),
-    };
+    const statuses = await Promise.all(LANE_IDS.map((id) => laneStatus(ctx, id)));
+    const providers: ProviderStatus[] = LANE_IDS.map((id, index) => ({
+      id,
+      label: LANES[id].label,
+      ...statuses[index],
+      upstream: ctx.configuredUpstreamUrl(id) ?? null,
+    }));
+    return { providers };
   });
-}
-
-/** Whether an alpha OAuth session is present; mirrored in the server descriptor. */
-export const alphaAuth = (ctx: StudioContext): 'oauth' | 'none' => (existsSync(ctx.alphaAuthFile()) ? 'oauth' : 'none');
+};

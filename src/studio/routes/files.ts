@@ -1,11 +1,11 @@
 import { open } from 'node:fs/promises';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
-import type { StudioContext } from '../context.js';
 import { filenameParam, pathInside } from '../media/filename.js';
 import { mimeOf, type ImageFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
 import { findAsset, findLiveByThumbnail } from '../store/assets.js';
+import type { StudioRoutes } from './plugin.js';
 
 /** Names are unique and files never change, so caches may keep them for good. */
 const CACHE_CONTROL = 'private, max-age=31536000, immutable';
@@ -42,7 +42,7 @@ async function sendFile(reply: FastifyReply, dir: string, filename: string, form
 }
 
 /** GET /generated/:filename and /generated/thumbs/:filename: files of live history assets only. */
-export function registerFileRoutes(app: FastifyInstance, ctx: StudioContext): void {
+export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/generated/:filename', async (request, reply) => {
     const filename = filenameParam(request.params);
     const row = findAsset(ctx.db, filename);
@@ -55,4 +55,4 @@ export function registerFileRoutes(app: FastifyInstance, ctx: StudioContext): vo
     if (!findLiveByThumbnail(ctx.db, filename)) throw notFound(filename);
     return sendFile(reply, ctx.paths.thumbnailsDir, filename, THUMBNAIL.format);
   });
-}
+};

@@ -1,74 +1,76 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import type { StudioContext } from '../context.js';
+import { parseWith } from '../../common/validation.js';
+import { COMMON_SIZES, editRequest, generateRequest, multimodeRequest, REQUEST_ID_PATTERN, SIZE_RULE, API_LIMITS } from '../api/index.js';
+import { resolveModel } from '../catalog/models.js';
+import { LANES } from '../catalog/registry.js';
 import { deliver, deliveryMode, watchClient } from '../jobs/delivery.js';
-import { runImage } from '../jobs/image-job.js';
-import { runMultimode } from '../jobs/multimode.js';
-import { planBatch, planImage, type ImageFields } from '../jobs/plan.js';
-import { jobRegistry } from '../jobs/registry.js';
-import { editBody, generateBody, multimodeBody, parseBody } from '../jobs/request-schema.js';
+import { planImageJob, type ImageFields, type ImagePlan } from '../jobs/plan.js';
+import type { StudioRoutes } from './plugin.js';
 
 // Classic generation: POST /api/generate, /api/edit, /api/generate/multimode.
 // Thin: watch the client, parse, plan (lane, model, inputs), then deliver
-// (which reserves the requestId only if the job really starts).
+// (which claims the requestId only if the job really starts).
 
-/** The fields of a body that describe the image (not the delivery). */
+/** What a client can send instead, per field, where the schema cannot say. */
+const HINTS = {
+  size: { examples: COMMON_SIZES, rule: SIZE_RULE },
+  requestId: { pattern: REQUEST_ID_PATTERN.source },
+  prompt: { minLength: 1, maxLength: API_LIMITS.promptMaxChars },
+  n: { min: 1, max: API_LIMITS.multimodeMaxOutputs },
+  outputs: { minItems: 1, maxItems: API_LIMITS.multimodeMaxOutputs },
+};
+
+/** The fields of a body that describe the image (not the delivery, not the inputs). */
 const imageFields = ({
   async: _async,
   requestId: _requestId,
   cancelOnDisconnect: _cancelOnDisconnect,
+  references: _references,
   ...fields
-}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean }): ImageFields => fields;
+}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean; references?: unknown[] }): ImageFields => fields;
 
-export function registerGenerateRoutes(app: FastifyInstance, ctx: StudioContext): void {
-  const jobs = jobRegistry(ctx);
+/** The lane of a plan's job and the model that runs (after the lane's mapping); null when the slots of a batch differ. */
+function jobIdentity(plan: ImagePlan): { lane: string | null; model: string | null } {
+  const lanes = new Set(plan.request.slots.map((slot) => slot.lane));
+  const models = new Set(plan.request.slots.map((slot) => resolveModel(LANES[slot.lane], slot.model).id));
+  return { lane: lanes.size === 1 ? [...lanes][0] : null, model: models.size === 1 ? [...models][0] : null };
+}
 
+export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/generate', async (request, reply) => {
     const client = watchClient(request, reply);
-    const body = parseBody(generateBody, request.body);
+    const body = parseWith(generateRequest, request.body, { hints: HINTS });
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
-    const plan = await planImage(ctx, requestId, imageFields(body), 'generate');
-    return deliver(ctx, request, reply, {
-      mode,
-      client,
-      reserve: () => jobs.reserve(requestId, 'generate', plan.lane, plan.request.model.id),
-      work: (running) => runImage(ctx, running, plan),
-    });
+    const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references }, 'generate');
+    return deliver(ctx, request, reply, { mode, client, job: { requestId, kind: 'generate', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs } });
   });
 
   app.post('/api/edit', async (request, reply) => {
     const client = watchClient(request, reply);
-    const { image, mask, ...body } = parseBody(editBody, request.body);
+    const { image, mask, ...body } = parseWith(editRequest, request.body, { hints: HINTS });
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
-    const plan = await planImage(ctx, requestId, imageFields(body), 'edit', { image, mask });
-    return deliver(ctx, request, reply, {
-      mode,
-      client,
-      reserve: () => jobs.reserve(requestId, 'edit', plan.lane, plan.request.model.id),
-      work: (running) => runImage(ctx, running, plan),
-    });
+    const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references, edit: { image, mask } }, 'edit');
+    return deliver(ctx, request, reply, { mode, client, job: { requestId, kind: 'edit', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs } });
   });
 
   app.post('/api/generate/multimode', async (request, reply) => {
     const client = watchClient(request, reply);
-    const { outputs, n, ...body } = parseBody(multimodeBody, request.body);
+    const { outputs, n, ...body } = parseWith(multimodeRequest, request.body, { hints: HINTS });
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
-    const { references, ...shared } = imageFields(body);
+    const shared = imageFields(body);
     // `outputs` lists each slot's overrides; `n` repeats the shared settings (default 2).
     const overrides = outputs ?? Array.from({ length: n ?? 2 }, () => ({}));
     const slots = overrides.map((override, slot) => ({ requestId: `${requestId}.${slot}`, fields: { ...shared, ...override } }));
     // The references are loaded once for the whole batch and shared by its slots.
-    const plans = await planBatch(ctx, slots, { references }, 'generate');
-    const lanes = new Set(plans.map((plan) => plan.lane));
-    const models = new Set(plans.map((plan) => plan.request.model.id));
+    const plan = await planImageJob(ctx, slots, { references: body.references }, 'generate');
     return deliver(ctx, request, reply, {
       mode,
       client,
-      reserve: () => jobs.reserve(requestId, 'multimode', lanes.size === 1 ? plans[0].lane : 'multimode', models.size === 1 ? plans[0].request.model.id : undefined, plans.length),
-      work: (running) => runMultimode(ctx, running, plans),
+      job: { requestId, kind: 'multimode', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs, slots: slots.length },
     });
   });
-}
+};
+

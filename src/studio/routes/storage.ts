@@ -1,7 +1,6 @@
 import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { StudioContext } from '../context.js';
+import type { StudioRoutes } from './plugin.js';
 
 /** Total bytes and file count under a directory (not following links). */
 async function measure(dir: string): Promise<{ bytes: number; files: number }> {
@@ -35,7 +34,7 @@ async function fileSize(path: string): Promise<number> {
   }
 }
 
-export function registerStorageRoutes(app: FastifyInstance, ctx: StudioContext): void {
+export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/storage/status', async () => {
     const { paths } = ctx;
     const [generated, thumbnails, database, wal, disk] = await Promise.all([
@@ -53,4 +52,4 @@ export function registerStorageRoutes(app: FastifyInstance, ctx: StudioContext):
       disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
     };
   });
-}
+};

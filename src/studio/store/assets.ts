@@ -1,4 +1,4 @@
-import type { ImageFormat } from '../catalog/controls.js';
+import type { ImageFormat } from '../api/index.js';
 import type { StudioDatabase } from './database.js';
 
 // The assets table (migration 2): one row per saved image. Live rows have

@@ -28,4 +28,25 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX assets_live_session ON assets (session_title, created_at DESC, id DESC) WHERE deleted_at IS NULL;
    CREATE INDEX assets_tombstones ON assets (deleted_at) WHERE deleted_at IS NOT NULL;
    CREATE INDEX assets_request ON assets (request_id);`,
+  // 3: durable jobs. id is the requestId; request is the accepted request without secrets or
+  // image bytes; upstream_* hold the vendor's own operation while one runs (a prediction, a video job).
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     lane TEXT,
+     model TEXT,
+     state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+     phase TEXT,
+     upstream_operation_id TEXT,
+     upstream_state TEXT,
+     request TEXT NOT NULL,
+     result TEXT,
+     error TEXT,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     updated_at TEXT NOT NULL,
+     finished_at TEXT
+   );
+   CREATE INDEX jobs_unfinished ON jobs (state) WHERE finished_at IS NULL;
+   CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;`,
 ];

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
-import { parseUpstreamError } from '../responses/errors.js';
+import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { readChatSession, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';
 import { accountIdClaim, jwtExpiresAt } from './jwt.js';
 
@@ -30,9 +31,12 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
 /**
  * The session to call with. `rejected` is the access token the backend just
  * refused with a 401: re-read the file first (another process may have
- * refreshed), and refresh only if it still holds that token.
+ * refreshed), and refresh only if it still holds that token. A job that is
+ * cancelled stops waiting at once, but the refresh itself is never aborted:
+ * the issuer rotates the refresh token, and an answer not read would lose the
+ * session for everyone.
  */
-export async function usableSession(ctx: StudioContext, options: { rejected?: string } = {}): Promise<ChatSession> {
+export async function usableSession(ctx: StudioContext, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
   const file = ctx.oauthAuthFile();
   const session = await readChatSession(file);
   if (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session)) return session;
@@ -41,41 +45,56 @@ export async function usableSession(ctx: StudioContext, options: { rejected?: st
     pending = refreshSession(ctx, session).finally(() => refreshing.delete(file));
     refreshing.set(file, pending);
   }
-  return pending;
+  return options.signal ? abortable(pending, options.signal) : pending;
 }
+
+/** `promise`, or the signal's reason as soon as it aborts (the promise itself goes on). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const tokensSchema = z
+  .object({ access_token: z.string().optional(), refresh_token: z.string().optional(), id_token: z.string().optional() })
+  .passthrough()
+  .refine((tokens) => tokens.access_token !== undefined || tokens.id_token !== undefined, { message: 'no access_token or id_token' });
 
 async function refreshSession(ctx: StudioContext, session: ChatSession): Promise<ChatSession> {
   if (!session.refreshToken) throw new ServiceError('AUTH_CHATGPT_EXPIRED', 'The chat session expired and holds no refresh token; sign in again.');
-  const issuer = (ctx.upstreamUrl('oauthIssuer') ?? '').replace(/\/+$/, '');
-  let response: Response;
-  try {
-    response = await fetch(`${issuer}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ client_id: CHAT_CLIENT_ID, grant_type: 'refresh_token', refresh_token: session.refreshToken }),
-      signal: AbortSignal.timeout(REFRESH_TIMEOUT_MS),
-    });
-  } catch (error) {
-    const timedOut = (error as Error)?.name === 'TimeoutError';
-    throw new ServiceError(timedOut ? 'UPSTREAM_TIMEOUT' : 'NETWORK_FAILED', `The chat session could not be refreshed: the sign-in server ${timedOut ? 'did not answer in time' : 'is unreachable'}.`, { cause: error });
-  }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) {
-    const info = parseUpstreamError(response.status, text);
-    if (response.status === 401 || PERMANENT_CODES.has(info.code ?? '')) {
-      throw new ServiceError('AUTH_CHATGPT_EXPIRED', 'The chat session expired and could not be refreshed; sign in again.', { details: { upstreamStatus: response.status, upstreamCode: info.code } });
-    }
-    throw new ServiceError('UPSTREAM_FAILED', `Refreshing the chat session failed (${response.status}); try again.`, { details: { upstreamStatus: response.status, upstreamCode: info.code } });
-  }
   let tokens: RefreshedTokens;
   try {
-    tokens = JSON.parse(text) as RefreshedTokens;
-  } catch {
-    throw new ServiceError('UPSTREAM_FAILED', 'The sign-in server answered the refresh with something that is not JSON.');
-  }
-  if (typeof tokens.access_token !== 'string' && typeof tokens.id_token !== 'string') {
-    throw new ServiceError('UPSTREAM_FAILED', 'The sign-in server answered the refresh without tokens.');
+    tokens = await callUpstream(
+      {
+        lane: 'oauth',
+        url: `${ctx.upstreamUrl('oauth', 'issuer')}/oauth/token`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ client_id: CHAT_CLIENT_ID, grant_type: 'refresh_token', refresh_token: session.refreshToken }),
+        credentials: [session.refreshToken, session.accessToken],
+        timeoutMs: REFRESH_TIMEOUT_MS,
+      },
+      (response) => readJson('oauth', response, tokensSchema, 1024 * 1024),
+    );
+  } catch (error) {
+    throw refreshFailure(error);
   }
   writeRefreshedSession(session, tokens, accountIdClaim(tokens.id_token, tokens.access_token));
   return readChatSession(session.file);
+}
+
+/** A refresh that failed, in our codes: a dead refresh token means signing in again. */
+function refreshFailure(error: unknown): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  if (error.failure === 'timeout' || error.failure === 'network') {
+    return error.as(error.failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'NETWORK_FAILED', `The chat session could not be refreshed: the sign-in server ${error.failure === 'timeout' ? 'did not answer in time' : 'is unreachable'}.`);
+  }
+  if (error.failure === 'protocol') return error.as('UPSTREAM_FAILED', `The sign-in server answered the refresh with something unusable (${error.message}).`);
+  if (error.status === 401 || PERMANENT_CODES.has(error.vendorCode ?? '')) {
+    return error.as('AUTH_CHATGPT_EXPIRED', 'The chat session expired and could not be refreshed; sign in again.');
+  }
+  return error.as('UPSTREAM_FAILED', `Refreshing the chat session failed (${error.status}); try again.`);
 }

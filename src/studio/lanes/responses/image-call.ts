@@ -1,30 +1,31 @@
 import { ServiceError } from '../../../common/errors.js';
-import { LANES } from '../../catalog/lanes.js';
-import { LANG_IMAGE_MODEL } from '../../catalog/models.js';
 import type { StudioContext } from '../../context.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob } from '../types.js';
-import type { ResponsesLane } from './errors.js';
+import { laneTimeoutMs } from '../budget.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+import { responsesLaneError, type ResponsesLane } from './errors.js';
+import { LANG_IMAGE_MODEL } from './models.js';
 import { PARTIAL_IMAGES, PLANNER_INSTRUCTIONS, buildResponsesBody } from './request.js';
 import { callResponses } from './stream.js';
-
-/** The lane's whole-call budget, or SVC_UPSTREAM_TIMEOUT_MS when that is lower (tests, impatient users). */
-export function upstreamTimeoutMs(ctx: StudioContext, lane: ResponsesLane): number {
-  const override = Number(ctx.env.SVC_UPSTREAM_TIMEOUT_MS);
-  const budget = LANES[lane].timeoutMs;
-  return Number.isFinite(override) && override > 0 ? Math.min(override, budget) : budget;
-}
 
 /** What differs between the two lanes for one call. */
 export interface ResponsesTarget {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The credential in `headers`. */
+  readonly credential: string;
   readonly webSearch: boolean;
   readonly store?: boolean;
   readonly size?: string;
 }
 
 /** One image (generation or edit) through a Responses-style upstream, decoded and checked. */
-export async function responsesImage(ctx: StudioContext, lane: ResponsesLane, request: LaneImageRequest, job: LaneJob, target: ResponsesTarget): Promise<LaneImageResult> {
+export async function responsesImage(
+  ctx: StudioContext,
+  lane: LaneModule,
+  request: LaneImageRequest,
+  job: LaneJob,
+  target: ResponsesTarget,
+): Promise<LaneImageResult> {
   const size = request.size ?? target.size;
   const action = request.image ? 'edit' : 'generate';
   const body = buildResponsesBody({
@@ -38,7 +39,22 @@ export async function responsesImage(ctx: StudioContext, lane: ResponsesLane, re
     store: target.store,
     tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, partialImages: PARTIAL_IMAGES, action },
   });
-  const outcome = await callResponses({ lane, url: target.url, headers: target.headers, body, timeoutMs: upstreamTimeoutMs(ctx, lane), format: request.format, job });
+  const laneId = lane.id as ResponsesLane;
+  let outcome;
+  try {
+    outcome = await callResponses({
+      lane: laneId,
+      url: target.url,
+      headers: target.headers,
+      credential: target.credential,
+      body,
+      timeoutMs: laneTimeoutMs(ctx, lane),
+      format: request.format,
+      job,
+    });
+  } catch (error) {
+    throw responsesLaneError(laneId, error);
+  }
   if (outcome.images.length === 0) {
     // The planner answered in words instead of calling the tool: that is how a refusal looks.
     if (outcome.text) throw new ServiceError('SAFETY_REFUSAL', `The upstream declined to make the image: ${outcome.text.slice(0, 300)}`, { details: { upstreamText: outcome.text.slice(0, 1000) } });

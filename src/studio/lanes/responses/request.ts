@@ -1,4 +1,4 @@
-import type { ImageFormat, Moderation, Quality, ReasoningEffort } from '../../catalog/controls.js';
+import type { ImageFormat, Moderation, Quality, ReasoningEffort } from '../../api/index.js';
 import type { LaneInputImage } from '../types.js';
 
 // The body of `POST …/responses` for one image: a planner model with the hosted

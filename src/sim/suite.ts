@@ -1,0 +1,83 @@
+import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from './responses-simulator.js';
+
+// Every simulator at once, for `svc serve --demo` (in-process) and `svc sim
+// serve` (its own process, so a crash test can kill the studio and keep the
+// upstream). Each member simulates one vendor and says what a studio needs to
+// use it: base URLs by lane (`<lane>`, or `<lane>.<endpoint>`), keys by key
+// namespace, session files by lane. A new lane's simulator is one more member.
+
+export interface SuiteOptions {
+  /** Demo behaviour: any `sim-…` key works, renders are paced like real ones, usage bars move. */
+  readonly demo?: boolean;
+  /** Every long-running upstream operation (a render, a job, a prediction) takes about this long. */
+  readonly latencyMs?: number;
+  /** Port of the first simulator (0 or absent: any free port). */
+  readonly port?: number;
+}
+
+/** What one member gives a studio. */
+export interface SuiteMemberOutput {
+  readonly upstreams: Readonly<Record<string, string>>;
+  /** Keys by the studio's key namespace (omni, alpha, …). */
+  readonly keys: Readonly<Record<string, string>>;
+  /** Session file contents by lane, to be written (mode 0600) where the lane reads its session. */
+  readonly sessions: Readonly<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export type SuiteMember = (options: SuiteOptions & { port: number }) => Promise<SuiteMemberOutput & { readonly simulator: unknown; readonly name: string }>;
+
+/** Demo pacing: partial images arrive over about a second, like a real render. */
+const DEMO_LATENCY_MS = 1200;
+/** Demo usage bars move a little with each generation. */
+const DEMO_PERCENT_PER_REQUEST = 2;
+
+/** The vendor behind `api` and `oauth`: one simulator, one port. */
+const responsesMember: SuiteMember = async (options) => {
+  const responses = await startResponsesSimulator({
+    port: options.port,
+    // Any `sim-…` key works in the demo, so saving a key through the UI can be tried.
+    ...(options.demo ? { acceptKeyPrefix: 'sim-', usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST } } : {}),
+    generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'responses',
+    simulator: responses,
+    upstreams: { api: responses.apiBaseUrl, oauth: responses.backendBaseUrl, 'oauth.issuer': responses.issuerUrl },
+    keys: { omni: responses.apiKey },
+    sessions: { oauth: createOauthSession(responses) },
+    close: () => responses.close(),
+  };
+};
+
+/** The members, in start order (the first takes `--port`). */
+const MEMBERS: readonly SuiteMember[] = [responsesMember];
+
+export interface SimulatorSuite {
+  readonly upstreams: Readonly<Record<string, string>>;
+  readonly keys: Readonly<Record<string, string>>;
+  readonly sessions: Readonly<Record<string, unknown>>;
+  readonly simulators: { readonly responses: ResponsesSimulator };
+  close(): Promise<void>;
+}
+
+export async function startSimulatorSuite(options: SuiteOptions = {}): Promise<SimulatorSuite> {
+  const started: Awaited<ReturnType<SuiteMember>>[] = [];
+  const close = async () => {
+    await Promise.all(started.map((member) => member.close()));
+  };
+  try {
+    for (const [index, member] of MEMBERS.entries()) started.push(await member({ ...options, port: index === 0 ? (options.port ?? 0) : 0 }));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const simulators = Object.fromEntries(started.map((member) => [member.name, member.simulator])) as unknown as SimulatorSuite['simulators'];
+  return {
+    upstreams: Object.assign({}, ...started.map((member) => member.upstreams)) as Record<string, string>,
+    keys: Object.assign({}, ...started.map((member) => member.keys)) as Record<string, string>,
+    sessions: Object.assign({}, ...started.map((member) => member.sessions)) as Record<string, unknown>,
+    simulators,
+    close,
+  };
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { errorPayload, generationResult, multimodeResult, slotOutcome } from './results.js';
+import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
+
+// Payloads of the events every job publishes on the shared channel (topic
+// `generation`), so what `GET /api/events` and per-request SSE carry. Each
+// requestId ends with exactly one `done` or `error`; multimode slots report
+// with `slot_done` / `slot_error` so those two stay terminal. The channel adds
+// `id`, `topic` and `event` to every payload.
+
+export const GENERATION_TOPIC = 'generation';
+
+const base = { requestId: z.string(), kind: z.enum(JOB_KINDS), slot: z.number().int().optional() };
+
+export const generationEventPayloads = {
+  phase: z.object({ ...base, phase: z.enum(JOB_PHASES), provider: z.string().optional(), model: z.string().optional() }),
+  /** A low-quality intermediate render. `b64` reaches live listeners only: replayed copies omit it (`omitted: ['b64']`). */
+  partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
+  slot_done: z.object({ ...base, slot: z.number().int(), result: slotOutcome }),
+  slot_error: z.object({ ...base, slot: z.number().int(), error: errorPayload }),
+  done: z.object({ ...base, result: z.union([generationResult, multimodeResult]) }),
+  error: z.object({ ...base, error: errorPayload }),
+} as const;
+
+export type GenerationEventName = keyof typeof generationEventPayloads;
+export const GENERATION_EVENTS = Object.keys(generationEventPayloads) as GenerationEventName[];
+export type GenerationEventPayload<E extends GenerationEventName> = z.infer<(typeof generationEventPayloads)[E]>;
+
+/** An event as a client receives it. */
+export type GenerationEvent = {
+  [E in GenerationEventName]: GenerationEventPayload<E> & { id: string; topic: typeof GENERATION_TOPIC; event: E };
+}[GenerationEventName];
+
+/** The channel's notice that a cursor could not be honoured: refetch state (GET /api/inflight, /api/jobs/:id). */
+export const replayGapEvent = z.object({
+  id: z.string(),
+  topic: z.literal('system'),
+  event: z.literal('replay_gap'),
+  reason: z.enum(['evicted', 'unknown_run', 'invalid_cursor']),
+  requestedId: z.string(),
+  oldestId: z.string().nullable(),
+  missed: z.number().optional(),
+});
+export type ReplayGapEvent = z.infer<typeof replayGapEvent>;
+
+/** Whether a generation event ends its requestId. */
+export const isTerminalEvent = (event: { event: string; slot?: number }): boolean => (event.event === 'done' || event.event === 'error') && event.slot === undefined;

@@ -1,0 +1,6 @@
+// The studio's API contract: values, request and result schemas, event
+// payloads. The server validates with it; the CLI and the web UI import it.
+export * from './values.js';
+export * from './requests.js';
+export * from './results.js';
+export * from './events.js';

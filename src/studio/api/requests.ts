@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { API_LIMITS, IMAGE_FORMATS, MODERATIONS, PROVIDER_IDS, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
+
+// Request bodies and queries of the studio's HTTP API. Unknown fields are
+// refused (a typo like `qualty` must not be ignored); a lane's own controls go
+// in `options` and are validated by that lane's schema once the lane is known.
+
+const size = z.string().superRefine((value, context) => {
+  const problem = sizeProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
+/**
+ * An input image: a data URL, plain base64, a history file name,
+ * `{ data, name? }` or `{ filename }`. Its shape is checked when it is loaded
+ * (the error then names the item and what is wrong with it).
+ */
+export const imageInput = z.unknown();
+
+/** The settings of one output: a generation's, or one multimode slot's overrides. */
+export const slotFields = {
+  provider: z.enum(PROVIDER_IDS).optional(),
+  model: z.string().min(1).max(200).optional(),
+  quality: z.enum(QUALITIES).optional(),
+  size: size.optional(),
+  format: z.enum(IMAGE_FORMATS).optional(),
+  moderation: z.enum(MODERATIONS).optional(),
+  /** Reasoning effort of the planner model (the spec has the control, not the field name). */
+  reasoning: z.enum(REASONING_EFFORTS).optional(),
+  /** The lane's own controls (e.g. aspect ratio), validated by the lane. */
+  options: z.record(z.string(), z.unknown()).optional(),
+};
+
+const generationFields = {
+  ...slotFields,
+  prompt: z.string().trim().min(1).max(API_LIMITS.promptMaxChars),
+  references: z.array(imageInput).optional(),
+  requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
+  async: z.boolean().optional(),
+  /** false: the job keeps running when the client goes away, and its result lands in history. */
+  cancelOnDisconnect: z.boolean().optional(),
+  negativePrompt: z.string().max(API_LIMITS.promptMaxChars).optional(),
+};
+
+/** POST /api/generate */
+export const generateRequest = z.object(generationFields).strict();
+/** POST /api/edit: `image` is the image to change; `mask` (transparent = editable) where the lane has it. */
+export const editRequest = z.object({ ...generationFields, image: imageInput, mask: imageInput.optional() }).strict();
+/** POST /api/generate/multimode: `outputs` lists each slot's overrides, `n` repeats the shared settings (default 2). */
+export const multimodeRequest = z
+  .object({
+    ...generationFields,
+    outputs: z.array(z.object(slotFields).strict()).min(1).max(API_LIMITS.multimodeMaxOutputs).optional(),
+    n: z.number().int().min(1).max(API_LIMITS.multimodeMaxOutputs).optional(),
+  })
+  .strict();
+
+export type GenerateRequest = z.infer<typeof generateRequest>;
+export type EditRequest = z.infer<typeof editRequest>;
+export type MultimodeRequest = z.infer<typeof multimodeRequest>;
+export type SlotFields = z.infer<z.ZodObject<typeof slotFields>>;
+
+/** PUT /api/defaults: any subset. */
+export const defaultsRequest = z
+  .object({
+    /** A model of the lanes that share the default model (oauth and api). */
+    model: z.string().min(1).max(200).optional(),
+    reasoning: z.enum(REASONING_EFFORTS).optional(),
+    /** `<lane>/<model>`, e.g. alpha/alpha-video-1.5. */
+    video: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export type DefaultsRequest = z.infer<typeof defaultsRequest>;
+
+const pageSize = z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax);
+
+/** GET /api/history */
+export const historyQuery = z
+  .object({
+    limit: pageSize.optional(),
+    cursor: z.string().min(1).max(1024).optional(),
+    groupBy: z.enum(['session']).optional(),
+    /** One session's items; the empty string selects the assets without a title. */
+    session: z.string().max(1024).optional(),
+    groupItems: pageSize.optional(),
+  })
+  .refine((query) => !(query.groupBy && query.session !== undefined), { message: 'use either groupBy=session or session=<title>, not both' });
+export type HistoryQuery = z.infer<typeof historyQuery>;
+
+/** Route parameters that name a job. */
+export const requestIdParam = z.object({ requestId: z.string().regex(REQUEST_ID_PATTERN) });

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { COMMON_CONTROLS, IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
+
+// Result bodies of the studio's HTTP API: what the server answers and what
+// `done` events carry. The server builds these types; tests check answers
+// against the schemas.
+
+/** The one error shape: `{ error: { code, message, details? } }` (also an `error` event's `error`). */
+export const errorPayload = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() });
+export type ErrorPayload = z.infer<typeof errorPayload>;
+export const errorBody = z.object({ error: errorPayload });
+
+/** One saved image of history. */
+export const assetRecord = z.object({
+  filename: z.string(),
+  url: z.string(),
+  thumbnailUrl: z.string(),
+  format: z.enum(IMAGE_FORMATS),
+  width: z.number().int(),
+  height: z.number().int(),
+  bytes: z.number().int(),
+  createdAt: z.string(),
+  prompt: z.string(),
+  /** The lane that made it. */
+  provider: z.string(),
+  model: z.string(),
+  requestId: z.string(),
+  kind: z.string(),
+  sessionTitle: z.string().nullable(),
+  revisedPrompt: z.string().nullable(),
+  settings: z.record(z.string(), z.unknown()),
+});
+export type AssetRecord = z.infer<typeof assetRecord>;
+
+export const usage = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), totalTokens: z.number().optional() });
+export type Usage = z.infer<typeof usage>;
+
+/** Where a job's time went (milliseconds). */
+export const generationTimings = z.object({
+  /** The lane call: upstream request, stream, decode. */
+  upstreamMs: z.number(),
+  /** Saving every image: checks, metadata, thumbnail, files, row. */
+  saveMs: z.number(),
+  totalMs: z.number(),
+});
+
+/** A generation or edit (the sync answer and `done.result`). */
+export const generationResult = z.object({
+  requestId: z.string(),
+  provider: z.string(),
+  /** Our id of the model that ran (after the lane default and compatibility mapping). */
+  model: z.string(),
+  /** What the client asked for, when it differs from `model`. */
+  requestedModel: z.string().optional(),
+  images: z.array(assetRecord),
+  revisedPrompt: z.string().optional(),
+  usage: usage.optional(),
+  /** Settings the upstream call used, defaults filled in. */
+  settings: z.record(z.string(), z.unknown()),
+  timings: generationTimings,
+});
+export type GenerationResult = z.infer<typeof generationResult>;
+
+/** One output of a multimode batch: its image or why it failed (partial success is reported, never hidden). */
+export const slotOutcome = z.object({
+  slot: z.number().int(),
+  ok: z.boolean(),
+  provider: z.string(),
+  model: z.string(),
+  image: assetRecord.optional(),
+  revisedPrompt: z.string().optional(),
+  error: errorPayload.optional(),
+});
+export type SlotOutcome = z.infer<typeof slotOutcome>;
+
+export const multimodeResult = z.object({
+  requestId: z.string(),
+  results: z.array(slotOutcome),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+});
+export type MultimodeResult = z.infer<typeof multimodeResult>;
+
+/** What a job produced, by kind. */
+export const jobResult = z.union([generationResult, multimodeResult]);
+export type JobResult = z.infer<typeof jobResult>;
+
+/** 202 answer of an async POST. */
+export const acceptedAnswer = z.object({ requestId: z.string(), status: z.literal('accepted') });
+
+/** A running job as GET /api/inflight lists it. */
+export const inflightJob = z.object({
+  requestId: z.string(),
+  kind: z.enum(JOB_KINDS),
+  /** The lane it runs on (`auto` resolved); `multimode` when slots use several. */
+  provider: z.string(),
+  model: z.string().optional(),
+  phase: z.enum(JOB_PHASES),
+  startedAt: z.string(),
+  /** Multimode: how many outputs. */
+  slots: z.number().int().optional(),
+  /** True once a cancel was asked for. */
+  cancelling: z.boolean(),
+});
+export type InflightJob = z.infer<typeof inflightJob>;
+
+/** GET /api/jobs/:requestId: a job at any point of its life, and for a while after it ended. */
+export const jobRecord = z.object({
+  requestId: z.string(),
+  kind: z.enum(JOB_KINDS),
+  state: z.enum(JOB_STATES),
+  phase: z.enum(JOB_PHASES).nullable(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  /** The upstream's own operation (a prediction, a video job), when the lane has one. */
+  upstream: z.object({ operationId: z.string(), state: z.string().nullable() }).nullable(),
+  /** The request as accepted: no secrets, input images as descriptors, never their bytes. */
+  request: z.record(z.string(), z.unknown()),
+  result: jobResult.nullable(),
+  error: errorPayload.nullable(),
+});
+export type JobRecord = z.infer<typeof jobRecord>;
+
+/** One lane in GET /api/providers. */
+export const providerStatus = z.object({
+  id: z.string(),
+  label: z.string(),
+  state: z.enum(LANE_STATES),
+  reason: z.string(),
+  upstream: z.string().nullable(),
+});
+export type ProviderStatus = z.infer<typeof providerStatus>;
+
+/** One provider in GET /api/capabilities: `auto` (a routing mode) or a lane. */
+export const providerCapabilities = z.union([
+  z.object({ id: z.literal('auto'), label: z.string(), description: z.string(), routingMode: z.literal(true), autoOrder: z.array(z.string()) }),
+  z.object({
+    id: z.string(),
+    label: z.string(),
+    description: z.string(),
+    routingMode: z.literal(false),
+    /** False while the lane has no adapter in this build (it answers LANE_NOT_AVAILABLE). */
+    built: z.boolean(),
+    credential: z.object({ kind: z.enum(['none', 'key', 'oauth-session', 'binary', 'mcp-server']) }).passthrough(),
+    /** What it can do, derived from its adapter. */
+    operations: z.object({ generate: z.boolean(), edit: z.boolean(), mask: z.boolean(), multimode: z.boolean() }),
+    /** The shared request controls it takes. */
+    controls: z.array(z.enum(COMMON_CONTROLS)),
+    /** Its own controls (the request's `options`) as JSON Schema; null when it has none. */
+    options: z.record(z.string(), z.unknown()).nullable(),
+    maxInputImages: z.number().int(),
+    timeoutSeconds: z.number(),
+    /** The environment variable that overrides its time budget. */
+    timeoutVariable: z.string(),
+    defaultModel: z.string().nullable(),
+    defaultVideoModel: z.string().nullable(),
+    models: z.array(z.string()),
+    codes: z.record(z.string(), z.unknown()),
+  }),
+]);
+export type ProviderCapabilities = z.infer<typeof providerCapabilities>;
+
+/** One model across the lanes that offer it. */
+export const catalogModel = z.object({
+  id: z.string(),
+  kind: z.enum(['chat', 'image', 'video']),
+  label: z.string().optional(),
+  description: z.string(),
+  compatibility: z.boolean().optional(),
+  upstreamId: z.string().optional(),
+  providers: z.array(z.string()),
+  aliases: z.array(z.string()),
+  /** Lanes on which this id runs as another model. */
+  runsAs: z.record(z.string(), z.string()).optional(),
+});
+export type CatalogModelEntry = z.infer<typeof catalogModel>;
+
+/** GET /api/capabilities: version, providers, models, valid values and limits. */
+export const capabilitiesBody = z.object({
+  version: z.string(),
+  providers: z.array(providerCapabilities),
+  autoOrder: z.array(z.string()),
+  models: z.array(catalogModel),
+  aliases: z.record(z.string(), z.string()),
+  defaults: z.object({ imageRenderer: z.string(), alphaPlanner: z.string() }),
+  values: z.record(z.string(), z.unknown()),
+  keyNamespaces: z.record(z.string(), z.object({ env: z.string(), managed: z.boolean() })),
+  limits: z.record(z.string(), z.unknown()),
+});
+export type CapabilitiesBody = z.infer<typeof capabilitiesBody>;

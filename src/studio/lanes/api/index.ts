@@ -1,0 +1,59 @@
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
+import { responsesImage } from '../responses/image-call.js';
+import { API_MODELS } from '../responses/models.js';
+import { booleanSetting, modelSetting, reasoningSetting, settingOf, sizeSetting } from '../settings.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+
+// The `api` lane: the vendor's Responses API with the hosted image tool, billed
+// to OMNI_API_KEY (environment first, then config.json).
+
+function apiKey(ctx: StudioContext): string {
+  const key = ctx.key('omni');
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The api lane needs OMNI_API_KEY: set it in the environment or under "keys".omni in config.json.', { details: { lane: 'api', env: 'OMNI_API_KEY' } });
+  return key.value;
+}
+
+const MODELS = { list: API_MODELS, default: 'lang-5.6-luna' };
+
+async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+  const key = apiKey(ctx);
+  return responsesImage(ctx, apiLane, { ...request, reasoning: request.reasoning ?? settingOf(ctx, apiLane, 'reasoning') }, job, {
+    url: `${ctx.upstreamUrl('api')}/responses`,
+    headers: { authorization: `Bearer ${key}`, 'x-client-request-id': request.requestId.slice(0, 512) },
+    credential: key,
+    webSearch: settingOf(ctx, apiLane, 'allowWebSearch'),
+    size: settingOf(ctx, apiLane, 'size'),
+  });
+}
+
+export const apiLane: LaneModule = {
+  id: 'api',
+  label: 'API',
+  description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
+  credential: { kind: 'key', namespaces: ['omni'] },
+  codes: {
+    missingCredential: 'API_KEY_REQUIRED',
+    answers: ['AUTH_API_KEY_INVALID', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],
+  },
+  models: MODELS,
+  controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],
+  // The upstream edits endpoint's limit (the spec leaves it open).
+  maxInputImages: 16,
+  maskEdits: true,
+  timeoutMs: 300_000,
+  endpoints: { base: { env: 'SVC_API_BASE_URL', default: 'https://api.openai.com/v1' } },
+  // Spec: defaults of the api lane when no explicit option is given.
+  settings: {
+    model: modelSetting(MODELS.default, 'SVC_API_IMAGE_MODEL_DEFAULT'),
+    reasoning: reasoningSetting('low', 'SVC_API_REASONING_EFFORT'),
+    size: sizeSetting('1024x1024', 'SVC_API_IMAGE_SIZE'),
+    allowWebSearch: booleanSetting(true, 'SVC_API_ALLOW_WEB_SEARCH'),
+  },
+  adapter: {
+    specificationVersion: 'v1',
+    preflight: (ctx) => void apiKey(ctx),
+    generate: run,
+    edit: run,
+  },
+};

@@ -1,0 +1,11 @@
+import type { StudioContext } from '../context.js';
+import type { LaneModule } from './types.js';
+
+/** The variable that overrides a lane's time budget: `SVC_<LANE>_TIMEOUT_MS` (e.g. SVC_BETA_API_TIMEOUT_MS). */
+export const timeoutVariable = (lane: string): string => `SVC_${lane.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TIMEOUT_MS`;
+
+/** A lane's whole-call budget in ms, or its variable's value when set (tests of a 360 s limit run in seconds). */
+export function laneTimeoutMs(ctx: StudioContext, lane: Pick<LaneModule, 'id' | 'timeoutMs'>): number {
+  const override = Number(ctx.env[timeoutVariable(lane.id)]);
+  return Number.isFinite(override) && override > 0 ? override : lane.timeoutMs;
+}

@@ -1,0 +1,21 @@
+import { ServiceError } from '../../common/errors.js';
+import { parseWith } from '../../common/validation.js';
+import { requestIdParam } from '../api/index.js';
+import type { StudioRoutes } from './plugin.js';
+
+/** Jobs over HTTP: any job by requestId (also after it ended), the running ones, and cancel. */
+export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
+  app.get('/api/jobs/:requestId', async (request) => {
+    const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
+    const job = ctx.jobs.get(requestId);
+    if (!job) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`, { details: { requestId } });
+    return job;
+  });
+
+  app.get('/api/inflight', async () => ({ jobs: ctx.jobs.inflight() }));
+
+  app.delete<{ Params: { id: string } }>('/api/inflight/:id', async (request) => {
+    const job = await ctx.jobs.cancel(request.params.id);
+    return { requestId: job.requestId, cancelled: true, job };
+  });
+};

@@ -1,0 +1,143 @@
+import { ServiceError } from '../../common/errors.js';
+import { retryAfterSeconds } from './retry-after.js';
+import { UpstreamError, type VendorError } from './upstream-error.js';
+import { parseVendorError } from './vendor-error.js';
+
+// The one upstream HTTP client. Every lane call goes through `callUpstream`,
+// which owns what each call needs and none should write twice: the time
+// budget (the whole call, reading the body included), linking the job's
+// cancel to the request, no redirects, bounded error bodies, Retry-After,
+// classification into UpstreamError, and masking the credential the call sent
+// out of anything it reports. It never retries: a retry of a billable call
+// could bill twice, so retrying is the lane's explicit decision.
+
+export interface UpstreamRequest {
+  /** Who calls (named in errors). */
+  readonly lane: string;
+  readonly url: string;
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Blob | FormData;
+  /** The credential(s) sent; masked verbatim in anything reported. */
+  readonly credentials?: readonly (string | undefined)[];
+  /** Budget for the whole call, the body read included. */
+  readonly timeoutMs: number;
+  /** The job's signal: its abort cancels the call and its reason is what the call throws. */
+  readonly signal?: AbortSignal;
+  /** Reads a vendor error body (default: the common shapes). */
+  readonly parseError?: (body: string, status: number) => VendorError;
+}
+
+/** Largest error body read (the rest is not needed to classify it). */
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
+
+async function readBounded(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
+}
+
+const transportReason = (error: unknown): string => {
+  const inner = (error as { cause?: { code?: string; message?: string } })?.cause;
+  return inner?.code ?? inner?.message ?? (error as Error)?.message ?? 'unknown';
+};
+
+/**
+ * Sends one request and hands the successful response to `read`, under the
+ * call's budget and cancel. An error answer throws an UpstreamError (`http`)
+ * before `read` runs. Whatever `read` throws is passed on, except that a
+ * cancelled job throws its signal's reason, a spent budget throws `timeout`,
+ * and a transport failure throws `network`.
+ */
+export async function callUpstream<T>(request: UpstreamRequest, read: (response: Response, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { lane, signal: jobSignal } = request;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, request.timeoutMs);
+  const onJobAbort = () => controller.abort();
+  jobSignal?.addEventListener('abort', onJobAbort, { once: true });
+  if (jobSignal?.aborted) controller.abort();
+
+  // Why the call failed, in our terms; the cancel and the budget win over the transport's view.
+  const failure = (error: unknown, stage: 'connect' | 'stream'): Error => {
+    if (jobSignal?.aborted) return jobSignal.reason instanceof Error ? jobSignal.reason : new ServiceError('JOB_CANCELLED');
+    if (timedOut) {
+      return new UpstreamError(`The upstream did not finish within ${Math.round(request.timeoutMs / 1000)} s.`, { lane, failure: 'timeout', stage, timeoutMs: request.timeoutMs, cause: error });
+    }
+    if (error instanceof UpstreamError || error instanceof ServiceError) return error;
+    const reason = transportReason(error);
+    const message =
+      stage === 'connect'
+        ? `Could not reach the upstream (${reason}). Check the network, proxy, VPN or firewall.`
+        : `The upstream connection broke before the response completed (${reason}).`;
+    return new UpstreamError(message, { lane, failure: 'network', stage, reason, cause: error });
+  };
+
+  try {
+    let response: Response;
+    try {
+      response = await fetch(request.url, {
+        method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
+        headers: request.headers,
+        body: request.body,
+        // No redirects (an upstream that moves is a failure, not a hop to somewhere unchecked), and no
+        // window: fetch then sends the body itself, not a teed clone that would keep every byte in memory.
+        redirect: 'error',
+        window: null,
+        signal: controller.signal,
+      });
+    } catch (error) {
+      throw failure(error, 'connect');
+    }
+    if (!response.ok) {
+      let body = '';
+      try {
+        body = await readBounded(response, ERROR_BODY_MAX_BYTES);
+      } catch (error) {
+        throw failure(error, 'stream');
+      }
+      const vendor = (request.parseError ?? parseVendorError)(body, response.status);
+      throw new UpstreamError(`The upstream answered ${response.status}${vendor.message ? `: ${vendor.message}` : '.'}`, {
+        lane,
+        failure: 'http',
+        status: response.status,
+        ...vendor,
+        retryAfterSeconds: retryAfterSeconds(response.headers, vendor.message) ?? vendor.retryAfterSeconds,
+      });
+    }
+    try {
+      return await read(response, controller.signal);
+    } catch (error) {
+      throw failure(error, 'stream');
+    }
+  } catch (error) {
+    throw masked(error, request.credentials ?? []);
+  } finally {
+    clearTimeout(timer);
+    jobSignal?.removeEventListener('abort', onJobAbort);
+    // Frees the connection when the reader stopped early.
+    controller.abort();
+  }
+}
+
+/** An error with the sent credentials (and credential-shaped text) masked out of what it says. */
+function masked(error: unknown, credentials: readonly (string | undefined)[]): unknown {
+  if (error instanceof ServiceError) return error.withSecretsMasked(credentials);
+  if (error instanceof UpstreamError) return error.withSecretsMasked(credentials);
+  return error;
+}

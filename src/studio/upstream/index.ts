@@ -1,0 +1,5 @@
+export { callUpstream, type UpstreamRequest } from './client.js';
+export { parseWithSchema, readBytes, readEventStream, readJson } from './read.js';
+export { retryAfterSeconds } from './retry-after.js';
+export { classifyStatus, UpstreamError, type StatusClass, type UpstreamFailure, type VendorError } from './upstream-error.js';
+export { parseVendorError } from './vendor-error.js';

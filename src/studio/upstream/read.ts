@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import { readSse, type SseMessage } from '../../common/events/client.js';
+import { UpstreamError } from './upstream-error.js';
+
+// Response handlers: bodies read within bounds and checked against schemas.
+// A body that is not what the protocol says is a `protocol` failure of the
+// upstream, not a network one.
+
+const protocolError = (lane: string, message: string, cause?: unknown) => new UpstreamError(message, { lane, failure: 'protocol', stage: 'stream', cause });
+
+/** The body's bytes, refusing more than `maxBytes` (declared or received). */
+export async function readBytes(lane: string, response: Response, maxBytes: number): Promise<Buffer> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw protocolError(lane, `The upstream body is ${declared} bytes; the limit is ${maxBytes}.`);
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return Buffer.concat(chunks);
+      size += value.byteLength;
+      if (size > maxBytes) throw protocolError(lane, `The upstream body exceeds the limit of ${maxBytes} bytes.`);
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** A JSON body checked against `schema`. */
+export async function readJson<T>(lane: string, response: Response, schema: z.ZodType<T>, maxBytes = 64 * 1024 * 1024): Promise<T> {
+  const text = (await readBytes(lane, response, maxBytes)).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw protocolError(lane, 'The upstream answered with something that is not JSON.', error);
+  }
+  return parseWithSchema(lane, value, schema, 'answer');
+}
+
+/** `value` checked against `schema`; a mismatch names the first field that is off. */
+export function parseWithSchema<T>(lane: string, value: unknown, schema: z.ZodType<T>, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue?.path.map(String).join('.') || '(root)';
+  throw protocolError(lane, `The upstream's ${what} is not as its protocol says (${path}: ${issue?.message}).`);
+}
+
+/** The messages of an SSE body; refuses a body that is not an event stream. */
+export function readEventStream(lane: string, response: Response): AsyncGenerator<SseMessage> {
+  const type = response.headers.get('content-type') ?? '';
+  if (!/text\/event-stream/i.test(type)) throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
+  if (!response.body) throw protocolError(lane, 'The upstream answered an event stream without a body.');
+  return readSse(response.body);
+}
