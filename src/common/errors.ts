@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: spec(500, 'internal', 'Internal server error.'),
   SERVICE_UNAVAILABLE: spec(503, 'upstream', 'The service is unavailable.'),
   JOB_CANCELLED: spec(499, 'upstream', 'The job was cancelled.'),
+  OPENER_UNAVAILABLE: spec(501, 'internal', 'This machine has no program to open a folder.'),
   JOB_INTERRUPTED: spec(503, 'upstream', 'The studio stopped while the job ran; run it again.'),
 
   // Local API protection (ours).

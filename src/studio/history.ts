@@ -15,6 +15,7 @@ import {
   markAssetRestored,
   removeTombstone,
   tombstonesDeletedBefore,
+  type AssetFilter,
   type AssetRow,
 } from './store/assets.js';
 
@@ -76,13 +77,13 @@ export interface HistoryGroupsPage {
   nextCursor: string | null;
 }
 
-function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; sessionTitle?: string | null }): HistoryPage {
+function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): HistoryPage {
   const after = options.cursor ? decodeCursor(options.cursor, itemsCursor) : undefined;
   // One extra row tells whether another page exists.
   const rows = listLiveAssets(ctx.db, {
     limit: options.limit + 1,
     after: after && { createdAt: after.c, id: after.i },
-    sessionTitle: options.sessionTitle,
+    filter: options.filter,
   });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
@@ -92,9 +93,8 @@ function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string
   };
 }
 
-/** Live assets, newest first; `sessionTitle` narrows to one session (null = those without a title). */
-export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; sessionTitle?: string | null }): HistoryPage =>
-  itemsPage(ctx, options);
+/** Live assets, newest first, narrowed by the filter (a session, a lane, words of the prompt). */
+export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): HistoryPage => itemsPage(ctx, options);
 
 /** Session groups over all live assets, most recently active first; each with its newest items. */
 export function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): HistoryGroupsPage {
@@ -103,7 +103,7 @@ export function listHistoryGroups(ctx: StudioContext, options: { limit: number; 
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   const groups = page.map((group) => {
-    const items = itemsPage(ctx, { limit: options.groupItems, sessionTitle: group.sessionTitle });
+    const items = itemsPage(ctx, { limit: options.groupItems, filter: { sessionTitle: group.sessionTitle } });
     return { sessionTitle: group.sessionTitle, count: group.count, latestAt: group.latestAt, items: items.items, itemsNextCursor: items.nextCursor };
   });
   return {

@@ -265,3 +265,44 @@ describe('paging with equal creation times', () => {
     }
   });
 });
+
+describe('history search and filters', () => {
+  let studio: TestStudio;
+
+  beforeAll(async () => {
+    studio = await startAssetStudio();
+    const prompts = ['A Red fox at dawn', 'a blue whale', '100% cotton_shirt', 'red kite', 'green hills'];
+    await seed(studio, prompts.length, { prompt: (index) => prompts[index] });
+  });
+
+  afterAll(async () => {
+    await studio.stop();
+  });
+
+  const prompts = async (query: string) => (await getJson<Page>(studio, `/api/history?${query}`)).body.items.map((item) => item.prompt);
+
+  it('narrows by words of the prompt, case-insensitively, newest first, paging within the match', async () => {
+    expect(await prompts('q=red')).toEqual(['red kite', 'A Red fox at dawn']);
+    const first = (await getJson<Page>(studio, '/api/history?q=red&limit=1')).body;
+    expect(first.items.map((item) => item.prompt)).toEqual(['red kite']);
+    const second = (await getJson<Page>(studio, `/api/history?q=red&limit=1&cursor=${first.nextCursor}`)).body;
+    expect(second.items.map((item) => item.prompt)).toEqual(['A Red fox at dawn']);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('matches LIKE wildcards literally', async () => {
+    expect(await prompts(`q=${encodeURIComponent('100%')}`)).toEqual(['100% cotton_shirt']);
+    expect(await prompts('q=n_s')).toEqual(['100% cotton_shirt']);
+    expect(await prompts(`q=${encodeURIComponent('%')}`)).toEqual(['100% cotton_shirt']);
+  });
+
+  it('filters by lane and refuses filters on the grouped listing', async () => {
+    expect(await prompts('provider=api&q=whale')).toEqual(['a blue whale']);
+    expect(await prompts('provider=gamma')).toEqual([]);
+    const refused = await getJson<ErrorBody>(studio, '/api/history?groupBy=session&q=red');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('BAD_REQUEST');
+    const badLane = await getJson<ErrorBody>(studio, '/api/history?provider=nope');
+    expect(badLane.body.error.details?.valid).toContain('gamma');
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_LIMITS, IMAGE_FORMATS, MODERATIONS, PROVIDER_IDS, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
+import { API_LIMITS, IMAGE_FORMATS, LANE_IDS, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
 // refused (a typo like `qualty` must not be ignored); a lane's own controls go
@@ -82,9 +82,15 @@ export const historyQuery = z
     groupBy: z.enum(['session']).optional(),
     /** One session's items; the empty string selects the assets without a title. */
     session: z.string().max(1024).optional(),
+    /** Words the prompt (or revised prompt) contains, case-insensitively. */
+    q: z.string().trim().min(1).max(200).optional(),
+    /** One lane's assets. */
+    provider: z.enum(LANE_IDS as unknown as [LaneId, ...LaneId[]]).optional(),
     groupItems: pageSize.optional(),
   })
-  .refine((query) => !(query.groupBy && query.session !== undefined), { message: 'use either groupBy=session or session=<title>, not both' });
+  .refine((query) => !(query.groupBy && (query.session !== undefined || query.q !== undefined || query.provider !== undefined)), {
+    message: 'groupBy=session lists groups; narrow with session=, q= or provider= on the item listing instead',
+  });
 export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** Route parameters that name a job. */

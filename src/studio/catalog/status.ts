@@ -1,28 +1,10 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { findExecutable } from '../../common/process/index.js';
 import type { LaneId } from '../api/index.js';
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import type { StudioContext } from '../context.js';
 import type { LaneModule, LaneStatus } from '../lanes/types.js';
 import { LANES } from './registry.js';
-
-/** Finds an executable file on PATH (or at a path); undefined when absent. */
-export function findExecutable(program: string, pathVariable: string | undefined): string | undefined {
-  const isExecutable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (isAbsolute(program) || program.includes('/')) return isExecutable(program) ? program : undefined;
-  for (const dir of (pathVariable ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, program);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 /** What the user does to give a lane its credential, in their words. */
 export function credentialRemedy(ctx: StudioContext, lane: LaneModule): string | undefined {

@@ -19,7 +19,11 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
     return listHistory(ctx, {
       limit: query.limit ?? HISTORY_PAGE_DEFAULTS.items,
       cursor: query.cursor,
-      sessionTitle: query.session === undefined ? undefined : query.session.trim() || null,
+      filter: {
+        ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}),
+        ...(query.provider ? { lane: query.provider } : {}),
+        ...(query.q ? { search: query.q } : {}),
+      },
     });
   });
 

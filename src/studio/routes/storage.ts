@@ -1,6 +1,12 @@
 import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { ServiceError } from '../../common/errors.js';
+import { findExecutable } from '../../common/process/index.js';
 import type { StudioRoutes } from './plugin.js';
+
+/** The program that opens a folder in the desktop's file manager, per platform. */
+const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', freebsd: 'xdg-open', darwin: 'open', win32: 'explorer.exe' };
 
 /** Total bytes and file count under a directory (not following links). */
 async function measure(dir: string): Promise<{ bytes: number; files: number }> {
@@ -51,5 +57,19 @@ export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
       database: { bytes: database + wal },
       disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
     };
+  });
+
+  // Opens the folder on this machine's desktop (the studio is local); the path is answered either way.
+  app.post('/api/storage/open-generated-dir', async () => {
+    const path = ctx.paths.generatedDir;
+    const program = OPENERS[process.platform];
+    const opener = program ? findExecutable(program, ctx.env.PATH) : undefined;
+    if (!opener) {
+      throw new ServiceError('OPENER_UNAVAILABLE', `This machine has no program to open folders${program ? ` (${program} is not installed)` : ''}; the folder is ${path}.`, { details: { path } });
+    }
+    const child = spawn(opener, [path], { detached: true, stdio: 'ignore', env: { ...ctx.env } as NodeJS.ProcessEnv });
+    child.on('error', () => {});
+    child.unref();
+    return { opened: true, path };
   });
 };

@@ -57,14 +57,6 @@ function statements(db: StudioDatabase) {
     byFilename: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE filename = ?'),
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
     liveByThumbnail: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE thumbnail = ? AND deleted_at IS NULL'),
-    first: db.prepare<{ limit: number }, AssetRow>(`SELECT * FROM assets WHERE deleted_at IS NULL ${ITEM_ORDER}`),
-    after: db.prepare<{ limit: number } & ItemPosition, AssetRow>(`SELECT * FROM assets WHERE deleted_at IS NULL AND ${AFTER_ITEM} ${ITEM_ORDER}`),
-    sessionFirst: db.prepare<{ limit: number; title: string | null }, AssetRow>(
-      `SELECT * FROM assets WHERE deleted_at IS NULL AND session_title IS @title ${ITEM_ORDER}`,
-    ),
-    sessionAfter: db.prepare<{ limit: number; title: string | null } & ItemPosition, AssetRow>(
-      `SELECT * FROM assets WHERE deleted_at IS NULL AND session_title IS @title AND ${AFTER_ITEM} ${ITEM_ORDER}`,
-    ),
     groups: db.prepare<{ limit: number; latestAt: string | null; key: string | null }, SessionGroupRow>(
       `SELECT session_title AS sessionTitle, COUNT(*) AS count, MAX(created_at) AS latestAt
        FROM assets WHERE deleted_at IS NULL
@@ -103,15 +95,46 @@ export const isNameTaken = (db: StudioDatabase, filename: string, thumbnail: str
 
 export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined => prepared(db).liveByThumbnail.get(thumbnail);
 
-/** Live rows, newest first; `sessionTitle` (null = no title) narrows to one session. */
-export function listLiveAssets(
-  db: StudioDatabase,
-  options: { limit: number; after?: ItemPosition; sessionTitle?: string | null },
-): AssetRow[] {
-  const s = prepared(db);
-  const { limit, after, sessionTitle } = options;
-  if (sessionTitle === undefined) return after ? s.after.all({ limit, ...after }) : s.first.all({ limit });
-  return after ? s.sessionAfter.all({ limit, title: sessionTitle, ...after }) : s.sessionFirst.all({ limit, title: sessionTitle });
+/** What narrows a listing: one session (null = no title), one lane, words of the prompt. */
+export interface AssetFilter {
+  readonly sessionTitle?: string | null;
+  readonly lane?: string;
+  /** Matched case-insensitively inside the prompt or the revised prompt. */
+  readonly search?: string;
+}
+
+const listings = new WeakMap<StudioDatabase, Map<string, ReturnType<StudioDatabase['prepare']>>>();
+
+/** `text` as a LIKE pattern that matches it literally anywhere. */
+const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/** Live rows, newest first, after a position, narrowed by the filter (one prepared statement per filter shape). */
+export function listLiveAssets(db: StudioDatabase, options: { limit: number; after?: ItemPosition; filter?: AssetFilter }): AssetRow[] {
+  const { limit, after, filter = {} } = options;
+  const conditions = ['deleted_at IS NULL'];
+  const params: Record<string, unknown> = { limit };
+  if (after) {
+    conditions.push(AFTER_ITEM);
+    Object.assign(params, after);
+  }
+  if (filter.sessionTitle !== undefined) {
+    conditions.push('session_title IS @title');
+    params.title = filter.sessionTitle;
+  }
+  if (filter.lane !== undefined) {
+    conditions.push('lane = @lane');
+    params.lane = filter.lane;
+  }
+  if (filter.search) {
+    conditions.push(`(prompt LIKE @search ESCAPE '\\' OR revised_prompt LIKE @search ESCAPE '\\')`);
+    params.search = containsPattern(filter.search);
+  }
+  const sql = `SELECT * FROM assets WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
+  let cache = listings.get(db);
+  if (!cache) listings.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement.all(params) as AssetRow[];
 }
 
 /** Session groups over all live rows, most recently active first. */
