@@ -9,10 +9,11 @@ import { registerHistory } from './commands/history.js';
 import { registerInflight } from './commands/inflight.js';
 import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
+import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents, registerSim];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

@@ -77,7 +77,7 @@ describe('history listing', () => {
 
   it('never reads a groups cursor as an items cursor', async () => {
     const groups = await getJson<GroupsPage>(studio, '/api/history?groupBy=session&limit=1');
-    expect(groups.body.nextCursor).toBeTruthy();
+    expect(groups.body.nextCursor).toEqual(expect.any(String));
     const mixed = await getJson<ErrorBody>(studio, `/api/history?cursor=${encodeURIComponent(groups.body.nextCursor as string)}`);
     expect(mixed.status).toBe(400);
   });
@@ -89,7 +89,7 @@ describe('history listing', () => {
     const [a, none] = first.body.groups;
     expect(a).toMatchObject({ count: 3, latestAt: saved[6].createdAt });
     expect(a.items.map((item) => item.filename)).toEqual([saved[6].filename, saved[3].filename]);
-    expect(a.itemsNextCursor).toBeTruthy();
+    expect(a.itemsNextCursor).toEqual(expect.any(String));
     expect(none).toMatchObject({ count: 2, latestAt: saved[5].createdAt, itemsNextCursor: null });
 
     const second = await getJson<GroupsPage>(studio, `/api/history?groupBy=session&limit=2&groupItems=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`);

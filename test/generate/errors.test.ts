@@ -184,6 +184,16 @@ describe('oauth lane errors', () => {
       // `auto` with no lane ready names every lane it tried.
       const auto = await expectError(await generate(none, 'hello', { provider: 'auto' }), 503, 'NO_LANE_READY');
       expect(Object.keys(auto.error.details?.lanes as object)).toEqual(expect.arrayContaining(['oauth', 'api']));
+      // The remedy names what would make a lane that can take the request ready.
+      expect(auto.error.message).toContain('sign in with the chat CLI');
+      expect(auto.error.message).toContain('set OMNI_API_KEY');
+      // A model only the alpha lanes offer: the answer names them, not the chat sign-in.
+      const alpha = await expectError(await generate(none, 'hello', { provider: 'auto', model: 'alpha-image' }), 503, 'LANE_NOT_AVAILABLE');
+      expect(alpha.error.message).toContain('alpha-image runs on alpha, alpha-api');
+      expect(alpha.error.message).not.toContain('chat');
+      // An unknown model is the client's mistake, whatever is signed in.
+      const unknown = await expectError(await generate(none, 'hello', { provider: 'auto', model: 'lang-99' }), 400, 'INVALID_IMAGE_MODEL');
+      expect(unknown.error.details?.valid).toContain('lang-6-luna');
     } finally {
       await none.stop();
     }

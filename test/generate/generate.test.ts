@@ -1,3 +1,4 @@
+import { generationEventPayloads, type GenerationEventName } from '../../src/studio/api/index.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -68,12 +69,13 @@ describe('POST /api/generate on the api lane', () => {
       expect(await response.json()).toEqual({ requestId: 'async-1', status: 'accepted' });
       const mine = await events.until('async-1');
       const names = mine.map((event) => (event.event === 'phase' ? `phase:${String(event.phase)}` : event.event));
-      expect(names[0]).toBe('phase:queued');
-      expect(names.at(-1)).toBe('done');
-      expect(names.indexOf('phase:planning')).toBeLessThan(names.indexOf('phase:rendering'));
-      expect(names.indexOf('phase:rendering')).toBeLessThan(names.indexOf('partial'));
-      expect(names.lastIndexOf('partial')).toBeLessThan(names.indexOf('phase:saving'));
-      expect(names.filter((name) => name === 'partial')).toHaveLength(2);
+      // The whole sequence, exactly: every phase once, in order, both partials before saving, one terminal event.
+      expect(names).toEqual(['phase:queued', 'phase:planning', 'phase:rendering', 'partial', 'partial', 'phase:saving', 'done']);
+      // Every payload is what the API contract says.
+      for (const event of mine) {
+        const schema = generationEventPayloads[event.event as GenerationEventName];
+        expect(schema.safeParse(event).error, event.event).toBeUndefined();
+      }
       const partial = mine.find((event) => event.event === 'partial') as StreamedEvent;
       expect(partial).toMatchObject({ topic: 'generation', requestId: 'async-1', index: 0, format: 'png' });
       expect(Buffer.from(String(partial.b64), 'base64').subarray(1, 4).toString()).toBe('PNG');

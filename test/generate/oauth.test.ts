@@ -1,3 +1,4 @@
+import { OAUTH_ORIGINATOR } from '../../src/studio/lanes/oauth/index.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
@@ -33,7 +34,7 @@ describe('oauth lane', () => {
       expect(body.images[0]).toMatchObject({ provider: 'oauth', model: 'lang-6-sol' });
       const sent = sim.simulator.lastRequest({ route: 'POST /backend-api/codex/responses' });
       expect(sent?.headers['chatgpt-account-id']).toBe(sim.account.accountId);
-      expect(sent?.headers.originator).toBeTruthy();
+      expect(sent?.headers.originator).toBe(OAUTH_ORIGINATOR);
       expect(sent?.headers.session_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(sent?.headers.authorization).not.toContain(JSON.parse(readFileSync(rig.authFile, 'utf8')).tokens.access_token);
       const upstream = sent?.body as Record<string, unknown>;

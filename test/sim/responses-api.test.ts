@@ -81,6 +81,7 @@ describe('api lane: POST /v1/responses streaming', () => {
     expect(partials.map((event) => event.data?.partial_image_index)).toEqual([0, 1, 2]);
     // Drafts are previews of the requested size, the last one the finest.
     for (const event of partials) expect(await decode(event.data?.partial_image_b64)).toMatchObject({ width: 256, height: 256 });
+    expect(types.indexOf('response.output_item.added')).toBeGreaterThanOrEqual(0);
     expect(types.indexOf('response.reasoning_summary_text.delta')).toBeGreaterThan(types.indexOf('response.output_item.added'));
     const doneItems = result.events.filter((event) => event.event === 'response.output_item.done').map((event) => event.data as { output_index: number; item: Record<string, unknown> });
     expect(doneItems.map((done) => [done.output_index, done.item.type])).toEqual([
@@ -132,7 +133,8 @@ describe('api lane: POST /v1/responses JSON', () => {
     const response = await post(imageBody({ stream: false, tool: { size: '512x768', output_format: 'webp', output_compression: 60 } }));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
-    expect(response.headers.get('x-ratelimit-remaining-requests')).toBeTruthy();
+    expect(Number(response.headers.get('x-ratelimit-remaining-requests'))).toBeGreaterThanOrEqual(0);
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ object: 'response', status: 'completed', model: 'lang-5.6-luna', store: true });
     const [item] = body.output as Record<string, unknown>[];

@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
+import type { InflightJob, JobRecord } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
-
-interface InflightJob {
-  requestId: string;
-  kind: string;
-  provider: string;
-  model?: string;
-  phase?: string;
-  startedAt: string;
-}
 
 export function registerInflight(program: Command): void {
   const inflight = program.command('inflight').description('Jobs the studio is running now');
@@ -35,5 +27,21 @@ export function registerInflight(program: Command): void {
       const { client, out } = commandContext(command);
       const body = await client.json<unknown>('DELETE', `/api/inflight/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
       out.result(body, () => `${out.color.green('✓')} cancelled ${requestId}`);
+    });
+
+  program
+    .command('job')
+    .argument('<requestId>', 'the job')
+    .description('Show a job: its state, phase, result or error (also after it ended)')
+    .action(async (requestId: string, _options, command: Command) => {
+      const { client, out } = commandContext(command);
+      const job = await client.json<JobRecord>('GET', `/api/jobs/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
+      out.result(job, () => {
+        const lines = [`${job.requestId}  ${job.kind} on ${job.provider ?? 'several lanes'}${job.model ? `/${job.model}` : ''}`, `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`];
+        if (job.error) lines.push(`${out.color.red(job.error.code)}: ${job.error.message}`);
+        if (job.result && 'images' in job.result) lines.push(...job.result.images.map((image) => `${out.color.green('✓')} ${image.filename}`));
+        if (job.result && 'results' in job.result) lines.push(`${job.result.succeeded} of ${job.result.results.length} outputs succeeded`);
+        return lines.join('\n');
+      });
     });
 }

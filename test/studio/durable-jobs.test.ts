@@ -1,0 +1,100 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSse } from '../../src/common/events/client.js';
+import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
+import { makeTempHome } from '../helpers/studio.js';
+import { startSvc, type RunningSvc } from '../helpers/svc.js';
+
+// The bar of the redesign, end to end with real processes: the simulators run
+// in their own process (`svc sim serve`), the studio in another (`svc serve`,
+// no --demo, configured only by the environment the simulators printed), and
+// the studio is killed with SIGKILL in the middle of an async generation.
+
+const LATENCY_MS = 2500;
+
+let simulators: RunningSvc;
+let simEnv: Record<string, string>;
+const home = makeTempHome('svc-durable-');
+const running: RunningSvc[] = [];
+
+async function startStudioProcess(): Promise<{ process: RunningSvc; url: string }> {
+  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv });
+  running.push(studio);
+  return { process: studio, url: String(studio.first.url) };
+}
+
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+beforeAll(async () => {
+  simulators = await startSvc(['sim', 'serve', '--latency', String(LATENCY_MS)]);
+  simEnv = (simulators.first as { env: Record<string, string> }).env;
+});
+
+afterAll(async () => {
+  for (const child of running) await child.stop('SIGKILL');
+  await simulators.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('svc sim serve', () => {
+  it('prints one JSON line: the lane base URLs and exactly the environment a studio needs', () => {
+    const { upstreams, env } = simulators.first as { upstreams: Record<string, string>; env: Record<string, string> };
+    expect(Object.keys(upstreams).sort()).toEqual(['api', 'oauth']);
+    expect(Object.keys(env).sort()).toEqual(['OMNI_API_KEY', 'SVC_API_BASE_URL', 'SVC_OAUTH_AUTH_FILE', 'SVC_OAUTH_BASE_URL', 'SVC_OAUTH_ISSUER_URL']);
+    expect(env.SVC_API_BASE_URL).toBe(upstreams.api);
+    expect(env.SVC_OAUTH_BASE_URL).toBe(upstreams.oauth);
+  });
+});
+
+describe('a studio configured by that environment, killed mid-job', () => {
+  it('generates on api and oauth without --demo, and keeps answering finished jobs', async () => {
+    const { url } = await startStudioProcess();
+    for (const provider of ['api', 'oauth'] as const) {
+      const response = await post(`${url}/api/generate`, { prompt: `a lighthouse on ${provider}`, provider, requestId: `finished-${provider}` });
+      expect(response.status).toBe(200);
+      const result = (await response.json()) as { provider: string; images: { filename: string }[] };
+      expect(result.provider).toBe(provider);
+      expect(result.images).toHaveLength(1);
+    }
+    // Finished jobs left /api/inflight but are still answered.
+    expect(((await (await fetch(`${url}/api/inflight`)).json()) as { jobs: unknown[] }).jobs).toEqual([]);
+    const finished = (await (await fetch(`${url}/api/jobs/finished-api`)).json()) as JobRecord;
+    expect(jobRecord.parse(finished)).toMatchObject({ requestId: 'finished-api', state: 'succeeded', provider: 'api', error: null });
+    expect(finished.result && 'images' in finished.result ? finished.result.images[0].provider : undefined).toBe('api');
+  });
+
+  it('after SIGKILL and a restart, the accepted job answers interrupted with JOB_INTERRUPTED, also as an event', async () => {
+    const first = running.at(-1) as RunningSvc;
+    const url = String(first.first.url);
+    // Follow the channel, as a client of the studio would, to resume after the restart.
+    const events = await fetch(`${url}/api/events`, { headers: { accept: 'text/event-stream' } });
+    const reader = readSse(events.body as ReadableStream<Uint8Array>);
+    const accepted = await post(`${url}/api/generate`, { prompt: 'a slow comet', provider: 'api', async: true, requestId: 'crash-1' });
+    expect(accepted.status).toBe(202);
+    let lastId = '';
+    for await (const message of reader) {
+      lastId = message.id ?? lastId;
+      const event = JSON.parse(message.data) as { event: string; requestId?: string; phase?: string };
+      if (event.requestId === 'crash-1' && event.event === 'phase' && event.phase === 'planning') break;
+    }
+    // The job is running upstream (the simulators take LATENCY_MS): crash now.
+    await first.stop('SIGKILL');
+
+    const restarted = await startStudioProcess();
+    const job = jobRecord.parse(await (await fetch(`${restarted.url}/api/jobs/crash-1`)).json());
+    expect(job).toMatchObject({ requestId: 'crash-1', kind: 'generate', state: 'interrupted', provider: 'api', error: { code: 'JOB_INTERRUPTED' } });
+    expect(job.finishedAt).not.toBeNull();
+    // A finished job of the earlier run is still answered after the restart.
+    expect(((await (await fetch(`${restarted.url}/api/jobs/finished-oauth`)).json()) as JobRecord).state).toBe('succeeded');
+
+    // The client resumes with its old cursor: a gap notice, then the interrupted job's error.
+    const resumed = await fetch(`${restarted.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': lastId } });
+    const seen: { topic: string; event: string; requestId?: string; error?: { code: string } }[] = [];
+    for await (const message of readSse(resumed.body as ReadableStream<Uint8Array>)) {
+      seen.push(JSON.parse(message.data));
+      if (seen.some((event) => event.event === 'error' && event.requestId === 'crash-1')) break;
+    }
+    expect(seen[0]).toMatchObject({ topic: 'system', event: 'replay_gap', reason: 'unknown_run' });
+    expect(seen.at(-1)).toMatchObject({ topic: 'generation', event: 'error', requestId: 'crash-1', error: { code: 'JOB_INTERRUPTED' } });
+  }, 60_000);
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
+import { startRig, solidPng, type Rig } from '../generate/rig.js';
+
+// GET /api/jobs/:requestId over the life of a job: every end state, the stored
+// request (never image bytes), reuse of a finished id, and the retention sweep.
+
+let rig: Rig;
+
+beforeAll(async () => {
+  rig = await startRig();
+});
+
+afterAll(async () => {
+  await rig.stop();
+});
+
+async function job(requestId: string): Promise<{ status: number; body: JobRecord & { error: { code: string } | null } }> {
+  const response = await rig.get(`/api/jobs/${requestId}`);
+  return { status: response.status, body: await response.json() };
+}
+
+describe('GET /api/jobs/:requestId', () => {
+  it('answers a succeeded job with its result; the stored request holds descriptors, never image bytes', async () => {
+    const reference = await solidPng(48, 32);
+    const response = await rig.post('/api/generate', { prompt: 'a harbour', provider: 'api', requestId: 'jobs-ok', references: [reference] });
+    expect(response.status).toBe(200);
+    const { status, body } = await job('jobs-ok');
+    expect(status).toBe(200);
+    expect(jobRecord.safeParse(body).error).toBeUndefined();
+    expect(body).toMatchObject({ requestId: 'jobs-ok', kind: 'generate', state: 'succeeded', phase: 'saving', provider: 'api', model: 'lang-5.6-luna', error: null });
+    expect(body.startedAt).not.toBeNull();
+    expect(body.finishedAt).not.toBeNull();
+    expect(body.request).toMatchObject({ operation: 'generate', slots: [{ requestId: 'jobs-ok', lane: 'api', fields: { prompt: 'a harbour' } }] });
+    expect((body.request as { inputs: unknown }).inputs).toEqual({ references: [{ source: 'inline', format: 'png', width: 48, height: 32, bytes: expect.any(Number) }] });
+    expect(JSON.stringify(body.request)).not.toContain(reference.slice(30, 90));
+  });
+
+  it('answers failed and cancelled jobs with their error', async () => {
+    expect((await rig.post('/api/generate', { prompt: 'refused [sim:moderation]', provider: 'api', requestId: 'jobs-failed' })).status).toBe(422);
+    expect((await job('jobs-failed')).body).toMatchObject({ state: 'failed', error: { code: 'MODERATION_REFUSED' }, result: null });
+
+    const accepted = await rig.post('/api/generate', { prompt: 'slow [sim:slow=5000]', provider: 'api', requestId: 'jobs-cancelled', async: true });
+    expect(accepted.status).toBe(202);
+    expect((await job('jobs-cancelled')).body.state).toMatch(/^(queued|running)$/);
+    const cancel = await fetch(`${rig.studio.url}/api/inflight/jobs-cancelled`, { method: 'DELETE' });
+    expect(cancel.status).toBe(200);
+    expect((await job('jobs-cancelled')).body).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+  });
+
+  it('lets a finished job id be used again (the new job replaces the record), never a running one', async () => {
+    const again = await rig.post('/api/generate', { prompt: 'a second harbour', provider: 'api', requestId: 'jobs-ok' });
+    expect(again.status).toBe(200);
+    const { body } = await job('jobs-ok');
+    expect(body.request).toMatchObject({ slots: [{ fields: { prompt: 'a second harbour' } }] });
+  });
+
+  it('forgets jobs that ended longer ago than the retention, and answers 404 JOB_NOT_FOUND', async () => {
+    const unknown = await job('jobs-never');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('JOB_NOT_FOUND');
+    // A day later than now, with a one-hour retention: every finished job goes, nothing running does.
+    const removed = rig.studio.ctx.jobs.sweep(3_600_000, Date.now() + 86_400_000);
+    expect(removed).toBeGreaterThanOrEqual(3);
+    expect((await job('jobs-ok')).status).toBe(404);
+  });
+
+  it('refuses a malformed requestId with the pattern', async () => {
+    const response = await rig.get(`/api/jobs/${encodeURIComponent('not a valid id!')}`);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.details.field).toBe('requestId');
+  });
+});
