@@ -9,10 +9,10 @@ import { LaunchedWorker } from './launcher.js';
 import { MANAGER_LIMITS } from './limits.js';
 import { isChatServer } from './worker-client.js';
 import { WorkerFollower } from './worker-follower.js';
-import type { AgentState, GoalView, Health, MessageView, OrcView, QueueView, SessionView } from './worker-state.js';
-import { workerOrigin } from './worker-url.js';
+import type { InstanceDetail, InstanceSource, InstanceSummary } from './views.js';
 
-export type InstanceSource = 'added' | 'discovered' | 'launched';
+export type { InstanceDetail, InstanceSource, InstanceSummary } from './views.js';
+import { workerOrigin } from './worker-url.js';
 
 /** What instances.json keeps of an instance (discovered ones are found again). */
 interface InstanceRecord {
@@ -29,32 +29,6 @@ interface Instance {
   record: InstanceRecord;
   follower?: WorkerFollower;
   launched?: LaunchedWorker;
-}
-
-/** One worker as the dashboard sees it. */
-export interface InstanceSummary {
-  id: string;
-  url: string | null;
-  source: InstanceSource;
-  /** Launched by this manager: it can start, stop and restart it. */
-  managed: boolean;
-  running?: boolean;
-  health: Health;
-  lastSeen: string | null;
-  version?: string;
-  demo?: boolean;
-  currentSessionId: string | null;
-  latestMessage: MessageView | null;
-  agentState: AgentState;
-  queue: QueueView;
-  goal: GoalView | null;
-  orc: OrcView;
-  sessionCount: number;
-  lastError?: string;
-}
-
-export interface InstanceDetail extends InstanceSummary {
-  sessions: SessionView[];
 }
 
 const newId = () => `w-${randomBytes(4).toString('hex')}`;

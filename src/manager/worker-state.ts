@@ -4,71 +4,9 @@
 // event stream cannot be trusted (first connect, replay gap).
 import type { ChannelEvent } from '../common/events/types.js';
 import { MANAGER_LIMITS } from './limits.js';
+import type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
 
-export type AgentState = 'idle' | 'running' | 'waiting';
-export type Health = 'online' | 'offline' | 'connecting' | 'stopped';
-
-export interface MessageView {
-  id: string;
-  sessionId: string;
-  role: string;
-  /** The start of the content (at most MANAGER_LIMITS.messagePreviewChars). */
-  content: string;
-  at: string;
-  traceId?: string;
-  status?: string;
-}
-
-export interface QueueView {
-  pending: number;
-  active: boolean;
-  activeTraceId?: string;
-}
-
-export interface SessionView {
-  sessionId: string;
-  title?: string;
-  lastMessage?: MessageView;
-  agentState: AgentState;
-  queue: QueueView;
-  /** The tail of the running answer. */
-  liveOutput?: string;
-  lastDone?: { traceId: string; status: string };
-  updatedAt: string;
-}
-
-export interface GoalView {
-  goalId: string;
-  objective: string;
-  status: string;
-  sessionId?: string;
-  continuations?: number;
-  autoStopped?: string;
-  pauseGate?: string;
-}
-
-export interface OrcView {
-  phase: string;
-  status: string;
-  task?: string;
-  sessionId?: string;
-}
-
-export interface HealthSample {
-  at: string;
-  ok: boolean;
-  latencyMs?: number;
-  error?: string;
-}
-
-export interface RecentEvent {
-  at: string;
-  event: string;
-  topic: string;
-  sessionId?: string;
-  /** A short description for people. */
-  summary: string;
-}
+export type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
 
 const cut = (text: string, max: number): string => (text.length > max ? text.slice(0, max) : text);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);

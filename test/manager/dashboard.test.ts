@@ -1,0 +1,99 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestChat, type TestChatServer } from '../chat/helpers.js';
+import { startTestManager, type TestManager } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('the manager dashboard in chromium, following two chat servers with fake agents', () => {
+  const webDir = mkdtempSync(join(tmpdir(), 'manager-dashboard-'));
+  let one: TestChatServer;
+  let two: TestChatServer;
+  let manager: TestManager;
+  let browser: Browser;
+  let page: Page;
+  const card = (server: TestChatServer) => `.card[data-url="${server.url}"]`;
+
+  beforeAll(async () => {
+    // The real dashboard, built as `npm run build` builds it (into a directory of this test's own).
+    const dir = join(ROOT, 'web', 'manager');
+    await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true } });
+    [one, two] = [await startTestChat(), await startTestChat()];
+    manager = await startTestManager({ webDir, workers: [one.url, two.url] });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    page = await browser.newPage();
+    await page.goto(manager.url);
+    await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await manager?.stop();
+    await one?.stop();
+    await two?.stop();
+    rmSync(webDir, { recursive: true, force: true });
+  });
+
+  it('shows every worker online with its latest message, state, queue and goal', async () => {
+    await page.waitForSelector(`${card(one)}[data-health="online"]`);
+    await page.waitForSelector(`${card(two)}[data-health="online"]`);
+    await one.postLines('/api/message', { prompt: 'first worker speaks' });
+    await two.postLines('/api/message', { prompt: 'second worker lists [fake:tool]' });
+    await page.waitForSelector(`${card(one)} .latest .content:text-is("Echo: first worker speaks")`);
+    await page.waitForSelector(`${card(two)} .latest .content:text-is("I listed the directory: 3 files.")`);
+
+    const hanging = one.postLines('/api/message', { prompt: 'busy [fake:hang]' });
+    await page.waitForSelector(`${card(one)}[data-agent-state="running"]`);
+    expect(await page.textContent(`${card(one)} .queue`)).toBe('running, 0 waiting');
+    await one.postLines('/api/command', { text: '/cancel' });
+    await hanging;
+    await page.waitForSelector(`${card(one)}[data-agent-state="idle"]`);
+
+    await two.postJson('/api/goal', { action: 'set', objective: 'ship [fake:goaldone]' });
+    await page.waitForSelector(`${card(two)} .goal:text-is("ship [fake:goaldone] (done)")`);
+  });
+
+  it('lists the recent events of a worker', async () => {
+    await page.click(`${card(one)} button:text-is("Events")`);
+    await page.waitForSelector(`${card(one)} .events li code:text-is("agent_done")`);
+  });
+
+  it('marks a stopped worker offline and keeps the other online', async () => {
+    await two.stop();
+    await page.waitForSelector(`${card(two)}[data-health="offline"]`);
+    expect(await page.getAttribute(card(one), 'data-health')).toBe('online');
+  });
+
+  it('follows a worker added from the page, and refuses a URL it must not follow', async () => {
+    const three = await startTestChat();
+    try {
+      await page.fill('input[aria-label="Worker URL"]', 'http://example.com:80');
+      await page.click('button:text-is("Follow")');
+      await page.waitForSelector('.notice[role="alert"]:has-text("only loopback hosts are followed")');
+      await page.fill('input[aria-label="Worker URL"]', three.url);
+      await page.click('button:text-is("Follow")');
+      await page.waitForSelector(`${card(three)}[data-health="online"]`);
+      await page.click(`${card(three)} button:text-is("Remove")`);
+      await page.waitForSelector(card(three), { state: 'detached' });
+    } finally {
+      await three.stop();
+    }
+  });
+
+  it('serves the hashed assets with a long cache and the page with revalidation', async () => {
+    const page = await fetch(`${manager.url}/`);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const asset = readdirSync(join(webDir, 'assets')).find((name) => name.endsWith('.js'));
+    const served = await fetch(`${manager.url}/assets/${asset}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${manager.url}/assets/..%2Findex.html`)).status).toBe(404);
+  });
+});
