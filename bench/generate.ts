@@ -8,6 +8,10 @@
 // (upstream call vs saveAsset), and a breakdown of saveAsset's steps measured
 // here on the same image bytes (decode probe, metadata embed, thumbnail, file write).
 //
+// With BENCH_BASELINE_TREE=<another checkout> (its node_modules installed or linked), a
+// studio built from that tree runs too, interleaved in the same rounds, and the report
+// gives this tree's added overhead against the baseline's (before/after a change).
+//
 // Run: node --import tsx bench/generate.ts   (BENCH_ITERATIONS, default 200; stops early after ~45 s)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,10 +39,13 @@ const sim = startChild(join(here, 'lib/responses-sim-child.ts'));
 const { url: simUrl, apiBaseUrl, apiKey } = await sim.next<{ type: 'ready'; url: string; apiBaseUrl: string; apiKey: string }>('ready');
 const studio = startChild(join(here, 'lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
 const { url: studioUrl } = await studio.next<{ type: 'ready'; url: string }>('ready');
+const baselineTree = process.env.BENCH_BASELINE_TREE;
+const baseline = baselineTree ? startChild(join(baselineTree, 'bench/lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]) : undefined;
+const baselineUrl = baseline ? (await baseline.next<{ type: 'ready'; url: string }>('ready')).url : undefined;
 
-async function viaStudio(prompt: string): Promise<{ ms: number; result: StudioResult }> {
+async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number; result: StudioResult }> {
   const started = performance.now();
-  const response = await fetch(`${studioUrl}/api/generate`, {
+  const response = await fetch(`${url}/api/generate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ prompt, provider: 'api', size: '1024x1024', format: 'png' }),
@@ -82,6 +89,7 @@ async function direct(prompt: string): Promise<{ ms: number; image: Buffer }> {
 const PROMPT = 'a red kite over a green hill';
 for (let index = 0; index < WARMUP; index += 1) {
   await viaStudio(PROMPT);
+  if (baselineUrl) await viaStudio(PROMPT, baselineUrl);
   await direct(PROMPT);
 }
 
@@ -90,6 +98,8 @@ const directMs: number[] = [];
 const overheadMs: number[] = [];
 const upstreamMs: number[] = [];
 const saveMs: number[] = [];
+const baselineMs: number[] = [];
+const baselineOverheadMs: number[] = [];
 let sample: Buffer | undefined;
 const measureStarted = performance.now();
 for (let index = 0; index < ITERATIONS; index += 1) {
@@ -97,12 +107,20 @@ for (let index = 0; index < ITERATIONS; index += 1) {
   const prompt = PROMPT;
   let viaStudioRun: Awaited<ReturnType<typeof viaStudio>>;
   let directRun: Awaited<ReturnType<typeof direct>>;
+  // The baseline goes first or last in turn, so neither studio always follows the other.
+  let baselineRun: Awaited<ReturnType<typeof viaStudio>> | undefined;
+  if (baselineUrl && index % 2 === 1) baselineRun = await viaStudio(prompt, baselineUrl);
   if (index % 2 === 0) {
     viaStudioRun = await viaStudio(prompt);
     directRun = await direct(prompt);
   } else {
     directRun = await direct(prompt);
     viaStudioRun = await viaStudio(prompt);
+  }
+  if (baselineUrl && index % 2 === 0) baselineRun = await viaStudio(prompt, baselineUrl);
+  if (baselineRun) {
+    baselineMs.push(baselineRun.ms);
+    baselineOverheadMs.push(baselineRun.ms - directRun.ms);
   }
   studioMs.push(viaStudioRun.ms);
   directMs.push(directRun.ms);
@@ -113,8 +131,9 @@ for (let index = 0; index < ITERATIONS; index += 1) {
 }
 
 await studio.send({ type: 'stop' });
+baseline?.send({ type: 'stop' });
 await sim.send({ type: 'stop' });
-await Promise.all([studio.stop(), sim.stop()]);
+await Promise.all([studio.stop(), sim.stop(), baseline?.stop()]);
 
 // saveAsset's steps, one by one, on the same upstream image bytes.
 async function timed(run: () => Promise<unknown> | unknown): Promise<number> {
@@ -159,6 +178,11 @@ console.log(
   ),
 );
 console.log(`ratio of medians (studio / direct): ${ratio}`);
+const baselineRatio = baselineMs.length ? round(percentile(sorted(overheadMs), 0.5) / percentile(sorted(baselineOverheadMs), 0.5), 3) : undefined;
+if (baselineMs.length) {
+  console.log(`baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`);
+  console.log(`added overhead, this tree / baseline (ratio of medians): ${baselineRatio}`);
+}
 console.log('saveAsset steps on the same bytes, measured in this process (p50 of 20):');
 console.log(table(['step', 'p50 ms'], Object.entries(components).map(([name, value]) => [name, round(value)])));
 console.log(
@@ -169,6 +193,7 @@ console.log(
     studioMs: { p50: p(studioMs, 0.5), p99: p(studioMs, 0.99) },
     overheadMs: { p50: p(overheadMs, 0.5), p99: p(overheadMs, 0.99) },
     ratio,
+    ...(baselineMs.length ? { baseline: { tree: baselineTree, studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) }, overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) }, overheadRatio: baselineRatio } } : {}),
     studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) } },
     saveSteps: Object.fromEntries(Object.entries(components).map(([name, value]) => [name, round(value)])),
   }),
