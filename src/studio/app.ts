@@ -10,6 +10,7 @@ import { historyRoutes } from './routes/history.js';
 import { jobRoutes } from './routes/jobs.js';
 import type { StudioRoutes } from './routes/plugin.js';
 import { storageRoutes } from './routes/storage.js';
+import { studioWebPublicPaths, webRoutes } from './routes/web.js';
 
 /** The event channel's route. */
 const eventRoutes: StudioRoutes = async (app, { ctx }) => {
@@ -17,7 +18,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, generateRoutes, jobRoutes, eventRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, generateRoutes, jobRoutes, eventRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -33,6 +34,8 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     security: {
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(ctx.settings.get().allowedOrigins ?? [])],
       token: options.token,
+      // The web UI's page and built files hold no data: served without the token (the page brings it).
+      publicPaths: studioWebPublicPaths(ctx.env),
     },
   });
   for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });

@@ -27,13 +27,21 @@ export interface JobContext {
   setUpstream(operationId: string, state: string | null): void;
 }
 
+/** A stored job as the handler judges whether it can resume. */
+export interface StoredJob {
+  readonly kind: JobKind;
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly upstream: { readonly operationId: string; readonly state: string | null } | null;
+}
+
 export interface JobHandler {
   readonly kinds: readonly JobKind[];
   /**
-   * Whether a job of this kind survives a restart: on start-up it runs again
-   * with its stored upstream operation (and no `inputs`). Kinds that cannot are
-   * marked `interrupted`.
+   * Whether this job survives a restart: on start-up it runs again from its
+   * stored upstream operation (with no `inputs`). Jobs that cannot are marked
+   * `interrupted`; at shutdown the ones that can are left unfinished instead
+   * of cancelled.
    */
-  readonly resumable: boolean;
+  canResume(job: StoredJob): boolean;
   run(ctx: StudioContext, job: JobContext): Promise<JobResult>;
 }

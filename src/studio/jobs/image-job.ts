@@ -4,7 +4,7 @@ import { saveAsset } from '../assets.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import type { LaneJob } from '../lanes/types.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './jobs.js';
 import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
@@ -15,6 +15,19 @@ import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } fr
 // nothing is saved before a lane returned every image.
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
+
+/** The lane call: the operation asked for, or after a restart the resumption of the recorded one. */
+function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest, laneJob: LaneJob, lane: LaneModule): Promise<LaneImageResult> {
+  const adapter = lane.adapter;
+  if (job.upstream && job.inputs === undefined) {
+    if (!adapter?.resume) throw new Error(`The ${lane.id} lane cannot resume a job.`);
+    return adapter.resume(ctx, request, job.upstream, laneJob);
+  }
+  const operation = (job.request as ImageJobRequest).operation;
+  const run = operation === 'edit' ? adapter?.edit : adapter?.generate;
+  if (!run) throw new Error(`The ${lane.id} lane lost its ${operation} operation after planning.`);
+  return run(ctx, request, laneJob);
+}
 
 /**
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
@@ -35,11 +48,9 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
       job.phase(phase, identity);
     },
     partial: (image) => job.partial({ ...image, ...slotField }),
+    operation: (operationId, state) => job.setUpstream(operationId, state ?? null),
   };
-  const operation = (job.request as ImageJobRequest).operation;
-  const run = operation === 'edit' ? lane.adapter?.edit : lane.adapter?.generate;
-  if (!run) throw new Error(`The ${lane.id} lane lost its ${operation} operation after planning.`);
-  const output = await run(ctx, request, laneJob);
+  const output = await callLane(ctx, job, request, laneJob, lane);
   const upstreamMs = elapsed(started);
   if (job.signal.aborted) throw job.signal.reason;
 
@@ -103,12 +114,20 @@ async function runBatch(ctx: StudioContext, job: JobContext, request: ImageJobRe
   return { requestId: job.requestId, results, succeeded, failed: results.length - succeeded };
 }
 
+/** After a restart there are no decoded inputs: a resumed lane polls its operation and needs none. */
+const NO_INPUTS: ImageInputs = { references: [] };
+
 export const imageJobHandler: JobHandler = {
   kinds: ['generate', 'edit', 'multimode'],
-  resumable: false,
+  // One image job resumes when its lane can continue the upstream operation it recorded; a batch
+  // (several operations, one per slot) does not.
+  canResume: (job) => {
+    const slots = (job.request as Partial<ImageJobRequest>).slots;
+    return job.kind !== 'multimode' && job.upstream !== null && slots?.length === 1 && Boolean(LANES[slots[0].lane]?.adapter?.resume);
+  },
   async run(ctx, job): Promise<JobResult> {
     const request = job.request as ImageJobRequest;
-    const inputs = job.inputs as ImageInputs;
+    const inputs = (job.inputs as ImageInputs | undefined) ?? NO_INPUTS;
     if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
     return runSlot(ctx, job, request.slots[0], inputs);
   },

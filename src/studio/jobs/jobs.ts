@@ -181,7 +181,7 @@ export class Jobs {
   async stopAll(message: string, graceMs: number): Promise<void> {
     const jobs = [...this.running.values()];
     for (const job of jobs) {
-      job.detached = Boolean(this.handlers.get(job.kind)?.resumable && job.upstream);
+      job.detached = Boolean(job.upstream && this.handlers.get(job.kind)?.canResume({ kind: job.kind, request: job.spec.request, upstream: job.upstream }));
       job.cancel(message);
     }
     let timer: NodeJS.Timeout | undefined;
@@ -201,14 +201,16 @@ export class Jobs {
     let resumed = 0;
     for (const row of rows) {
       const handler = this.handlers.get(row.kind as JobKind);
-      if (handler?.resumable && row.upstream_operation_id) {
+      const upstream = row.upstream_operation_id ? { operationId: row.upstream_operation_id, state: row.upstream_state } : null;
+      const request = JSON.parse(row.request) as Record<string, unknown>;
+      if (upstream && handler?.canResume({ kind: row.kind as JobKind, request, upstream })) {
         const job = new RunningJob({
           requestId: row.id,
           kind: row.kind as JobKind,
           lane: row.lane,
           model: row.model,
-          request: JSON.parse(row.request) as Record<string, unknown>,
-          upstream: { operationId: row.upstream_operation_id, state: row.upstream_state },
+          request,
+          upstream,
           createdAt: row.created_at,
         });
         this.running.set(row.id, job);

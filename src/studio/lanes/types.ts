@@ -109,6 +109,17 @@ export interface LaneJob {
   phase(phase: Exclude<JobPhase, 'queued' | 'saving'>): void;
   /** A low-quality intermediate render; goes to listeners only, never to history. */
   partial(image: { index: number; b64: string; format: ImageFormat }): void;
+  /**
+   * Records the upstream's own operation (a prediction, a job) as soon as it is known, with its
+   * state: a studio restarted meanwhile resumes it with `resume` instead of losing it.
+   */
+  operation(operationId: string, state?: string): void;
+}
+
+/** An upstream operation a job recorded. */
+export interface UpstreamOperation {
+  readonly operationId: string;
+  readonly state: string | null;
 }
 
 export interface LaneImage {
@@ -139,6 +150,12 @@ export interface LaneAdapter {
   preflight?(ctx: StudioContext): void;
   generate?: ImageOperation;
   edit?: ImageOperation;
+  /**
+   * Continues a generation or edit from its recorded upstream operation after a restart (poll it,
+   * fetch its images). `request` is rebuilt from the stored job: no input images. A lane with this
+   * operation has resumable jobs; without it, a job running at a crash ends `interrupted`.
+   */
+  resume?(ctx: StudioContext, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<LaneImageResult>;
 }
 
 export interface LaneModule {
