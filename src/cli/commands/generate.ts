@@ -19,6 +19,7 @@ interface CommonOptions {
   moderation?: string;
   negativePrompt?: string;
   ref?: string[];
+  option?: string[];
   out?: string;
   requestId?: string;
   timeout?: string;
@@ -48,6 +49,30 @@ export function splitTarget(target: string | undefined, provider: string | undef
   return { provider: lane, model: target.slice(slash + 1) };
 }
 
+/**
+ * `--option name=value` (repeatable) → the request's `options`, the lane's own controls. A value
+ * that reads as JSON (a number, true/false, null, a quoted string) is sent as that; anything else
+ * as the text itself.
+ */
+export function laneOptions(pairs: readonly string[] | undefined): Record<string, unknown> | undefined {
+  if (!pairs?.length) return undefined;
+  const options: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw new CliError(`--option takes name=value, got "${pair}".`, EXIT_CODES.usage, 'USAGE');
+    const text = pair.slice(equals + 1);
+    let value: unknown = text;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed === null || ['number', 'boolean', 'string'].includes(typeof parsed)) value = parsed;
+    } catch {
+      // Plain text.
+    }
+    options[pair.slice(0, equals)] = value;
+  }
+  return options;
+}
+
 async function requestBody(prompt: string, options: CommonOptions): Promise<Record<string, unknown>> {
   const { provider, model } = splitTarget(options.model, options.provider);
   const references = await Promise.all((options.ref ?? []).map(fileAsDataUrl));
@@ -60,6 +85,7 @@ async function requestBody(prompt: string, options: CommonOptions): Promise<Reco
     format: options.format,
     moderation: options.moderation,
     negativePrompt: options.negativePrompt,
+    options: laneOptions(options.option),
     requestId: options.requestId ?? randomUUID(),
     // A client timeout must not lose the work: the job finishes and lands in history.
     // Ctrl-C cancels explicitly (see streamJob).
@@ -182,6 +208,7 @@ const withCommonOptions = (command: Command): Command =>
     .option('--moderation <level>', MODERATIONS.join(', '))
     .option('--negative-prompt <text>', 'epsilon lane only')
     .option('--ref <file>', 'reference image (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--option <name=value>', "one of the lane's own controls, e.g. aspectRatio=16:9 (repeatable; see `svc capabilities`)", (value: string, previous: string[] = []) => [...previous, value])
     .option('-o, --out <file>', 'also write the image here (several: name-1.png, name-2.png, ...)')
     .option('--request-id <id>', 'your own request id (default: a new UUID)')
     .option('--timeout <seconds>', 'how long to wait for the result', '600');
