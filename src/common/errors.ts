@@ -110,7 +110,7 @@ export const ERROR_CODES = {
   GENERATION_TIMEOUT: spec(504, 'timeout', 'The generation exceeded its time limit.'),
   VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs provider alpha or alpha-api.'),
   ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
-  EPSILON_REFERENCES_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
+  EPSILON_REF_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
   EPSILON_EDIT_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not edit images.'),
   EPSILON_MASK_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take masks.'),
 } as const satisfies Record<string, CodeSpec>;

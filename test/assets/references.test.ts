@@ -25,7 +25,7 @@ describe('references', () => {
   let jpeg: Buffer;
   let webp: Buffer;
   let saved: AssetRecord[];
-  const load = (items: unknown, max = 5, extra: { tooManyCode?: 'CLIGEN_REF_TOO_MANY' | 'EPSILON_REFERENCES_UNSUPPORTED'; field?: string } = {}) =>
+  const load = (items: unknown, max = 5, extra: { tooManyCode?: 'CLIGEN_REF_TOO_MANY' | 'EPSILON_REF_UNSUPPORTED'; field?: string } = {}) =>
     loadReferences(studio.ctx, items, { lane: 'gamma', max, ...extra });
 
   beforeAll(async () => {
@@ -77,8 +77,8 @@ describe('references', () => {
     const laneCode = await rejection(load(['junk', 'junk', 'junk', 'junk'], 3, { tooManyCode: 'CLIGEN_REF_TOO_MANY' }));
     expect(laneCode.code).toBe('CLIGEN_REF_TOO_MANY');
     expect(laneCode.details).toMatchObject({ max: 3, got: 4 });
-    const none = await rejection(load([png.toString('base64')], 0, { tooManyCode: 'EPSILON_REFERENCES_UNSUPPORTED' }));
-    expect(none.code).toBe('EPSILON_REFERENCES_UNSUPPORTED');
+    const none = await rejection(load([png.toString('base64')], 0, { tooManyCode: 'EPSILON_REF_UNSUPPORTED' }));
+    expect(none.code).toBe('EPSILON_REF_UNSUPPORTED');
   });
 
   it('refuses an image over the size limit (decoded bytes) with 413 REFERENCE_TOO_LARGE', async () => {

@@ -12,7 +12,7 @@ export const epsilonLane: LaneModule = {
     missingCredential: 'API_KEY_REQUIRED',
     maskUnsupported: 'EPSILON_MASK_UNSUPPORTED',
     editUnsupported: 'EPSILON_EDIT_UNSUPPORTED',
-    tooManyReferences: 'EPSILON_REFERENCES_UNSUPPORTED',
+    tooManyReferences: 'EPSILON_REF_UNSUPPORTED',
   },
   models: {
     list: [
