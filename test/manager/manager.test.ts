@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -131,6 +132,23 @@ describe('the manager', () => {
     expect(csrf.status).toBe(403);
     expect(JSON.parse(csrf.body).error.code).toBe('FORBIDDEN_ORIGIN');
   });
+
+  it('keeps what it follows across its own restart; the workers it launched wait, stopped, for a start', async () => {
+    const worker = await chat();
+    const first = await startTestManager();
+    const home = first.home;
+    cleanup.push(() => rmSync(home, { recursive: true, force: true }));
+    await first.request('POST', '/api/instances', { url: worker.url });
+    const launched = await first.request<{ instance: { id: string; url: string } }>('POST', '/api/instances/launch', { demo: true });
+    // Closing the manager stops the worker it launched (cleanly).
+    await first.close();
+    await expect(fetch(`${launched.body.instance.url}/api/health`)).rejects.toThrow();
+
+    const second = await manager({ home });
+    await second.waitForInstance('the added worker online again', (instance) => instance.url === worker.url && instance.health === 'online');
+    const waiting = (await second.instances_()).find((instance) => instance.id === launched.body.instance.id);
+    expect(waiting).toMatchObject({ source: 'launched', managed: true, running: false, health: 'stopped' });
+  }, 40_000);
 
   it('launches, stops, starts, restarts and removes a local worker', async () => {
     const boss = await manager();

@@ -99,14 +99,16 @@ export class GoalService {
     const goal = this.require('pause');
     if (goal.status !== 'active') throw conflict(goal, 'pause');
     const at = now();
-    return this.saved(Object.assign(goal, { status: 'paused', updatedAt: at, endReason: reason || undefined }));
+    goal.status = 'paused';
+    if (reason) goal.pauseReason = reason;
+    return this.saved(Object.assign(goal, { updatedAt: at }));
   }
 
   resume(): Goal {
     const goal = this.require('resume');
     if (goal.status !== 'paused') throw conflict(goal, 'resume');
     goal.status = 'active';
-    delete goal.endReason;
+    delete goal.pauseReason;
     const resumed = this.touched(goal);
     this.continueIfIdle(resumed);
     return resumed;

@@ -37,6 +37,8 @@ export interface Goal {
   pauseGate?: string;
   /** Why automatic continuation stopped (bound reached, stale, pause gate pending); cleared by a person's action. */
   autoStopped?: string;
+  /** The reason a person gave when pausing it. */
+  pauseReason?: string;
   endedAt?: string;
   endReason?: string;
 }
