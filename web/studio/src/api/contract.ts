@@ -1,0 +1,48 @@
+// The studio's API contract, from its one module (src/studio/api). Types come
+// through `import type`, so none of its zod schemas reach the bundle; the
+// runtime values come from values.ts, which is plain data.
+export type {
+  AssetRecord,
+  CapabilitiesBody,
+  CatalogModelEntry,
+  EditRequest,
+  ErrorPayload,
+  GenerateRequest,
+  GenerationEvent,
+  GenerationEventPayload,
+  GenerationResult,
+  InflightJob,
+  JobRecord,
+  JobResult,
+  MultimodeRequest,
+  MultimodeResult,
+  ProviderCapabilities,
+  ProviderStatus,
+  ReplayGapEvent,
+  SlotOutcome,
+  DefaultsRequest,
+} from '../../../../src/studio/api/index.js';
+export {
+  API_LIMITS,
+  COMMON_CONTROLS,
+  COMMON_SIZES,
+  IMAGE_FORMATS,
+  JOB_PHASES,
+  LANE_IDS,
+  MODERATIONS,
+  QUALITIES,
+  REASONING_EFFORTS,
+  REQUEST_ID_PATTERN,
+  TERMINAL_JOB_STATES,
+  isLaneId,
+  parseSize,
+  sizeProblem,
+} from '../../../../src/studio/api/values.js';
+export type { CommonControl, ImageFormat, JobKind, JobPhase, JobState, LaneId, LaneState, Moderation, ProviderId, Quality, ReasoningEffort } from '../../../../src/studio/api/values.js';
+
+import type { ProviderCapabilities } from '../../../../src/studio/api/index.js';
+
+/** A lane's entry of GET /api/capabilities (not the `auto` routing mode). */
+export type LaneCapabilities = Extract<ProviderCapabilities, { routingMode: false }>;
+/** The `auto` routing mode's entry. */
+export type AutoCapabilities = Extract<ProviderCapabilities, { routingMode: true }>;

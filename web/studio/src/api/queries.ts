@@ -1,0 +1,94 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { CapabilitiesBody, JobRecord, LaneCapabilities, LaneId, ProviderStatus } from './contract';
+import { api } from './http';
+import type { AssetDetail, DefaultsBody, HealthBody, HistoryGroupsPage, HistoryPage, ProvidersBody, StorageStatus } from './responses';
+
+// Server state: one hook per route the UI reads, all through the query cache.
+
+/** Items per history page (the server allows up to 200). */
+export const HISTORY_PAGE_SIZE = 48;
+/** Items per session group in the grouped listing. */
+export const GROUP_ITEMS = 12;
+
+export interface HistoryFilter {
+  q?: string;
+  provider?: LaneId;
+  /** One session (null: the images without one). */
+  session?: string | null;
+}
+
+export const queryKeys = {
+  health: ['health'] as const,
+  capabilities: ['capabilities'] as const,
+  providers: ['providers'] as const,
+  defaults: ['defaults'] as const,
+  storage: ['storage'] as const,
+  historyItems: (filter: HistoryFilter) => ['history', 'items', filter] as const,
+  historyGroups: ['history', 'groups'] as const,
+  asset: (filename: string) => ['history', 'asset', filename] as const,
+  job: (requestId: string) => ['job', requestId] as const,
+};
+
+export const useHealth = () => useQuery({ queryKey: queryKeys.health, queryFn: () => api<HealthBody>('/api/health'), staleTime: Infinity });
+
+/** The catalog: fixed for the life of the server. */
+export const useCapabilities = () => useQuery({ queryKey: queryKeys.capabilities, queryFn: () => api<CapabilitiesBody>('/api/capabilities'), staleTime: Infinity });
+
+/** Lane readiness: read again when the window regains focus (a key may have been set meanwhile). */
+export const useProviders = () =>
+  useQuery({ queryKey: queryKeys.providers, queryFn: () => api<ProvidersBody>('/api/providers').then((body) => body.providers), staleTime: 10_000, refetchOnWindowFocus: true });
+
+export const useDefaults = () => useQuery({ queryKey: queryKeys.defaults, queryFn: () => api<DefaultsBody>('/api/defaults') });
+
+export const useStorage = () => useQuery({ queryKey: queryKeys.storage, queryFn: () => api<StorageStatus>('/api/storage/status') });
+
+const query = (params: Record<string, string | number | undefined>): string => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  return search.toString();
+};
+
+/** Newest first, page by page over the cursor. */
+export const useHistoryItems = (filter: HistoryFilter, enabled = true) =>
+  useInfiniteQuery({
+    queryKey: queryKeys.historyItems(filter),
+    queryFn: ({ pageParam, signal }) => api<HistoryPage>(`/api/history?${query({ limit: HISTORY_PAGE_SIZE, cursor: pageParam, q: filter.q, provider: filter.provider, session: filter.session === undefined ? undefined : (filter.session ?? '') })}`, { signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    enabled,
+  });
+
+/** Session groups, most recently active first. */
+export const useHistoryGroups = (enabled = true) =>
+  useInfiniteQuery({
+    queryKey: queryKeys.historyGroups,
+    queryFn: ({ pageParam, signal }) => api<HistoryGroupsPage>(`/api/history?${query({ groupBy: 'session', limit: 20, groupItems: GROUP_ITEMS, cursor: pageParam })}`, { signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    enabled,
+  });
+
+/** One asset with what its file says of itself. */
+export const useAssetDetail = (filename: string | undefined) =>
+  useQuery({
+    queryKey: queryKeys.asset(filename ?? ''),
+    queryFn: () => api<AssetDetail>(`/api/history/${encodeURIComponent(filename ?? '')}`),
+    enabled: filename !== undefined,
+    retry: false,
+  });
+
+/** A job's record: usage and timings of an asset while the studio still keeps it. */
+export const useJobRecord = (requestId: string | undefined) =>
+  useQuery({
+    queryKey: queryKeys.job(requestId ?? ''),
+    queryFn: () => api<JobRecord>(`/api/jobs/${encodeURIComponent(requestId ?? '')}`),
+    enabled: requestId !== undefined,
+    retry: false,
+    staleTime: Infinity,
+  });
+
+/** The lanes of the catalog (not `auto`). */
+export const lanesOf = (capabilities: CapabilitiesBody | undefined): LaneCapabilities[] =>
+  (capabilities?.providers ?? []).filter((provider): provider is LaneCapabilities => provider.routingMode === false);
+
+export const statusOf = (providers: ProviderStatus[] | undefined, id: string): ProviderStatus | undefined => providers?.find((provider) => provider.id === id);

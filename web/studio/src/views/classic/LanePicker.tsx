@@ -1,0 +1,48 @@
+import type { CapabilitiesBody, ProviderId, ProviderStatus } from '../../api/contract';
+import { lanesOf, statusOf } from '../../api/queries';
+import { followLink } from '../../router';
+import { STATE_LABELS, type LaneChoice } from './laneChoice';
+
+/**
+ * The lane picker: every lane of the catalog, ready ones first; lanes that
+ * cannot run now are listed too (with why), never hidden.
+ */
+export function LanePicker({ capabilities, providers, choice, onChange }: { capabilities: CapabilitiesBody; providers: ProviderStatus[] | undefined; choice: LaneChoice; onChange(provider: ProviderId): void }) {
+  const lanes = lanesOf(capabilities);
+  const stateOf = (id: string) => statusOf(providers, id)?.state ?? 'unavailable';
+  const ready = lanes.filter((lane) => stateOf(lane.id) === 'ready');
+  const notReady = lanes.filter((lane) => stateOf(lane.id) !== 'ready');
+  const settingsLink = `/settings#lane-${choice.lane?.id ?? choice.id}`;
+  return (
+    <div className="field">
+      <label htmlFor="lane">Lane</label>
+      <select id="lane" value={choice.id} onChange={(event) => onChange(event.target.value as ProviderId)} aria-describedby="lane-status">
+        <option value="auto">Auto (first ready lane)</option>
+        <optgroup label="Ready">
+          {ready.map((lane) => (
+            <option key={lane.id} value={lane.id}>
+              {lane.label} ({lane.id})
+            </option>
+          ))}
+        </optgroup>
+        <optgroup label="Not ready">
+          {notReady.map((lane) => (
+            <option key={lane.id} value={lane.id}>
+              {lane.label} ({lane.id}): {STATE_LABELS[stateOf(lane.id)]}
+            </option>
+          ))}
+        </optgroup>
+      </select>
+      <p id="lane-status" className="lane-status" data-state={choice.state} data-ready={choice.ready}>
+        <span className="state-dot" aria-hidden="true" />
+        {choice.state !== 'auto' && <strong>{STATE_LABELS[choice.state]}. </strong>}
+        <span className="lane-reason">{choice.reason}</span>{' '}
+        {!choice.ready && (
+          <a href={settingsLink} onClick={followLink} className="lane-settings-link">
+            Settings
+          </a>
+        )}
+      </p>
+    </div>
+  );
+}

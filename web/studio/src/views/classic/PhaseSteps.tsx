@@ -1,0 +1,27 @@
+import { JOB_PHASES, type JobPhase } from '../../api/contract';
+import type { LiveJob } from '../../live/liveJobs';
+
+const LABELS: Readonly<Record<JobPhase | 'done', string>> = { queued: 'Queued', planning: 'Planning', rendering: 'Rendering', saving: 'Saving', done: 'Done' };
+
+/** The job's steps, the current one marked, as they happen. */
+export function PhaseSteps({ job }: { job: LiveJob }) {
+  const current = job.status === 'running' ? job.phase : undefined;
+  const reached = job.phase ? JOB_PHASES.indexOf(job.phase) : -1;
+  const steps: Array<JobPhase | 'done'> = [...JOB_PHASES, 'done'];
+  return (
+    <ol className="phases" aria-label="Progress">
+      {steps.map((step, index) => {
+        let state: 'done' | 'current' | 'pending' | 'failed' = 'pending';
+        if (step === 'done') state = job.status === 'succeeded' ? 'done' : job.status === 'running' ? 'pending' : 'failed';
+        else if (step === current) state = 'current';
+        else if (index < reached || job.status === 'succeeded' || (job.status !== 'running' && index <= reached)) state = 'done';
+        const label = step === 'done' && (job.status === 'failed' || job.status === 'cancelled') ? (job.status === 'cancelled' ? 'Cancelled' : 'Failed') : LABELS[step];
+        return (
+          <li key={step} data-state={state} aria-current={state === 'current' ? 'step' : undefined}>
+            {label}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

@@ -1,0 +1,80 @@
+import { useCallback, useMemo } from 'react';
+import { toErrorPayload } from '../../api/http';
+import { useCapabilities, useHistoryGroups, useHistoryItems } from '../../api/queries';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { useUi } from '../../store/ui';
+import { AssetDetail } from './AssetDetail';
+import { HistoryToolbar } from './HistoryToolbar';
+import { VirtualGallery, type GallerySection } from './VirtualGallery';
+
+interface GalleryProps {
+  selected?: string;
+  onOpen(filename: string): void;
+}
+
+export const sessionLabel = (title: string | null): string => title ?? 'No session';
+
+/** Session groups, most recently active first, each with its newest images and a way to see all of it. */
+function GroupedGallery({ selected, onOpen }: GalleryProps) {
+  const groups = useHistoryGroups();
+  const setHistory = useUi((state) => state.setHistory);
+  const sections = useMemo<GallerySection[]>(
+    () =>
+      (groups.data?.pages.flatMap((page) => page.groups) ?? []).map((group) => ({
+        key: group.sessionTitle ?? '\u0000none',
+        title: sessionLabel(group.sessionTitle),
+        count: group.count,
+        items: group.items,
+        more: group.itemsNextCursor ? { label: `Show all ${group.count} of ${sessionLabel(group.sessionTitle)}`, loading: false, load: () => setHistory({ grouped: false, session: group.sessionTitle }) } : undefined,
+      })),
+    [groups.data, setHistory],
+  );
+  const loadMore = useCallback(() => void groups.fetchNextPage(), [groups]);
+  return (
+    <>
+      {groups.error && <ErrorNotice error={toErrorPayload(groups.error)} />}
+      <VirtualGallery sections={sections} hasMore={groups.hasNextPage} loadingMore={groups.isFetchingNextPage || groups.isPending} loadMore={loadMore} selected={selected} onOpen={(asset) => onOpen(asset.filename)} empty="History is empty: images you make appear here." />
+    </>
+  );
+}
+
+/** The plain listing: newest first, narrowed by search, lane and session. */
+function ItemsGallery({ selected, onOpen }: GalleryProps) {
+  const listing = useUi((state) => state.history);
+  const items = useHistoryItems({ q: listing.q || undefined, provider: listing.provider || undefined, session: listing.session });
+  const sections = useMemo<GallerySection[]>(() => [{ key: 'all', items: items.data?.pages.flatMap((page) => page.items) ?? [] }], [items.data]);
+  const loadMore = useCallback(() => void items.fetchNextPage(), [items]);
+  const filtered = listing.q !== '' || listing.provider !== '' || listing.session !== undefined;
+  return (
+    <>
+      {items.error && <ErrorNotice error={toErrorPayload(items.error)} />}
+      <VirtualGallery
+        sections={sections}
+        hasMore={items.hasNextPage}
+        loadingMore={items.isFetchingNextPage || items.isPending}
+        loadMore={loadMore}
+        selected={selected}
+        onOpen={(asset) => onOpen(asset.filename)}
+        empty={filtered ? 'No image matches.' : 'History is empty: images you make appear here.'}
+      />
+    </>
+  );
+}
+
+/** History: the gallery, its filters, and the selected image's details. */
+export function HistoryView() {
+  const capabilities = useCapabilities();
+  const grouped = useUi((state) => state.history.grouped);
+  const selected = useUi((state) => state.selectedAsset);
+  const selectAsset = useUi((state) => state.selectAsset);
+  return (
+    <div className={`history${selected ? ' with-detail' : ''}`}>
+      <h1 className="visually-hidden">History</h1>
+      <HistoryToolbar capabilities={capabilities.data} />
+      <div className="history-body">
+        {grouped ? <GroupedGallery selected={selected} onOpen={selectAsset} /> : <ItemsGallery selected={selected} onOpen={selectAsset} />}
+        {selected && <AssetDetail filename={selected} onClose={() => selectAsset(undefined)} />}
+      </div>
+    </div>
+  );
+}
