@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
+import { recordEvents, startTestChat, waitFor, waitIdle, type EventRecorder, type TestChatServer } from './helpers.js';
 
 interface GoalBody {
   goal: null | { id: string; objective: string; status: string; continuations: number; autoStopped?: string; pauseGate?: string; checkpoints: Array<{ summary: string; nextAction?: string; evidence: string[]; source: string }>; refinements: Array<{ objective: string }> };
@@ -18,7 +18,7 @@ describe('goals', () => {
     cleanup.push(() => events.close());
     return { server, events };
   }
-  const idle = (events: EventRecorder) => waitFor('an idle queue', () => events.events.findLast((event) => event.event === 'queue_update')?.active === false);
+  const idle = (server: TestChatServer) => waitIdle(server);
 
   it('sets, refines, checkpoints, pauses, resumes and completes a goal over HTTP, refusing what its state does not allow', async () => {
     const { server, events } = await start({ goalMaxContinuations: 1 });
@@ -29,7 +29,7 @@ describe('goals', () => {
     const set = await post({ action: 'set', objective: 'write the report' });
     expect(set.status).toBe(200);
     expect(set.body.goal).toMatchObject({ objective: 'write the report', status: 'active' });
-    await idle(events);
+    await idle(server);
 
     // One goal at a time: another is refused unless it replaces.
     const again = await post({ action: 'set', objective: 'something else' });
@@ -37,7 +37,7 @@ describe('goals', () => {
     expect(again.body.error?.code).toBe('GOAL_ACTIVE');
 
     expect((await post({ action: 'refine', objective: 'write the short report' })).body.goal).toMatchObject({ objective: 'write the short report', refinements: [{ objective: 'write the report' }] });
-    await idle(events);
+    await idle(server);
     // Done needs evidence on the latest checkpoint.
     await post({ action: 'update', summary: 'outline written', nextAction: 'fill in' });
     const refused = await post({ action: 'done' });
@@ -48,7 +48,7 @@ describe('goals', () => {
     expect((await post({ action: 'pause', reason: 'lunch' })).body.goal?.status).toBe('paused');
     expect((await post({ action: 'pause' })).body.error?.code).toBe('GOAL_STATE_CONFLICT');
     expect((await post({ action: 'resume' })).body.goal?.status).toBe('active');
-    await idle(events);
+    await idle(server);
     await post({ action: 'update', summary: 'report done', evidence: ['report.md exists', 'reviewed'] });
     const done = await post({ action: 'done' });
     expect(done.body.goal).toMatchObject({ status: 'done' });
@@ -64,11 +64,11 @@ describe('goals', () => {
   });
 
   it('works through /goal commands too, with checkpoints parsed from the command line', async () => {
-    const { server, events } = await start({ goalMaxContinuations: 1 });
+    const { server } = await start({ goalMaxContinuations: 1 });
     const command = (text: string) => server.postLines('/api/command', { text });
     expect((await command('/goal')).lines[0]).toEqual({ type: 'text', content: 'No current goal.' });
     await command('/goal set tidy the docs');
-    await idle(events);
+    await idle(server);
     const update = await command('/goal update docs tidied | next: publish | evidence: lint clean; links checked');
     const goal = (update.lines.at(-1)?.data as { goal: { latestCheckpoint: unknown } }).goal;
     expect(goal.latestCheckpoint).toMatchObject({ summary: 'docs tidied', nextAction: 'publish', evidence: ['lint clean', 'links checked'], source: 'user' });
@@ -82,7 +82,7 @@ describe('goals', () => {
     const { server, events } = await start({ goalMaxContinuations: 2 });
     await server.postJson('/api/goal', { action: 'set', objective: 'keep going' });
     await events.waitFor('the bound', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('2 automatic turns'));
-    await idle(events);
+    await idle(server);
     const prompts = events.events.filter((event) => event.event === 'message' && event.role === 'user').map((event) => String(event.content));
     expect(prompts).toHaveLength(2);
     expect(prompts.every((prompt) => prompt.startsWith('Continue working on the goal: keep going'))).toBe(true);
@@ -98,21 +98,36 @@ describe('goals', () => {
     const set = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'old news' });
     // The first turn starts at once (the goal was just touched); after it the goal is stale.
     await events.waitFor('stale', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('stale'));
-    await idle(events);
+    await idle(server);
     expect(events.events.filter((event) => event.event === 'message' && event.role === 'user')).toHaveLength(1);
     expect(set.body.goal?.status).toBe('active');
 
     const fresh = await start({ goalMaxContinuations: 5 });
     await fresh.server.postJson('/api/goal', { action: 'set', objective: 'this breaks [fake:error]' });
     await fresh.events.waitFor('the failed turn', (event) => event.event === 'agent_done' && event.status === 'error');
-    await idle(fresh.events);
+    await idle(fresh.server);
     expect(fresh.events.events.filter((event) => event.event === 'agent_done')).toHaveLength(1);
+  });
+
+  it('a turn started for a replaced goal does not complete the new one', async () => {
+    const { server, events } = await start({ goalMaxContinuations: 1 });
+    const first = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'old one [fake:slow] [fake:goaldone]' });
+    await events.waitFor('the old goal’s turn running', (event) => event.event === 'agent_output' && String(event.content).startsWith('Step 1'));
+    const second = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'new one', replace: true });
+    // The new goal's first turn runs after the old one's; its done marker is the old goal's.
+    await waitFor('the new goal’s first turn', () => events.events.some((event) => event.event === 'message' && event.role === 'user' && String(event.content).includes('new one')));
+    await idle(server);
+    expect(events.events.filter((event) => event.event === 'goal_done')).toEqual([]);
+    const { body } = await server.getJson<GoalBody>('/api/goal');
+    expect(body.goal).toMatchObject({ id: second.body.goal?.id, status: 'active', continuations: 1 });
+    const history = await server.getJson<{ goals: Array<{ id: string; status: string; endReason?: string }> }>('/api/goal/history');
+    expect(history.body.goals.find((goal) => goal.id === first.body.goal?.id)).toMatchObject({ status: 'cancelled', endReason: 'replaced by a new goal' });
   });
 
   it('keeps the goal across a restart', async () => {
     const first = await start({ keepHome: true, goalMaxContinuations: 1 });
     const set = await first.server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'survive restarts' });
-    await idle(first.events);
+    await idle(first.server);
     await first.server.postJson('/api/goal', { action: 'pause' });
     const home = first.server.home;
     first.events.close();

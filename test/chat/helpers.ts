@@ -97,6 +97,20 @@ export async function waitFor<T>(what: string, check: () => T | undefined | fals
   }
 }
 
+/**
+ * Nothing running or waiting, as the server itself says: an automatic turn (goal, orchestration)
+ * is queued in the same tick as the end of the turn before, so an empty queue list means quiet.
+ */
+export async function waitIdle(server: { getJson<T>(path: string): Promise<{ body: T }> }, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await server.getJson<{ queues: unknown[] }>('/api/status');
+    if (body.queues.length === 0) return;
+    if (Date.now() > deadline) throw new Error('Timed out waiting for an idle server.');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export interface EventRecorder {
   events: ChannelEvent[];
   connection: EventConnection;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
+import { recordEvents, startTestChat, waitFor, waitIdle, type EventRecorder, type TestChatServer } from './helpers.js';
 
 // The spec's public events table, as a client written from the spec alone would parse it:
 // each event's named fields with their types (further fields are allowed, never required).
@@ -112,7 +112,7 @@ describe('the spec’s twelve public events on /api/events, driven through the f
   });
 
   it('publishes every one of the twelve with its named fields', async () => {
-    await waitFor('the last run to end', () => events.events.findLast((event) => event.event === 'queue_update')?.active === false);
+    await waitIdle(server);
     for (const [name, schema] of Object.entries(SPEC_EVENTS)) {
       const published = events.events.filter((event) => event.event === name);
       expect(published.length, name).toBeGreaterThan(0);

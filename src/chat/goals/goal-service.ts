@@ -37,6 +37,9 @@ const now = () => new Date().toISOString();
  * Every change is saved, then published as `goal_update`.
  */
 export class GoalService {
+  /** The goal each automatic turn was started for (by trace id), until it ends. */
+  private readonly turns = new Map<string, string>();
+
   constructor(
     private readonly chat: ChatService,
     private readonly store: GoalStore,
@@ -147,8 +150,15 @@ export class GoalService {
 
   /** Reads the markers of a finished turn in the goal's session and decides whether to run the next one. */
   private afterRun(ended: RunEnded): void {
+    const turnOf = this.turns.get(ended.traceId);
+    this.turns.delete(ended.traceId);
     const goal = this.store.current();
     if (!goal || goal.status !== 'active' || goal.sessionId !== ended.sessionId) return;
+    // A turn started for a goal that was replaced meanwhile says nothing about this one.
+    if (ended.origin === 'goal' && turnOf !== goal.id) {
+      if (ended.done.status === 'ok') this.continueIfIdle(goal);
+      return;
+    }
     const markers = scanGoalMarkers(ended.text);
     if (markers.done) {
       if (markers.done.evidence) {
@@ -192,7 +202,8 @@ export class GoalService {
     goal.continuations += 1;
     this.saved(goal);
     try {
-      this.chat.submit({ prompt: continuationPrompt(goal), sessionId: goal.sessionId, agent: goal.agent, origin: 'goal' });
+      const { accepted } = this.chat.submit({ prompt: continuationPrompt(goal), sessionId: goal.sessionId, agent: goal.agent, origin: 'goal' });
+      this.turns.set(accepted.traceId, goal.id);
     } catch (error) {
       process.stderr.write(`svc-chat: goal ${goal.id} could not continue: ${(error as Error).message}\n`);
     }
