@@ -1,22 +1,66 @@
-import type { LaneModule } from '../types.js';
+import { z } from 'zod';
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+import { deltaGenerate } from './generate.js';
 
-// The `delta` lane: one JSON endpoint with a `base_resp` envelope.
-// Not built yet: listed, answering LANE_NOT_AVAILABLE.
+// The `delta` lane: one synchronous JSON endpoint whose answers carry a
+// `base_resp` status envelope (contract: delta-image-generation-base-resp).
+// Text-to-image, or image-to-image with one subject reference.
+
+function deltaKey(ctx: StudioContext): string {
+  const key = ctx.key('delta');
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The delta lane needs DELTA_API_KEY: set it in the environment or under "keys".delta in config.json.', { details: { lane: 'delta', env: 'DELTA_API_KEY' } });
+  return key.value;
+}
+
+const generate = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> => deltaGenerate(ctx, deltaLane, deltaKey(ctx), request, job);
+
 export const deltaLane: LaneModule = {
   id: 'delta',
   label: 'Delta',
-  description: 'Single JSON endpoint with a base_resp envelope.',
+  description: 'Single JSON endpoint with a base_resp envelope; models image-01 and image-01-live, one subject reference.',
   credential: { kind: 'key', namespaces: ['delta'] },
-  codes: { missingCredential: 'API_KEY_REQUIRED' },
+  codes: {
+    missingCredential: 'API_KEY_REQUIRED',
+    invalidModel: 'INVALID_DELTA_IMAGE_MODEL',
+    tooManyReferences: 'DELTA_REF_TOO_MANY',
+    answers: [
+      'AUTH_API_KEY_INVALID',
+      'RATE_LIMITED',
+      'DELTA_INSUFFICIENT_BALANCE',
+      'SAFETY_REFUSAL',
+      'MODERATION_REFUSED',
+      'DELTA_INVALID_PARAMETERS',
+      'DELTA_ACCOUNT_VERIFICATION_REQUIRED',
+      'DELTA_NO_IMAGE',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_TIMEOUT',
+      'UPSTREAM_PROTOCOL_ERROR',
+      'NETWORK_FAILED',
+    ],
+  },
   models: {
     list: [
-      { id: 'image-01', kind: 'image', description: 'Delta image model.' },
-      { id: 'image-01-live', kind: 'image', description: 'Delta image model, live variant.' },
+      { id: 'image-01', kind: 'image', description: 'Delta image model: the aspect ratios, or free sizes 512–2048.' },
+      { id: 'image-01-live', kind: 'image', description: 'Delta image model, live variant: the aspect ratios except 21:9.' },
     ],
     default: 'image-01',
   },
   controls: ['size'],
+  options: z
+    .object({
+      seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('The same seed and prompt give the same image.'),
+      promptOptimizer: z.boolean().optional().describe('Let the vendor rewrite the prompt (default false).'),
+    })
+    .strict(),
+  // Spec: delta takes one reference.
   maxInputImages: 1,
   timeoutMs: 300_000,
-  endpoints: { base: { env: 'SVC_DELTA_BASE_URL' } },
+  endpoints: { base: { env: 'SVC_DELTA_BASE_URL', default: 'https://api.minimax.io' } },
+  adapter: {
+    specificationVersion: 'v1',
+    preflight: (ctx) => void deltaKey(ctx),
+    generate,
+  },
 };
