@@ -10,7 +10,8 @@ import { dirname, basename, join } from 'node:path';
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  // A private file's new directories are private too.
+  mkdirSync(dir, { recursive: true, mode: mode & 0o077 ? 0o755 : 0o700 });
   const temp = atomicTempPath(path);
   const fd = openSync(temp, 'wx', mode);
   try {
@@ -44,15 +45,18 @@ function syncDirectory(dir: string): void {
 /** True for names the writer above leaves behind if the process dies mid-write. */
 export const isAtomicTempName = (name: string): boolean => name.startsWith('.') && name.endsWith('.tmp');
 
-/** The temp sibling both writers use: `.<name>.<pid>.<random>.tmp`. */
-export const atomicTempPath = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+/**
+ * A random id per process start. Temp names carry it, so a temp file of an
+ * earlier boot is known as such even when its writer's pid was reused (a quick
+ * restart, a container): every one of them is garbage.
+ */
+export const BOOT_ID = `b${randomBytes(6).toString('hex')}`;
 
-/** The pid of the process that wrote a temp name, when the name carries one. */
-export function atomicTempWriterPid(name: string): number | undefined {
-  const match = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
-  return match ? Number(match[1]) : undefined;
-}
+/** The temp sibling both writers use: `.<name>.<boot id>.<random>.tmp`. */
+export const atomicTempPath = (path: string): string => join(dirname(path), `.${basename(path)}.${BOOT_ID}.${randomBytes(4).toString('hex')}.tmp`);
+
+/** Whether a temp name was written by this process start (a write may be in progress). */
+export const isThisBootsTempName = (name: string): boolean => isAtomicTempName(name) && name.split('.').at(-3) === BOOT_ID;
 
 /** writeFileAtomic without blocking the event loop (large files such as images). */
 export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644): Promise<void> {

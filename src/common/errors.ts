@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   REFERENCE_INVALID: spec(400, 'bad_request', 'A reference image is not valid.'),
   REFERENCE_TOO_LARGE: spec(413, 'bad_request', 'A reference image is too large.'),
   REFERENCE_TOO_MANY: spec(400, 'bad_request', 'Too many reference images for this lane.'),
+  REFERENCE_TOO_MANY_PIXELS: spec(413, 'bad_request', 'A reference image has more pixels than the studio decodes.'),
   REFERENCE_TYPE_UNSUPPORTED: spec(415, 'bad_request', 'A reference image is not PNG, JPEG or WebP.'),
   REFERENCE_NOT_FOUND: spec(404, 'bad_request', 'A reference names a history file that does not exist.'),
   MASK_UNSUPPORTED: spec(400, 'bad_request', 'This lane cannot edit with a mask.'),

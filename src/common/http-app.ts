@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
 import { sendError, toServiceError } from './http-errors.js';
 import { installSecurity, redactTokenInUrl, type SecurityOptions } from './http-security.js';
@@ -9,6 +9,24 @@ export interface HttpAppOptions {
   security: SecurityOptions;
   /** Log every request; without it only warnings and errors are logged (to stderr). */
   logger?: boolean;
+  /** Most time to receive a whole request, headers and body (default 30 s); then Node answers 408 and closes. */
+  requestTimeoutMs?: number;
+}
+
+/** Bounds on what a connection may hold, shared by both servers. */
+export const CONNECTION_LIMITS = {
+  /** A request (headers and body) must arrive within this; a stalled upload cannot hold a socket for ever. */
+  requestTimeoutMs: 30_000,
+  /** The headers alone must arrive within this (at most the request timeout). */
+  headersTimeoutMs: 10_000,
+  /** Open connections at once: event streams (at most 256), requests and idle keep-alive sockets. */
+  maxConnections: 1024,
+} as const;
+
+/** A failure that only means the client went away mid-request: nobody to answer, nothing to report. */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return request.raw.aborted || code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted';
 }
 
 /**
@@ -17,7 +35,11 @@ export interface HttpAppOptions {
  * Host / Origin / token protections.
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const requestTimeout = options.requestTimeoutMs ?? CONNECTION_LIMITS.requestTimeoutMs;
   const app = Fastify({
+    requestTimeout,
+    // Node checks request timeouts on this interval (its default, 30 s, would let a stall run a minute).
+    http: { headersTimeout: Math.min(CONNECTION_LIMITS.headersTimeoutMs, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
     // Errors always reach stderr (a failing background task must not vanish); requests only with `logger`.
     logger: {
       level: options.logger ? 'info' : 'warn',
@@ -42,7 +64,15 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
   });
 
+  app.server.maxConnections = CONNECTION_LIMITS.maxConnections;
+
   app.setErrorHandler((error, request, reply) => {
+    if (isClientAbort(error, request)) {
+      // Not an error of ours: the client left while sending its body.
+      request.log.info({ reason: (error as Error)?.message }, 'client aborted the request');
+      reply.raw.destroy();
+      return;
+    }
     const serviceError = toServiceError(error);
     if (serviceError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unhandled error');
     if (reply.raw.headersSent) {

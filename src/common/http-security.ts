@@ -18,12 +18,21 @@ export interface SecurityOptions {
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** `localhost:3333` → `localhost`; `[::1]:80` → `[::1]`. */
-export function hostName(hostHeader: string): string {
-  const host = hostHeader.trim().toLowerCase();
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.lastIndexOf(':');
-  return colon === -1 ? host : host.slice(0, colon);
+/**
+ * A Host header parsed as the URL standard parses a host (`localhost:3333` →
+ * host `localhost:3333`, hostname `localhost`; `[::1]:80` → `[::1]`), or
+ * undefined when it is not exactly a host: `[::1].evil.example`, `[::1]evil`,
+ * userinfo, a path. Hand-splitting on `:` and `]` is what let those through.
+ */
+export function parseHost(hostHeader: string): { host: string; hostname: string } | undefined {
+  if (!hostHeader || /[\s/\\?#@]/.test(hostHeader)) return undefined;
+  try {
+    const url = new URL(`http://${hostHeader}`);
+    if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return undefined;
+    return { host: url.host, hostname: url.hostname };
+  } catch {
+    return undefined;
+  }
 }
 
 export const isLoopbackName = (name: string): boolean =>
@@ -32,12 +41,21 @@ export const isLoopbackName = (name: string): boolean =>
 export const isLoopbackAddress = (address: string): boolean =>
   address === '::1' || address === 'localhost' || /^127\./.test(address) || address === '::ffff:127.0.0.1';
 
-function originHost(origin: string): string | undefined {
+/** An origin in its serialized form (`scheme://host[:port]`), or undefined when it is not one. */
+function normalizedOrigin(origin: string): string | undefined {
   try {
-    return new URL(origin).host.toLowerCase();
+    const url = new URL(origin);
+    return url.origin === 'null' ? undefined : url.origin;
   } catch {
     return undefined;
   }
+}
+
+/** How many Host headers the request carried (RFC 9112: more than one is a 400). */
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index].toLowerCase() === 'host') count += 1;
+  return count;
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -61,16 +79,18 @@ export const redactTokenInUrl = (url: string): string => url.replace(/([?&]token
  * prove it, which a rebinding page cannot.
  */
 export function installSecurity(app: FastifyInstance, options: SecurityOptions): void {
-  const allowedOriginHosts = new Set(options.allowedOrigins.map((origin) => originHost(origin)).filter(Boolean));
-  const allowedHostNames = new Set([...allowedOriginHosts].map((host) => hostName(host as string)));
+  const allowedOrigins = new Set(options.allowedOrigins.map(normalizedOrigin).filter((origin): origin is string => origin !== undefined));
+  const allowedHostNames = new Set([...allowedOrigins].map((origin) => new URL(origin).hostname));
   const tokenDigest = options.token ? digest(options.token) : undefined;
   const publicPaths = new Set(options.publicPaths ?? []);
 
   app.addHook('onRequest', async (request, reply) => {
-    const host = request.headers.host ?? '';
-    const name = hostName(host);
-    // With a token, a rebinding page cannot authenticate, so any Host may reach the token check.
-    if (!tokenDigest && !isLoopbackName(name) && !allowedHostNames.has(name)) {
+    if (hostHeaderCount(request.raw.rawHeaders) > 1) {
+      return sendError(reply, new ServiceError('BAD_REQUEST', 'The request has more than one Host header.'));
+    }
+    const host = parseHost(request.headers.host ?? '');
+    // With a token, a rebinding page cannot authenticate, so any well-formed Host may reach the token check.
+    if (!host || (!tokenDigest && !isLoopbackName(host.hostname) && !allowedHostNames.has(host.hostname))) {
       return sendError(reply, new ServiceError('FORBIDDEN_HOST'));
     }
 
@@ -78,9 +98,9 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
       const origin = request.headers.origin;
       const fetchSite = request.headers['sec-fetch-site'];
       if (origin !== undefined) {
-        const fromHost = origin === 'null' ? undefined : originHost(origin);
-        const sameOrigin = fromHost !== undefined && fromHost === host.toLowerCase();
-        if (!sameOrigin && !(fromHost && allowedOriginHosts.has(fromHost))) {
+        // The whole origin counts: this server speaks plain HTTP, so `https://` + its own host is another origin.
+        const from = normalizedOrigin(origin);
+        if (!from || (from !== `http://${host.host}` && !allowedOrigins.has(from))) {
           return sendError(reply, new ServiceError('FORBIDDEN_ORIGIN'));
         }
       } else if (fetchSite === 'cross-site' || fetchSite === 'same-site') {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type SqliteDatabase = Database.Database;
@@ -10,7 +10,10 @@ export type SqliteDatabase = Database.Database;
  * newer than the build is refused rather than misread.
  */
 export function openSqlite(file: string, migrations: readonly string[], program: string): SqliteDatabase {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // SQLite gives its -wal and -shm files the database file's mode: creating it 0600 keeps all three private.
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -24,6 +24,8 @@ export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
   token?: string;
   logger?: boolean;
+  /** Most time to receive a request (default: CONNECTION_LIMITS); tests of a stalled body lower it. */
+  requestTimeoutMs?: number;
 }
 
 /** Builds the studio's HTTP app over a context. Listening is main.ts's job. */
@@ -31,6 +33,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
   const app = createHttpApp({
     bodyLimit: LIMITS.requestBodyMaxBytes,
     logger: options.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
     security: {
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(ctx.settings.get().allowedOrigins ?? [])],
       token: options.token,

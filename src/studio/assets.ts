@@ -15,6 +15,9 @@ export { readEmbeddedMetadata };
 
 export type { AssetRecord } from './api/index.js';
 
+/** Generated images are the user's own: readable by them alone. */
+const PRIVATE_FILE = 0o600;
+
 /** URL prefix the file routes serve assets under (thumbnails under `thumbs/`). */
 export const GENERATED_URL_PREFIX = '/generated/';
 
@@ -116,7 +119,7 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
     if (!format || !metadata) continue;
     const thumbnail = thumbnailNameOf(entry.name);
     const { size } = await displayedSize(bytes);
-    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, thumbnail), await makeThumbnail(bytes));
+    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, thumbnail), await makeThumbnail(bytes), PRIVATE_FILE);
     insertAsset(ctx.db, rowOf({ filename: entry.name, thumbnail, format, size, bytes: bytes.length, metadata }));
     adopted += 1;
   }
@@ -159,8 +162,8 @@ export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; meta
   const thumbnailPath = pathInside(ctx.paths.thumbnailsDir, thumbnail);
   const row = rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata });
   try {
-    await writeFileAtomicAsync(imagePath, image);
-    await writeFileAtomicAsync(thumbnailPath, thumbnailBytes);
+    await writeFileAtomicAsync(imagePath, image, PRIVATE_FILE);
+    await writeFileAtomicAsync(thumbnailPath, thumbnailBytes, PRIVATE_FILE);
     insertAsset(ctx.db, row);
   } catch (error) {
     await Promise.all([rm(imagePath, { force: true }), rm(thumbnailPath, { force: true })]);

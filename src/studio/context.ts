@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
@@ -6,6 +6,7 @@ import type { EventChannelOptions } from '../common/events/types.js';
 import type { LaneId } from './api/index.js';
 import { resolveKey, type ResolvedKey } from './auth/credentials.js';
 import type { KeyNamespace } from './auth/key-namespaces.js';
+import { LaneCooldowns } from './catalog/cooldowns.js';
 import { LANES } from './catalog/registry.js';
 import { imageJobHandler } from './jobs/image-job.js';
 import { Jobs } from './jobs/jobs.js';
@@ -48,6 +49,8 @@ export interface StudioContext {
   readonly events: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
   readonly jobs: Jobs;
+  /** Lanes resting after a rate limit (auto skips them). */
+  readonly cooldowns: LaneCooldowns;
   readonly demo: boolean;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
@@ -65,9 +68,11 @@ export interface StudioContext {
 export function createStudioContext(options: StudioOptions = {}): StudioContext {
   const env = options.env ?? process.env;
   const paths = studioPaths(env);
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-  mkdirSync(paths.generatedDir, { recursive: true });
-  mkdirSync(paths.thumbnailsDir, { recursive: true });
+  // The state is the user's own (keys, sessions, images): private directories, whoever created them first.
+  for (const dir of [paths.home, paths.generatedDir, paths.thumbnailsDir]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
   const settings = new Settings(paths.configFile);
   const db = openDatabase(paths.databaseFile);
   const events = new EventChannel(options.events);
@@ -90,6 +95,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     db,
     events,
     jobs: undefined as unknown as Jobs,
+    cooldowns: new LaneCooldowns(),
     demo: Boolean(demo),
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {

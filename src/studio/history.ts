@@ -1,7 +1,7 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { atomicTempWriterPid, isAtomicTempName } from '../common/atomic-file.js';
+import { isAtomicTempName, isThisBootsTempName } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import { recordOf, type AssetRecord } from './assets.js';
 import { LIMITS } from './catalog/limits.js';
@@ -27,8 +27,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Page sizes when the client does not say (each at most LIMITS.historyPageMax). */
 export const HISTORY_PAGE_DEFAULTS = { items: 50, groups: 20, groupItems: 12 } as const;
-/** A temp file older than this is removed even when its writer's pid is alive (pids get reused). */
-const ORPHAN_TEMP_MAX_AGE_MS = DAY_MS;
 
 /** Days a tombstone stays restorable: SVC_HISTORY_RETENTION_DAYS, then the config file, then the default. */
 export function retentionDays(ctx: StudioContext): number {
@@ -179,17 +177,12 @@ export async function sweepExpired(ctx: StudioContext, now: Date = new Date()): 
   return purged;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Removes temp files a crashed writer left in the generated and thumbnail dirs. Returns how many. */
-export async function removeOrphanTempFiles(ctx: StudioContext, now: Date = new Date()): Promise<number> {
+/**
+ * Removes the temp files of interrupted writes from the generated and
+ * thumbnail dirs: every one not written by this process start (their boot id
+ * says so; a reused pid cannot fool it). Returns how many.
+ */
+export async function removeOrphanTempFiles(ctx: StudioContext): Promise<number> {
   let removed = 0;
   for (const dir of [ctx.paths.generatedDir, ctx.paths.thumbnailsDir]) {
     let entries;
@@ -199,12 +192,8 @@ export async function removeOrphanTempFiles(ctx: StudioContext, now: Date = new 
       continue;
     }
     for (const entry of entries) {
-      if (!entry.isFile() || !isAtomicTempName(entry.name)) continue;
-      const path = join(dir, entry.name);
-      const pid = atomicTempWriterPid(entry.name);
-      const writing = pid !== undefined && processAlive(pid);
-      if (writing && now.getTime() - (await stat(path)).mtimeMs < ORPHAN_TEMP_MAX_AGE_MS) continue;
-      await rm(path, { force: true });
+      if (!entry.isFile() || !isAtomicTempName(entry.name) || isThisBootsTempName(entry.name)) continue;
+      await rm(join(dir, entry.name), { force: true });
       removed += 1;
     }
   }

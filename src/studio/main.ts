@@ -20,6 +20,8 @@ export interface StartStudioOptions extends StudioOptions {
   descriptor?: boolean;
   /** Runs after the server closes (e.g. stop demo simulators). */
   onClose?: () => Promise<void>;
+  /** Most time to receive a request (default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface RunningStudio {
@@ -42,7 +44,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   }
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
   ctx.jobs.recover();
-  const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger });
+  const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   let port: number;
   try {

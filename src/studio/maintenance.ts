@@ -4,9 +4,9 @@ import { adoptOrphanAssets } from './assets.js';
 import { removeOrphanTempFiles, sweepExpired } from './history.js';
 
 // The studio's housekeeping, started by main.ts while the server runs: at
-// start-up, temp files of interrupted writes go and complete images whose row
-// a crash lost come back; then, now and every interval, expired tombstones
-// and jobs past their retention are purged.
+// start-up, complete images whose row a crash lost come back; then, now and
+// every interval, temp files of earlier boots go and expired tombstones and
+// jobs past their retention are purged.
 
 /** How often the sweeps run. */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
@@ -40,11 +40,11 @@ export function startMaintenance(ctx: StudioContext, options: { intervalMs?: num
     });
   };
   const sweep = async () => {
+    await removeOrphanTempFiles(ctx);
     await sweepExpired(ctx);
     ctx.jobs.sweep(jobRetentionMs(ctx));
   };
   run(async () => {
-    await removeOrphanTempFiles(ctx);
     await adoptOrphanAssets(ctx);
     await sweep();
   });

@@ -150,6 +150,18 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
   } catch {
     throw fail('REFERENCE_INVALID', `${label(where)} cannot be decoded as ${format}.`, where);
   }
+  // The header's size first: a small file can declare a huge image (a decompression bomb).
+  const maxPixels = LIMITS.referenceMaxPixels;
+  if (width * height > maxPixels) {
+    throw fail('REFERENCE_TOO_MANY_PIXELS', `${label(where)} is ${width}x${height}; the limit is ${maxPixels / 1e6} megapixels.`, where, { width, height, maxPixels });
+  }
+  // Then every pixel, so a truncated or damaged image is refused here, never sent upstream. libvips
+  // decodes on sharp's worker threads (off the event loop), streaming, in little memory.
+  try {
+    await sharp(bytes, { limitInputPixels: maxPixels }).stats();
+  } catch {
+    throw fail('REFERENCE_INVALID', `${label(where)} is damaged or truncated: it cannot be decoded as ${format}.`, where);
+  }
   const filename = parsed.kind === 'history' ? parsed.filename : parsed.name;
   return { bytes, format, mime: mimeOf(format), width, height, source: parsed.kind, ...(filename ? { filename } : {}) };
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { BOOT_ID } from '../../src/common/atomic-file.js';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { saveAsset } from '../../src/studio/assets.js';
@@ -54,36 +55,37 @@ describe('crash safety', () => {
     }
   });
 
-  it('removes temp files a crashed writer left, on start, and keeps those of live writers', async () => {
+  it('removes every temp file of an earlier boot on start (whatever pid wrote it), and keeps this boot\'s', async () => {
     const home = makeTempHome();
     const paths = studioPaths({ SVC_HOME: home });
     mkdirSync(paths.thumbnailsDir, { recursive: true });
-    // pid 2^31-2 cannot exist on Linux (pid_max is at most 2^22).
-    const crashed = [join(paths.generatedDir, '.20250101-000000-x-0000000000.png.2147483646.a1b2c3d4.tmp'), join(paths.thumbnailsDir, '.20250101-000000-x-0000000000.webp.2147483646.a1b2c3d4.tmp')];
-    const nameless = join(paths.generatedDir, '.leftover.tmp');
-    const live = join(paths.generatedDir, `.20250101-000000-y-0000000000.png.${process.pid}.deadbeef.tmp`);
-    for (const file of [...crashed, nameless, live]) writeFileSync(file, 'partial');
-    const keep = join(paths.generatedDir, 'not-a-temp.png');
-    writeFileSync(keep, 'not ours to judge');
+    // An earlier boot's files, one of them from this very pid (a reused pid must not keep a file alive),
+    // an old pid-style name, and a name without any id.
+    const earlier = [
+      join(paths.generatedDir, '.20250101-000000-x-0000000000.png.b0123456789ab.a1b2c3d4.tmp'),
+      join(paths.thumbnailsDir, '.20250101-000000-x-0000000000.webp.b0123456789ab.a1b2c3d4.tmp'),
+      join(paths.generatedDir, `.20250101-000000-z-0000000000.png.${process.pid}.deadbeef.tmp`),
+      join(paths.generatedDir, '.leftover.tmp'),
+    ];
+    // A write of this boot in progress (the studio runs in this process, so it shares the boot id).
+    const current = `.20250101-000000-y-0000000000.png.${BOOT_ID}.deadbeef.tmp`;
+    for (const file of [...earlier, join(paths.generatedDir, current)]) writeFileSync(file, 'partial');
+    writeFileSync(join(paths.generatedDir, 'not-a-temp.png'), 'not ours to judge');
 
     const studio = await startAssetStudio({ SVC_HOME: home });
     try {
-      // The startup sweep runs in the background (one directory after the other); wait (bounded) until both are done.
+      // The start-up sweep runs in the background (one directory after the other); wait (bounded) until both are done.
       await vi.waitFor(
         () => {
-          expect(listDir(paths.generatedDir)).not.toContain('.leftover.tmp');
+          expect(listDir(paths.generatedDir)).toEqual([current, '.thumbs', 'not-a-temp.png']);
           expect(listDir(paths.thumbnailsDir)).toEqual([]);
         },
         { timeout: 10_000, interval: 20 },
       );
-      expect(listDir(paths.generatedDir)).toEqual([`.20250101-000000-y-0000000000.png.${process.pid}.deadbeef.tmp`, '.thumbs', 'not-a-temp.png']);
-      expect(listDir(paths.thumbnailsDir)).toEqual([]);
-
-      // A live writer's temp file goes too once it is older than a day (pids are reused).
-      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
-      utimesSync(live, twoDaysAgo, twoDaysAgo);
+      // The periodic sweep removes them too.
+      writeFileSync(earlier[0], 'partial');
       expect(await removeOrphanTempFiles(studio.ctx)).toBe(1);
-      expect(listDir(paths.generatedDir)).toEqual(['.thumbs', 'not-a-temp.png']);
+      expect(listDir(paths.generatedDir)).toEqual([current, '.thumbs', 'not-a-temp.png']);
     } finally {
       await studio.stop();
     }

@@ -28,6 +28,8 @@ export interface RigOptions {
   readonly simOptions?: Parameters<typeof startResponsesSimulator>[0];
   /** Use an already running simulator (it is not closed by stop). */
   readonly sim?: ResponsesSimulator;
+  /** Most time to receive a request (default 30 s). */
+  readonly requestTimeoutMs?: number;
 }
 
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
@@ -43,6 +45,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     env: { SVC_HOME: home, PATH: process.env.PATH, SVC_OAUTH_AUTH_FILE: authFile, ...(key ? { OMNI_API_KEY: key } : {}), ...options.env },
     port: 0,
     descriptor: false,
+    requestTimeoutMs: options.requestTimeoutMs,
     upstreams: { api: sim.apiBaseUrl, oauth: sim.backendBaseUrl, 'oauth.issuer': sim.issuerUrl },
   });
   return {

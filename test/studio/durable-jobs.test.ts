@@ -1,5 +1,7 @@
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
 import { makeTempHome } from '../helpers/studio.js';
@@ -63,6 +65,24 @@ describe('a studio configured by that environment, killed mid-job', () => {
     expect(finished.result && 'images' in finished.result ? finished.result.images[0].provider : undefined).toBe('api');
   });
 
+  it('logs a client that aborts mid-body as info, not as an error', async () => {
+    const studio = running.at(-1) as RunningSvc;
+    const { port } = new URL(String(studio.first.url));
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST /api/generate HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"prompt":"cut`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', reject);
+    });
+    // The server is still fine, and nothing at error level (pino level 50) was logged for it.
+    expect((await fetch(`${String(studio.first.url)}/api/health`)).status).toBe(200);
+    expect(studio.stderr()).not.toMatch(/"level":50/);
+  });
+
   it('after SIGKILL and a restart, the accepted job answers interrupted with JOB_INTERRUPTED, also as an event', async () => {
     const first = running.at(-1) as RunningSvc;
     const url = String(first.first.url);
@@ -71,6 +91,12 @@ describe('a studio configured by that environment, killed mid-job', () => {
     const reader = readSse(events.body as ReadableStream<Uint8Array>);
     const accepted = await post(`${url}/api/generate`, { prompt: 'a slow comet', provider: 'api', async: true, requestId: 'crash-1' });
     expect(accepted.status).toBe(202);
+    // A burst of accepted jobs too: none of them may vanish in the crash.
+    const burst = Array.from({ length: 20 }, (_, index) => `burst-${index}`);
+    for (const requestId of burst) {
+      const response = await post(`${url}/api/generate`, { prompt: `a comet number ${requestId}`, provider: requestId.endsWith('1') ? 'oauth' : 'api', async: true, requestId });
+      expect(response.status).toBe(202);
+    }
     let lastId = '';
     for await (const message of reader) {
       lastId = message.id ?? lastId;
@@ -84,6 +110,11 @@ describe('a studio configured by that environment, killed mid-job', () => {
     const job = jobRecord.parse(await (await fetch(`${restarted.url}/api/jobs/crash-1`)).json());
     expect(job).toMatchObject({ requestId: 'crash-1', kind: 'generate', state: 'interrupted', provider: 'api', error: { code: 'JOB_INTERRUPTED' } });
     expect(job.finishedAt).not.toBeNull();
+    // Every accepted job has an end: none unknown.
+    for (const requestId of burst) {
+      const record = (await (await fetch(`${restarted.url}/api/jobs/${requestId}`)).json()) as JobRecord;
+      expect(['succeeded', 'failed', 'cancelled', 'interrupted'], requestId).toContain(record.state);
+    }
     // A finished job of the earlier run is still answered after the restart.
     expect(((await (await fetch(`${restarted.url}/api/jobs/finished-oauth`)).json()) as JobRecord).state).toBe('succeeded');
 
@@ -96,5 +127,9 @@ describe('a studio configured by that environment, killed mid-job', () => {
     }
     expect(seen[0]).toMatchObject({ topic: 'system', event: 'replay_gap', reason: 'unknown_run' });
     expect(seen.at(-1)).toMatchObject({ topic: 'generation', event: 'error', requestId: 'crash-1', error: { code: 'JOB_INTERRUPTED' } });
+
+    // Writes the crash cut short leave no temp file once the restarted studio has swept (it does so at start).
+    const dirs = [join(home, 'generated'), join(home, 'generated', '.thumbs')];
+    await vi.waitFor(() => expect(dirs.flatMap((dir) => readdirSync(dir).filter((name) => name.endsWith('.tmp')))).toEqual([]), { timeout: 10_000, interval: 50 });
   }, 60_000);
 });

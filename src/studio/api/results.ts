@@ -130,6 +130,8 @@ export const providerStatus = z.object({
   label: z.string(),
   state: z.enum(LANE_STATES),
   reason: z.string(),
+  /** `cooling_down`: when the lane may be tried again. */
+  until: z.string().optional(),
   upstream: z.string().nullable(),
 });
 export type ProviderStatus = z.infer<typeof providerStatus>;

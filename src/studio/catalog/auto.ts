@@ -13,6 +13,8 @@ import { credentialRemedy, laneStatus } from './status.js';
 export interface LaneNeeds {
   readonly operation: 'generate' | 'edit';
   readonly mask: boolean;
+  /** A slot of a multimode batch. */
+  readonly batch?: boolean;
   readonly model?: string;
   /** The shared controls the request sets. */
   readonly controls: readonly CommonControl[];
@@ -24,6 +26,7 @@ function refusal(lane: LaneModule, needs: LaneNeeds): string | undefined {
   const operations = operationsOf(lane);
   if (!operations[needs.operation]) return `cannot ${needs.operation}`;
   if (needs.mask && !operations.mask) return 'cannot edit with a mask';
+  if (needs.batch && !operations.multimode) return 'does not run in a multimode batch';
   if (needs.model !== undefined && !laneModel(lane, needs.model)) return `does not offer ${needs.model}`;
   const missing = needs.controls.filter((control) => !lane.controls.includes(control));
   if (missing.length) return `has no ${missing.join(', ')} control`;

@@ -24,8 +24,10 @@ export const LIMITS = {
   betaResolutionTiers: BETA_RESOLUTION_TIERS.length,
   // Ours (the spec leaves these open):
   ...API_LIMITS,
-  /** Largest decoded reference image. */
+  /** Largest reference image file (decoded from base64). */
   referenceMaxBytes: 20 * 1024 * 1024,
+  /** Most pixels of a reference image (checked from its header before it is decoded). */
+  referenceMaxPixels: 40_000_000,
   /** Largest request body (base64 references inflate by 4/3). */
   requestBodyMaxBytes: 100 * 1024 * 1024,
   historyRetentionDaysDefault: 7,

@@ -30,10 +30,15 @@ export function resolveModel(lane: LaneModule, requested: string | undefined, ki
   if (!wanted) throw new ServiceError('INVALID_IMAGE_MODEL', `The ${lane.id} lane has no default model; name one.`, { details: { lane: lane.id, valid } });
   const spec = laneModel(lane, wanted);
   if (!spec) {
-    if (isKnownModel(wanted)) {
+    // A lane with its own code for a model it does not offer (e.g. beta-api: "not nano-fruit-2 or
+    // nano-fruit-pro") answers it for every other id, another lane's included.
+    if (isKnownModel(wanted) && !lane.codes.invalidModel) {
       throw new ServiceError('IMAGE_MODEL_UNSUPPORTED', `Model "${wanted}" is not offered on the ${lane.id} lane.`, { details: { lane: lane.id, model: wanted, valid, offeredBy: lanesOfModel(wanted) } });
     }
-    throw new ServiceError(lane.codes.invalidModel ?? 'INVALID_IMAGE_MODEL', `Unknown model "${wanted}" for the ${lane.id} lane.`, { details: { lane: lane.id, model: wanted, valid } });
+    const offeredBy = lanesOfModel(wanted);
+    throw new ServiceError(lane.codes.invalidModel ?? 'INVALID_IMAGE_MODEL', `${offeredBy.length ? 'Model' : 'Unknown model'} "${wanted}" is not a model of the ${lane.id} lane (valid: ${valid.join(', ')}).`, {
+      details: { lane: lane.id, model: wanted, valid, ...(offeredBy.length ? { offeredBy } : {}) },
+    });
   }
   if (!wantedKind(spec)) {
     throw new ServiceError('IMAGE_MODEL_UNSUPPORTED', `Model "${spec.id}" cannot generate ${kind === 'video' ? 'video' : 'images'} on the ${lane.id} lane.`, { details: { lane: lane.id, model: spec.id, valid } });

@@ -52,6 +52,11 @@ export async function laneStatus(ctx: StudioContext, id: LaneId): Promise<LaneSt
   if (!lane.adapter) return { state: 'unavailable', reason: `This build has no adapter for the ${id} lane yet.` };
   const missing = credentialStatus(ctx, lane);
   if (missing) return missing;
+  const cooldown = ctx.cooldowns.get(id);
+  if (cooldown) {
+    const until = new Date(cooldown.until).toISOString();
+    return { state: 'cooling_down', reason: `${cooldown.code}: ${cooldown.reason} Ready again at ${until}.`, until };
+  }
   const probed = lane.adapter.probe ? await lane.adapter.probe(ctx) : undefined;
   return probed ?? { state: 'ready', reason: 'Credential present.' };
 }

@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AssetRecord, GenerationResult, JobResult, MultimodeResult, SlotOutcome } from '../api/index.js';
+import { ServiceError } from '../../common/errors.js';
 import { saveAsset } from '../assets.js';
+import { UpstreamError } from '../upstream/index.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
@@ -50,7 +52,16 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
     partial: (image) => job.partial({ ...image, ...slotField }),
     operation: (operationId, state) => job.setUpstream(operationId, state ?? null),
   };
-  const output = await callLane(ctx, job, request, laneJob, lane);
+  let output: LaneImageResult;
+  try {
+    output = await callLane(ctx, job, request, laneJob, lane);
+    ctx.cooldowns.noteSuccess(lane.id);
+  } catch (error) {
+    // A rate limit or an exhausted quota rests the lane until its Retry-After (auto skips it meanwhile).
+    const failure = error instanceof UpstreamError ? error.toServiceError() : error;
+    if (failure instanceof ServiceError) ctx.cooldowns.noteFailure(lane.id, failure);
+    throw failure;
+  }
   const upstreamMs = elapsed(started);
   if (job.signal.aborted) throw job.signal.reason;
 

@@ -53,8 +53,8 @@ export const DEFAULT_FORMAT = 'png' as const;
 /** The controls a slot sets. */
 const controlsSet = (fields: Omit<ImageFields, 'prompt'>): CommonControl[] => COMMON_CONTROLS.filter((control) => fields[control] !== undefined);
 
-/** Operation and mask on a named lane, with the lane's own codes. */
-function checkOperation(lane: LaneModule, operation: Operation, mask: boolean): void {
+/** Operation, mask and batch on a named lane, with the lane's own codes. */
+function checkOperation(lane: LaneModule, operation: Operation, mask: boolean, batch: boolean): void {
   const operations = operationsOf(lane);
   if (operation === 'generate' && !operations.generate) throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not generate images.`, { details: { lane: lane.id } });
   if (operation === 'edit' && !operations.edit) {
@@ -62,6 +62,9 @@ function checkOperation(lane: LaneModule, operation: Operation, mask: boolean): 
   }
   if (mask && !operations.mask) {
     throw new ServiceError(lane.codes.maskUnsupported ?? 'MASK_UNSUPPORTED', `The ${lane.id} lane cannot edit with a mask.`, { details: { lane: lane.id } });
+  }
+  if (batch && !operations.multimode) {
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not run in a multimode batch.`, { details: { lane: lane.id, field: 'multimode' } });
   }
 }
 
@@ -93,10 +96,10 @@ function laneOptions(lane: LaneModule, options: Record<string, unknown> | undefi
 }
 
 /** Lane, model, checks and the credential preflight of one slot; no image is decoded here. */
-async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean): Promise<SlotPlan> {
+async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean, batch: boolean): Promise<SlotPlan> {
   const { provider, model: requested, options, prompt, ...rest } = fields;
-  const lane = await pickLane(ctx, provider, { operation, mask, model: requested, controls: controlsSet(rest) });
-  checkOperation(lane, operation, mask);
+  const lane = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls: controlsSet(rest) });
+  checkOperation(lane, operation, mask, batch);
   checkControls(lane, rest);
   const resolvedOptions = laneOptions(lane, options);
   const model = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined));
@@ -123,11 +126,17 @@ export interface PlanInputs {
  * costs no decoding), then the input images are loaded once and the same
  * immutable images serve every slot: a batch of n does not hold n copies.
  */
-export async function planImageJob(ctx: StudioContext, slots: readonly { requestId: string; fields: ImageFields }[], inputs: PlanInputs, operation: Operation): Promise<ImagePlan> {
+export async function planImageJob(
+  ctx: StudioContext,
+  slots: readonly { requestId: string; fields: ImageFields }[],
+  inputs: PlanInputs,
+  operation: Operation,
+  options: { readonly batch?: boolean } = {},
+): Promise<ImagePlan> {
   const { edit } = inputs;
   const mask = edit?.mask !== undefined && edit.mask !== null;
   const resolved: SlotPlan[] = [];
-  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask));
+  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask, options.batch === true));
 
   const image = edit ? await loadImageInput(ctx, edit.image, 'image') : undefined;
   const maskImage = mask && edit ? await loadImageInput(ctx, edit.mask, 'mask') : undefined;

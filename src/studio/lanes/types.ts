@@ -13,6 +13,8 @@ import type { StudioContext } from '../context.js';
 export interface LaneStatus {
   readonly state: LaneState;
   readonly reason: string;
+  /** `cooling_down`: when the lane may be tried again (ISO time). */
+  readonly until?: string;
 }
 
 /** How a lane authenticates upstream; readiness checks and remedies derive from it. */

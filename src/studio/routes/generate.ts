@@ -65,7 +65,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
     const overrides = outputs ?? Array.from({ length: n ?? 2 }, () => ({}));
     const slots = overrides.map((override, slot) => ({ requestId: `${requestId}.${slot}`, fields: { ...shared, ...override } }));
     // The references are loaded once for the whole batch and shared by its slots.
-    const plan = await planImageJob(ctx, slots, { references: body.references }, 'generate');
+    const plan = await planImageJob(ctx, slots, { references: body.references }, 'generate', { batch: true });
     return deliver(ctx, request, reply, {
       mode,
       client,

@@ -1,27 +1,56 @@
 import { z } from 'zod';
 import type { LaneModule } from '../types.js';
 import { BETA_ASPECT_RATIOS, BETA_RESOLUTION_TIERS } from './controls.js';
+import { betaCredential } from './credentials.js';
+import { betaImage } from './generate.js';
 import { NANO_FRUIT_2, NANO_FRUIT_PRO } from './models.js';
 
 // The `beta-api` lane: the direct `:generateContent` image API, by API key or
-// service account (`cloud`). Not built yet: listed, answering LANE_NOT_AVAILABLE.
+// by service account (the `cloud` mode). Aspect ratio and resolution are its
+// own options; it has no quality, format or moderation control and does not
+// run in a multimode batch, so a request that sets one is refused by the
+// planner, naming the control.
 
 export const betaApiLane: LaneModule = {
   id: 'beta-api',
   label: 'Beta API',
-  description: 'The direct image API with aspect ratio and resolution tiers.',
+  description: 'The direct image API with aspect ratio and resolution tiers; by API key or service account (cloud).',
   credential: { kind: 'key', namespaces: ['beta', 'cloud'] },
   codes: {
     missingCredential: 'BETA_API_KEY_MISSING',
     invalidModel: 'INVALID_BETA_API_IMAGE_MODEL',
-    answers: ['BETA_API_RATE_LIMITED', 'BETA_API_SAFETY_BLOCKED', 'BETA_API_NO_IMAGE', 'GENERATION_TIMEOUT'],
+    answers: [
+      'BETA_API_RATE_LIMITED',
+      'BETA_API_SAFETY_BLOCKED',
+      'BETA_API_NO_IMAGE',
+      'GENERATION_TIMEOUT',
+      'AUTH_API_KEY_INVALID',
+      'IMAGE_MODEL_UNSUPPORTED',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_PROTOCOL_ERROR',
+      'NETWORK_FAILED',
+      'LANE_UNSUPPORTED',
+    ],
   },
   models: { list: [NANO_FRUIT_2, NANO_FRUIT_PRO], default: NANO_FRUIT_2.id },
   controls: [],
   options: z.object({ aspectRatio: z.enum(BETA_ASPECT_RATIOS).optional(), resolution: z.enum(BETA_RESOLUTION_TIERS).optional() }).strict(),
+  // Contract §3: up to 14 input images per request for the 3-series models.
   maxInputImages: 14,
   multimode: false,
   // Spec: generation timeout 120 seconds.
   timeoutMs: 120_000,
-  endpoints: { base: { env: 'SVC_BETA_BASE_URL' } },
+  endpoints: {
+    base: { env: 'SVC_BETA_BASE_URL', default: 'https://generativelanguage.googleapis.com' },
+    cloud: { env: 'SVC_BETA_CLOUD_URL', default: 'https://aiplatform.googleapis.com' },
+    // Unset: the key file's `token_uri`.
+    token: { env: 'SVC_BETA_TOKEN_URL' },
+  },
+  adapter: {
+    specificationVersion: 'v1',
+    // BETA_API_KEY_MISSING (or an unusable service account) before the job is accepted.
+    preflight: (ctx) => void betaCredential(ctx),
+    generate: (ctx, request, job) => betaImage(ctx, betaApiLane, request, job),
+    edit: (ctx, request, job) => betaImage(ctx, betaApiLane, request, job),
+  },
 };

@@ -1,0 +1,93 @@
+import { GoogleToken, type gaxios } from 'google-auth-library';
+import { z } from 'zod';
+import type { StudioContext } from '../../context.js';
+import { callUpstream, readJson } from '../../upstream/index.js';
+import type { ServiceAccount } from './credentials.js';
+import { parseTokenError, tokenExchangeError } from './errors.js';
+
+// The cloud mode's access token: the official auth library signs the
+// JWT-bearer assertion with the service account's key and keeps the token
+// until a few minutes before it expires (contract §8). Its one HTTP request,
+// the exchange, goes through our upstream client instead of the library's own
+// (no retries, our time budget, the assertion masked in anything reported),
+// to the token URL the studio is configured with, else the key file's.
+
+export const CLOUD_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+/** The vendor's token URL, when neither the studio nor the key file names one. */
+export const DEFAULT_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+/** A token is replaced this long before it expires (a call must not start with one about to lapse). */
+const REFRESH_BEFORE_EXPIRY_MS = 5 * 60 * 1000;
+
+const tokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.number().optional(), token_type: z.string().optional() });
+
+type TokenOptions = NonNullable<ConstructorParameters<typeof GoogleToken>[0]>;
+type Transporter = NonNullable<TokenOptions['transporter']>;
+
+/** The library's transport, answered by one upstream call to `tokenUrl`. */
+function transporterTo(tokenUrl: string, timeoutMs: () => number): Transporter {
+  return {
+    async request<T>(options: gaxios.GaxiosOptions): Promise<gaxios.GaxiosResponse<T>> {
+      const body = options.data instanceof URLSearchParams ? options.data.toString() : String(options.data ?? '');
+      const assertion = new URLSearchParams(body).get('assertion') ?? undefined;
+      const data = await callUpstream(
+        {
+          lane: 'beta-api',
+          url: tokenUrl,
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+          credentials: [assertion],
+          timeoutMs: timeoutMs(),
+          parseError: parseTokenError,
+        },
+        (response) => readJson('beta-api', response, tokenAnswer, 64 * 1024),
+      );
+      const config: gaxios.GaxiosOptionsPrepared = { ...options, url: new URL(tokenUrl), headers: new Headers() };
+      // The library reads `data` only; T is its token-response type, which `tokenAnswer` checked.
+      return Object.assign(new Response(null, { status: 200 }), { config, data: data as T });
+    },
+  };
+}
+
+/** One token holder per studio and account: tokens are reused across jobs, never across studios. */
+const holders = new WeakMap<StudioContext, Map<string, GoogleToken>>();
+
+function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: string, timeoutMs: () => number): GoogleToken {
+  let byAccount = holders.get(ctx);
+  if (!byAccount) holders.set(ctx, (byAccount = new Map()));
+  const id = `${account.client_email}\n${account.private_key_id ?? ''}\n${tokenUrl}`;
+  let holder = byAccount.get(id);
+  if (!holder) {
+    holder = new GoogleToken({
+      email: account.client_email,
+      key: account.private_key,
+      scope: CLOUD_SCOPE,
+      eagerRefreshThresholdMillis: REFRESH_BEFORE_EXPIRY_MS,
+      transporter: transporterTo(tokenUrl, timeoutMs),
+    });
+    byAccount.set(id, holder);
+  }
+  return holder;
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (a shared exchange goes on for the other jobs). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A valid access token for the service account; exchanges (once, for every waiting job) when there is none. */
+export async function cloudAccessToken(ctx: StudioContext, account: ServiceAccount, options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal }): Promise<string> {
+  const holder = holderFor(ctx, account, options.tokenUrl, options.timeoutMs);
+  try {
+    const token = await abortable(holder.getToken(), options.signal);
+    if (!token.access_token) throw new Error('The token endpoint answered without an access token.');
+    return token.access_token;
+  } catch (error) {
+    throw tokenExchangeError(error);
+  }
+}
