@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ describe('the manager dashboard in chromium, following two chat servers with fak
   let manager: TestManager;
   let browser: Browser;
   let page: Page;
+  const sockets = new Set<Socket>();
   const card = (server: TestChatServer) => `.card[data-url="${server.url}"]`;
 
   beforeAll(async () => {
@@ -26,6 +28,10 @@ describe('the manager dashboard in chromium, following two chat servers with fak
     await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true } });
     [one, two] = [await startTestChat(), await startTestChat()];
     manager = await startTestManager({ webDir, workers: [one.url, two.url] });
+    manager.app.server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     page = await browser.newPage();
     await page.goto(manager.url);
@@ -62,6 +68,16 @@ describe('the manager dashboard in chromium, following two chat servers with fak
   it('lists the recent events of a worker', async () => {
     await page.click(`${card(one)} button:text-is("Events")`);
     await page.waitForSelector(`${card(one)} .events li code:text-is("agent_done")`);
+  });
+
+  it('recovers from a short break of its own event stream silently', async () => {
+    const opens = Number(await page.getAttribute('.app', 'data-opens'));
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    await page.waitForFunction((before) => Number(document.querySelector('.app')?.getAttribute('data-opens')) > before, opens);
+    await one.postLines('/api/message', { prompt: 'after the break' });
+    await page.waitForSelector(`${card(one)} .latest .content:text-is("Echo: after the break")`);
+    expect(await page.locator('.channel-disconnected').count()).toBe(0);
   });
 
   it('marks a stopped worker offline and keeps the other online', async () => {

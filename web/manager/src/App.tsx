@@ -9,7 +9,7 @@ const POLL_MS = 2000;
 
 export function App() {
   const queryClient = useQueryClient();
-  const channel = useManagerEvents();
+  const { status: channel, opens } = useManagerEvents();
   const instances = useQuery({ queryKey: ['instances'], queryFn: listInstances, refetchInterval: POLL_MS });
   const [url, setUrl] = useState('');
   const [notice, setNotice] = useState<string>();
@@ -39,13 +39,13 @@ export function App() {
   const list: InstanceSummary[] = instances.data ?? [];
   const online = list.filter((instance) => instance.health === 'online').length;
   return (
-    <div className="app" data-ready={instances.isSuccess ? 'true' : 'false'} data-channel={channel}>
+    <div className="app" data-ready={instances.isSuccess ? 'true' : 'false'} data-channel={channel} data-opens={opens}>
       <header className="top">
         <h1>svc-chat manager</h1>
         <span className="counts">
           {list.length} workers · {online} online
         </span>
-        <span className={`channel channel-${channel}`}>{channel === 'open' ? 'live' : channel}</span>
+        <span className={`channel channel-${channel}`}>{channel === 'open' ? 'live' : channel === 'disconnected' ? 'disconnected, reconnecting…' : 'connecting…'}</span>
         <form className="add" onSubmit={onAdd}>
           <input aria-label="Worker URL" placeholder="http://127.0.0.1:3344" value={url} onChange={(event) => setUrl(event.target.value)} />
           <button type="submit" disabled={add.isPending}>
