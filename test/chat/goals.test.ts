@@ -88,9 +88,26 @@ describe('goals', () => {
     expect(prompts.every((prompt) => prompt.startsWith('Continue working on the goal: keep going'))).toBe(true);
 
     // A person's turn resets the count: one more message, and continuation goes on again after it.
-    await server.postJson('/api/goal', { action: 'update', summary: 'looked at it' });
     await server.postLines('/api/message', { prompt: 'a person speaks' });
     await waitFor('two more continuations', () => events.events.filter((event) => event.event === 'message' && event.role === 'user').length === 5);
+  });
+
+  it('the confirmed pause stops automatic turns until /goal resume; the gate then starts over', async () => {
+    const { server, events } = await start();
+    await server.postJson('/api/goal', { action: 'set', objective: 'check with me [fake:goalpause]' });
+    await events.waitFor('the pause confirmed', (event) => event.event === 'goal_pause_gate_pending');
+    await waitIdle(server);
+    const stopped = await server.getJson<GoalBody>('/api/goal');
+    expect(stopped.body.goal).toMatchObject({ status: 'active', continuations: 2, autoStopped: 'pause gate pending: waiting for a person to review (fake run); /goal resume continues' });
+    // A person's turn alone does not lift a confirmed pause.
+    await server.postLines('/api/message', { prompt: 'just a question' });
+    await waitIdle(server);
+    expect(events.events.filter((event) => event.event === 'message' && event.role === 'user')).toHaveLength(3);
+
+    const resumed = await server.postJson<GoalBody>('/api/goal', { action: 'resume' });
+    expect(resumed.status).toBe(200);
+    await waitFor('the gate to hold again', () => events.events.filter((event) => event.event === 'goal_pause_gate_pending').length === 2);
+    expect(events.events.filter((event) => event.event === 'goal_pause_detected')).toHaveLength(4);
   });
 
   it('a stale goal stops continuing; a failed turn does not continue', async () => {

@@ -107,9 +107,10 @@ export class GoalService {
     return this.saved(Object.assign(goal, { updatedAt: at }));
   }
 
+  /** A paused goal goes on; so does an active one whose automatic turns stopped (limit, stale, pause gate). */
   resume(): Goal {
     const goal = this.require('resume');
-    if (goal.status !== 'paused') throw conflict(goal, 'resume');
+    if (goal.status !== 'paused' && !(goal.status === 'active' && goal.autoStopped !== undefined)) throw conflict(goal, 'resume');
     goal.status = 'active';
     delete goal.pauseReason;
     const resumed = this.touched(goal);
@@ -174,9 +175,9 @@ export class GoalService {
       this.chat.events.goalPauseDetected(reason, goal.id, goal.sessionId);
       if (goal.pauseGate !== undefined && ended.origin === 'goal') {
         // Two pauses in a row across a continuation turn: the agent means it.
-        goal.autoStopped = `pause gate pending: ${reason}`;
+        goal.pauseConfirmed = reason;
         this.chat.events.goalPauseGatePending(reason, goal.id, goal.sessionId);
-        this.saved(goal);
+        this.continueIfIdle(goal, true);
         return;
       }
       // The first pause only arms the gate; one more turn lets the agent confirm or carry on.
@@ -191,8 +192,9 @@ export class GoalService {
   /** Runs the goal's next turn when its session is idle and automatic continuation is still allowed. */
   private continueIfIdle(goal: Goal, changed = false): void {
     const stop = this.stopReason(goal);
-    if (stop !== undefined && goal.autoStopped !== stop) {
-      goal.autoStopped = stop;
+    if (goal.autoStopped !== stop) {
+      if (stop === undefined) delete goal.autoStopped;
+      else goal.autoStopped = stop;
       changed = true;
     }
     if (stop !== undefined || !this.chat.isIdle(goal.sessionId) || this.chat.isClosing) {
@@ -209,8 +211,9 @@ export class GoalService {
     }
   }
 
+  /** Why no automatic turn may run now (worked out each time: a person's turn lifts the count limit). */
   private stopReason(goal: Goal): string | undefined {
-    if (goal.autoStopped !== undefined) return goal.autoStopped;
+    if (goal.pauseConfirmed !== undefined) return `pause gate pending: ${goal.pauseConfirmed}; /goal resume continues`;
     if (goal.continuations >= this.settings.maxContinuations) return `${goal.continuations} automatic turns in a row (the limit); a person's turn or /goal resume continues`;
     if (Date.now() - Date.parse(goal.touchedAt) > this.settings.staleMs) return `stale: nobody touched the goal since ${goal.touchedAt}`;
     return undefined;
@@ -220,6 +223,7 @@ export class GoalService {
     const at = now();
     Object.assign(goal, { status: 'done', endedAt: at, endReason: reason, updatedAt: at });
     delete goal.pauseGate;
+    delete goal.autoStopped;
     this.saved(goal);
     this.chat.events.goalDone(goal.id, goal.sessionId);
     return goal;
@@ -231,6 +235,7 @@ export class GoalService {
     Object.assign(goal, { updatedAt: at, touchedAt: at, continuations: 0 });
     delete goal.autoStopped;
     delete goal.pauseGate;
+    delete goal.pauseConfirmed;
     return this.saved(goal);
   }
 

@@ -35,6 +35,8 @@ export interface Goal {
   continuations: number;
   /** Set while the two-step pause gate is armed: the agent's first pause reason. */
   pauseGate?: string;
+  /** The agent paused again through the gate: no automatic turns until a person acts. */
+  pauseConfirmed?: string;
   /** Why automatic continuation stopped (bound reached, stale, pause gate pending); cleared by a person's action. */
   autoStopped?: string;
   /** The reason a person gave when pausing it. */
