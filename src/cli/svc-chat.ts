@@ -5,6 +5,7 @@ import { CHAT_ENV } from '../chat/config.js';
 import { CHAT_LIMITS } from '../chat/limits.js';
 import { MANAGER_ENV, parsePortRange } from '../manager/config.js';
 import { MANAGER_LIMITS } from '../manager/limits.js';
+import { workerOrigin } from '../manager/worker-url.js';
 import { VERSION } from '../studio/version.js';
 
 class UsageError extends Error {}
@@ -93,6 +94,7 @@ export function buildProgram(): Command {
     .action(async (options: ManagerServeOptions) => {
       const port = parsePort(options.port, '--port') ?? parsePort(process.env[MANAGER_ENV.port], MANAGER_ENV.port) ?? MANAGER_LIMITS.defaultPort;
       if (options.discover) parseDiscover(options.discover);
+      for (const url of options.worker ?? []) checkWorkerUrl(url);
       const { startManagerServer } = await import('../manager/server.js');
       const server = await startManagerServer({
         port,
@@ -112,6 +114,15 @@ export function buildProgram(): Command {
       closeOnSignals(() => server.close(), 20_000);
     });
   return program;
+}
+
+/** A worker URL the manager would refuse is a usage error, named before anything starts. */
+function checkWorkerUrl(url: string): void {
+  try {
+    workerOrigin(url);
+  } catch (error) {
+    throw new UsageError(`--worker: ${(error as Error).message}`);
+  }
 }
 
 /** A bad discovery range is a usage error, named before anything starts. */

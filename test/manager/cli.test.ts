@@ -44,9 +44,12 @@ describe('svc-chat manager serve', () => {
     expect(await manager.exited).toBe(0);
   });
 
-  it('refuses a bad discovery range with the usage exit code', async () => {
-    const manager = run(['--port', '0', '--discover', '10-9000']);
-    expect(await manager.exited).toBe(2);
-    expect(manager.stderr()).toContain('--discover: A discovery range holds at most 200 ports');
+  it('refuses a bad discovery range or worker URL with the usage exit code', async () => {
+    const range = run(['--port', '0', '--discover', '10-9000']);
+    expect(await range.exited).toBe(2);
+    expect(range.stderr()).toContain('--discover: A discovery range holds at most 200 ports');
+    const worker = run(['--port', '0', '--worker', 'http://example.invalid:3344']);
+    expect(await worker.exited).toBe(2);
+    expect(worker.stderr()).toContain('--worker: http://example.invalid:3344: only loopback hosts are followed');
   });
 });
