@@ -89,6 +89,24 @@ describe('the manager', () => {
     expect(events.body.events.map((event) => event.event)).toContain('replay_gap');
   });
 
+  it('follows a worker that needs a token, sending it and never showing it', async () => {
+    const token = 'worker-token-0123456789abcdef';
+    const worker = await chat({ token });
+    const boss = await manager();
+    const refused = await boss.request<{ error: { code: string } }>('POST', '/api/instances', { url: worker.url });
+    expect([refused.status, refused.body.error.code]).toEqual([502, 'INSTANCE_UNREACHABLE']);
+    const added = await boss.request<{ instance: { id: string } }>('POST', '/api/instances', { url: worker.url, token });
+    expect(added.status).toBe(201);
+    await fetch(`${worker.url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"prompt":"secret club"}' }).then((response) => response.text());
+    await boss.waitForInstance('the answer', (instance) => instance.latestMessage?.content === 'Echo: secret club' && instance.health === 'online');
+    const everything = JSON.stringify([
+      (await boss.request('GET', '/api/instances')).body,
+      (await boss.request('GET', `/api/instances/${added.body.instance.id}`)).body,
+      (await boss.request('GET', `/api/instances/${added.body.instance.id}/health`)).body,
+    ]);
+    expect(everything).not.toContain(token);
+  });
+
   it('discovers chat servers on a port range', async () => {
     const worker = await chat();
     const boss = await manager({ discover: `${worker.port}-${worker.port + 2}`, discoveryIntervalMs: 200 });
