@@ -17,6 +17,8 @@ const SECRET_FIELDS = new Set([
   'password',
   'token',
   'key',
+  // A JWT-bearer assertion (service-account token exchange) is a signed credential too.
+  'assertion',
 ]);
 
 /** A short stable fingerprint of a secret, so a log can say which one was sent without showing it. */
