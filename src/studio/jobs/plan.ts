@@ -58,6 +58,8 @@ function checkOperation(lane: LaneModule, operation: Operation, mask: boolean, b
   const operations = operationsOf(lane);
   if (operation === 'generate' && !operations.generate) throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not generate images.`, { details: { lane: lane.id } });
   if (operation === 'edit' && !operations.edit) {
+    // A lane that names its own mask refusal says that one for an edit with a mask (epsilon).
+    if (mask && lane.codes.maskUnsupported) throw new ServiceError(lane.codes.maskUnsupported, `The ${lane.id} lane cannot edit with a mask.`, { details: { lane: lane.id } });
     throw new ServiceError(lane.codes.editUnsupported ?? 'LANE_UNSUPPORTED', `The ${lane.id} lane cannot edit images.`, { details: { lane: lane.id } });
   }
   if (mask && !operations.mask) {

@@ -1,30 +1,64 @@
-import type { LaneModule } from '../types.js';
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+import { epsilonGenerate } from './generate.js';
+import { EPSILON_DEFAULT_MODEL, EPSILON_MODELS } from './models.js';
+import { epsilonOptions } from './options.js';
 
-// The `epsilon` lane: text-to-image only, with a negative prompt and native
-// sampling controls; references and edits fail closed with its own codes.
-// Not built yet: listed, answering LANE_NOT_AVAILABLE.
+// The `epsilon` lane: text-to-image only, answered as a ZIP holding a PNG
+// (contract: epsilon-zip-image-generation). It takes a negative prompt and the
+// vendor's native sampling controls (its options); references, edits, masks
+// and video fail closed with its own codes before any upstream call.
+
+function epsilonKey(ctx: StudioContext): string {
+  const key = ctx.key('epsilon');
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The epsilon lane needs EPSILON_API_KEY (a persistent token): set it in the environment or under "keys".epsilon in config.json.', { details: { lane: 'epsilon', env: 'EPSILON_API_KEY' } });
+  return key.value;
+}
+
+const generate = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> => epsilonGenerate(ctx, epsilonLane, epsilonKey(ctx), request, job);
+
 export const epsilonLane: LaneModule = {
   id: 'epsilon',
   label: 'Epsilon',
-  description: 'Text-to-image only, with a negative prompt and native sampling controls.',
+  description: 'Text-to-image only, with a negative prompt and native sampling controls; answers a ZIP holding a PNG.',
   credential: { kind: 'key', namespaces: ['epsilon'] },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     maskUnsupported: 'EPSILON_MASK_UNSUPPORTED',
     editUnsupported: 'EPSILON_EDIT_UNSUPPORTED',
     tooManyReferences: 'EPSILON_REF_UNSUPPORTED',
-  },
-  models: {
-    list: [
-      { id: 'epsilon-diffusion-5-full', kind: 'image', description: 'Default epsilon model.' },
-      { id: 'epsilon-diffusion-5-curated', kind: 'image', description: 'Epsilon curated model.' },
-      { id: 'epsilon-diffusion-4.5-full', kind: 'image', description: 'Epsilon 4.5 model.' },
-      { id: 'epsilon-diffusion-4.5-curated', kind: 'image', description: 'Epsilon 4.5 curated model.' },
+    videoUnsupported: 'VIDEO_PROVIDER_UNSUPPORTED',
+    answers: [
+      'AUTH_API_KEY_INVALID',
+      'EPSILON_SUBSCRIPTION_REQUIRED',
+      'EPSILON_USAGE_EXHAUSTED',
+      'RATE_LIMITED',
+      'EPSILON_BAD_REQUEST',
+      'EPSILON_REQUEST_CONFLICT',
+      'EPSILON_EMPTY_IMAGE',
+      'EPSILON_RESPONSE_NOT_ZIP',
+      'EPSILON_ZIP_INVALID',
+      'EPSILON_ZIP_UNSUPPORTED',
+      'EPSILON_ZIP_TOO_LARGE',
+      'EPSILON_IMAGE_INVALID',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_TIMEOUT',
+      'UPSTREAM_PROTOCOL_ERROR',
+      'NETWORK_FAILED',
     ],
-    default: 'epsilon-diffusion-5-full',
   },
+  models: { list: EPSILON_MODELS, default: EPSILON_DEFAULT_MODEL },
   controls: ['size', 'negativePrompt'],
+  options: epsilonOptions,
+  // Spec: no references (any reference answers EPSILON_REF_UNSUPPORTED).
   maxInputImages: 0,
+  // Contract §2: the source's 180 s timeout.
   timeoutMs: 180_000,
-  endpoints: { base: { env: 'SVC_EPSILON_BASE_URL' } },
+  endpoints: { base: { env: 'SVC_EPSILON_BASE_URL', default: 'https://image.novelai.net' } },
+  adapter: {
+    specificationVersion: 'v1',
+    preflight: (ctx) => void epsilonKey(ctx),
+    generate,
+  },
 };

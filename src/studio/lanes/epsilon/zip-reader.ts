@@ -105,10 +105,47 @@ function readAtMost(stream: Readable, limit: number): Promise<Buffer> {
   });
 }
 
+/** What the first local file header declares (30 bytes, then the name and the extra field). */
+interface LocalHeader {
+  readonly flags: number;
+  readonly method: number;
+  readonly compressedSize: number;
+  readonly uncompressedSize: number;
+  readonly dataStart: number;
+}
+
+/**
+ * The contract's guards on the first local header, read before anything else
+ * (as the source's reader does): a library would refuse some of these entries
+ * with a generic error, or read them (a data descriptor, ZIP64) where the
+ * contract says to refuse.
+ */
+function firstLocalHeader(body: Buffer): LocalHeader {
+  if (body.length < 30) throw defect('truncated', 'The epsilon ZIP archive ends inside its first header.');
+  const nameLength = body.readUInt16LE(26);
+  const extraLength = body.readUInt16LE(28);
+  const dataStart = 30 + nameLength + extraLength;
+  if (body.length < dataStart) throw defect('truncated', 'The epsilon ZIP archive ends inside its first header.');
+  const header = {
+    flags: body.readUInt16LE(6),
+    method: body.readUInt16LE(8),
+    compressedSize: body.readUInt32LE(18),
+    uncompressedSize: body.readUInt32LE(22),
+    dataStart,
+  };
+  const extra = yauzl.parseExtraFields(body.subarray(30 + nameLength, dataStart));
+  checkDeclared('local header', header.flags, header.method, usesZip64(extra, [header.compressedSize, header.uncompressedSize]), header.compressedSize, header.uncompressedSize);
+  if (dataStart + header.compressedSize > body.length) {
+    throw defect('truncated', `The epsilon ZIP entry is truncated: ${header.compressedSize} bytes declared, ${body.length - dataStart} present.`);
+  }
+  return header;
+}
+
 /** The PNG inside an epsilon answer; throws the defect's ServiceError. */
 export async function readEpsilonZip(body: Buffer): Promise<Buffer> {
   if (body.length === 0) throw defect('empty', 'epsilon answered with an empty body.');
   if (!body.subarray(0, 4).equals(LOCAL_HEADER)) throw notZip(body);
+  const local = firstLocalHeader(body);
   let zip: ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(body, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true });
@@ -123,21 +160,9 @@ export async function readEpsilonZip(body: Buffer): Promise<Buffer> {
     } catch (error) {
       throw defect('truncated', `The epsilon ZIP entry cannot be read (${(error as Error).message}).`);
     }
-    const sizes = [entry.compressedSize, entry.uncompressedSize];
-    checkDeclared('central directory', entry.generalPurposeBitFlag, entry.compressionMethod, usesZip64(entry.extraFields, sizes), entry.compressedSize, entry.uncompressedSize);
-    let local;
-    try {
-      local = await zip.readLocalFileHeaderPromise(entry);
-    } catch (error) {
-      throw defect('truncated', `The epsilon ZIP entry's local header cannot be read (${(error as Error).message}).`);
-    }
-    const localExtra = yauzl.parseExtraFields(local.extraField);
-    checkDeclared('local header', local.generalPurposeBitFlag, local.compressionMethod, usesZip64(localExtra, [local.compressedSize, local.uncompressedSize]), local.compressedSize, local.uncompressedSize);
-    if (local.compressionMethod !== entry.compressionMethod || local.compressedSize !== entry.compressedSize || local.uncompressedSize !== entry.uncompressedSize) {
+    checkDeclared('central directory', entry.generalPurposeBitFlag, entry.compressionMethod, usesZip64(entry.extraFields, [entry.compressedSize, entry.uncompressedSize]), entry.compressedSize, entry.uncompressedSize);
+    if (entry.relativeOffsetOfLocalHeader !== 0 || local.method !== entry.compressionMethod || local.compressedSize !== entry.compressedSize || local.uncompressedSize !== entry.uncompressedSize) {
       throw defect('header_mismatch', 'The epsilon ZIP entry says one thing in its local header and another in the central directory.');
-    }
-    if (local.fileDataStart + entry.compressedSize > body.length) {
-      throw defect('truncated', `The epsilon ZIP entry is truncated: ${entry.compressedSize} bytes declared, ${Math.max(0, body.length - local.fileDataStart)} present.`);
     }
     let stream: Readable;
     try {
