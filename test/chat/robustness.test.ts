@@ -72,6 +72,23 @@ describe('robustness', () => {
     expect(orc.state).toMatchObject({ phase: 'plan', status: 'interrupted' });
   });
 
+  it('a second server started on the same home leaves the running server’s agents alone', async () => {
+    const first = await startTestChat({ keepHome: true });
+    cleanup.push(() => first.stop());
+    const events = await recordEvents(first.url);
+    cleanup.push(() => events.close());
+    const hanging = first.postLines('/api/message', { prompt: 'mine [fake:hang]' });
+    const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
+    const grandchild = hangPid((tool.input as { command: string }).command);
+
+    const second = await startTestChat({ home: first.home, keepHome: true });
+    cleanup.push(() => second.close());
+    expect(second.reaped).toEqual([{ traceId: tool.traceId, pgid: expect.any(Number), outcome: 'owner-running' }]);
+    expect(isAlive(grandchild)).toBe(true);
+    await first.postLines('/api/command', { text: '/cancel' });
+    expect((await hanging).lines.at(-1)).toMatchObject({ status: 'cancelled' });
+  });
+
   it('keeps traces within their retention and size cap, and caps one trace', async () => {
     const home = makeTempHome();
     const traces = join(home, 'traces');

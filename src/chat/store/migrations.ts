@@ -55,4 +55,8 @@ export const CHAT_MIGRATIONS: readonly string[] = [
      boot_id TEXT NOT NULL,
      started_at TEXT NOT NULL
    );`,
+  // 3: which server process recorded each agent group, so a second server started on the same
+  // home by mistake does not reap the agents of one that is still running.
+  `ALTER TABLE agent_processes ADD COLUMN owner_pid INTEGER;
+   ALTER TABLE agent_processes ADD COLUMN owner_start_ticks INTEGER;`,
 ];

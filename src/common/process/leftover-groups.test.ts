@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { reapProcessGroup, recordProcessGroup } from './leftover-groups.js';
+import { isRecordedProcessRunning, reapProcessGroup, recordProcessGroup } from './leftover-groups.js';
 import { signalProcessGroup } from './process-tree.js';
 
 function isAlive(pid: number): boolean {
@@ -46,6 +46,8 @@ describe('leftover process groups', () => {
     groups.push(leader);
     const record = recordProcessGroup(leader);
     expect(record).toMatchObject({ pgid: leader });
+    expect(isRecordedProcessRunning(record!)).toBe(true);
+    expect(isRecordedProcessRunning({ ...record!, startTicks: record!.startTicks + 1 })).toBe(false);
     expect(reapProcessGroup(record!)).toBe('killed');
     await waitUntil(() => !isAlive(leader) && !isAlive(child), 'the group to die');
     expect(reapProcessGroup(record!)).toBe('gone');

@@ -62,6 +62,13 @@ function groupMembers(pgid: number): ProcStat[] {
   return members;
 }
 
+/** Whether the process a record names (its pgid as a pid) still runs: same boot, same start time, not a zombie. */
+export function isRecordedProcessRunning(record: ProcessGroupRecord): boolean {
+  if (bootId() !== record.bootId) return false;
+  const stat = readStat(record.pgid);
+  return stat !== undefined && stat.state !== 'Z' && stat.startTicks === record.startTicks;
+}
+
 export type ReapOutcome = 'killed' | 'gone' | 'not-ours';
 
 /**
