@@ -49,6 +49,7 @@ const HELP: Readonly<Record<string, ErrorHelp>> = {
   TOKEN_REQUIRED: { meaning: 'This studio needs its access token.', remedy: 'Open the page as /#token=<SVC_TOKEN>.' },
   FORBIDDEN_HOST: { meaning: 'The studio refused this address.', remedy: 'Open it through 127.0.0.1 or localhost, or add the origin with --allow-origin.' },
   FORBIDDEN_ORIGIN: { meaning: 'The studio refused a request from another origin.' },
+  OPENER_UNAVAILABLE: { meaning: 'This machine has no program to open folders.', remedy: 'Open the folder named below in your file manager.' },
   SERVICE_UNAVAILABLE: { meaning: 'The studio is shutting down or busy.', remedy: 'Try again in a moment.' },
   INTERNAL_ERROR: { meaning: 'Something went wrong inside the studio.', remedy: "Try again; the studio's log has the details." },
   NETWORK: { meaning: 'The studio did not answer.', remedy: 'Check that svc serve is still running.' },

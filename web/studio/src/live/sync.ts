@@ -96,8 +96,8 @@ async function resync(queryClient: QueryClient): Promise<void> {
 /**
  * Starts following the server: one EventSource for the whole app. The first
  * open reconciles running jobs (the page shows no job before that); an open
- * without a cursor, or a replay gap, reconciles again, since events may have
- * been missed.
+ * without a cursor (the stream gives one only with its first event), or a
+ * replay gap, reconciles again, since events may have been missed.
  */
 export function startLiveSync(queryClient: QueryClient): () => void {
   return connectEventStream({
@@ -108,6 +108,8 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     },
     onOpen: ({ first, resumed }) => {
       if (first || !resumed) void resync(queryClient);
+      // Back without a cursor (no event had arrived yet): jobs may have ended unseen, their images are in history.
+      if (!first && !resumed) invalidateAssets(queryClient);
     },
   });
 }

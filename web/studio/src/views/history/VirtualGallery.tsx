@@ -127,6 +127,7 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
       aria-label="Images"
       data-loaded={tiles.length}
       data-has-more={hasMore}
+      data-loading={loadingMore}
       data-rendered={visible.reduce((sum, row) => sum + (row.kind === 'tiles' ? row.items.length : 0), 0)}
       onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
       onKeyDown={onKeyDown}
