@@ -140,6 +140,52 @@ describe('Classic in chromium against a demo studio', () => {
     expect(await card.locator('.job-prompt').textContent()).toContain('started before the reload');
   });
 
+  it('takes reference images by drop and by paste, previews and counts them, and sends them', async () => {
+    /** Dispatches a drop (or a paste) carrying files made in the page: a small PNG and a text file. */
+    const deliver = (kind: 'drop' | 'paste', selector: string, files: Array<{ name: string; png: boolean }>) =>
+      page.evaluate(
+        async ({ kind, selector, files }) => {
+          const transfer = new DataTransfer();
+          for (const file of files) {
+            let blob: Blob;
+            if (file.png) {
+              const canvas = document.createElement('canvas');
+              canvas.width = 32;
+              canvas.height = 32;
+              const context = canvas.getContext('2d') as CanvasRenderingContext2D;
+              context.fillStyle = '#2f9e44';
+              context.fillRect(0, 0, 32, 32);
+              blob = await new Promise<Blob>((resolve) => canvas.toBlob((made) => resolve(made as Blob), 'image/png'));
+            } else blob = new Blob(['not an image'], { type: 'text/plain' });
+            transfer.items.add(new File([blob], file.name, { type: blob.type }));
+          }
+          const target = document.querySelector(selector) as HTMLElement;
+          target.dispatchEvent(kind === 'drop' ? new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }) : new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+        },
+        { kind, selector, files },
+      );
+
+    await deliver('drop', '[data-testid="drop-zone"]', [
+      { name: 'green.png', png: true },
+      { name: 'notes.txt', png: false },
+    ]);
+    await page.locator('.reference[data-source="file"] img[alt="green.png"]').waitFor();
+    expect(await page.locator('.composer [role="alert"]', { hasText: 'notes.txt: not PNG, JPEG or WebP' }).count()).toBe(1);
+    await deliver('paste', '#prompt', [{ name: 'pasted.png', png: true }]);
+    await page.locator('.reference[data-source="file"] img[alt="pasted.png"]').waitFor();
+    expect(await page.textContent('#reference-count')).toBe('2 of 16');
+    expect(await page.getAttribute('.reference img[alt="green.png"]', 'src')).toMatch(/^data:image\/png;base64,/);
+
+    const id = await generate(page, 'a kite in the style of the references');
+    await page.locator(`.job[data-request-id="${id}"][data-status="succeeded"]`).waitFor();
+    const job = (await (await fetch(`${studio.url}/api/jobs/${id}`)).json()) as { request: { inputs: { references: Array<{ source: string; width: number; format: string }> } } };
+    expect(job.request.inputs.references.map(({ source, width, format }) => ({ source, width, format }))).toEqual([
+      { source: 'inline', width: 32, format: 'png' },
+      { source: 'inline', width: 32, format: 'png' },
+    ]);
+    while ((await page.locator('.reference .remove').count()) > 0) await page.locator('.reference .remove').first().click();
+  });
+
   it('works at a phone width without sideways scrolling', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     try {
@@ -186,6 +232,18 @@ describe('a lane without its key, in chromium', () => {
     await page.fill('#prompt', 'a prompt for a lane without a key');
     expect(await page.locator('.composer button[type="submit"]').isDisabled()).toBe(true);
     await screenshot(page, 'classic-lane-without-key');
+
+    // A lane's own options come from its JSON Schema, with the estimated price where the catalog has one.
+    await page.selectOption('#lane', 'beta-api');
+    expect(await page.locator('#option-aspectRatio option').count()).toBe(11);
+    await page.selectOption('#option-resolution', '2K');
+    expect(await page.textContent('.price')).toBe('Estimated price: $0.101 per image');
+    await page.selectOption('#model', 'nano-fruit-pro');
+    await page.selectOption('#option-resolution', '4K');
+    expect(await page.textContent('.price')).toBe('Estimated price: $0.240 per image');
+    expect(await page.locator('#quality').count()).toBe(0);
+    expect(await page.getAttribute('#lane-status', 'data-ready')).toBe('false');
+    await page.selectOption('#lane', 'api');
 
     await status.locator('a', { hasText: 'Settings' }).click();
     await page.waitForURL(/\/settings#lane-api$/);

@@ -121,7 +121,7 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
           </div>
         )}
         <button type="submit" className="primary" disabled={blocked !== undefined} aria-describedby="generate-blocker">
-          {editing ? 'Edit' : composer.count > 1 && !editing ? `Generate ${composer.count}` : 'Generate'}
+          {editing ? 'Edit' : composer.count > 1 && choice.multimode ? `Generate ${composer.count}` : 'Generate'}
         </button>
         {blocked && (
           <span id="generate-blocker" className="hint">

@@ -45,7 +45,7 @@ export function planRequest(composer: Composer, choice: LaneChoice, requestId: s
     async: true,
   };
   if (composer.editImage) return { path: '/api/edit', kind: 'edit', body: { ...shared, image: { filename: composer.editImage.filename } }, slots: 1 };
-  if (composer.count > 1) return { path: '/api/generate/multimode', kind: 'multimode', body: { ...shared, n: composer.count }, slots: composer.count };
+  if (composer.count > 1 && choice.multimode) return { path: '/api/generate/multimode', kind: 'multimode', body: { ...shared, n: composer.count }, slots: composer.count };
   return { path: '/api/generate', kind: 'generate', body: shared, slots: 1 };
 }
 
