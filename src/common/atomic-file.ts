@@ -58,15 +58,20 @@ export const atomicTempPath = (path: string): string => join(dirname(path), `.${
 /** Whether a temp name was written by this process start (a write may be in progress). */
 export const isThisBootsTempName = (name: string): boolean => isAtomicTempName(name) && name.split('.').at(-3) === BOOT_ID;
 
-/** writeFileAtomic without blocking the event loop (large files such as images). */
-export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644): Promise<void> {
+/**
+ * writeFileAtomic without blocking the event loop (large files such as images).
+ * `durable: false` skips the fsyncs, for files that can be made again (a
+ * thumbnail): still never half-written, but a crash may lose the new name.
+ */
+export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644, options: { durable?: boolean } = {}): Promise<void> {
+  const durable = options.durable !== false;
   await mkdir(dirname(path), { recursive: true });
   const temp = atomicTempPath(path);
   try {
     const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -75,6 +80,7 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode 
     await rm(temp, { force: true });
     throw error;
   }
+  if (!durable) return;
   const directory = await open(dirname(path), 'r');
   try {
     await directory.sync();

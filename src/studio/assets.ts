@@ -1,14 +1,14 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
-import sharp from 'sharp';
 import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
-import type { AssetRecord } from './api/index.js';
+import { ASSET_TOPIC, type AssetEventName, type AssetEventPayload, type AssetRecord } from './api/index.js';
 import type { StudioContext } from './context.js';
 import { fileExists, isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
 import { sniffImageType, type ImageFormat } from './media/image-type.js';
 import { embedMetadata, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
-import { findAsset, insertAsset, isNameTaken, type AssetRow, type NewAssetRow } from './store/assets.js';
+import { assetsWithPendingThumbnails, findAsset, insertAsset, isNameTaken, markAssetDeleted, setThumbnailState, type AssetRow, type NewAssetRow } from './store/assets.js';
+import { readImageHeader } from './media/image-header.js';
 
 export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
@@ -51,6 +51,7 @@ export function recordOf(row: AssetRow): AssetRecord {
     sessionTitle: row.session_title,
     revisedPrompt: row.revised_prompt,
     settings: parseSettings(row.settings),
+    thumbnailReady: row.thumbnail_state === 'ready',
   };
 }
 
@@ -94,19 +95,15 @@ function rowOf(facts: { filename: string; thumbnail: string; format: ImageFormat
     session_title: normalizeSessionTitle(metadata.sessionTitle),
     revised_prompt: metadata.revisedPrompt ?? null,
     settings: JSON.stringify(metadata.settings ?? {}),
+    thumbnail_state: 'pending',
   };
-}
-
-/** The displayed size: EXIF orientation 5-8 swaps the sides. */
-async function displayedSize(bytes: Buffer): Promise<{ stored: { width: number; height: number }; size: { width: number; height: number } }> {
-  const info = await sharp(bytes).metadata();
-  return { stored: { width: info.width, height: info.height }, size: { width: info.autoOrient.width, height: info.autoOrient.height } };
 }
 
 /**
  * Gives history back the complete images whose row a crash lost (between the
  * file's rename and the insert). The metadata embedded in each file says what
- * it is; files without our metadata are left alone. Returns how many.
+ * it is; files without our metadata are left alone. Their thumbnails follow
+ * as derived work. Returns how many.
  */
 export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   let adopted = 0;
@@ -117,29 +114,34 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
     const format = sniffImageType(bytes);
     const metadata = format ? await readEmbeddedMetadata(bytes) : undefined;
     if (!format || !metadata) continue;
-    const thumbnail = thumbnailNameOf(entry.name);
-    const { size } = await displayedSize(bytes);
-    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, thumbnail), await makeThumbnail(bytes), PRIVATE_FILE);
-    insertAsset(ctx.db, rowOf({ filename: entry.name, thumbnail, format, size, bytes: bytes.length, metadata }));
+    let header;
+    try {
+      header = readImageHeader(bytes, format);
+    } catch {
+      continue; // a damaged file is not given back
+    }
+    insertAsset(ctx.db, rowOf({ filename: entry.name, thumbnail: thumbnailNameOf(entry.name), format, size: header.displayed, bytes: bytes.length, metadata }));
+    void finishAsset(ctx, entry.name);
     adopted += 1;
   }
   return adopted;
 }
 
 /**
- * Saves a generated image into history: the image (metadata embedded, written
- * atomically), its thumbnail, then the row. Files come first so a crash never
- * leaves a row without files; if the row cannot be written the files go too.
+ * Saves a generated image into history and answers as soon as it is durable:
+ * a structural check (header, size, complete file), the metadata embedded
+ * (never re-encoded), the file written atomically, then the row. The
+ * thumbnail and the full decode follow off the request path (finishAsset).
+ * If the row cannot be written the file goes too.
  */
 export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; metadata: AssetMetadata }): Promise<AssetRecord> {
   const format = sniffImageType(input.bytes);
   if (!format) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that is not PNG, JPEG or WebP.');
-  let stored: { width: number; height: number };
-  let size: { width: number; height: number };
+  let header;
   try {
-    ({ stored, size } = await displayedSize(input.bytes));
+    header = readImageHeader(input.bytes, format);
   } catch (error) {
-    throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that cannot be decoded.', { cause: error });
+    throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged image: ${(error as Error).message}.`, { cause: error });
   }
 
   const createdAt = creationTime(input.metadata.createdAt);
@@ -149,25 +151,62 @@ export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; meta
     createdAt: createdAt.toISOString(),
   };
   let image: Buffer;
-  let thumbnailBytes: Buffer;
   try {
-    image = embedMetadata(input.bytes, format, metadata, stored);
-    thumbnailBytes = await makeThumbnail(image);
+    image = embedMetadata(input.bytes, format, metadata, { width: header.width, height: header.height });
   } catch (error) {
     throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a damaged image.', { cause: error });
   }
 
   const { filename, thumbnail } = await freshNames(ctx, createdAt, metadata.prompt, format);
   const imagePath = pathInside(ctx.paths.generatedDir, filename);
-  const thumbnailPath = pathInside(ctx.paths.thumbnailsDir, thumbnail);
-  const row = rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata });
+  const row = rowOf({ filename, thumbnail, format, size: header.displayed, bytes: image.length, metadata });
   try {
     await writeFileAtomicAsync(imagePath, image, PRIVATE_FILE);
-    await writeFileAtomicAsync(thumbnailPath, thumbnailBytes, PRIVATE_FILE);
     insertAsset(ctx.db, row);
   } catch (error) {
-    await Promise.all([rm(imagePath, { force: true }), rm(thumbnailPath, { force: true })]);
+    await rm(imagePath, { force: true });
     throw error;
   }
+  void finishAsset(ctx, filename);
   return recordOf({ ...row, id: 0, deleted_at: null });
+}
+
+/**
+ * The derived part of saving, off the request path: decode every pixel into
+ * the thumbnail. An image that does not decode is tombstoned (its files stay
+ * until the sweeper) and reported; either way the outcome is published on the
+ * channel (topic `assets`).
+ */
+export function finishAsset(ctx: StudioContext, filename: string): Promise<void> {
+  return ctx.derived.schedule(filename, async () => {
+    const row = findAsset(ctx.db, filename);
+    if (!row || row.thumbnail_state !== 'pending') return;
+    let thumbnail: Buffer;
+    try {
+      thumbnail = await makeThumbnail(await readFile(pathInside(ctx.paths.generatedDir, filename)));
+    } catch (error) {
+      const problem = new ServiceError('UPSTREAM_FAILED', `The image ${filename} is damaged: it does not decode (${(error as Error).message}). It was removed from history.`, {
+        details: { filename, requestId: row.request_id },
+      });
+      setThumbnailState(ctx.db, filename, 'failed');
+      markAssetDeleted(ctx.db, filename, new Date().toISOString());
+      publishAssetEvent(ctx, 'asset_broken', { filename, requestId: row.request_id, error: problem.toBody().error });
+      return;
+    }
+    // A derived file: no fsync (a crash loses it, and start-up makes it again from the pending row).
+    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), thumbnail, PRIVATE_FILE, { durable: false });
+    setThumbnailState(ctx.db, filename, 'ready');
+    publishAssetEvent(ctx, 'thumbnail_ready', { filename, requestId: row.request_id, thumbnailUrl: thumbnailUrl(filename) });
+  });
+}
+
+/** Start-up: finish the assets a crash (or a stop) left without a thumbnail. Returns how many were scheduled. */
+export function finishPendingAssets(ctx: StudioContext): number {
+  const rows = assetsWithPendingThumbnails(ctx.db);
+  for (const row of rows) void finishAsset(ctx, row.filename);
+  return rows.length;
+}
+
+function publishAssetEvent<E extends AssetEventName>(ctx: StudioContext, event: E, payload: AssetEventPayload<E>): void {
+  ctx.events.publish(ASSET_TOPIC, event, payload);
 }

@@ -9,6 +9,7 @@ import type { KeyNamespace } from './auth/key-namespaces.js';
 import { LaneCooldowns } from './catalog/cooldowns.js';
 import { LANES } from './catalog/registry.js';
 import { imageJobHandler } from './jobs/image-job.js';
+import { DerivedWork } from './media/derived-work.js';
 import { Jobs } from './jobs/jobs.js';
 import { studioPaths, type StudioPaths } from './paths.js';
 import { Settings } from './settings.js';
@@ -30,6 +31,8 @@ export interface StudioOptions {
     keys: Partial<Record<KeyNamespace, string>>;
     /** Where the demo session files were written, by lane. */
     sessionFiles: Readonly<Partial<Record<LaneId, string>>>;
+    /** Variables that win over the environment in demo mode (the fake cligen program and its home). */
+    env?: Readonly<Record<string, string>>;
   };
   /** Base URL overrides, above the environment (tests point lanes at simulators with these). */
   upstreams?: UpstreamUrls;
@@ -51,6 +54,8 @@ export interface StudioContext {
   readonly jobs: Jobs;
   /** Lanes resting after a rate limit (auto skips them). */
   readonly cooldowns: LaneCooldowns;
+  /** Work derived from saved assets (thumbnails, the full decode), off the request path. */
+  readonly derived: DerivedWork;
   readonly demo: boolean;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
@@ -66,7 +71,8 @@ export interface StudioContext {
 }
 
 export function createStudioContext(options: StudioOptions = {}): StudioContext {
-  const env = options.env ?? process.env;
+  // In demo mode the simulators' programs win, as their placeholder keys do.
+  const env = options.demo?.env ? { ...(options.env ?? process.env), ...options.demo.env } : (options.env ?? process.env);
   const paths = studioPaths(env);
   // The state is the user's own (keys, sessions, images): private directories, whoever created them first.
   for (const dir of [paths.home, paths.generatedDir, paths.thumbnailsDir]) {
@@ -96,6 +102,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     events,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
+    derived: new DerivedWork(),
     demo: Boolean(demo),
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
@@ -119,6 +126,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       return demo?.sessionFiles.oauth ?? settings.get().oauthAuthFile ?? paths.oauthAuthFile;
     },
     async close() {
+      // Thumbnails under way finish (they write the database); the ones not started wait for the next start.
+      await ctx.derived.stop();
       events.close();
       db.close();
     },

@@ -1,10 +1,11 @@
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
-import { adoptOrphanAssets } from './assets.js';
+import { adoptOrphanAssets, finishPendingAssets } from './assets.js';
 import { removeOrphanTempFiles, sweepExpired } from './history.js';
 
 // The studio's housekeeping, started by main.ts while the server runs: at
-// start-up, complete images whose row a crash lost come back; then, now and
+// start-up, assets a stop left without a thumbnail get one and complete
+// images whose row a crash lost come back; then, now and
 // every interval, temp files of earlier boots go and expired tombstones and
 // jobs past their retention are purged.
 
@@ -45,6 +46,7 @@ export function startMaintenance(ctx: StudioContext, options: { intervalMs?: num
     ctx.jobs.sweep(jobRetentionMs(ctx));
   };
   run(async () => {
+    finishPendingAssets(ctx);
     await adoptOrphanAssets(ctx);
     await sweep();
   });

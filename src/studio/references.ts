@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import sharp from 'sharp';
+import { loadSharp } from './media/sharp.js';
 import { ServiceError, type ErrorCode } from '../common/errors.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
@@ -143,6 +143,7 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
   if (bytes.length === 0) throw fail('REFERENCE_INVALID', `${label(where)} is empty.`, where);
   const format = sniffImageType(bytes);
   if (!format) throw fail('REFERENCE_TYPE_UNSUPPORTED', `${label(where)} is not a PNG, JPEG or WebP image.`, where);
+  const sharp = await loadSharp();
   let width: number;
   let height: number;
   try {

@@ -35,6 +35,7 @@ describe('crash safety', () => {
     const home = makeTempHome();
     const first = await startAssetStudio({ SVC_HOME: home });
     const saved = await saveAsset(first.ctx, { bytes: await makeImage('webp'), metadata: metadata({ prompt: 'an orphaned owl', requestId: 'orphan-1' }) });
+    await first.ctx.derived.idle();
     // The crash: the file was renamed into place but its row never committed (and no thumbnail).
     first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
     rmSync(join(first.ctx.paths.thumbnailsDir, saved.thumbnailUrl.split('/').pop() as string));

@@ -44,7 +44,10 @@ export async function seed(
       }),
     );
   }
-  return saved;
+  // Thumbnails follow a save off the request path; the tests look at the files, so let them land,
+  // and answer the records as history now lists them (thumbnailReady).
+  await studio.ctx.derived.idle();
+  return saved.map((record) => ({ ...record, thumbnailReady: true }));
 }
 
 export const startAssetStudio = (env: Record<string, string> = {}): Promise<TestStudio> => startTestStudio({ env });

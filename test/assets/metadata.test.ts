@@ -106,6 +106,8 @@ describe('embedded metadata', () => {
   });
 
   it('refuses bytes that are not PNG, JPEG or WebP with UPSTREAM_FAILED and writes nothing', async () => {
+    // Thumbnails of the earlier saves follow them off the request path: let them land first.
+    await studio.ctx.derived.idle();
     const before = [listDir(studio.ctx.paths.generatedDir), listDir(studio.ctx.paths.thumbnailsDir)];
     const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).gif().toBuffer();
     for (const bytes of [gif, Buffer.from('not an image'), Buffer.concat([(await makeImage('png')).subarray(0, 40), Buffer.alloc(100)])]) {

@@ -16,7 +16,7 @@ afterAll(async () => {
 describe('the simulator suite in demo mode', () => {
   it('returns lane base URLs by the lanes conventions', () => {
     const { url } = demo.simulators.responses;
-    expect(demo.upstreams).toEqual({ api: `${url}/v1`, oauth: `${url}/backend-api`, 'oauth.issuer': url });
+    expect(demo.upstreams).toMatchObject({ api: `${url}/v1`, oauth: `${url}/backend-api`, 'oauth.issuer': url });
   });
 
   it('gives an api key the api lane accepts, and accepts any sim- key', async () => {

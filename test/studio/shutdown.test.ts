@@ -37,7 +37,7 @@ describe('shutdown', () => {
     const seen: string[] = [];
     let closing: Promise<void> | undefined;
     rig.studio.ctx.events.subscribe((event) => {
-      if (event.requestId !== 'shutdown-saving-1') return;
+      if (event.topic !== 'generation' || event.requestId !== 'shutdown-saving-1') return;
       seen.push(event.event === 'phase' ? `phase:${event.phase}` : String(event.event));
       if (event.event === 'phase' && event.phase === 'saving') closing = rig.studio.close();
     });

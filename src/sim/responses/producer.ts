@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { imageBase64, renderImage } from '../image-renderer.js';
@@ -180,7 +181,9 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
         return stop();
       }
     }
-    const result = await finalRender;
+    const rendered = await finalRender;
+    // A vendor bug: the file's header and trailer are intact, the data between them is not.
+    const result = triggers.has('corrupt-image') ? corruptImage(rendered) : rendered;
     images.set(itemId, result);
     if (!(await sink.emit({ type: 'response.image_generation_call.completed', ...base }))) return stop();
     const finalItem = {
@@ -230,4 +233,22 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
   });
   await sink.emit({ type: 'response.completed', response });
   return { response, images, finished: true };
+}
+
+/**
+ * The image a buggy vendor might send: every chunk of a PNG well formed (lengths and CRCs right)
+ * but the compressed pixel data replaced by junk; other formats cut in the middle, trailer kept.
+ */
+export function corruptImage(image: Buffer): Buffer {
+  if (image.toString('latin1', 1, 4) !== 'PNG') return Buffer.concat([image.subarray(0, Math.floor(image.length * 0.4)), image.subarray(image.length - 12)]);
+  const out = Buffer.from(image);
+  for (let offset = 8; offset + 12 <= out.length; ) {
+    const length = out.readUInt32BE(offset);
+    if (out.toString('latin1', offset + 4, offset + 8) === 'IDAT') {
+      out.fill(0x5a, offset + 8 + Math.min(2, length), offset + 8 + length);
+      out.writeUInt32BE(crc32(out.subarray(offset + 4, offset + 8 + length)), offset + 8 + length);
+    }
+    offset += 12 + length;
+  }
+  return out;
 }

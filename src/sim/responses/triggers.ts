@@ -23,6 +23,7 @@ export const TRIGGER_NAMES = [
   'malformed',
   'incomplete',
   'no-image',
+  'corrupt-image',
   'fewer-partials',
   'generating-status',
   'wire-quirks',

@@ -31,6 +31,21 @@ export type GenerationEvent = {
   [E in GenerationEventName]: GenerationEventPayload<E> & { id: string; topic: typeof GENERATION_TOPIC; event: E };
 }[GenerationEventName];
 
+/**
+ * Topic `assets`: what happens to a saved image after its generation
+ * answered. `thumbnail_ready`: its thumbnail exists and every pixel decoded.
+ * `asset_broken`: it did not decode, so it left history (tombstoned).
+ */
+export const ASSET_TOPIC = 'assets';
+
+export const assetEventPayloads = {
+  thumbnail_ready: z.object({ filename: z.string(), requestId: z.string(), thumbnailUrl: z.string() }),
+  asset_broken: z.object({ filename: z.string(), requestId: z.string(), error: errorPayload }),
+} as const;
+
+export type AssetEventName = keyof typeof assetEventPayloads;
+export type AssetEventPayload<E extends AssetEventName> = z.infer<(typeof assetEventPayloads)[E]>;
+
 /** The channel's notice that a cursor could not be honoured: refetch state (GET /api/inflight, /api/jobs/:id). */
 export const replayGapEvent = z.object({
   id: z.string(),

@@ -29,6 +29,12 @@ export const assetRecord = z.object({
   sessionTitle: z.string().nullable(),
   revisedPrompt: z.string().nullable(),
   settings: z.record(z.string(), z.unknown()),
+  /**
+   * False right after a generation answers: the thumbnail (and the check that every pixel
+   * decodes) follows off the request path; `thumbnail_ready` on topic `assets` says when.
+   * `GET thumbnailUrl` waits for it meanwhile.
+   */
+  thumbnailReady: z.boolean(),
 });
 export type AssetRecord = z.infer<typeof assetRecord>;
 

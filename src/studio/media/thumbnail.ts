@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 
 /**
  * Thumbnails: WebP, longest side at most this many pixels, never enlarged.
@@ -9,6 +9,7 @@ export const THUMBNAIL = { maxSide: 256, format: 'webp', quality: 80, effort: 0 
 
 /** A thumbnail of an image, made on libuv's threadpool (sharp's async API). */
 export async function makeThumbnail(image: Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(image, { failOn: 'error' })
     .autoOrient()
     .resize({ width: THUMBNAIL.maxSide, height: THUMBNAIL.maxSide, fit: 'inside', withoutEnlargement: true })

@@ -10,6 +10,9 @@ import type { StudioRoutes } from './plugin.js';
 /** Names are unique and files never change, so caches may keep them for good. */
 const CACHE_CONTROL = 'private, max-age=31536000, immutable';
 
+/** How long a thumbnail request waits for a thumbnail still being made. */
+const THUMBNAIL_WAIT_MS = 10_000;
+
 const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${filename}.`);
 
 /** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
@@ -52,7 +55,16 @@ export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.get('/generated/thumbs/:filename', async (request, reply) => {
     const filename = filenameParam(request.params);
-    if (!findLiveByThumbnail(ctx.db, filename)) throw notFound(filename);
+    let row = findLiveByThumbnail(ctx.db, filename);
+    // Right after a generation the thumbnail is still being made: wait for it (bounded) rather than 404.
+    const pending = row?.thumbnail_state === 'pending' ? ctx.derived.pending(row.filename) : undefined;
+    if (pending) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, THUMBNAIL_WAIT_MS)))]);
+      clearTimeout(timer);
+      row = findLiveByThumbnail(ctx.db, filename);
+    }
+    if (!row || row.thumbnail_state !== 'ready') throw notFound(filename);
     return sendFile(reply, ctx.paths.thumbnailsDir, filename, THUMBNAIL.format);
   });
 };

@@ -23,6 +23,8 @@ export interface AssetRow {
   revised_prompt: string | null;
   settings: string;
   deleted_at: string | null;
+  /** `pending` until the thumbnail exists (and the image decoded fully); `failed` when it did not decode. */
+  thumbnail_state: 'pending' | 'ready' | 'failed';
 }
 
 export type NewAssetRow = Omit<AssetRow, 'id' | 'deleted_at'>;
@@ -51,8 +53,8 @@ const AFTER_ITEM = '(created_at < @createdAt OR (created_at = @createdAt AND id 
 function statements(db: StudioDatabase) {
   return {
     insert: db.prepare<NewAssetRow>(
-      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings)
-       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings)`,
+      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, thumbnail_state)
+       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings, @thumbnail_state)`,
     ),
     byFilename: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE filename = ?'),
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
@@ -68,6 +70,8 @@ function statements(db: StudioDatabase) {
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
     tombstonesBefore: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at <= ? ORDER BY deleted_at'),
     remove: db.prepare<[string]>('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL'),
+    thumbnailState: db.prepare<[string, string]>('UPDATE assets SET thumbnail_state = ? WHERE filename = ?'),
+    pendingThumbnails: db.prepare<[], AssetRow>(`SELECT * FROM assets WHERE thumbnail_state = 'pending' AND deleted_at IS NULL ORDER BY id`),
   };
 }
 
@@ -152,3 +156,8 @@ export const tombstonesDeletedBefore = (db: StudioDatabase, cutoff: string): Ass
 
 /** Removes a tombstone's row (never a live one). */
 export const removeTombstone = (db: StudioDatabase, filename: string): boolean => prepared(db).remove.run(filename).changes === 1;
+
+export const setThumbnailState = (db: StudioDatabase, filename: string, state: AssetRow['thumbnail_state']): void => void prepared(db).thumbnailState.run(state, filename);
+
+/** Live assets whose thumbnail is still to be made (a crash came between the answer and the thumbnail). */
+export const assetsWithPendingThumbnails = (db: StudioDatabase): AssetRow[] => prepared(db).pendingThumbnails.all();

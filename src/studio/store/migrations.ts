@@ -49,4 +49,8 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX jobs_unfinished ON jobs (state) WHERE finished_at IS NULL;
    CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;`,
+  // 4: an asset is answered once its file and row are durable; its thumbnail (and the full decode
+  // check) follow off the request path. 'pending' rows are finished at start-up.
+  `ALTER TABLE assets ADD COLUMN thumbnail_state TEXT NOT NULL DEFAULT 'ready' CHECK (thumbnail_state IN ('pending', 'ready', 'failed'));
+   CREATE INDEX assets_thumbnail_pending ON assets (id) WHERE thumbnail_state = 'pending';`,
 ];

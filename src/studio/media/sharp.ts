@@ -1,0 +1,10 @@
+import type { Sharp, SharpOptions } from 'sharp';
+
+// sharp (libvips) is loaded on first use, not at start: a studio that has not
+// made an image yet starts faster and holds less memory. Its work runs on
+// libuv's thread pool, off the event loop.
+
+type SharpFactory = (input?: Buffer, options?: SharpOptions) => Sharp;
+let loading: Promise<SharpFactory> | undefined;
+
+export const loadSharp = (): Promise<SharpFactory> => (loading ??= import('sharp').then((module) => module.default as unknown as SharpFactory));
