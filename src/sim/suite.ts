@@ -1,3 +1,6 @@
+import { startDeltaSimulator, type DeltaSimulator } from './delta/index.js';
+import { startEpsilonSimulator, type EpsilonSimulator } from './epsilon/index.js';
+import { startGammaSimulator, type GammaSimulator } from './gamma/index.js';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from './responses-simulator.js';
 
 // Every simulator at once, for `svc serve --demo` (in-process) and `svc sim
@@ -50,14 +53,32 @@ const responsesMember: SuiteMember = async (options) => {
   };
 };
 
+/** The prediction vendor behind `gamma`: uploads, submit, polling; a prediction runs about `latencyMs`. */
+const gammaMember: SuiteMember = async (options) => {
+  const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  return { name: 'gamma', simulator: gamma, upstreams: { gamma: gamma.baseUrl }, keys: { gamma: gamma.apiKey }, sessions: {}, close: () => gamma.close() };
+};
+
+/** The `base_resp` vendor behind `delta`. */
+const deltaMember: SuiteMember = async (options) => {
+  const delta = await startDeltaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  return { name: 'delta', simulator: delta, upstreams: { delta: delta.url }, keys: { delta: delta.apiKey }, sessions: {}, close: () => delta.close() };
+};
+
+/** The ZIP-answering vendor behind `epsilon`. */
+const epsilonMember: SuiteMember = async (options) => {
+  const epsilon = await startEpsilonSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  return { name: 'epsilon', simulator: epsilon, upstreams: { epsilon: epsilon.url }, keys: { epsilon: epsilon.token }, sessions: {}, close: () => epsilon.close() };
+};
+
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember];
+const MEMBERS: readonly SuiteMember[] = [responsesMember, gammaMember, deltaMember, epsilonMember];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
   readonly keys: Readonly<Record<string, string>>;
   readonly sessions: Readonly<Record<string, unknown>>;
-  readonly simulators: { readonly responses: ResponsesSimulator };
+  readonly simulators: { readonly responses: ResponsesSimulator; readonly gamma: GammaSimulator; readonly delta: DeltaSimulator; readonly epsilon: EpsilonSimulator };
   close(): Promise<void>;
 }
 

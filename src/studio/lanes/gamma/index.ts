@@ -1,16 +1,59 @@
+import { z } from 'zod';
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
 import type { LaneModule } from '../types.js';
+import { GAMMA_BACKGROUNDS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
+import { gammaResume, gammaRun } from './run.js';
 
-// The `gamma` lane: direct image generation and edit API (submit, poll).
-// Not built yet: listed, answering LANE_NOT_AVAILABLE.
+// The `gamma` lane: an asynchronous "prediction" image API (contract:
+// gamma-async-prediction-images). References are uploaded one by one, the
+// generation is submitted, its prediction polled; the prediction id is kept
+// on the job, so a studio restarted during the poll resumes it.
+
+function gammaKey(ctx: StudioContext): string {
+  const key = ctx.key('gamma');
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The gamma lane needs GAMMA_API_KEY: set it in the environment or under "keys".gamma in config.json.', { details: { lane: 'gamma', env: 'GAMMA_API_KEY' } });
+  return key.value;
+}
+
 export const gammaLane: LaneModule = {
   id: 'gamma',
   label: 'Gamma',
-  description: 'Direct image generation and edit API.',
+  description: 'Direct image generation and edit API (submit, then poll), up to 10 references.',
   credential: { kind: 'key', namespaces: ['gamma'] },
-  codes: { missingCredential: 'API_KEY_REQUIRED' },
-  models: { list: [{ id: 'gamma-image-2', kind: 'image', description: 'Gamma text-to-image; with references it runs the edit model.' }], default: 'gamma-image-2' },
-  controls: ['quality', 'size'],
+  codes: {
+    missingCredential: 'API_KEY_REQUIRED',
+    tooManyReferences: 'GAMMA_REF_TOO_MANY',
+    answers: [
+      'AUTH_API_KEY_INVALID',
+      'RATE_LIMITED',
+      'GAMMA_UPLOAD_FAILED',
+      'GAMMA_UPLOAD_NO_URL',
+      'GAMMA_NO_PREDICTION_ID',
+      'GAMMA_GENERATION_FAILED',
+      'GAMMA_OUTPUT_DOWNLOAD_FAILED',
+      'GENERATION_TIMEOUT',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_PROTOCOL_ERROR',
+      'NETWORK_FAILED',
+    ],
+  },
+  models: {
+    list: [{ id: 'gamma-image-2', kind: 'image', upstreamId: GAMMA_UPSTREAM_MODELS.textToImage, description: 'Gamma text-to-image; with references (or an edited image) it runs the edit model.' }],
+    default: 'gamma-image-2',
+  },
+  controls: ['quality', 'size', 'format'],
+  options: z.object({ background: z.enum(GAMMA_BACKGROUNDS).optional().describe('transparent makes a PNG whatever the format.') }).strict(),
+  // Spec: up to 10 references (an edited image counts as one).
   maxInputImages: 10,
-  timeoutMs: 300_000,
-  endpoints: { base: { env: 'SVC_GAMMA_BASE_URL' } },
+  // Contract §4: the source's overall deadline of 180 s.
+  timeoutMs: 180_000,
+  endpoints: { base: { env: 'SVC_GAMMA_BASE_URL', default: 'https://api.atlascloud.ai/api/v1' } },
+  adapter: {
+    specificationVersion: 'v1',
+    preflight: (ctx) => void gammaKey(ctx),
+    generate: (ctx, request, job) => gammaRun(ctx, gammaLane, gammaKey(ctx), request, job),
+    edit: (ctx, request, job) => gammaRun(ctx, gammaLane, gammaKey(ctx), request, job),
+    resume: (ctx, request, operation, job) => gammaResume(ctx, gammaLane, gammaKey(ctx), request, operation, job),
+  },
 };

@@ -1,0 +1,85 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobRecord } from '../../src/studio/api/index.js';
+import { makeTempHome } from '../helpers/studio.js';
+import { startSvc, type RunningSvc } from '../helpers/svc.js';
+import { waitFor } from './gamma-delta-epsilon-rig.js';
+
+// The bar's crash test for gamma, with real processes: the simulators in
+// their own process (`svc sim serve`), the studio in another, configured only
+// by the environment the simulators printed. The studio is killed with
+// SIGKILL while it polls a prediction; restarted, it resumes the prediction it
+// recorded and the image still lands.
+
+/** Each prediction runs this long upstream: long enough to kill the studio mid-poll. */
+const LATENCY_MS = 3000;
+
+let simulators: RunningSvc;
+let simEnv: Record<string, string>;
+let gammaOrigin: string;
+const home = makeTempHome('svc-gamma-resume-');
+const running: RunningSvc[] = [];
+
+async function startStudioProcess(): Promise<string> {
+  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv });
+  running.push(studio);
+  return String(studio.first.url);
+}
+
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const job = async (url: string, requestId: string) => jobRecord.parse(await (await fetch(`${url}/api/jobs/${requestId}`)).json());
+
+/** The gamma simulator's log of one route (it runs in the other process: read over HTTP). */
+async function simRequests(route: string): Promise<{ id: number; path: string; outcome: string }[]> {
+  const response = await fetch(`${gammaOrigin}/__sim/requests?route=${encodeURIComponent(route)}`);
+  return ((await response.json()) as { requests: { id: number; path: string; outcome: string }[] }).requests;
+}
+
+beforeAll(async () => {
+  simulators = await startSvc(['sim', 'serve', '--latency', String(LATENCY_MS)]);
+  simEnv = (simulators.first as { env: Record<string, string> }).env;
+  gammaOrigin = new URL(simEnv.SVC_GAMMA_BASE_URL).origin;
+});
+
+afterAll(async () => {
+  for (const child of running) await child.stop('SIGKILL');
+  await simulators.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('a gamma job across a studio crash', () => {
+  it('svc sim serve gives the gamma, delta and epsilon lanes their base URLs and keys', () => {
+    expect(simEnv).toMatchObject({ SVC_GAMMA_BASE_URL: expect.stringMatching(/\/api\/v1$/), SVC_DELTA_BASE_URL: expect.any(String), SVC_EPSILON_BASE_URL: expect.any(String) });
+    expect(Object.keys(simEnv)).toEqual(expect.arrayContaining(['GAMMA_API_KEY', 'DELTA_API_KEY', 'EPSILON_API_KEY']));
+  });
+
+  it('SIGKILL during the poll, restart: the recorded prediction is resumed and the image lands in history', async () => {
+    const first = await startStudioProcess();
+    const accepted = await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a lighthouse in a storm', async: true, requestId: 'gamma-crash' });
+    expect(accepted.status).toBe(202);
+    // The prediction id is stored as soon as it is known; from then on the studio polls.
+    const recorded = await waitFor('the prediction id on the job', async () => (await job(first, 'gamma-crash')).upstream ?? undefined);
+    const before = await job(first, 'gamma-crash');
+    expect(before).toMatchObject({ state: 'running', provider: 'gamma' });
+    await waitFor('a first poll', async () => (await simRequests('GET /api/v1/model/prediction/:id')).length > 0);
+    await running.at(-1)?.stop('SIGKILL');
+
+    const restarted = await startStudioProcess();
+    const done = await waitFor('the resumed job to end', async () => {
+      const record = await job(restarted, 'gamma-crash');
+      return record.state === 'running' || record.state === 'queued' ? undefined : record;
+    });
+    expect(done).toMatchObject({ requestId: 'gamma-crash', state: 'succeeded', provider: 'gamma', error: null, upstream: { operationId: recorded.operationId, state: 'completed' } });
+    const result = done.result as { images: { filename: string }[]; settings: Record<string, unknown> };
+    expect(result.settings).toMatchObject({ predictionId: recorded.operationId, resumed: true, upstreamModel: 'lang/lang-image-2/text-to-image' });
+
+    const history = (await (await fetch(`${restarted}/api/history?provider=gamma`)).json()) as { items: { filename: string; prompt: string }[] };
+    expect(history.items.map((item) => item.filename)).toEqual([result.images[0].filename]);
+    expect((await fetch(`${restarted}/generated/${result.images[0].filename}`)).status).toBe(200);
+
+    // One submit only: the restarted studio polled the same prediction instead of generating again.
+    expect(await simRequests('POST /api/v1/model/generateImage')).toHaveLength(1);
+    const polls = await simRequests('GET /api/v1/model/prediction/:id');
+    expect(new Set(polls.map((entry) => entry.path))).toEqual(new Set([`/api/v1/model/prediction/${recorded.operationId}`]));
+  }, 30_000);
+});
