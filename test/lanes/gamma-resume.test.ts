@@ -82,4 +82,18 @@ describe('a gamma job across a studio crash', () => {
     const polls = await simRequests('GET /api/v1/model/prediction/:id');
     expect(new Set(polls.map((entry) => entry.path))).toEqual(new Set([`/api/v1/model/prediction/${recorded.operationId}`]));
   }, 30_000);
+
+  it('a graceful stop (SIGTERM) mid-poll leaves the job to resume, not cancelled', async () => {
+    const first = await startStudioProcess();
+    expect((await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a calm harbour', async: true, requestId: 'gamma-stop' })).status).toBe(202);
+    const recorded = await waitFor('the prediction id on the job', async () => (await job(first, 'gamma-stop')).upstream ?? undefined);
+    await running.at(-1)?.stop('SIGTERM');
+
+    const restarted = await startStudioProcess();
+    const done = await waitFor('the resumed job to end', async () => {
+      const record = await job(restarted, 'gamma-stop');
+      return record.state === 'running' || record.state === 'queued' ? undefined : record;
+    });
+    expect(done).toMatchObject({ state: 'succeeded', error: null, upstream: { operationId: recorded.operationId } });
+  }, 30_000);
 });
