@@ -186,6 +186,22 @@ describe('Classic in chromium against a demo studio', () => {
     while ((await page.locator('.reference .remove').count()) > 0) await page.locator('.reference .remove').first().click();
   });
 
+  it('lists what Classic made in History, newest first, with how each was made', async () => {
+    await page.click('nav a[href="/history"]');
+    await page.locator('.tile[aria-label="a red kite over green hills"]').click();
+    await page.locator('.detail .detail-prompt', { hasText: 'a red kite over green hills' }).waitFor();
+    expect(await page.textContent('.detail .facts')).toContain('lang-6-luna');
+    // The job record is still there: the detail shows the time it took.
+    await page.locator('.detail dd', { hasText: 'in total' }).waitFor();
+    const labels = await page.locator('.tile').evaluateAll((tiles) => tiles.map((tile) => tile.getAttribute('aria-label')));
+    expect(labels[0]).toBe('a kite in the style of the references');
+    expect(labels.filter((label) => label === 'three blue boats')).toHaveLength(3);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.tile img, .detail img')).every((image) => image.complete && image.naturalWidth > 0));
+    await screenshot(page, 'history-generated');
+    await page.click('.detail button[aria-label="Close details"]');
+    await page.click('nav a[href="/"]');
+  });
+
   it('works at a phone width without sideways scrolling', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     try {

@@ -96,10 +96,11 @@ const isMultimode = (result: JobResult): result is MultimodeResult => 'results' 
 
 /** The slots a finished job shows: its images, or each slot's outcome. */
 function slotsOfResult(job: LiveJob, result: JobResult): LiveSlot[] {
+  // The partial renders go: the image replaces them (and they are large).
   if (isMultimode(result)) {
-    return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error }));
+    return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error, partial: undefined }));
   }
-  return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider, model: result.model, image, revisedPrompt: result.revisedPrompt }));
+  return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider, model: result.model, image, revisedPrompt: result.revisedPrompt, partial: undefined }));
 }
 
 function finished(job: LiveJob, fields: { result?: JobResult | null; error?: ErrorPayload | null }): LiveJob {
@@ -139,7 +140,7 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
       if (event.b64) job = withSlot(job, event.slot ?? 0, { partial: `data:image/${event.format};base64,${event.b64}`, partialIndex: event.index });
       break;
     case 'slot_done':
-      job = withSlot(job, event.slot, { image: event.result.image, revisedPrompt: event.result.revisedPrompt, provider: event.result.provider, model: event.result.model, error: event.result.error });
+      job = withSlot(job, event.slot, { image: event.result.image, revisedPrompt: event.result.revisedPrompt, provider: event.result.provider, model: event.result.model, error: event.result.error, partial: undefined });
       break;
     case 'slot_error':
       job = withSlot(job, event.slot, { error: event.error });

@@ -14,7 +14,7 @@ export function LanePicker({ capabilities, providers, choice, onChange }: { capa
   const notReady = lanes.filter((lane) => stateOf(lane.id) !== 'ready');
   const settingsLink = `/settings#lane-${choice.lane?.id ?? choice.id}`;
   return (
-    <div className="field">
+    <div className="field field-wide">
       <label htmlFor="lane">Lane</label>
       <select id="lane" value={choice.id} onChange={(event) => onChange(event.target.value as ProviderId)} aria-describedby="lane-status">
         <option value="auto">Auto (first ready lane)</option>

@@ -10,7 +10,7 @@ export function ModelPicker({ capabilities, choice, value, onChange }: { capabil
   };
   const models = value && !choice.models.includes(value) ? [value, ...choice.models] : choice.models;
   return (
-    <div className="field">
+    <div className="field field-wide">
       <label htmlFor="model">Model</label>
       <select id="model" value={value} onChange={(event) => onChange(event.target.value)} disabled={models.length === 0}>
         <option value="">Default{choice.defaultModel ? ` (${choice.defaultModel})` : ''}</option>
