@@ -1,4 +1,4 @@
-import { EXIT_CODES, exitCodeFor } from '../common/errors.js';
+import { EXIT_CODES, exitCodeFor, isErrorCode } from '../common/errors.js';
 import { readDescriptor } from '../studio/descriptor.js';
 import { studioPaths } from '../studio/paths.js';
 import { DEFAULT_PORT } from '../studio/constants.js';
@@ -67,12 +67,23 @@ export class StudioClient {
     return response;
   }
 
+  /**
+   * The answer's JSON. An empty success (204, or a 200 without a body) is
+   * `undefined`; a body that is not JSON is a clear error, never a crash.
+   */
   async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.fetch(method, path, options);
+    let text: string;
     try {
-      return (await response.json()) as T;
+      text = await response.text();
     } catch (error) {
       throw this.transportError(error);
+    }
+    if (text.trim() === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`The server at ${this.server.url} answered ${path} with something that is not JSON: ${text.slice(0, 120)}`, EXIT_CODES.upstream, 'BAD_ANSWER');
     }
   }
 
@@ -85,19 +96,31 @@ export class StudioClient {
   }
 }
 
-/** Turns an error answer (`{ error: { code, message, details } }`) into a CliError with the table's exit code. */
+const asText = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * Turns an error answer into a CliError with the table's exit code. Reads our
+ * shape (`{ error: { code, message, details } }`) and what other servers send:
+ * `{ error: "Not Found", code?, message?, statusCode }`, `{ code, message }`,
+ * plain text. Without a known code the HTTP status decides the exit code.
+ */
 export async function errorFromResponse(response: Response): Promise<CliError> {
+  const statusExit = response.status >= 500 ? EXIT_CODES.upstream : response.status === 401 || response.status === 403 ? EXIT_CODES.auth : EXIT_CODES.bad_request;
+  let text = '';
+  try {
+    text = await response.text();
+  } catch {
+    // The body broke off: the status is all there is.
+  }
   let body: unknown;
   try {
-    body = await response.json();
+    body = JSON.parse(text);
   } catch {
     body = undefined;
   }
-  const error = (body as { error?: unknown } | undefined)?.error;
-  if (error && typeof error === 'object') {
-    const { code, message, details } = error as { code?: string; message?: string; details?: unknown };
-    return new CliError(message ?? `HTTP ${response.status}`, exitCodeFor(code), code, details);
-  }
-  if (typeof error === 'string') return new CliError(error, exitCodeFor(error), error);
-  return new CliError(`HTTP ${response.status} ${response.statusText}`, response.status >= 500 ? EXIT_CODES.upstream : EXIT_CODES.bad_request);
+  const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const nested = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>) : undefined;
+  const code = asText(nested?.code) ?? asText(record.code) ?? (typeof record.error === 'string' && isErrorCode(record.error) ? record.error : undefined);
+  const message = asText(nested?.message) ?? asText(record.message) ?? asText(record.error) ?? (text.trim().slice(0, 200) || `HTTP ${response.status} ${response.statusText}`);
+  return new CliError(message, code && isErrorCode(code) ? exitCodeFor(code) : statusExit, code, nested?.details);
 }

@@ -35,7 +35,15 @@ export function createOutput(options: { json: boolean }): Output {
     json: options.json,
     color,
     result(data, human) {
-      process.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+      if (options.json) return void process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      let text: string;
+      try {
+        text = human();
+      } catch {
+        // An answer of another shape than this CLI knows (another server, an older one): shown as it is.
+        text = JSON.stringify(data, null, 2) ?? String(data);
+      }
+      process.stdout.write(`${text}\n`);
     },
     note(text) {
       if (!options.json) process.stderr.write(`${text}\n`);

@@ -52,7 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       else process.stderr.write(`svc: ${error.message}${error.code ? ` (${error.code})` : ''}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`svc: ${(error as Error)?.stack ?? String(error)}\n`);
+    // A failure this program did not foresee: said in one line (SVC_DEBUG=1 shows the stack).
+    process.stderr.write(`svc: ${process.env.SVC_DEBUG ? ((error as Error)?.stack ?? String(error)) : `internal error: ${(error as Error)?.message ?? String(error)}`}\n`);
     return EXIT_CODES.internal;
   }
 }

@@ -66,6 +66,15 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   app.server.maxConnections = CONNECTION_LIMITS.maxConnections;
 
+  // Ordinary clients send `Content-Type: application/json` on a DELETE or a body-less POST: an empty
+  // body is no body, not bad JSON. Anything else goes to Fastify's own parser (prototype-poisoning safe).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
   app.setErrorHandler((error, request, reply) => {
     if (isClientAbort(error, request)) {
       // Not an error of ours: the client left while sending its body.

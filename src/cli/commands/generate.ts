@@ -136,6 +136,8 @@ async function streamJob<T>(client: StudioClient, out: Output, path: string, bod
       if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
       throw error;
     }
+    // A server that answers the stream request with plain JSON (an older or another studio) gave the result itself.
+    if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return (await response.json().catch(() => undefined)) as T;
     return await followStream<T>(response, requestId, recovery, out);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
@@ -149,20 +151,29 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
   const show = () => live && process.stderr.write(`\r\u001b[2K${out.color.dim(`${requestId.slice(0, 8)}`)} ${phase}${partials ? ` · ${partials} partial${partials > 1 ? 's' : ''}` : ''}`);
   try {
     for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
-      const event = JSON.parse(message.data) as { event: string; phase?: string; result?: T; error?: ErrorPayload; slot?: number };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(message.data);
+      } catch {
+        continue; // a frame that is not JSON carries nothing for us
+      }
+      if (!parsed || typeof parsed !== 'object') continue;
+      // The event's name is in the payload (this studio) or on the standard `event:` line (others).
+      const event = { ...(parsed as { event?: string; phase?: string; result?: T; error?: ErrorPayload; slot?: number }) };
+      event.event = typeof event.event === 'string' ? event.event : message.event;
       if (event.event === 'phase') {
         phase = event.phase ?? phase;
         show();
       } else if (event.event === 'partial') {
         partials += 1;
         show();
-      } else if (event.event === 'done' && isTerminalEvent(event)) {
+      } else if (event.event === 'done' && isTerminalEvent({ event: event.event, slot: event.slot })) {
         if (live) process.stderr.write('\r\u001b[2K');
         if (event.result !== undefined) return event.result;
-      } else if (event.event === 'error' && isTerminalEvent(event)) {
+      } else if (event.event === 'error' && isTerminalEvent({ event: event.event, slot: event.slot })) {
         if (live) process.stderr.write('\r\u001b[2K');
-        const error = event.error ?? { code: 'INTERNAL_ERROR', message: 'The job failed.' };
-        throw new CliError(error.message, exitCodeFor(error.code), error.code, error.details);
+        const error = event.error && typeof event.error === 'object' ? event.error : { code: 'INTERNAL_ERROR', message: typeof event.error === 'string' ? event.error : 'The job failed.' };
+        throw new CliError(String(error.message), exitCodeFor(error.code), error.code, error.details);
       }
     }
   } catch (error) {
@@ -181,10 +192,10 @@ export function outputPath(out: string, index: number, count: number, format: st
   return `${stem}${suffix}${extension || `.${format === 'jpeg' ? 'jpg' : format}`}`;
 }
 
-async function download(client: StudioClient, images: AssetRecord[], out: string | undefined): Promise<string[]> {
-  if (!out) return [];
+async function download(client: StudioClient, images: unknown, out: string | undefined): Promise<string[]> {
+  if (!out || !Array.isArray(images)) return [];
   const written: string[] = [];
-  for (const [index, image] of images.entries()) {
+  for (const [index, image] of (images as AssetRecord[]).entries()) {
     const response = await client.fetch('GET', image.url, { timeoutMs: 60_000 });
     const target = outputPath(out, index, images.length, image.format);
     writeFileAtomic(target, new Uint8Array(await response.arrayBuffer()));
@@ -228,7 +239,7 @@ export function registerGenerate(program: Command): void {
     const body = await requestBody(prompt, options);
     if (count === 1) {
       const result = await streamJob<GenerationResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
-      const saved = await download(client, result.images, options.out);
+      const saved = await download(client, result?.images, options.out);
       out.result({ ...result, saved }, () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
       return;
     }
@@ -248,7 +259,7 @@ export function registerGenerate(program: Command): void {
     body.image = await fileAsDataUrl(image);
     if (options.mask) body.mask = await fileAsDataUrl(options.mask);
     const result = await streamJob<GenerationResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
-    const saved = await download(client, result.images, options.out);
+    const saved = await download(client, result?.images, options.out);
     out.result({ ...result, saved }, () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
   });
 
@@ -273,7 +284,8 @@ export function registerGenerate(program: Command): void {
 
 async function runMultimode(client: StudioClient, out: Output, body: Record<string, unknown>, options: CommonOptions): Promise<void> {
   const result = await streamJob<MultimodeResult>(client, out, '/api/generate/multimode', body, timeoutMs(options.timeout));
-  const images = result.results.flatMap((slot) => (slot.ok && slot.image ? [slot.image] : []));
+  const slots = Array.isArray(result?.results) ? result.results : [];
+  const images = slots.flatMap((slot) => (slot.ok && slot.image ? [slot.image] : []));
   const saved = await download(client, images, options.out);
   out.result({ ...result, saved }, () =>
     result.results
@@ -283,8 +295,8 @@ async function runMultimode(client: StudioClient, out: Output, body: Record<stri
       })
       .join('\n'),
   );
-  const failed = result.results.filter((slot) => !slot.ok);
-  if (failed.length === result.results.length) {
+  const failed = slots.filter((slot) => !slot.ok);
+  if (slots.length > 0 && failed.length === slots.length) {
     throw new CliError('Every output failed.', exitCodeFor(failed[0]?.error?.code), failed[0]?.error?.code);
   }
   if (failed.length) process.exitCode = EXIT_CODES.upstream;
