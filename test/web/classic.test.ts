@@ -103,6 +103,14 @@ describe('Classic in chromium against a demo studio', () => {
     expect(await notice.locator('.error-remedy').textContent()).toContain('set moderation to low');
     expect(await notice.locator('a', { hasText: 'Open Settings' }).count()).toBe(0);
 
+    // An image that turns out not to decode leaves history; its slot says so instead of showing it.
+    const damaged = await generate(page, '[sim:corrupt-image] a damaged kite');
+    const damagedSlot = page.locator(`.job[data-request-id="${damaged}"] .slot[data-state="error"]`);
+    await damagedSlot.waitFor();
+    expect(await damagedSlot.textContent()).toContain('removed from history');
+    const listed = (await (await fetch(`${studio.url}/api/history?q=damaged`)).json()) as { items: unknown[] };
+    expect(listed.items).toEqual([]);
+
     await page.selectOption('#lane', 'api');
     const rejected = await generate(page, '[sim:unauthorized] a key that was revoked');
     const rejectedCard = page.locator(`.job[data-request-id="${rejected}"]`);

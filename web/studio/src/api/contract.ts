@@ -2,6 +2,7 @@
 // through `import type`, so none of its zod schemas reach the bundle; the
 // runtime values come from values.ts, which is plain data.
 export type {
+  AssetEventPayload,
   AssetRecord,
   CapabilitiesBody,
   CatalogModelEntry,
@@ -46,3 +47,10 @@ import type { ProviderCapabilities } from '../../../../src/studio/api/index.js';
 export type LaneCapabilities = Extract<ProviderCapabilities, { routingMode: false }>;
 /** The `auto` routing mode's entry. */
 export type AutoCapabilities = Extract<ProviderCapabilities, { routingMode: true }>;
+
+import type { AssetEventPayload } from '../../../../src/studio/api/index.js';
+
+/** An event of topic `assets` as a client receives it. */
+export type AssetEvent =
+  | (AssetEventPayload<'thumbnail_ready'> & { id: string; topic: 'assets'; event: 'thumbnail_ready' })
+  | (AssetEventPayload<'asset_broken'> & { id: string; topic: 'assets'; event: 'asset_broken' });

@@ -1,4 +1,4 @@
-import type { GenerationEvent, ReplayGapEvent } from '../api/contract';
+import type { AssetEvent, GenerationEvent, ReplayGapEvent } from '../api/contract';
 import { accessToken } from '../api/token';
 import { useUi } from '../store/ui';
 
@@ -14,6 +14,8 @@ const RECONNECT_MAX_MS = 4000;
 
 export interface StreamHandlers {
   onEvent(event: GenerationEvent): void;
+  /** Topic `assets`: a saved image's thumbnail is ready, or it did not decode and left history. */
+  onAssetEvent(event: AssetEvent): void;
   onGap(gap: ReplayGapEvent): void;
   /** The stream is open; `resumed`: it continues from a cursor (missed events are replayed). */
   onOpen(info: { first: boolean; resumed: boolean }): void;
@@ -77,6 +79,7 @@ export function connectEventStream(handlers: StreamHandlers): () => void {
         return;
       }
       if (event.topic === 'generation') handlers.onEvent(event as GenerationEvent);
+      else if (event.topic === 'assets') handlers.onAssetEvent(event as AssetEvent);
       else if (event.topic === 'system' && event.event === 'replay_gap') {
         count('replayGaps');
         handlers.onGap(event as ReplayGapEvent);

@@ -230,3 +230,10 @@ export function failJob(jobs: LiveJob[], requestId: string, error: ErrorPayload)
 }
 
 export const removeJob = (jobs: LiveJob[], requestId: string): LiveJob[] => jobs.filter((job) => job.requestId !== requestId);
+
+/** An image that did not decode left history: its slot shows why instead of the image. */
+export function markAssetBroken(jobs: LiveJob[], filename: string, error: ErrorPayload): LiveJob[] {
+  const holds = (job: LiveJob) => job.slots.some((slot) => slot.image?.filename === filename);
+  if (!jobs.some(holds)) return jobs;
+  return jobs.map((job) => (holds(job) ? { ...job, slots: job.slots.map((slot) => (slot.image?.filename === filename ? { ...slot, image: undefined, partial: undefined, error } : slot)) } : job));
+}

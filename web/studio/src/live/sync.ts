@@ -1,10 +1,10 @@
 import type { QueryClient } from '@tanstack/react-query';
-import type { GenerationEvent, JobRecord } from '../api/contract';
+import type { AssetEvent, ErrorPayload, GenerationEvent, JobRecord } from '../api/contract';
 import { ApiError, api } from '../api/http';
 import type { InflightBody } from '../api/responses';
 import { useUi } from '../store/ui';
 import { connectEventStream } from './eventStream';
-import { applyEvent, applyInflight, applyRecord, failJob, liveJob, updateLiveJobs, type LiveJob } from './liveJobs';
+import { applyEvent, applyInflight, applyRecord, failJob, liveJob, markAssetBroken, updateLiveJobs, type LiveJob } from './liveJobs';
 
 // Keeps the live jobs in step with the server: events as they come, the
 // in-flight list on load and after any gap, job records for what ended unseen.
@@ -76,8 +76,24 @@ function invalidateAssets(queryClient: QueryClient): void {
   void queryClient.invalidateQueries({ queryKey: ['storage'] });
 }
 
+/** Images that did not decode (`asset_broken`), kept in case their job's result arrives after the notice. */
+const brokenAssets = new Map<string, ErrorPayload>();
+
+function withBroken(jobs: LiveJob[]): LiveJob[] {
+  let next = jobs;
+  for (const [filename, error] of brokenAssets) next = markAssetBroken(next, filename, error);
+  return next;
+}
+
+function onAssetEvent(queryClient: QueryClient, event: AssetEvent): void {
+  if (event.event !== 'asset_broken') return;
+  brokenAssets.set(event.filename, event.error);
+  updateLiveJobs(queryClient, withBroken);
+  invalidateAssets(queryClient);
+}
+
 function onEvent(queryClient: QueryClient, event: GenerationEvent): void {
-  updateLiveJobs(queryClient, (jobs) => applyEvent(jobs, event));
+  updateLiveJobs(queryClient, (jobs) => withBroken(applyEvent(jobs, event)));
   // A job first heard of here (the CLI's, another tab's): read what it is.
   if (!liveJob(queryClient, event.requestId)?.described) void readJob(queryClient, event.requestId);
   if (event.event === 'done' || event.event === 'slot_done') invalidateAssets(queryClient);
@@ -102,6 +118,7 @@ async function resync(queryClient: QueryClient): Promise<void> {
 export function startLiveSync(queryClient: QueryClient): () => void {
   return connectEventStream({
     onEvent: (event) => onEvent(queryClient, event),
+    onAssetEvent: (event) => onAssetEvent(queryClient, event),
     onGap: () => {
       void resync(queryClient);
       invalidateAssets(queryClient);

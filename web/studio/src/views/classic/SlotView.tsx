@@ -27,6 +27,7 @@ export function SlotView({ job, slot }: { job: LiveJob; slot: LiveSlot }) {
         ) : slot.error ? (
           <div className="slot-error" role="alert">
             <strong>{errorHelp(slot.error).meaning}</strong> <code>{slot.error.code}</code>
+            <p className="error-message">{slot.error.message}</p>
           </div>
         ) : running ? (
           <div className="placeholder" aria-hidden="true">
