@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from '../common/sharp.js';
 import { hashString, paletteFor } from './render/palette.js';
 import { sceneSvg } from './render/scene.js';
 
@@ -103,6 +104,7 @@ async function draw(options: RenderImageOptions): Promise<Buffer> {
     sceneSvg({ prompt: options.prompt, width, height, seed, transparent, overBaseImage: Boolean(options.baseImage), pixelWidth: canvasWidth, pixelHeight: canvasHeight }, palette),
   );
 
+  const sharp = await loadSharp();
   let canvas: Sharp = options.baseImage
     ? sharp(options.baseImage, { failOn: 'none' })
         .rotate()

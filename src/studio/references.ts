@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { loadSharp } from './media/sharp.js';
+import { loadSharp } from '../common/sharp.js';
 import { ServiceError, type ErrorCode } from '../common/errors.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';

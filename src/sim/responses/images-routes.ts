@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import sharp from 'sharp';
+import { loadSharp } from '../../common/sharp.js';
 import { formField, type ErrorAnswer, type MultipartForm, type SimRequest, type SimResponse } from '../harness.js';
 import { imageBase64, renderImage } from '../image-renderer.js';
 import { answer, checkLaneAccess, surfaceHeaders } from './access.js';
@@ -100,6 +100,7 @@ async function editImagesFromForm(form: MultipartForm): Promise<Buffer[] | Inval
     if (sniffImage(mask.data) !== 'png') return invalid('mask', "Invalid 'mask': the mask must be a PNG image.", 'invalid_image_format');
     if (mask.data.length > MAX_MASK_BYTES) return invalid('mask', "Invalid 'mask': the mask must be smaller than 4 MB.", 'image_file_too_large');
     try {
+      const sharp = await loadSharp();
       const [imageMeta, maskMeta] = await Promise.all([sharp(files[0].data).metadata(), sharp(mask.data).metadata()]);
       if (imageMeta.width !== maskMeta.width || imageMeta.height !== maskMeta.height) {
         return invalid('mask', "Invalid 'mask': the mask must have the same dimensions as the first image.");

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../../common/sharp.js';
 import type { ErrorAnswer } from '../harness.js';
 import { REASONING_EFFORTS, invalid, isProblem, parseImageSettings, type ImageSettings, type InvalidParameter } from './catalog.js';
 import { apiError, detailError, invalidAnswer, modelNotFound, type Lane } from './errors.js';
@@ -54,6 +54,7 @@ async function decodeImageUrl(url: string, param: string): Promise<Buffer | unde
   const data = Buffer.from(match[2], 'base64');
   if (!data.length) return invalid(param, 'The image is empty.', 'empty_image_file');
   try {
+    const sharp = await loadSharp();
     await sharp(data).metadata();
   } catch {
     return invalid(param, 'The image data could not be decoded.', 'invalid_image');

@@ -1,4 +1,4 @@
-import { loadSharp } from './sharp.js';
+import { loadSharp } from '../../common/sharp.js';
 
 /**
  * Thumbnails: WebP, longest side at most this many pixels, never enlarged.

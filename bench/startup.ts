@@ -1,0 +1,96 @@
+// Cold start and idle memory of the studio, against a plain Fastify server
+// started the same way in the same run (rounds alternate).
+//
+// For each round: spawn the process, poll GET /api/health every 2 ms until it
+// answers 200 (spawn → healthy), then wait IDLE_MS and read its resident
+// memory (VmRSS). The studio is the built program (`node bin/svc.js serve`,
+// as the README runs it; `npm run build` first), with a fresh SVC_HOME each
+// round, plain and with --demo.
+//
+// Run: node --import tsx bench/startup.ts   (BENCH_ROUNDS, default 10)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { percentile, round, table } from './lib/stats.js';
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
+const IDLE_MS = 2000;
+const root = join(import.meta.dirname, '..');
+if (!existsSync(join(root, 'dist/cli/svc.js'))) throw new Error('Build first: npm run build');
+
+interface Sample {
+  readonly healthyMs: number;
+  readonly idleRssMiB: number;
+}
+
+const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function measure(start: (port: number, home: string) => ChildProcess): Promise<Sample> {
+  const port = await freePort();
+  const home = mkdtempSync(join(tmpdir(), 'svc-bench-start-'));
+  const started = performance.now();
+  const child = start(port, home);
+  let healthyMs = 0;
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+      await response.arrayBuffer();
+      if (response.ok) {
+        healthyMs = performance.now() - started;
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}) before it was healthy`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idleRssMiB = rssMiB(child.pid as number);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+  rmSync(home, { recursive: true, force: true });
+  return { healthyMs, idleRssMiB };
+}
+
+const subjects = {
+  'plain fastify': (port: number) => spawn(process.execPath, [join(root, 'bench/lib/plain-fastify.mjs'), String(port)], { stdio: 'ignore' }),
+  'svc serve': (port: number, home: string) => spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--port', String(port)], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home } }),
+  'svc serve --demo': (port: number, home: string) =>
+    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--demo', '--port', String(port)], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home } }),
+} as const;
+
+const samples = new Map<string, Sample[]>(Object.keys(subjects).map((name) => [name, []]));
+const names = Object.keys(subjects) as (keyof typeof subjects)[];
+// One warm-up of each (disk caches), then rounds in rotating order.
+for (const name of names) await measure(subjects[name]);
+for (let index = 0; index < ROUNDS; index += 1) {
+  for (let offset = 0; offset < names.length; offset += 1) {
+    const name = names[(index + offset) % names.length];
+    samples.get(name)?.push(await measure(subjects[name]));
+  }
+}
+
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const baseline = samples.get('plain fastify') as Sample[];
+const rows = names.map((name) => {
+  const list = samples.get(name) as Sample[];
+  const healthy = median(list.map((sample) => sample.healthyMs));
+  const rss = median(list.map((sample) => sample.idleRssMiB));
+  return [name, round(healthy), round(healthy / median(baseline.map((sample) => sample.healthyMs)), 2), round(rss), round(rss / median(baseline.map((sample) => sample.idleRssMiB)), 2)];
+});
+console.log(`startup: ${ROUNDS} rounds each, medians; spawn → first 200 from GET /api/health; resident memory ${IDLE_MS} ms later`);
+console.log(table(['process', 'healthy ms', 'ratio', 'idle RSS MiB', 'ratio'], rows));
+console.log(JSON.stringify({ bench: 'startup', rounds: ROUNDS, results: Object.fromEntries(rows.map(([name, healthy, healthyRatio, rss, rssRatio]) => [name, { healthyMs: healthy, healthyRatio, idleRssMiB: rss, rssRatio }])) }));
