@@ -103,6 +103,8 @@ export const ERROR_CODES = {
   CLIGEN_QUOTA_EXHAUSTED: spec(429, 'upstream', 'The generation CLI quota is exhausted.'),
   CLIGEN_VIDEO_UNSUPPORTED: spec(400, 'bad_request', 'The cligen lane does not generate video.'),
   CLIGEN_REF_TOO_MANY: spec(400, 'bad_request', 'cligen accepts at most three references.'),
+  // Ours (the contract's name): cligen has no mask edit.
+  CLIGEN_MASK_UNSUPPORTED: spec(400, 'bad_request', 'cligen edits cannot use a mask.'),
   BETA_API_KEY_MISSING: spec(401, 'auth', 'beta-api needs an API key or service-account credentials.'),
   INVALID_BETA_API_IMAGE_MODEL: spec(400, 'bad_request', 'beta-api models are nano-fruit-2 and nano-fruit-pro.'),
   BETA_API_RATE_LIMITED: spec(429, 'upstream', 'beta-api rate limit reached.'),

@@ -1,3 +1,5 @@
+import { startBetaSimulator, type BetaSimulator } from './beta/simulator.js';
+import { startFakeCligen, type FakeCligen } from './cligen/index.js';
 import { startDeltaSimulator, type DeltaSimulator } from './delta/index.js';
 import { startEpsilonSimulator, type EpsilonSimulator } from './epsilon/index.js';
 import { startGammaSimulator, type GammaSimulator } from './gamma/index.js';
@@ -25,6 +27,8 @@ export interface SuiteMemberOutput {
   readonly keys: Readonly<Record<string, string>>;
   /** Session file contents by lane, to be written (mode 0600) where the lane reads its session. */
   readonly sessions: Readonly<Record<string, unknown>>;
+  /** Other environment a studio needs, by variable: where a lane's program is (a fake CLI), its home. */
+  readonly env?: Readonly<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,28 @@ const responsesMember: SuiteMember = async (options) => {
   };
 };
 
+/**
+ * The `:generateContent` vendor behind `beta-api`: the key surface, the cloud surface and its
+ * token endpoint on one port. Only the API key is given: with a service account too, the lane
+ * would default to the cloud mode, which ignores aspect ratio and resolution. The simulator's
+ * service account (`simulators.beta.serviceAccountJson()`) turns the cloud mode on.
+ */
+const betaMember: SuiteMember = async (options) => {
+  const beta = await startBetaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}),
+    generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'beta',
+    simulator: beta,
+    upstreams: { 'beta-api': beta.keyBaseUrl, 'beta-api.cloud': beta.cloudBaseUrl, 'beta-api.token': beta.tokenUrl },
+    keys: { beta: beta.apiKey },
+    sessions: {},
+    close: () => beta.close(),
+  };
+};
+
 /** The prediction vendor behind `gamma`: uploads, submit, polling; a prediction runs about `latencyMs`. */
 const gammaMember: SuiteMember = async (options) => {
   const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
@@ -71,14 +97,32 @@ const epsilonMember: SuiteMember = async (options) => {
   return { name: 'epsilon', simulator: epsilon, upstreams: { epsilon: epsilon.url }, keys: { epsilon: epsilon.token }, sessions: {}, close: () => epsilon.close() };
 };
 
+/**
+ * The local generation CLI behind `cligen`: no server, a fake program the lane runs as a real
+ * process, with a private home of its own (its artifacts never land in the user's home).
+ */
+const cligenMember: SuiteMember = async () => {
+  const cligen = startFakeCligen();
+  return { name: 'cligen', simulator: cligen, upstreams: {}, keys: {}, sessions: {}, env: { SVC_CLIGEN_BIN: cligen.program, SVC_CLIGEN_HOME: cligen.home }, close: () => cligen.close() };
+};
+
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember, gammaMember, deltaMember, epsilonMember];
+const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, gammaMember, deltaMember, epsilonMember, cligenMember];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
   readonly keys: Readonly<Record<string, string>>;
   readonly sessions: Readonly<Record<string, unknown>>;
-  readonly simulators: { readonly responses: ResponsesSimulator; readonly gamma: GammaSimulator; readonly delta: DeltaSimulator; readonly epsilon: EpsilonSimulator };
+  /** Environment beyond URLs, keys and sessions (the fake CLI's path and home). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly simulators: {
+    readonly responses: ResponsesSimulator;
+    readonly beta: BetaSimulator;
+    readonly gamma: GammaSimulator;
+    readonly delta: DeltaSimulator;
+    readonly epsilon: EpsilonSimulator;
+    readonly cligen: FakeCligen;
+  };
   close(): Promise<void>;
 }
 
@@ -98,6 +142,7 @@ export async function startSimulatorSuite(options: SuiteOptions = {}): Promise<S
     upstreams: Object.assign({}, ...started.map((member) => member.upstreams)) as Record<string, string>,
     keys: Object.assign({}, ...started.map((member) => member.keys)) as Record<string, string>,
     sessions: Object.assign({}, ...started.map((member) => member.sessions)) as Record<string, unknown>,
+    env: Object.assign({}, ...started.map((member) => member.env ?? {})) as Record<string, string>,
     simulators,
     close,
   };

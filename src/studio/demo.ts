@@ -44,6 +44,8 @@ export function simulatorEnvironment(suite: SimulatorSuite, sessionFiles: Record
     const credential = isLaneId(lane) ? LANES[lane].credential : undefined;
     if (credential?.kind === 'oauth-session') env[credential.fileEnv] = file;
   }
+  // What the members name themselves (a fake program and its home).
+  Object.assign(env, suite.env);
   return env;
 }
 
@@ -66,6 +68,8 @@ export async function startSimulators(options: SuiteOptions & { dir?: string } =
 
 export interface Demo {
   readonly options: NonNullable<StudioOptions['demo']>;
+  /** The simulators themselves (their logs, faults, the beta simulator's service account). */
+  readonly suite: SimulatorSuite;
   close(): Promise<void>;
 }
 
@@ -78,7 +82,8 @@ export async function startDemo(env: Readonly<Record<string, string | undefined>
   const suite = await startSimulatorSuite({ demo: true });
   const files = writeSessions(suite, join(studioPaths(env).home, 'demo'));
   return {
-    options: { upstreams: suite.upstreams, keys: suite.keys as Partial<Record<KeyNamespace, string>>, sessionFiles: files },
+    options: { upstreams: suite.upstreams, keys: suite.keys as Partial<Record<KeyNamespace, string>>, sessionFiles: files, env: suite.env },
+    suite,
     close: () => suite.close(),
   };
 }

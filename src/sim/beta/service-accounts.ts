@@ -1,4 +1,7 @@
-import { createPublicKey, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createVerify, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const generateRsaKeyPair = promisify(generateKeyPair);
 
 // The simulated identity side of the cloud surface (contract §8): service
 // accounts with real RSA keys, the JWT-bearer assertions they sign, and the
@@ -65,13 +68,13 @@ export class ServiceAccounts {
     private readonly accessTokenTtlSeconds: number,
   ) {}
 
-  /** A new account with a fresh RSA key; answers its key file. */
-  create(options: { projectId?: string; name?: string } = {}): ServiceAccountKeyFile {
+  /** A new account with a fresh RSA key (made off the event loop); answers its key file. */
+  async create(options: { projectId?: string; name?: string } = {}): Promise<ServiceAccountKeyFile> {
     const projectId = options.projectId ?? 'sim-project';
     const name = options.name ?? `sim-${randomBytes(3).toString('hex')}`;
     const email = `${name}@${projectId}.iam.gserviceaccount.com`;
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    this.accounts.set(email, { email, projectId, publicKey: createPublicKey(publicKey.export({ type: 'spki', format: 'pem' })) });
+    const { privateKey, publicKey } = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
+    this.accounts.set(email, { email, projectId, publicKey });
     return {
       type: 'service_account',
       project_id: projectId,

@@ -81,7 +81,7 @@ export async function startBetaSimulator(options: BetaSimulatorOptions = {}): Pr
   registerGenerateRoutes(state);
   registerModelsRoutes(state);
   registerTokenRoute(state);
-  const serviceAccount = accounts.create({ name: 'sim-studio' });
+  const serviceAccount = await accounts.create({ name: 'sim-studio' });
   return {
     url,
     keyBaseUrl: url,

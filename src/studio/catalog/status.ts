@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { findExecutable } from '../../common/process/index.js';
 import type { LaneId } from '../api/index.js';
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import type { StudioContext } from '../context.js';
+import { locateProgram, programMissing } from '../lanes/program.js';
 import type { LaneModule, LaneStatus } from '../lanes/types.js';
 import { LANES } from './registry.js';
 
@@ -39,9 +39,9 @@ function credentialStatus(ctx: StudioContext, lane: LaneModule): LaneStatus | un
       return { state: 'needs_credential', reason: `No ${credential.session} OAuth session at ${file}: ${credential.remedy}.` };
     }
     case 'binary': {
-      const program = ctx.env[credential.overrideEnv] || credential.program;
-      if (findExecutable(program, ctx.env.PATH)) return undefined;
-      return { state: 'needs_binary', reason: `The program "${program}" is not installed (or set ${credential.overrideEnv}).` };
+      const found = locateProgram(credential, ctx.env);
+      if (found.path) return undefined;
+      return { state: 'needs_binary', reason: programMissing(credential, found) };
     }
   }
 }

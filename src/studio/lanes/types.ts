@@ -23,8 +23,12 @@ export type Credential =
   | { readonly kind: 'key'; readonly namespaces: readonly KeyNamespace[] }
   /** A session file: the chat CLI's (`oauth`) or ours (`alpha`). `fileEnv` points the studio at another file. */
   | { readonly kind: 'oauth-session'; readonly session: 'chat' | 'alpha'; readonly fileEnv: string; readonly remedy: string }
-  /** A program on PATH; `overrideEnv` names another path. */
-  | { readonly kind: 'binary'; readonly program: string; readonly overrideEnv: string }
+  /**
+   * A program: `overrideEnv` names its path, else the vendor installers' `installDirs` (relative
+   * to HOME) are searched, else PATH (the lookup is `lanes/program.ts`). `homeEnv` names another
+   * HOME to run it with (its login and its files), when not the studio's.
+   */
+  | { readonly kind: 'binary'; readonly program: string; readonly overrideEnv: string; readonly installDirs?: readonly string[]; readonly homeEnv?: string }
   | { readonly kind: 'mcp-server' };
 
 export interface ModelSpec {

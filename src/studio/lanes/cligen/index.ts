@@ -1,27 +1,51 @@
 import { NANO_FRUIT_2 } from '../beta-api/models.js';
+import type { ProgramCredential } from '../program.js';
 import type { LaneModule } from '../types.js';
+import { cligenImage, cligenProgram } from './generate.js';
 
-// The `cligen` lane: spawns a local generation program with a prompt flag;
-// fixed 1024x1024 JPEG, free. Not built yet: listed, answering LANE_NOT_AVAILABLE.
+// The `cligen` lane: spawns the local generation CLI (contracts/cligen-local-cli-artifact.md)
+// and takes the image it saved. Model nano-fruit-2 only, output fixed at
+// 1024x1024 JPEG, free; at most 3 input images; no quality, size or format
+// control and no mask (refused by the planner, naming the control).
 
 /** Spec: output fixed at 1024x1024 JPEG. */
 export const CLIGEN_OUTPUT = { width: 1024, height: 1024, format: 'jpeg' } as const;
+
+/** Contract §1: the override, then the vendor installer's locations, then PATH; run with the studio's HOME unless SVC_CLIGEN_HOME names another. */
+const credential: ProgramCredential = {
+  kind: 'binary',
+  program: 'agy',
+  overrideEnv: 'SVC_CLIGEN_BIN',
+  installDirs: ['.local/bin', '.npm-global/bin'],
+  homeEnv: 'SVC_CLIGEN_HOME',
+};
 
 export const cligenLane: LaneModule = {
   id: 'cligen',
   label: 'Local CLI',
   description: 'Spawns the local generation CLI; fixed 1024x1024 JPEG, free.',
-  credential: { kind: 'binary', program: 'agy', overrideEnv: 'SVC_CLIGEN_BIN' },
+  credential,
   codes: {
     missingCredential: 'CLIGEN_GENERATION_FAILED',
     tooManyReferences: 'CLIGEN_REF_TOO_MANY',
+    maskUnsupported: 'CLIGEN_MASK_UNSUPPORTED',
     videoUnsupported: 'CLIGEN_VIDEO_UNSUPPORTED',
-    answers: ['CLIGEN_TIMEOUT', 'CLIGEN_QUOTA_EXHAUSTED'],
+    answers: ['CLIGEN_TIMEOUT', 'CLIGEN_QUOTA_EXHAUSTED', 'CLIGEN_GENERATION_FAILED', 'LANE_UNSUPPORTED', 'INVALID_IMAGE_MODEL', 'JOB_CANCELLED'],
   },
   models: { list: [NANO_FRUIT_2], default: NANO_FRUIT_2.id },
   controls: [],
+  // Spec: at most 3 references (an edited image counts as one).
   maxInputImages: 3,
   // Spec: process timeout 360 seconds.
   timeoutMs: 360_000,
   endpoints: {},
+  adapter: {
+    specificationVersion: 'v1',
+    // Installed (the credential rule found it): its login cannot be probed, the CLI has no status command.
+    probe: async (ctx) => ({ state: 'ready', reason: `Installed at ${cligenProgram(ctx, credential).path}; its login cannot be checked.` }),
+    // Refuses the job before it is accepted when the CLI is not installed.
+    preflight: (ctx) => void cligenProgram(ctx, credential),
+    generate: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
+    edit: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
+  },
 };
