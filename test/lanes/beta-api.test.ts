@@ -238,10 +238,34 @@ describe('beta-api (API key): upstream answers and their codes', () => {
     await expectError(await rig.generate({ prompt: 'reset' }), 502, 'NETWORK_FAILED');
   });
 
+  it('REFERENCE_TOO_MANY past 14 input images, MASK_UNSUPPORTED for a mask: both before any call', async () => {
+    const mark = lastRequestId(sim);
+    const png = await imageDataUrl('png', 16, 16);
+    const body = await expectError(await rig.generate({ prompt: 'x', references: Array(15).fill(png) }), 400, 'REFERENCE_TOO_MANY');
+    expect(body.error.details).toMatchObject({ max: 14 });
+    await expectError(await rig.generate({ prompt: 'x', image: png, mask: png }, '/api/edit'), 400, 'MASK_UNSUPPORTED');
+    expect(requestsAfter(sim, mark)).toEqual([]);
+  });
+
+  it('JOB_CANCELLED: a cancel aborts the upstream call', async () => {
+    const accepted = await rig.generate({ prompt: 'cancel me [sim:slow=8000]', async: true, requestId: 'beta-cancel' });
+    expect(accepted.status).toBe(202);
+    const open = () => sim.simulator.requests({ route: BETA_ROUTES.keyGenerate }).find((entry) => JSON.stringify(entry.body).includes('cancel me') && entry.outcome === 'open');
+    for (let tries = 0; tries < 400 && !open(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(open()).toBeDefined();
+    expect((await rig.studio.request('/api/inflight/beta-cancel', { method: 'DELETE' })).status).toBe(200);
+    const upstream = await sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('cancel me'));
+    expect(upstream.outcome).toBe('client-aborted');
+    const job = (await (await rig.studio.request('/api/jobs/beta-cancel')).json()) as { state: string; error: { code: string } };
+    expect(job).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+  });
+
   it('no failure left a file in history', () => {
-    // Every image above is one asset with its thumbnail; failures added none.
+    // Every image above is one asset; failures added none, and no half-written file. (Thumbnails are
+    // made off the request path, so they are left out.)
     const assets = rig.studio.ctx.db.prepare('SELECT count(*) AS n FROM assets').get() as { n: number };
-    expect(generatedFiles(rig.studio).filter((file) => !file.includes('.thumbs'))).toHaveLength(assets.n);
-    expect(generatedFiles(rig.studio).some((file) => file.endsWith('.tmp'))).toBe(false);
+    const images = generatedFiles(rig.studio).filter((file) => !file.includes('.thumbs'));
+    expect(images).toHaveLength(assets.n);
+    expect(images.some((file) => file.endsWith('.tmp'))).toBe(false);
   });
 });
