@@ -28,7 +28,7 @@ function SizeField({ value, defaultSize, onChange }: { value: string | undefined
     <div className="field">
       <label htmlFor="size">Size</label>
       <select id="size" value={custom ? CUSTOM : (value ?? '')} onChange={(event) => onChange(event.target.value === CUSTOM ? '1024x768' : event.target.value || undefined)}>
-        <option value="">Default{defaultSize ? ` (${defaultSize})` : ' (the lane decides)'}</option>
+        <option value="">Default{defaultSize ? ` (${defaultSize})` : ' (auto)'}</option>
         {COMMON_SIZES.map((size) => (
           <option key={size} value={size}>
             {size}
