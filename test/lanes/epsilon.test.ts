@@ -227,13 +227,16 @@ describe('epsilon ZIP guards', () => {
       ['zip-two-entries', 502, 'EPSILON_ZIP_INVALID', 'entries'],
       ['zip-crc', 502, 'EPSILON_ZIP_INVALID', 'crc'],
     ];
-    const before = generatedFiles(rig.studio);
+    const before = generatedFiles(rig.studio, { imagesOnly: true });
+    const rows = () => rig.studio.ctx.db.prepare('SELECT count(*) AS n FROM assets').get();
+    const rowsBefore = rows();
     for (const [trigger, status, code, reason] of cases) {
       const response = await generate({ prompt: `guarded [sim:${trigger}]` });
       const body = (await response.json()) as { error: { code: string; message: string; details: Record<string, unknown> } };
       expect({ trigger, status: response.status, code: body.error.code, reason: body.error.details.reason }).toEqual({ trigger, status, code, reason });
     }
-    expect(generatedFiles(rig.studio)).toEqual(before);
+    expect(generatedFiles(rig.studio, { imagesOnly: true })).toEqual(before);
+    expect(rows()).toEqual(rowsBefore);
   });
 
   it('a JSON body is reported as JSON with what it said; a bomb is stopped at its declared size', async () => {

@@ -49,9 +49,12 @@ export const requestsSince = (simulator: Simulator, since: number, route?: strin
 /** The id of the simulator's latest logged request (0 when none): a mark for `requestsSince`. */
 export const lastRequestId = (simulator: Simulator): number => simulator.lastRequest()?.id ?? 0;
 
-/** Files under generated/ (thumbnails and temp files included). */
-export function generatedFiles(studio: TestStudio): string[] {
-  return readdirSync(studio.ctx.paths.generatedDir, { recursive: true, withFileTypes: true })
+/**
+ * Files under generated/ (thumbnails and temp files included); `imagesOnly` leaves out the
+ * thumbnails, which are made after an answer and so may still appear for an earlier success.
+ */
+export function generatedFiles(studio: TestStudio, options: { imagesOnly?: boolean } = {}): string[] {
+  return readdirSync(studio.ctx.paths.generatedDir, { recursive: !options.imagesOnly, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name));
 }

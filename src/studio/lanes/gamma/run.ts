@@ -33,7 +33,7 @@ function settingsOf(request: LaneImageRequest) {
   };
 }
 
-async function finish(ctx: StudioContext, call: GammaCall, id: string, job: LaneJob, budgetMs: number, settings: Record<string, unknown>): Promise<LaneImageResult> {
+async function finish(call: GammaCall, id: string, job: LaneJob, budgetMs: number, settings: Record<string, unknown>): Promise<LaneImageResult> {
   job.phase('rendering');
   const finished = await awaitPrediction(call, id, job, budgetMs);
   const image = await downloadOutput(finished.output, { baseUrl: call.baseUrl, timeoutMs: call.timeoutMs(), signal: call.signal });
@@ -61,11 +61,11 @@ export async function gammaRun(ctx: StudioContext, lane: LaneModule, key: string
     ...(images.length ? { images } : {}),
   };
   const id = await submitPrediction(call, body, job);
-  return finish(ctx, call, id, job, budgetMs, { upstreamModel, ...settings, references: inputs.length });
+  return finish(call, id, job, budgetMs, { upstreamModel, ...settings, references: inputs.length });
 }
 
 /** After a restart: the recorded prediction, polled to its end (no inputs are needed any more). */
 export async function gammaResume(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<LaneImageResult> {
   const { call, budgetMs } = gammaCall(ctx, lane, key, job);
-  return finish(ctx, call, operation.operationId, job, budgetMs, { ...settingsOf(request), resumed: true });
+  return finish(call, operation.operationId, job, budgetMs, { ...settingsOf(request), resumed: true });
 }
