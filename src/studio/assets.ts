@@ -52,6 +52,7 @@ export function recordOf(row: AssetRow): AssetRecord {
     revisedPrompt: row.revised_prompt,
     settings: parseSettings(row.settings),
     thumbnailReady: row.thumbnail_state === 'ready',
+    derivedFrom: row.derived_from,
   };
 }
 
@@ -96,6 +97,7 @@ function rowOf(facts: { filename: string; thumbnail: string; format: ImageFormat
     revised_prompt: metadata.revisedPrompt ?? null,
     settings: JSON.stringify(metadata.settings ?? {}),
     thumbnail_state: 'pending',
+    derived_from: null,
   };
 }
 

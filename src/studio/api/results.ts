@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMON_CONTROLS, IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
+import { ASSET_FORMATS, COMMON_CONTROLS, IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
 
 // Result bodies of the studio's HTTP API: what the server answers and what
 // `done` events carry. The server builds these types; tests check answers
@@ -15,7 +15,7 @@ export const assetRecord = z.object({
   filename: z.string(),
   url: z.string(),
   thumbnailUrl: z.string(),
-  format: z.enum(IMAGE_FORMATS),
+  format: z.enum(ASSET_FORMATS),
   width: z.number().int(),
   height: z.number().int(),
   bytes: z.number().int(),
@@ -35,6 +35,8 @@ export const assetRecord = z.object({
    * `GET thumbnailUrl` waits for it meanwhile.
    */
   thumbnailReady: z.boolean(),
+  /** A derived asset's source file (an SVG's traced raster); null otherwise. */
+  derivedFrom: z.string().nullable(),
 });
 export type AssetRecord = z.infer<typeof assetRecord>;
 

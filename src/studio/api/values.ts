@@ -20,6 +20,9 @@ export type Quality = (typeof QUALITIES)[number];
 export type Moderation = (typeof MODERATIONS)[number];
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+/** What history holds: raster images, and vector images traced from them. */
+export const ASSET_FORMATS = [...IMAGE_FORMATS, 'svg'] as const;
+export type AssetFormat = (typeof ASSET_FORMATS)[number];
 
 /**
  * The request controls every lane may or may not take; a lane module lists

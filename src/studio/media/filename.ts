@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve, sep } from 'node:path';
 import { ServiceError } from '../../common/errors.js';
-import { EXTENSION, type ImageFormat } from './image-type.js';
+import { EXTENSION, type AssetFormat } from './image-type.js';
 
 // File names of assets, the one allow-list. A name from a request is checked
 // against it before it goes near the file system, and joined names are
@@ -10,8 +10,8 @@ import { EXTENSION, type ImageFormat } from './image-type.js';
 
 /** Fits the router's default 100-character path parameter (longer URLs get 414 before any route runs). */
 export const FILENAME_MAX_LENGTH = 100;
-/** Starts with a letter or digit (no leading dot), then letters, digits, `.`, `_`, `-`; an image extension. */
-const ASSET_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.(?:png|jpg|jpeg|webp)$/;
+/** Starts with a letter or digit (no leading dot), then letters, digits, `.`, `_`, `-`; an image extension (raster or svg). */
+const ASSET_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.(?:png|jpg|jpeg|webp|svg)$/;
 const SLUG_MAX_LENGTH = 40;
 
 export const isValidAssetFilename = (name: unknown): name is string =>
@@ -39,7 +39,7 @@ export function slugOf(prompt: string): string {
 const pad = (value: number): string => String(value).padStart(2, '0');
 
 /** `<yyyymmdd-hhmmss>-<slug>-<10 hex>.<ext>` (UTC), unique by its random part. */
-export function newAssetFilename(createdAt: Date, prompt: string, format: ImageFormat): string {
+export function newAssetFilename(createdAt: Date, prompt: string, format: AssetFormat): string {
   const stamp = `${createdAt.getUTCFullYear()}${pad(createdAt.getUTCMonth() + 1)}${pad(createdAt.getUTCDate())}-${pad(createdAt.getUTCHours())}${pad(createdAt.getUTCMinutes())}${pad(createdAt.getUTCSeconds())}`;
   return `${stamp}-${slugOf(prompt)}-${randomBytes(5).toString('hex')}.${EXTENSION[format]}`;
 }

@@ -1,13 +1,13 @@
-import type { ImageFormat } from '../api/index.js';
+import type { AssetFormat, ImageFormat } from '../api/index.js';
 
-export type { ImageFormat } from '../api/index.js';
+export type { AssetFormat, ImageFormat } from '../api/index.js';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
-const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+const MIME: Record<AssetFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', svg: 'image/svg+xml' };
 
 /** File extension we give each format (one per format; `jpeg` is saved as `.jpg`). */
-export const EXTENSION: Record<ImageFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
+export const EXTENSION: Record<AssetFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp', svg: 'svg' };
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[], at = 0): boolean =>
   bytes.length >= at + prefix.length && prefix.every((byte, index) => bytes[at + index] === byte);
@@ -22,4 +22,4 @@ export function sniffImageType(bytes: Uint8Array): ImageFormat | undefined {
   return undefined;
 }
 
-export const mimeOf = (format: ImageFormat): string => MIME[format];
+export const mimeOf = (format: AssetFormat): string => MIME[format];

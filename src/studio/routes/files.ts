@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
 import { filenameParam, pathInside } from '../media/filename.js';
-import { mimeOf, type ImageFormat } from '../media/image-type.js';
+import { mimeOf, type AssetFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
 import { findAsset, findLiveByThumbnail } from '../store/assets.js';
 import type { StudioRoutes } from './plugin.js';
@@ -15,8 +15,14 @@ const THUMBNAIL_WAIT_MS = 10_000;
 
 const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${filename}.`);
 
+/**
+ * An SVG is a document: opened on its own it must not run anything or reach
+ * anywhere (the studio also checks what it saves; this is the second wall).
+ */
+const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
+
 /** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
-async function sendFile(reply: FastifyReply, dir: string, filename: string, format: ImageFormat): Promise<FastifyReply> {
+async function sendFile(reply: FastifyReply, dir: string, filename: string, format: AssetFormat): Promise<FastifyReply> {
   const path = pathInside(dir, filename);
   let handle;
   try {
@@ -31,6 +37,7 @@ async function sendFile(reply: FastifyReply, dir: string, filename: string, form
       'content-length': String(size),
       'cache-control': CACHE_CONTROL,
       'x-content-type-options': 'nosniff',
+      ...(format === 'svg' ? { 'content-security-policy': SVG_POLICY } : {}),
     });
     // A bounded stream ends right after its last byte instead of one more read later, so the
     // response finishes before a client that counted Content-Length bytes moves on (and a

@@ -1,4 +1,4 @@
-import type { ImageFormat } from '../api/index.js';
+import type { AssetFormat } from '../api/index.js';
 import type { StudioDatabase } from './database.js';
 
 // The assets table (migration 2): one row per saved image. Live rows have
@@ -9,7 +9,7 @@ export interface AssetRow {
   id: number;
   filename: string;
   thumbnail: string;
-  format: ImageFormat;
+  format: AssetFormat;
   width: number;
   height: number;
   bytes: number;
@@ -25,6 +25,8 @@ export interface AssetRow {
   deleted_at: string | null;
   /** `pending` until the thumbnail exists (and the image decoded fully); `failed` when it did not decode. */
   thumbnail_state: 'pending' | 'ready' | 'failed';
+  /** A derived asset's source (e.g. the raster an SVG was traced from). */
+  derived_from: string | null;
 }
 
 export type NewAssetRow = Omit<AssetRow, 'id' | 'deleted_at'>;
@@ -53,8 +55,8 @@ const AFTER_ITEM = '(created_at < @createdAt OR (created_at = @createdAt AND id 
 function statements(db: StudioDatabase) {
   return {
     insert: db.prepare<NewAssetRow>(
-      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, thumbnail_state)
-       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings, @thumbnail_state)`,
+      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, thumbnail_state, derived_from)
+       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings, @thumbnail_state, @derived_from)`,
     ),
     byFilename: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE filename = ?'),
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),

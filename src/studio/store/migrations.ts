@@ -53,4 +53,37 @@ export const MIGRATIONS: readonly string[] = [
   // check) follow off the request path. 'pending' rows are finished at start-up.
   `ALTER TABLE assets ADD COLUMN thumbnail_state TEXT NOT NULL DEFAULT 'ready' CHECK (thumbnail_state IN ('pending', 'ready', 'failed'));
    CREATE INDEX assets_thumbnail_pending ON assets (id) WHERE thumbnail_state = 'pending';`,
+  // 5: vector assets (SVG traced from a raster one): the format check widens to 'svg' (SQLite
+  // changes a CHECK only by rebuilding the table) and derived assets name their source.
+  `CREATE TABLE assets_v5 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     filename TEXT NOT NULL UNIQUE,
+     thumbnail TEXT NOT NULL UNIQUE,
+     format TEXT NOT NULL CHECK (format IN ('png', 'jpeg', 'webp', 'svg')),
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     prompt TEXT NOT NULL,
+     lane TEXT NOT NULL,
+     model TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     session_title TEXT,
+     revised_prompt TEXT,
+     settings TEXT NOT NULL DEFAULT '{}',
+     deleted_at TEXT,
+     thumbnail_state TEXT NOT NULL DEFAULT 'ready' CHECK (thumbnail_state IN ('pending', 'ready', 'failed')),
+     derived_from TEXT
+   );
+   INSERT INTO assets_v5 (id, filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, deleted_at, thumbnail_state)
+     SELECT id, filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, deleted_at, thumbnail_state FROM assets;
+   DROP TABLE assets;
+   ALTER TABLE assets_v5 RENAME TO assets;
+   CREATE INDEX assets_live_newest ON assets (created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_session ON assets (session_title, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_tombstones ON assets (deleted_at) WHERE deleted_at IS NOT NULL;
+   CREATE INDEX assets_request ON assets (request_id);
+   CREATE INDEX assets_thumbnail_pending ON assets (id) WHERE thumbnail_state = 'pending';
+   CREATE INDEX assets_derived_from ON assets (derived_from) WHERE derived_from IS NOT NULL;`,
 ];
