@@ -89,6 +89,18 @@ describe('which mode runs', () => {
     }
   });
 
+  it('credentials saved in config.json work as the environment\'s do (keys.cloud, keys.beta)', async () => {
+    const saved = await startBetaRig(sim, { key: false, configKeys: { cloud: sim.serviceAccountJson(), beta: sim.apiKey }, betaAuthMode: 'apikey' });
+    const cloudOnly = await startBetaRig(sim, { key: false, configKeys: { cloud: sim.serviceAccountJson() } });
+    try {
+      expect((await expectImage(await saved.generate({ prompt: 'saved key' }))).settings.mode).toBe('apikey');
+      expect((await expectImage(await cloudOnly.generate({ prompt: 'saved account' }))).settings.mode).toBe('cloud');
+    } finally {
+      await saved.stop();
+      await cloudOnly.stop();
+    }
+  });
+
   it('a saved mode whose credential is missing uses the one that is configured', async () => {
     const rig = await startBetaRig(sim, { betaAuthMode: 'cloud' });
     try {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
-import { startSvc, type RunningSvc } from '../helpers/svc.js';
+import { runSvc, startSvc, type RunningSvc } from '../helpers/svc.js';
 import { expectError, expectImage } from './beta-api-rig.js';
 
 // The issue's bar for beta-api on a demo studio: `svc serve --demo` (a real
@@ -32,6 +32,14 @@ describe('beta-api on `svc serve --demo`', () => {
     const result = await expectImage(await post({ prompt: 'a demo harbour', options: { aspectRatio: '16:9', resolution: '2K' } }));
     expect(result.images[0]).toMatchObject({ width: 2752, height: 1536 });
     expect(result.settings).toMatchObject({ mode: 'apikey', size: '2752x1536', estimatedCostUsd: 0.101 });
+  });
+
+  it('svc generate --option aspectRatio=16:9 --option resolution=2K does the same from the command line', async () => {
+    const run = await runSvc(['generate', 'a cli harbour', '--provider', 'beta-api', '--option', 'aspectRatio=16:9', '--option', 'resolution=2K', '--json', '--server', url]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const result = JSON.parse(run.stdout) as { images: { width: number; height: number }[]; settings: { estimatedCostUsd: number } };
+    expect(result.images[0]).toMatchObject({ width: 2752, height: 1536 });
+    expect(result.settings.estimatedCostUsd).toBe(0.101);
   });
 
   it('quality is refused with a code naming it; a simulated safety block is BETA_API_SAFETY_BLOCKED', async () => {

@@ -21,6 +21,8 @@ export interface BetaRigOptions {
   readonly serviceAccount?: string;
   /** The saved mode in config.json. */
   readonly betaAuthMode?: 'apikey' | 'cloud';
+  /** Keys saved in config.json (`keys.beta`, `keys.cloud`). */
+  readonly configKeys?: Record<string, string>;
   /** Point `beta-api.token` at the simulator (default: the key file's token_uri is used). */
   readonly tokenUrl?: string;
   readonly env?: Record<string, string>;
@@ -28,9 +30,10 @@ export interface BetaRigOptions {
 
 export async function startBetaRig(sim: BetaSimulator, options: BetaRigOptions = {}): Promise<BetaRig> {
   const home = makeTempHome('svc-beta-');
-  if (options.betaAuthMode) {
+  if (options.betaAuthMode || options.configKeys) {
     mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ betaAuthMode: options.betaAuthMode }), { mode: 0o600 });
+    const config = { ...(options.betaAuthMode ? { betaAuthMode: options.betaAuthMode } : {}), ...(options.configKeys ? { keys: options.configKeys } : {}) };
+    writeFileSync(join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   }
   const key = options.key === undefined ? sim.apiKey : options.key;
   const studio = await startTestStudio({

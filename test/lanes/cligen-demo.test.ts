@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
-import { startSvc, type RunningSvc } from '../helpers/svc.js';
+import { runSvc, startSvc, type RunningSvc } from '../helpers/svc.js';
 import { expectError, groupMembers, imageDataUrl, waitFor } from './cligen-rig.js';
 
 // The issue's bar for cligen on a demo studio: `svc serve --demo` (a real
@@ -50,6 +50,12 @@ describe('cligen on `svc serve --demo`', () => {
     expect(response.status).toBe(200);
     expect(body.images[0]).toMatchObject({ width: 1024, height: 1024, format: 'jpeg' });
     expect(body.settings).toMatchObject({ estimatedCostUsd: 0 });
+  });
+
+  it('svc generate --provider cligen gets the same JPEG from the command line', async () => {
+    const run = await runSvc(['generate', 'a cli crane', '--provider', 'cligen', '--json', '--server', url]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((JSON.parse(run.stdout) as { images: unknown[] }).images[0]).toMatchObject({ width: 1024, height: 1024, format: 'jpeg' });
   });
 
   it('4 references: CLIGEN_REF_TOO_MANY', async () => {
