@@ -329,13 +329,14 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const fault = matched ? faultBook.take(matched.route.key) : undefined;
     const raw = await readBody(req, maxBody);
     const parsed = raw ? parseBody(raw, req.headers['content-type']) : { body: undefined, form: undefined, error: 'too_large' };
-    const credential = bearerOf(req.headers);
+    // Some vendors also take the key as `?key=` (the :generateContent API): fingerprinted and masked like a header.
+    const credential = bearerOf(req.headers) ?? url.searchParams.get('key') ?? undefined;
     const entry: RequestLogEntry = {
       id: nextRequestId++,
       at: new Date().toISOString(),
       method,
       path,
-      query: Object.fromEntries(url.searchParams),
+      query: maskBody(Object.fromEntries(url.searchParams)) as Record<string, string>,
       route: matched?.route.key ?? null,
       headers: maskHeaders(req.headers),
       credentialFingerprint: credential ? fingerprintSecret(credential) : undefined,

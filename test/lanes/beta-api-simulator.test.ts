@@ -2,6 +2,7 @@ import { createSign } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBetaSimulator, type BetaSimulator } from '../../src/sim/beta/simulator.js';
+import { fingerprintSecret } from '../../src/sim/harness.js';
 
 // The `:generateContent` simulator on its own, as a client of the vendor sees
 // it: the body rules of each surface, the answer shapes, the error bodies and
@@ -59,6 +60,10 @@ describe('key surface', () => {
     expect(await sharp(Buffer.from(image?.data ?? '', 'base64')).metadata()).toMatchObject({ width: 384, height: 688 });
     expect(body.modelVersion).toBe('beta-3.1-flash-image');
     expect(body.usageMetadata.candidatesTokenCount).toBeGreaterThan(700);
+    // A key in the query is a credential like a header: masked in the log, known by its fingerprint.
+    const logged = sim.simulator.lastRequest({ route: 'POST /v1beta/models/:modelAction' });
+    expect(logged?.query.key).not.toBe(sim.apiKey);
+    expect(logged?.credentialFingerprint).toBe(fingerprintSecret(sim.apiKey));
   });
 
   it('refuses what the vendor refuses: 512 on the pro model, extreme ratios off 3.1 flash, cloud-only fields, lowercase k, unknown fields', async () => {
