@@ -11,9 +11,10 @@ import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
+import { registerTrace } from './commands/trace.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents, registerSim];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents, registerSim, registerTrace];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

@@ -41,6 +41,15 @@ export const ERROR_CODES = {
   FORBIDDEN_ORIGIN: spec(403, 'auth', 'Cross-origin state-changing requests are refused.'),
   TOKEN_REQUIRED: spec(401, 'auth', 'This server needs its access token: send Authorization: Bearer <token>.'),
 
+  // Vector tracing (ours: the spec names the route, not its codes).
+  TRACE_SOURCE_NOT_FOUND: spec(404, 'bad_request', 'The image to trace is not in history.'),
+  TRACE_SOURCE_UNSUPPORTED: spec(415, 'bad_request', 'Only PNG, JPEG and WebP images can be traced.'),
+  TRACE_PRESET_UNKNOWN: spec(400, 'bad_request', 'Unknown tracing preset.'),
+  TRACE_PARAMETER_INVALID: spec(400, 'bad_request', 'A tracing parameter is unknown or out of range.'),
+  TRACE_TIMEOUT: spec(504, 'timeout', 'Tracing took longer than its time budget.'),
+  TRACE_FAILED: spec(500, 'internal', 'The tracer failed on this image.'),
+  SVG_UNSAFE: spec(500, 'internal', 'The SVG holds something the studio does not save (script, external references, unknown markup).'),
+
   // Event channel.
   SSE_CAPACITY: spec(503, 'upstream', 'Too many event listeners are connected.'),
 
@@ -90,6 +99,10 @@ export const ERROR_CODES = {
   GRAPH_VERSION_CONFLICT: spec(412, 'bad_request', 'The graph was saved against a stale version.'),
   GRAPH_VERSION_REQUIRED: spec(428, 'bad_request', 'Saving a graph needs an If-Match header with its version.'),
   NODE_NOT_FOUND: spec(404, 'bad_request', 'Node metadata not found.'),
+  // Graph sessions (ours, where the spec leaves the code open).
+  SESSION_NOT_FOUND: spec(404, 'bad_request', 'No such graph session.'),
+  GRAPH_INVALID: spec(400, 'bad_request', 'The graph is not valid (ids, edges or cycles).'),
+  GRAPH_TOO_LARGE: spec(413, 'bad_request', 'The graph is larger than the studio keeps.'),
   ALPHA_REF_TOO_MANY: spec(400, 'bad_request', 'Alpha accepts at most three input images in total.'),
   ALPHA_MASK_UNSUPPORTED: spec(400, 'bad_request', 'Alpha edits cannot use a mask.'),
   INVALID_ALPHA_IMAGE_MODEL: spec(400, 'bad_request', 'Unsupported alpha image model.'),

@@ -4,11 +4,12 @@ import { ServiceError } from '../common/errors.js';
 import { ASSET_TOPIC, type AssetEventName, type AssetEventPayload, type AssetRecord } from './api/index.js';
 import type { StudioContext } from './context.js';
 import { fileExists, isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
-import { sniffImageType, type ImageFormat } from './media/image-type.js';
-import { embedMetadata, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
+import { sniffImageType, type AssetFormat } from './media/image-type.js';
+import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
 import { assetsWithPendingThumbnails, findAsset, insertAsset, isNameTaken, markAssetDeleted, setThumbnailState, type AssetRow, type NewAssetRow } from './store/assets.js';
 import { readImageHeader } from './media/image-header.js';
+import { checkSvg, svgSize, withSvgMetadata } from './media/svg.js';
 
 export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
@@ -48,7 +49,9 @@ export function recordOf(row: AssetRow): AssetRecord {
     model: row.model,
     requestId: row.request_id,
     kind: row.kind,
-    sessionTitle: row.session_title,
+    // A graph session's title as it is now (a rename shows); otherwise the title the image was saved with.
+    sessionTitle: row.session_current_title ?? row.session_title,
+    sessionId: row.session_id,
     revisedPrompt: row.revised_prompt,
     settings: parseSettings(row.settings),
     thumbnailReady: row.thumbnail_state === 'ready',
@@ -65,7 +68,7 @@ function creationTime(value: string | undefined): Date {
 }
 
 /** A fresh name whose image and thumbnail are free on disk and in the table (tombstones included). */
-async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, format: ImageFormat): Promise<{ filename: string; thumbnail: string }> {
+async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, format: AssetFormat): Promise<{ filename: string; thumbnail: string }> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const filename = newAssetFilename(createdAt, prompt, format);
     const thumbnail = thumbnailNameOf(filename);
@@ -78,7 +81,7 @@ async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, f
 }
 
 /** The row of an asset, from its file's facts and its metadata. */
-function rowOf(facts: { filename: string; thumbnail: string; format: ImageFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
+function rowOf(facts: { filename: string; thumbnail: string; format: AssetFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
   const { metadata } = facts;
   return {
     filename: facts.filename,
@@ -98,6 +101,8 @@ function rowOf(facts: { filename: string; thumbnail: string; format: ImageFormat
     settings: JSON.stringify(metadata.settings ?? {}),
     thumbnail_state: 'pending',
     derived_from: null,
+    // The link to a graph session is not in the file's metadata: an image adopted after a crash keeps only its title.
+    session_id: null,
   };
 }
 
@@ -129,39 +134,64 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   return adopted;
 }
 
+/** The stored form of an image to save: its format, its bytes with our metadata embedded, its size. */
+function prepareImage(bytes: Buffer, metadata: AssetMetadata): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
+  const format = sniffImageType(bytes);
+  if (!format) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that is not PNG, JPEG or WebP.');
+  let header;
+  try {
+    header = readImageHeader(bytes, format);
+  } catch (error) {
+    throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged image: ${(error as Error).message}.`, { cause: error });
+  }
+  try {
+    return { format, image: embedMetadata(bytes, format, metadata, { width: header.width, height: header.height }), size: header.displayed };
+  } catch (error) {
+    throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a damaged image.', { cause: error });
+  }
+}
+
+/** The stored form of an SVG: checked against the allow-list first (an SVG is a document that could run script). */
+function prepareVector(bytes: Buffer, metadata: AssetMetadata): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
+  const text = bytes.toString('utf8');
+  try {
+    checkSvg(text);
+    return { format: 'svg', image: Buffer.from(withSvgMetadata(text, metadataPayload(metadata))), size: svgSize(text) };
+  } catch (error) {
+    throw new ServiceError('SVG_UNSAFE', `The SVG was not saved: ${(error as Error).message}.`, { cause: error });
+  }
+}
+
+export interface SaveInput {
+  readonly bytes: Buffer;
+  readonly metadata: AssetMetadata;
+  /** An SVG document (checked before it is saved); otherwise a PNG, JPEG or WebP. */
+  readonly vector?: boolean;
+  /** The asset this one was made from. */
+  readonly derivedFrom?: string;
+  /** The graph session it was made in (a node's image): linked by id, its title embedded in the file. */
+  readonly session?: { readonly id: string; readonly title: string };
+}
+
 /**
- * Saves a generated image into history and answers as soon as it is durable:
- * a structural check (header, size, complete file), the metadata embedded
+ * Saves an image into history and answers as soon as it is durable: a
+ * structural check (header, size, complete file), the metadata embedded
  * (never re-encoded), the file written atomically, then the row. The
  * thumbnail and the full decode follow off the request path (finishAsset).
  * If the row cannot be written the file goes too.
  */
-export async function saveAsset(ctx: StudioContext, input: { bytes: Buffer; metadata: AssetMetadata }): Promise<AssetRecord> {
-  const format = sniffImageType(input.bytes);
-  if (!format) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that is not PNG, JPEG or WebP.');
-  let header;
-  try {
-    header = readImageHeader(input.bytes, format);
-  } catch (error) {
-    throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged image: ${(error as Error).message}.`, { cause: error });
-  }
-
+export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<AssetRecord> {
   const createdAt = creationTime(input.metadata.createdAt);
   const metadata: AssetMetadata = {
     ...input.metadata,
-    sessionTitle: normalizeSessionTitle(input.metadata.sessionTitle) ?? undefined,
+    sessionTitle: normalizeSessionTitle(input.session?.title ?? input.metadata.sessionTitle) ?? undefined,
     createdAt: createdAt.toISOString(),
   };
-  let image: Buffer;
-  try {
-    image = embedMetadata(input.bytes, format, metadata, { width: header.width, height: header.height });
-  } catch (error) {
-    throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a damaged image.', { cause: error });
-  }
+  const { format, image, size } = input.vector ? prepareVector(input.bytes, metadata) : prepareImage(input.bytes, metadata);
 
   const { filename, thumbnail } = await freshNames(ctx, createdAt, metadata.prompt, format);
   const imagePath = pathInside(ctx.paths.generatedDir, filename);
-  const row = rowOf({ filename, thumbnail, format, size: header.displayed, bytes: image.length, metadata });
+  const row = { ...rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
   try {
     await writeFileAtomicAsync(imagePath, image, PRIVATE_FILE);
     insertAsset(ctx.db, row);

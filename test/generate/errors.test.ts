@@ -160,6 +160,8 @@ describe('api lane errors', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { images: Array<{ filename: string }> };
     expect(body.images).toHaveLength(1);
+    // The thumbnail follows the answer off the request path: let it land before cleaning up.
+    await api.studio.ctx.derived.idle();
     api.studio.ctx.db.prepare('DELETE FROM assets').run();
     const { rmSync } = await import('node:fs');
     for (const file of generatedFiles(api)) rmSync(file);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { graphId } from './sessions.js';
 import { API_LIMITS, IMAGE_FORMATS, LANE_IDS, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
@@ -80,18 +81,34 @@ export const historyQuery = z
     limit: pageSize.optional(),
     cursor: z.string().min(1).max(1024).optional(),
     groupBy: z.enum(['session']).optional(),
-    /** One session's items; the empty string selects the assets without a title. */
+    /** The items showing this session title; the empty string selects the assets without a title. */
     session: z.string().max(1024).optional(),
+    /** One graph session's items (also after the session was deleted). */
+    sessionId: graphId.optional(),
     /** Words the prompt (or revised prompt) contains, case-insensitively. */
     q: z.string().trim().min(1).max(200).optional(),
     /** One lane's assets. */
     provider: z.enum(LANE_IDS as unknown as [LaneId, ...LaneId[]]).optional(),
     groupItems: pageSize.optional(),
   })
-  .refine((query) => !(query.groupBy && (query.session !== undefined || query.q !== undefined || query.provider !== undefined)), {
-    message: 'groupBy=session lists groups; narrow with session=, q= or provider= on the item listing instead',
+  .refine((query) => !(query.groupBy && (query.session !== undefined || query.sessionId !== undefined || query.q !== undefined || query.provider !== undefined)), {
+    message: 'groupBy=session lists groups; narrow with session=, sessionId=, q= or provider= on the item listing instead',
   });
 export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** Route parameters that name a job. */
 export const requestIdParam = z.object({ requestId: z.string().regex(REQUEST_ID_PATTERN) });
+
+/** POST /api/assets: an image from outside into history (the CLI's way to trace a local file). */
+export const importRequest = z
+  .object({
+    /** A data URL or base64 of a PNG, JPEG or WebP image (checked like a reference). */
+    data: z.string().min(1),
+    /** A name for it (kept as its prompt, so search finds it). */
+    name: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();
+export type ImportRequest = z.infer<typeof importRequest>;
+
+/** Derived asset kinds `POST /api/assets/derived` makes. */
+export const DERIVED_KINDS = ['vector-svg'] as const;

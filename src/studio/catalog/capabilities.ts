@@ -5,6 +5,7 @@ import { timeoutVariable } from '../lanes/budget.js';
 import * as alpha from '../lanes/alpha/controls.js';
 import * as beta from '../lanes/beta-api/controls.js';
 import { LANG_IMAGE_MODEL } from '../lanes/responses/models.js';
+import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
 import { LIMITS } from './limits.js';
 import { catalogAliases, catalogModels } from './models.js';
 import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
@@ -53,6 +54,12 @@ export function capabilities(version: string): CapabilitiesBody {
       betaCost: beta.BETA_COST_TABLE,
       videoResolutions: alpha.VIDEO_RESOLUTIONS,
       videoDurationSeconds: alpha.VIDEO_DURATION_SECONDS,
+      tracing: {
+        presets: TRACE_PRESETS,
+        defaultPreset: DEFAULT_TRACE_PRESET,
+        parameters: Object.fromEntries(Object.entries(TRACE_PARAMETERS).map(([name, schema]) => [name, z.toJSONSchema(schema, { io: 'input' })])),
+        maxSide: TRACE_MAX_SIDE,
+      },
     },
     keyNamespaces: KEY_NAMESPACES,
     limits: LIMITS,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { sniffImageType, type ImageFormat } from './image-type.js';
+import { isSvg, readSvgMetadata } from './svg.js';
 import { readJpegXmp, withJpegXmp } from './jpeg-xmp.js';
 import { readPngText, withPngText } from './png-text.js';
 import { readWebpXmp, withWebpXmp } from './webp-xmp.js';
@@ -19,14 +20,16 @@ export interface AssetMetadata {
   lane: string;
   model: string;
   requestId: string;
-  kind: 'generate' | 'edit' | 'multimode';
+  kind: AssetKind;
   settings: Record<string, unknown>;
   revisedPrompt?: string;
   sessionTitle?: string;
   createdAt?: string;
 }
 
-export const ASSET_KINDS = ['generate', 'edit', 'multimode'] as const;
+/** What made an asset: a generation (of a kind of job), a trace, an import. */
+export const ASSET_KINDS = ['generate', 'edit', 'multimode', 'node', 'vector-svg', 'import'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
 
 const payloadSchema = z.object({
   schema: z.literal(METADATA_SCHEMA),
@@ -64,6 +67,7 @@ export function embedMetadata(bytes: Buffer, format: ImageFormat, metadata: Asse
 }
 
 function embeddedJson(bytes: Buffer): string | undefined {
+  if (isSvg(bytes)) return readSvgMetadata(bytes.toString('utf8'));
   switch (sniffImageType(bytes)) {
     case 'png':
       return readPngText(bytes, PNG_METADATA_KEYWORD);
