@@ -11,13 +11,13 @@ import { GoalService } from './goals/goal-service.js';
 import { GoalStore } from './goals/goal-store.js';
 import { CHAT_LIMITS } from './limits.js';
 import { Orchestrator } from './orchestration/orchestrator.js';
-import { registerGoalRoutes } from './routes/goal-routes.js';
-import { registerInfoRoutes } from './routes/info-routes.js';
-import { registerOrcRoutes } from './routes/orc-routes.js';
-import { registerRunRoutes } from './routes/run-routes.js';
-import { registerSessionRoutes } from './routes/session-routes.js';
-import { registerTraceRoutes } from './routes/trace-routes.js';
-import { PAGE_PATHS, registerWebRoutes } from './routes/web-routes.js';
+import { goalRoutes } from './routes/goal-routes.js';
+import { infoRoutes } from './routes/info-routes.js';
+import { orcRoutes } from './routes/orc-routes.js';
+import { runRoutes } from './routes/run-routes.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import { traceRoutes } from './routes/trace-routes.js';
+import { PAGE_PATHS, webRoutes } from './routes/web-routes.js';
 import type { ChatRuntime } from './runtime.js';
 import { AgentProcessRecords, type ReapReport } from './store/agent-process-records.js';
 import { ChatStore } from './store/chat-store.js';
@@ -103,14 +103,8 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     // The page's own files hold no data: a browser loads them without the token, then the page sends it.
     security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS] },
   });
-  registerInfoRoutes(app, runtime, startedAt);
-  registerRunRoutes(app, runtime);
-  registerGoalRoutes(app, runtime);
-  registerOrcRoutes(app, runtime);
-  registerSessionRoutes(app, service);
-  registerTraceRoutes(app, traces);
+  for (const routes of [infoRoutes, runRoutes, goalRoutes, orcRoutes, sessionRoutes, traceRoutes, webRoutes]) void app.register(routes, { runtime, traces, startedAt });
   app.get('/api/events', (request, reply) => channel.serve(request, reply));
-  registerWebRoutes(app);
 
   let closed: Promise<void> | undefined;
   const close = () =>

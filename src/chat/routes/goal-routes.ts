@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { ChatRoutes } from './plugin.js';
 import { AGENT_IDS } from '../agents/catalog.js';
 import { goalText } from '../goals/goal-text.js';
 import { CHAT_LIMITS } from '../limits.js';
-import type { ChatRuntime } from '../runtime.js';
-import { parseWith } from './body.js';
+import { parseWith } from '../../common/validation.js';
 
 const text = z.string().max(CHAT_LIMITS.goalTextMaxChars);
 
@@ -19,16 +18,16 @@ const GoalAction = z.discriminatedUnion('action', [
 const HistoryQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.goalHistoryMax).optional() });
 
 /** GET /api/goal, GET /api/goal/history, POST /api/goal {action, ...}: the same operations as /goal. */
-export function registerGoalRoutes(app: FastifyInstance, { goals }: ChatRuntime): void {
+export const goalRoutes: ChatRoutes = async (app, { runtime: { goals } }) => {
   app.get('/api/goal', async () => ({ goal: goals.current() ?? null }));
 
   app.get('/api/goal/history', async (request) => {
-    const { limit } = parseWith(HistoryQuery, request.query, 'query');
+    const { limit } = parseWith(HistoryQuery, request.query, { what: 'query' });
     return { goals: goals.history(limit ?? CHAT_LIMITS.goalHistoryMax) };
   });
 
   app.post('/api/goal', async (request) => {
-    const body = parseWith(GoalAction, request.body, 'goal body');
+    const body = parseWith(GoalAction, request.body, { what: 'goal body' });
     switch (body.action) {
       case 'set':
         return { goal: goals.set({ objective: goalText(body.objective, 'objective'), replace: body.replace, sessionId: body.sessionId, agent: body.agent }) };
@@ -54,4 +53,4 @@ export function registerGoalRoutes(app: FastifyInstance, { goals }: ChatRuntime)
         return { goal: goals.clear() ?? null };
     }
   });
-}
+};

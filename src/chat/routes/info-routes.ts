@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../../studio/version.js';
+import type { ChatRoutes } from './plugin.js';
 import { agentsOverview } from '../commands/index.js';
 import { summarizeGoal } from '../goals/goal.js';
-import type { ChatRuntime } from '../runtime.js';
 
 /** Health, agents and status: the read-only facts the UI, scripts and the manager poll. */
-export function registerInfoRoutes(app: FastifyInstance, runtime: ChatRuntime, startedAt: string): void {
+export const infoRoutes: ChatRoutes = async (app, { runtime, startedAt }) => {
   const { service, env } = runtime;
   app.get('/api/health', async () => ({ ok: true, service: 'svc-chat', version: VERSION, demo: service.config.demo, startedAt }));
 
@@ -19,4 +18,4 @@ export function registerInfoRoutes(app: FastifyInstance, runtime: ChatRuntime, s
       goal: goal ? summarizeGoal(goal) : null, orc: runtime.orchestrator.current,
     };
   });
-}
+};

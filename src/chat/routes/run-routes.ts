@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { ChatRoutes } from './plugin.js';
 import { z } from 'zod';
 import { AGENT_IDS } from '../agents/catalog.js';
 import type { RunLine } from '../chat-service.js';
@@ -6,8 +7,7 @@ import { prepareCommand, type CommandLine } from '../commands/index.js';
 import { acceptedHeaders } from '../http/accepted-headers.js';
 import { NdjsonStream } from '../http/ndjson-stream.js';
 import { validatePrompt } from '../prompt.js';
-import type { ChatRuntime } from '../runtime.js';
-import { parseWith } from './body.js';
+import { parseWith } from '../../common/validation.js';
 
 const sessionId = z.string().min(1).max(100);
 
@@ -46,10 +46,10 @@ class RunResponse {
 }
 
 /** POST /api/message and POST /api/command: both answer an NDJSON stream. */
-export function registerRunRoutes(app: FastifyInstance, runtime: ChatRuntime): void {
+export const runRoutes: ChatRoutes = async (app, { runtime }) => {
   const { service } = runtime;
   app.post('/api/message', async (request, reply) => {
-    const body = parseWith(MessageBody, request.body, 'message body');
+    const body = parseWith(MessageBody, request.body, { what: 'message body' });
     const prompt = validatePrompt(body.prompt);
     // Checked before the stream opens so a bad session is a plain 404.
     const session = service.resolveSession(body.sessionId);
@@ -65,7 +65,7 @@ export function registerRunRoutes(app: FastifyInstance, runtime: ChatRuntime): v
   });
 
   app.post('/api/command', async (request, reply) => {
-    const body = parseWith(CommandBody, request.body, 'command body');
+    const body = parseWith(CommandBody, request.body, { what: 'command body' });
     const command = prepareCommand(runtime, body.text, { sessionId: body.sessionId, agent: body.agent });
     const response = new RunResponse(reply, service.config.streamMaxBufferedBytes);
     try {
@@ -77,4 +77,4 @@ export function registerRunRoutes(app: FastifyInstance, runtime: ChatRuntime): v
     }
     response.stream?.end();
   });
-}
+};

@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { ChatRoutes } from './plugin.js';
 import { ServiceError } from '../../common/errors.js';
-import type { ChatService } from '../chat-service.js';
 import { CHAT_LIMITS } from '../limits.js';
-import { parseWith } from './body.js';
+import { parseWith } from '../../common/validation.js';
 
 const CreateBody = z.object({
   title: z.string().max(CHAT_LIMITS.sessionTitleMaxChars).optional(),
@@ -14,7 +13,7 @@ const IdParams = z.object({ id: z.string().min(1).max(100) });
 const MessagesQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
 
 /** Sessions: list, create, switch, and a session's messages. */
-export function registerSessionRoutes(app: FastifyInstance, service: ChatService): void {
+export const sessionRoutes: ChatRoutes = async (app, { runtime: { service } }) => {
   app.get('/api/sessions', async () => {
     // First: it creates the first session when there is none.
     const currentSessionId = service.store.currentSessionId();
@@ -22,21 +21,21 @@ export function registerSessionRoutes(app: FastifyInstance, service: ChatService
   });
 
   app.post('/api/sessions', async (request, reply) => {
-    const body = parseWith(CreateBody, request.body, 'session body');
+    const body = parseWith(CreateBody, request.body, { what: 'session body' });
     const session = service.createSession(body.title, body.switch ?? false);
     return reply.code(201).send({ session });
   });
 
   app.post('/api/sessions/:id/switch', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'session id');
+    const { id } = parseWith(IdParams, request.params, { what: 'session id' });
     return { session: service.switchSession(id) };
   });
 
   app.get('/api/sessions/:id/messages', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'session id');
-    const { limit } = parseWith(MessagesQuery, request.query, 'query');
+    const { id } = parseWith(IdParams, request.params, { what: 'session id' });
+    const { limit } = parseWith(MessagesQuery, request.query, { what: 'query' });
     const session = service.store.getSession(id);
     if (!session) throw new ServiceError('NOT_FOUND', `No session ${id}.`, { details: { sessionId: id } });
     return { session, messages: service.store.listMessages(id, limit ?? CHAT_LIMITS.messagesListDefault), queue: service.queueState(id) };
   });
-}
+};

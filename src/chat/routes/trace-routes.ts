@@ -1,15 +1,14 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { ChatRoutes } from './plugin.js';
 import { CHAT_LIMITS } from '../limits.js';
-import type { TraceStore } from '../traces/trace-store.js';
-import { parseWith } from './body.js';
+import { parseWith } from '../../common/validation.js';
 
 const ListQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.tracesListMax).optional() });
 
 /** GET /api/traces (newest first) and GET /api/traces/:traceId. */
-export function registerTraceRoutes(app: FastifyInstance, traces: TraceStore): void {
+export const traceRoutes: ChatRoutes = async (app, { traces }) => {
   app.get('/api/traces', async (request) => {
-    const { limit } = parseWith(ListQuery, request.query, 'query');
+    const { limit } = parseWith(ListQuery, request.query, { what: 'query' });
     return { traces: traces.list(limit ?? CHAT_LIMITS.tracesListDefault) };
   });
 
@@ -18,4 +17,4 @@ export function registerTraceRoutes(app: FastifyInstance, traces: TraceStore): v
     const { traceId } = request.params as { traceId: string };
     return traces.read(traceId);
   });
-}
+};

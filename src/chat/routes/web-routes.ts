@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import type { ChatRoutes } from './plugin.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
 
 /** web/chat of the checkout: this module sits two levels below the root in both src/ and dist/. */
 const WEB_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web', 'chat');
@@ -23,8 +23,8 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-export function registerWebRoutes(app: FastifyInstance): void {
+export const webRoutes: ChatRoutes = async (app) => {
   for (const [path, { file, type }] of Object.entries(FILES)) {
     app.get(path, async (_request, reply) => reply.headers(PAGE_HEADERS).type(type).send(await readFile(join(WEB_DIR, file))));
   }
-}
+};

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { parseWith } from '../../chat/routes/body.js';
+import { parseWith } from '../../common/validation.js';
 import type { Instances } from '../instances.js';
 import { MANAGER_LIMITS } from '../limits.js';
 
@@ -15,39 +15,39 @@ export function registerInstanceRoutes(app: FastifyInstance, instances: Instance
   app.get('/api/instances', async () => ({ instances: instances.list() }));
 
   app.post('/api/instances', async (request, reply) => {
-    const body = parseWith(AddBody, request.body, 'instance body');
+    const body = parseWith(AddBody, request.body, { what: 'instance body' });
     return reply.code(201).send({ instance: await instances.add(body.url, body.token) });
   });
 
   app.post('/api/instances/launch', async (request, reply) => {
-    const body = parseWith(LaunchBody, request.body, 'launch body');
+    const body = parseWith(LaunchBody, request.body, { what: 'launch body' });
     return reply.code(201).send({ instance: await instances.launch(body.demo ?? false) });
   });
 
   app.get('/api/instances/:id', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'instance id');
+    const { id } = parseWith(IdParams, request.params, { what: 'instance id' });
     return { instance: instances.detail(id) };
   });
 
   app.delete('/api/instances/:id', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'instance id');
+    const { id } = parseWith(IdParams, request.params, { what: 'instance id' });
     await instances.remove(id);
     return { removed: id };
   });
 
   app.get('/api/instances/:id/events', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'instance id');
-    const { limit } = parseWith(EventsQuery, request.query, 'query');
+    const { id } = parseWith(IdParams, request.params, { what: 'instance id' });
+    const { limit } = parseWith(EventsQuery, request.query, { what: 'query' });
     return { events: instances.recentEvents(id, limit ?? MANAGER_LIMITS.recentEventsMax) };
   });
 
   app.get('/api/instances/:id/health', async (request) => {
-    const { id } = parseWith(IdParams, request.params, 'instance id');
+    const { id } = parseWith(IdParams, request.params, { what: 'instance id' });
     return { health: instances.healthHistory(id) };
   });
 
   app.post('/api/instances/:id/:action', async (request) => {
-    const { id, action } = parseWith(ControlParams, request.params, 'instance action');
+    const { id, action } = parseWith(ControlParams, request.params, { what: 'instance action' });
     return { instance: await instances.control(id, action) };
   });
 }
