@@ -3,7 +3,7 @@ import { AGENTS, type AgentId } from './agents/catalog.js';
 import { agentEnvironment } from './agents/environment.js';
 import type { DoneEvent, NormalizedEvent, OutputEvent } from './agents/types.js';
 import type { ChatConfig } from './config.js';
-import type { ChatEvents, QueueState } from './events.js';
+import { splitUtf8, type ChatEvents, type QueueState } from './events.js';
 import { CHAT_LIMITS } from './limits.js';
 import { AgentProcess, type RunEnd } from './runs/agent-process.js';
 import { maskSecrets } from '../common/secrets.js';
@@ -116,6 +116,14 @@ export interface Accepted {
 }
 
 const SHUTDOWN: StopRequest = { status: 'cancelled', reason: 'the server is shutting down' };
+
+/** The answer as stored: whole up to the cap, else its start and a note (the trace keeps all of it). */
+export function storedAnswer(text: string, traceId: string): string {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= CHAT_LIMITS.messageStoredMaxBytes) return text;
+  const [head] = splitUtf8(text, CHAT_LIMITS.messageStoredMaxBytes);
+  return `${head}\n\n[answer cut at ${CHAT_LIMITS.messageStoredMaxBytes} of ${bytes} bytes; the whole output is in trace ${traceId}]`;
+}
 
 /** Failures the service survives (an answer not saved, a broken publish) still reach the operator. */
 function logFailure(what: string, error: unknown): void {
@@ -449,7 +457,7 @@ export class ChatService {
     let message: ChatMessage | undefined;
     try {
       message = this.store.addMessage({
-        sessionId: run.sessionId, role: 'assistant', content: active.text, agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
+        sessionId: run.sessionId, role: 'assistant', content: storedAnswer(active.text, run.traceId), agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
       });
     } catch (error) {
       logFailure(`the answer of run ${run.traceId} was not saved`, error);

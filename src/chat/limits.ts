@@ -57,6 +57,11 @@ export const CHAT_LIMITS = {
   tracesMaxBytes: 512 * 1024 * 1024,
   /** One trace file at most this many bytes; past it output lines are dropped (default 16 MiB). */
   traceMaxBytes: 16 * 1024 * 1024,
+  /**
+   * An answer is stored (and returned by the messages API and the `message` event) up to this many
+   * UTF-8 bytes; the rest is cut with a note naming the trace, which keeps the whole output.
+   */
+  messageStoredMaxBytes: 256 * 1024,
   /** Least time between two trace sweeps after runs. */
   traceSweepIntervalMs: 60_000,
 } as const;

@@ -1,3 +1,4 @@
+import { CHAT_LIMITS } from '../../src/chat/limits.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -211,9 +212,20 @@ describe('how runs end', () => {
     // Cut before the end: the done never reached this client.
     expect(text).not.toContain('"type":"done"');
 
-    const { body: history } = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string }> }>(`/api/sessions/${sessionId}/messages`);
+    const { body: history } = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string; traceId: string }> }>(`/api/sessions/${sessionId}/messages`);
     const answer = history.messages.at(-1);
     expect(answer).toMatchObject({ role: 'assistant', status: 'ok' });
-    expect(answer?.content.length).toBeGreaterThan(8 * 1024 * 1024);
+    // Stored up to the cap, with a note naming the trace that keeps all 8 MiB.
+    const cap = CHAT_LIMITS.messageStoredMaxBytes;
+    expect(Buffer.byteLength(answer?.content ?? '')).toBeGreaterThan(cap);
+    expect(Buffer.byteLength(answer?.content ?? '')).toBeLessThan(cap + 200);
+    const note = new RegExp(`\\[answer cut at ${cap} of (\\d+) bytes; the whole output is in trace ${answer?.traceId}\\]$`).exec(answer?.content ?? '');
+    expect(note).not.toBeNull();
+    const total = Number(note?.[1]);
+    expect(total).toBeGreaterThan(8 * 1024 * 1024);
+    // The trace keeps every byte of it.
+    const { body: trace } = await server.getJson<{ events: Array<{ type: string; content?: string }> }>(`/api/traces/${answer?.traceId}`);
+    const traced = trace.events.filter((event) => event.type === 'text').reduce((sum, event) => sum + Buffer.byteLength(event.content ?? ''), 0);
+    expect(traced).toBe(total);
   });
 });
