@@ -19,7 +19,7 @@ import {
   type AssetRow,
 } from './store/assets.js';
 
-// History: listing (newest first, or grouped by session title), tombstones,
+// History: listing (newest first, or grouped by session), tombstones,
 // restore within the retention window, and the sweeper that purges
 // tombstones past it.
 
@@ -62,11 +62,15 @@ export interface HistoryPage {
 export interface SessionGroup {
   /** null gathers the assets saved without a session title. */
   sessionTitle: string | null;
+  /** The graph session of the group; null for images that carry only a title (or none). */
+  sessionId: string | null;
+  /** True once that graph session was deleted: its images stay in history, grouped under its last title. */
+  sessionDeleted: boolean;
   count: number;
   latestAt: string;
   /** The group's newest items (at most groupItems). */
   items: AssetRecord[];
-  /** Continues this group's items: `?session=<title>&cursor=<this>`; null when `items` is all of it. */
+  /** Continues this group's items: `?sessionId=<id>&cursor=<this>` (`?session=<title>` without a session id); null when `items` is all of it. */
   itemsNextCursor: string | null;
 }
 
@@ -100,13 +104,22 @@ export function listHistoryGroups(ctx: StudioContext, options: { limit: number; 
   const rows = listSessionGroups(ctx.db, { limit: options.limit + 1, after: after && { latestAt: after.l, key: after.k } });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
-  const groups = page.map((group) => {
-    const items = itemsPage(ctx, { limit: options.groupItems, filter: { sessionTitle: group.sessionTitle } });
-    return { sessionTitle: group.sessionTitle, count: group.count, latestAt: group.latestAt, items: items.items, itemsNextCursor: items.nextCursor };
+  const groups = page.map((group): SessionGroup => {
+    const filter: AssetFilter = group.sessionId !== null ? { sessionId: group.sessionId } : { unlinkedTitle: group.sessionTitle };
+    const items = itemsPage(ctx, { limit: options.groupItems, filter });
+    return {
+      sessionTitle: group.sessionTitle,
+      sessionId: group.sessionId,
+      sessionDeleted: group.sessionDeleted === 1,
+      count: group.count,
+      latestAt: group.latestAt,
+      items: items.items,
+      itemsNextCursor: items.nextCursor,
+    };
   });
   return {
     groups,
-    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'groups', l: last.latestAt, k: last.sessionTitle ?? '' }) : null,
+    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'groups', l: last.latestAt, k: last.groupKey }) : null,
   };
 }
 

@@ -4,3 +4,5 @@ export * from './values.js';
 export * from './requests.js';
 export * from './results.js';
 export * from './events.js';
+export * from './sessions.js';
+export * from './nodes.js';

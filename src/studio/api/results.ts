@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ASSET_FORMATS, COMMON_CONTROLS, IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
+import { ASSET_FORMATS, COMMON_CONTROLS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
 
 // Result bodies of the studio's HTTP API: what the server answers and what
 // `done` events carry. The server builds these types; tests check answers
@@ -27,6 +27,8 @@ export const assetRecord = z.object({
   requestId: z.string(),
   kind: z.string(),
   sessionTitle: z.string().nullable(),
+  /** The graph session it was made in (a node's image), or null; `sessionTitle` is then that session's title. */
+  sessionId: z.string().nullable(),
   revisedPrompt: z.string().nullable(),
   settings: z.record(z.string(), z.unknown()),
   /**

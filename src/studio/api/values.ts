@@ -62,8 +62,8 @@ export function sizeProblem(size: string): string | undefined {
 /** Printable ASCII without spaces: a requestId travels in headers and URLs (`/api/jobs/:id`). */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 
-/** What a job is. Image kinds now; video, node, agent turn and MCP kinds join with their routes. */
-export const JOB_KINDS = ['generate', 'edit', 'multimode'] as const;
+/** What a job is. Image kinds (a node job is an image job that also records its node); video, agent turn and MCP kinds join with their routes. */
+export const JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** A job's life: queued → running → one of the four ends. */

@@ -6,13 +6,16 @@ import { UpstreamError } from '../upstream/index.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
+import { nodeSpecOf, recordNode, sessionLinkOf } from '../graphs/nodes.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './jobs.js';
 import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
 
 // The handler of image jobs: generate and edit (one slot) and multimode (every
-// slot at once under one job, one cancel stops them all). An image job cannot
+// slot at once under one job, one cancel stops them all). A node job is one
+// generate or edit whose image is linked to its graph session and whose node
+// is recorded once the image is saved. An image job cannot
 // resume after a restart: its upstream call died with the process, and
 // nothing is saved before a lane returned every image.
 
@@ -35,7 +38,7 @@ function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
  * no longer interrupts it, so no half-written asset is left behind.
  */
-async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inputs: ImageInputs, index?: number): Promise<GenerationResult> {
+async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
   const started = performance.now();
   const { lane, request } = laneRequest(ctx, slot, inputs);
   const slotField = index !== undefined ? { slot: index } : {};
@@ -81,6 +84,7 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
           settings: output.settings,
           ...(output.revisedPrompt ? { revisedPrompt: output.revisedPrompt } : {}),
         },
+        ...(session ? { session } : {}),
       }),
     );
   }
@@ -129,7 +133,7 @@ async function runBatch(ctx: StudioContext, job: JobContext, request: ImageJobRe
 const NO_INPUTS: ImageInputs = { references: [] };
 
 export const imageJobHandler: JobHandler = {
-  kinds: ['generate', 'edit', 'multimode'],
+  kinds: ['generate', 'edit', 'multimode', 'node'],
   // One image job resumes when its lane can continue the upstream operation it recorded; a batch
   // (several operations, one per slot) does not.
   canResume: (job) => {
@@ -140,6 +144,9 @@ export const imageJobHandler: JobHandler = {
     const request = job.request as ImageJobRequest;
     const inputs = (job.inputs as ImageInputs | undefined) ?? NO_INPUTS;
     if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
-    return runSlot(ctx, job, request.slots[0], inputs);
+    if (job.kind !== 'node') return runSlot(ctx, job, request.slots[0], inputs);
+    const node = nodeSpecOf(request);
+    const result = await runSlot(ctx, job, request.slots[0], inputs, undefined, sessionLinkOf(ctx, node));
+    return recordNode(ctx, node, request.operation, result);
   },
 };

@@ -21,6 +21,7 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
       cursor: query.cursor,
       filter: {
         ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}),
+        ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}),
         ...(query.provider ? { lane: query.provider } : {}),
         ...(query.q ? { search: query.q } : {}),
       },

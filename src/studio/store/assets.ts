@@ -3,7 +3,9 @@ import type { StudioDatabase } from './database.js';
 
 // The assets table (migration 2): one row per saved image. Live rows have
 // deleted_at NULL; tombstones keep their row (and files) until the sweeper
-// purges them. Lists are newest first by (created_at, id).
+// purges them. Lists are newest first by (created_at, id). An image made in a
+// graph session carries its session_id (migration 6); reads join the sessions
+// table for the session's title as it is now.
 
 export interface AssetRow {
   id: number;
@@ -27,9 +29,13 @@ export interface AssetRow {
   thumbnail_state: 'pending' | 'ready' | 'failed';
   /** A derived asset's source (e.g. the raster an SVG was traced from). */
   derived_from: string | null;
+  /** The graph session it was made in (a node's image); session_title then holds the title it had. */
+  session_id: string | null;
+  /** Read with the sessions table joined: that session's title now (null without a session). */
+  session_current_title?: string | null;
 }
 
-export type NewAssetRow = Omit<AssetRow, 'id' | 'deleted_at'>;
+export type NewAssetRow = Omit<AssetRow, 'id' | 'deleted_at' | 'session_current_title'>;
 
 /** Position after which a newest-first page continues. */
 export interface ItemPosition {
@@ -37,36 +43,48 @@ export interface ItemPosition {
   id: number;
 }
 
-/** Position after which a page of session groups continues; key is the title, '' for no title. */
+/** Position after which a page of session groups continues; key is the group's key (GROUP_KEY). */
 export interface GroupPosition {
   latestAt: string;
   key: string;
 }
 
 export interface SessionGroupRow {
+  /** `s:<session id>`, `t:<title>` (an image with a title but no graph session), or '' (neither). */
+  groupKey: string;
+  sessionId: string | null;
   sessionTitle: string | null;
+  /** 1 when the graph session was deleted (its images stay). */
+  sessionDeleted: number;
   count: number;
   latestAt: string;
 }
 
-const ITEM_ORDER = 'ORDER BY created_at DESC, id DESC LIMIT @limit';
-const AFTER_ITEM = '(created_at < @createdAt OR (created_at = @createdAt AND id < @id))';
+// Columns are qualified: the sessions table, joined for titles, has id, created_at and deleted_at too.
+const FROM_ASSETS = 'FROM assets a LEFT JOIN sessions s ON s.id = a.session_id';
+const SELECT_ASSETS = `SELECT a.*, s.title AS session_current_title ${FROM_ASSETS}`;
+const ITEM_ORDER = 'ORDER BY a.created_at DESC, a.id DESC LIMIT @limit';
+const AFTER_ITEM = '(a.created_at < @createdAt OR (a.created_at = @createdAt AND a.id < @id))';
+/** One group per graph session; images without one, per title they carry; the rest together. */
+const GROUP_KEY = `CASE WHEN a.session_id IS NOT NULL THEN 's:' || a.session_id WHEN a.session_title IS NOT NULL THEN 't:' || a.session_title ELSE '' END`;
 
 function statements(db: StudioDatabase) {
   return {
     insert: db.prepare<NewAssetRow>(
-      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, thumbnail_state, derived_from)
-       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings, @thumbnail_state, @derived_from)`,
+      `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, thumbnail_state, derived_from, session_id)
+       VALUES (@filename, @thumbnail, @format, @width, @height, @bytes, @created_at, @prompt, @lane, @model, @request_id, @kind, @session_title, @revised_prompt, @settings, @thumbnail_state, @derived_from, @session_id)`,
     ),
-    byFilename: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE filename = ?'),
+    byFilename: db.prepare<[string], AssetRow>(`${SELECT_ASSETS} WHERE a.filename = ?`),
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
     liveByThumbnail: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE thumbnail = ? AND deleted_at IS NULL'),
+    // Within a group every row has the same session (or title), so its bare columns are the group's.
     groups: db.prepare<{ limit: number; latestAt: string | null; key: string | null }, SessionGroupRow>(
-      `SELECT session_title AS sessionTitle, COUNT(*) AS count, MAX(created_at) AS latestAt
-       FROM assets WHERE deleted_at IS NULL
-       GROUP BY session_title
-       HAVING @latestAt IS NULL OR latestAt < @latestAt OR (latestAt = @latestAt AND COALESCE(session_title, '') < @key)
-       ORDER BY latestAt DESC, COALESCE(session_title, '') DESC LIMIT @limit`,
+      `SELECT ${GROUP_KEY} AS groupKey, a.session_id AS sessionId, COALESCE(s.title, a.session_title) AS sessionTitle,
+              (s.deleted_at IS NOT NULL) AS sessionDeleted, COUNT(*) AS count, MAX(a.created_at) AS latestAt
+       ${FROM_ASSETS} WHERE a.deleted_at IS NULL
+       GROUP BY groupKey
+       HAVING @latestAt IS NULL OR latestAt < @latestAt OR (latestAt = @latestAt AND groupKey < @key)
+       ORDER BY latestAt DESC, groupKey DESC LIMIT @limit`,
     ),
     markDeleted: db.prepare<[string, string]>('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL'),
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
@@ -101,9 +119,14 @@ export const isNameTaken = (db: StudioDatabase, filename: string, thumbnail: str
 
 export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined => prepared(db).liveByThumbnail.get(thumbnail);
 
-/** What narrows a listing: one session (null = no title), one lane, words of the prompt. */
+/** What narrows a listing: one session's title (null = no title), one graph session, one lane, words of the prompt. */
 export interface AssetFilter {
+  /** The title an image shows: its graph session's title now, else the title it was saved with. */
   readonly sessionTitle?: string | null;
+  /** Images made in this graph session (deleted or not). */
+  readonly sessionId?: string;
+  /** Images with this title and no graph session (a title group of `groupBy=session`). */
+  readonly unlinkedTitle?: string | null;
   readonly lane?: string;
   /** Matched case-insensitively inside the prompt or the revised prompt. */
   readonly search?: string;
@@ -117,25 +140,33 @@ const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c
 /** Live rows, newest first, after a position, narrowed by the filter (one prepared statement per filter shape). */
 export function listLiveAssets(db: StudioDatabase, options: { limit: number; after?: ItemPosition; filter?: AssetFilter }): AssetRow[] {
   const { limit, after, filter = {} } = options;
-  const conditions = ['deleted_at IS NULL'];
+  const conditions = ['a.deleted_at IS NULL'];
   const params: Record<string, unknown> = { limit };
   if (after) {
     conditions.push(AFTER_ITEM);
     Object.assign(params, after);
   }
   if (filter.sessionTitle !== undefined) {
-    conditions.push('session_title IS @title');
+    conditions.push('COALESCE(s.title, a.session_title) IS @title');
     params.title = filter.sessionTitle;
   }
+  if (filter.sessionId !== undefined) {
+    conditions.push('a.session_id = @sessionId');
+    params.sessionId = filter.sessionId;
+  }
+  if (filter.unlinkedTitle !== undefined) {
+    conditions.push('a.session_id IS NULL AND a.session_title IS @unlinkedTitle');
+    params.unlinkedTitle = filter.unlinkedTitle;
+  }
   if (filter.lane !== undefined) {
-    conditions.push('lane = @lane');
+    conditions.push('a.lane = @lane');
     params.lane = filter.lane;
   }
   if (filter.search) {
-    conditions.push(`(prompt LIKE @search ESCAPE '\\' OR revised_prompt LIKE @search ESCAPE '\\')`);
+    conditions.push(`(a.prompt LIKE @search ESCAPE '\\' OR a.revised_prompt LIKE @search ESCAPE '\\')`);
     params.search = containsPattern(filter.search);
   }
-  const sql = `SELECT * FROM assets WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
+  const sql = `${SELECT_ASSETS} WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
   let cache = listings.get(db);
   if (!cache) listings.set(db, (cache = new Map()));
   let statement = cache.get(sql);

@@ -86,4 +86,34 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX assets_request ON assets (request_id);
    CREATE INDEX assets_thumbnail_pending ON assets (id) WHERE thumbnail_state = 'pending';
    CREATE INDEX assets_derived_from ON assets (derived_from) WHERE derived_from IS NOT NULL;`,
+  // 6: graph sessions. A session's graph is one JSON snapshot with a version (optimistic concurrency:
+  // a save names the version it replaces); a deleted session keeps its row and title, so its images
+  // can say so. nodes records each node generation; an image made by one carries its session_id.
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     title TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     graph TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     deleted_at TEXT
+   );
+   CREATE INDEX sessions_live_newest ON sessions (created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE TABLE nodes (
+     id TEXT PRIMARY KEY,
+     session_id TEXT,
+     parent_id TEXT,
+     request_id TEXT NOT NULL,
+     operation TEXT NOT NULL CHECK (operation IN ('generate', 'edit')),
+     prompt TEXT NOT NULL,
+     revised_prompt TEXT,
+     lane TEXT NOT NULL,
+     model TEXT NOT NULL,
+     settings TEXT NOT NULL DEFAULT '{}',
+     asset_filename TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX nodes_session ON nodes (session_id, created_at);
+   ALTER TABLE assets ADD COLUMN session_id TEXT;
+   CREATE INDEX assets_live_session_id ON assets (session_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;`,
 ];
