@@ -8,13 +8,15 @@ import { registerGenerate } from './commands/generate.js';
 import { registerHistory } from './commands/history.js';
 import { registerInflight } from './commands/inflight.js';
 import { registerModels } from './commands/models.js';
+import { registerNode } from './commands/node.js';
 import { registerServe } from './commands/serve.js';
+import { registerSessions } from './commands/sessions.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 import { registerTrace } from './commands/trace.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerHistory, registerInflight, registerEvents, registerSim, registerTrace];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

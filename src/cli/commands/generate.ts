@@ -10,7 +10,7 @@ import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
 
-interface CommonOptions {
+export interface CommonOptions {
   model?: string;
   provider?: string;
   quality?: string;
@@ -73,7 +73,7 @@ export function laneOptions(pairs: readonly string[] | undefined): Record<string
   return options;
 }
 
-async function requestBody(prompt: string, options: CommonOptions): Promise<Record<string, unknown>> {
+export async function requestBody(prompt: string, options: CommonOptions): Promise<Record<string, unknown>> {
   const { provider, model } = splitTarget(options.model, options.provider);
   const references = await Promise.all((options.ref ?? []).map(fileAsDataUrl));
   const body: Record<string, unknown> = {
@@ -95,7 +95,7 @@ async function requestBody(prompt: string, options: CommonOptions): Promise<Reco
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 
-function timeoutMs(option: string | undefined): number {
+export function timeoutMs(option: string | undefined): number {
   const seconds = option === undefined ? 600 : Number(option);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--timeout must be a number of seconds, got "${option}".`, EXIT_CODES.usage, 'USAGE');
   return seconds * 1000;
@@ -105,7 +105,7 @@ function timeoutMs(option: string | undefined): number {
  * Posts a generation with `Accept: text/event-stream` and follows its own
  * event stream: progress on stderr (TTY only), the result from `done`.
  */
-async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number): Promise<T> {
+export async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number): Promise<T> {
   const requestId = String(body.requestId);
   const recovery = `The studio keeps working on it: find the result later with \`svc history ls --json\` (requestId ${requestId}), or check \`svc inflight ls\`.`;
   const posted = client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
@@ -192,7 +192,7 @@ export function outputPath(out: string, index: number, count: number, format: st
   return `${stem}${suffix}${extension || `.${format === 'jpeg' ? 'jpg' : format}`}`;
 }
 
-async function download(client: StudioClient, images: unknown, out: string | undefined): Promise<string[]> {
+export async function download(client: StudioClient, images: unknown, out: string | undefined): Promise<string[]> {
   if (!out || !Array.isArray(images)) return [];
   const written: string[] = [];
   for (const [index, image] of (images as AssetRecord[]).entries()) {
@@ -204,12 +204,12 @@ async function download(client: StudioClient, images: unknown, out: string | und
   return written;
 }
 
-function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
+export function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
   const where = savedTo ?? image.filename;
   return `${out.color.green('✓')} ${where}  ${out.color.dim(`${image.width}x${image.height} ${image.format} · ${image.provider}/${image.model}`)}`;
 }
 
-const withCommonOptions = (command: Command): Command =>
+export const withCommonOptions = (command: Command): Command =>
   command
     .option('-m, --model <lane/model>', 'model, optionally with its lane (e.g. api/lang-5.6-sol)')
     .option('-p, --provider <lane>', `lane: ${PROVIDER_IDS.join(', ')}`)
