@@ -1,4 +1,4 @@
-import { GoogleToken, type gaxios } from 'google-auth-library';
+import type { GoogleToken, gaxios } from 'google-auth-library';
 import { z } from 'zod';
 import type { StudioContext } from '../../context.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
@@ -52,7 +52,9 @@ function transporterTo(tokenUrl: string, timeoutMs: () => number): Transporter {
 /** One token holder per studio and account: tokens are reused across jobs, never across studios. */
 const holders = new WeakMap<StudioContext, Map<string, GoogleToken>>();
 
-function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: string, timeoutMs: () => number): GoogleToken {
+/** The auth library is loaded on the first cloud call, not at start (it is the heaviest module of the studio). */
+async function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: string, timeoutMs: () => number): Promise<GoogleToken> {
+  const { GoogleToken } = await import('google-auth-library');
   let byAccount = holders.get(ctx);
   if (!byAccount) holders.set(ctx, (byAccount = new Map()));
   const id = `${account.client_email}\n${account.private_key_id ?? ''}\n${tokenUrl}`;
@@ -82,7 +84,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** A valid access token for the service account; exchanges (once, for every waiting job) when there is none. */
 export async function cloudAccessToken(ctx: StudioContext, account: ServiceAccount, options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal }): Promise<string> {
-  const holder = holderFor(ctx, account, options.tokenUrl, options.timeoutMs);
+  const holder = await holderFor(ctx, account, options.tokenUrl, options.timeoutMs);
   try {
     const token = await abortable(holder.getToken(), options.signal);
     if (!token.access_token) throw new Error('The token endpoint answered without an access token.');
