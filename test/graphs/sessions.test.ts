@@ -85,6 +85,18 @@ describe('sessions', () => {
     }
   });
 
+  it('with an access token, a reader may send it as ?token= on the listing', async () => {
+    const guarded = await startTestStudio({ token: 'graph-token-1' });
+    try {
+      expect((await guarded.request('/api/sessions')).status).toBe(401);
+      const page = await guarded.request('/api/sessions?limit=5&token=graph-token-1');
+      expect(page.status).toBe(200);
+      expect(await page.json()).toEqual({ sessions: [], nextCursor: null });
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it('deletes a session: it leaves the list and answers SESSION_NOT_FOUND with when; deleting again answers the same', async () => {
     const session = await create('Doomed');
     const deleted = await call<{ id: string; title: string; deletedAt: string }>(studio, 'DELETE', `/api/sessions/${session.id}`);

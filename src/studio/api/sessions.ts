@@ -81,13 +81,11 @@ const title = z.string().trim().min(1).max(GRAPH_LIMITS.titleMaxChars);
 export const createSessionRequest = z.object({ title }).strict();
 /** PATCH /api/sessions/:id (rename) */
 export const renameSessionRequest = z.object({ title }).strict();
-/** GET /api/sessions */
-export const sessionsQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax).optional(),
-    cursor: z.string().min(1).max(1024).optional(),
-  })
-  .strict();
+/** GET /api/sessions (other query parameters, like a reader's `?token=`, are ignored). */
+export const sessionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax).optional(),
+  cursor: z.string().min(1).max(1024).optional(),
+});
 /** Route parameters that name a session. */
 export const sessionIdParam = z.object({ id: graphId });
 
