@@ -17,7 +17,7 @@ import { percentile, round, table } from './lib/stats.js';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
 const IDLE_MS = 2000;
 const root = join(import.meta.dirname, '..');
-if (!existsSync(join(root, 'dist/cli/svc.js'))) throw new Error('Build first: npm run build');
+if (!existsSync(join(root, 'dist/bundle/svc.js'))) throw new Error('Build first: npm run build');
 
 interface Sample {
   readonly healthyMs: number;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs the built CLI (npm ci builds it through the `prepare` script).
-import('../dist/cli/svc.js').catch((error) => {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli/svc.js')) {
+// Runs the built program (npm ci builds it through the `prepare` script).
+import('../dist/bundle/svc.js').catch((error) => {
+  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/bundle/svc.js')) {
     console.error('svc is not built yet: run `npm run build` (npm ci does it for you).');
     process.exit(2);
   }

@@ -10,7 +10,9 @@ export interface Child {
 }
 
 export function startChild(modulePath: string, args: string[] = []): Child {
-  const child = fork(modulePath, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_CHILD_PROF=<dir>: each child writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_CHILD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROF}`] : [];
+  const child = fork(modulePath, args, { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting: Array<{ type: string; resolve: (message: never) => void }> = [];
   child.on('message', (message: { type: string }) => {
     const index = waiting.findIndex((entry) => entry.type === message.type);
@@ -36,8 +38,14 @@ export function startChild(modulePath: string, args: string[] = []): Child {
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill();
+        // Asked first (a child that handles `stop` exits cleanly, writing a --cpu-prof profile), then killed.
+        const timer = setTimeout(() => child.kill(), 3000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (child.connected) child.send({ type: 'stop' });
+        else child.kill();
       }),
   };
 }

@@ -65,10 +65,14 @@ export const isThisBootsTempName = (name: string): boolean => isAtomicTempName(n
  */
 export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644, options: { durable?: boolean } = {}): Promise<void> {
   const durable = options.durable !== false;
-  await mkdir(dirname(path), { recursive: true });
   const temp = atomicTempPath(path);
   try {
-    const handle = await open(temp, 'wx', mode);
+    // The folder nearly always exists: it is made only when the first open says it is missing.
+    const handle = await open(temp, 'wx', mode).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await mkdir(dirname(path), { recursive: true });
+      return open(temp, 'wx', mode);
+    });
     try {
       await handle.writeFile(data);
       if (durable) await handle.sync();

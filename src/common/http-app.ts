@@ -23,6 +23,15 @@ export const CONNECTION_LIMITS = {
   maxConnections: 1024,
 } as const;
 
+/**
+ * Routes here validate with zod (parseWith) and answer with JSON.stringify; none declares a JSON
+ * schema. Naming these builders keeps Fastify from loading Ajv and fast-json-stringify, about a
+ * third of its start-up; a route that declared a schema would fail at registration, loudly.
+ */
+function noJsonSchemas(): never {
+  throw new Error('Routes validate with zod (parseWith); Fastify JSON schemas are not compiled here.');
+}
+
 /** A failure that only means the client went away mid-request: nobody to answer, nothing to report. */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -55,6 +64,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       },
     },
     bodyLimit: options.bodyLimit,
+    schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
     // Closing keeps in-flight requests until they finish; idle keep-alive sockets go at once.
     forceCloseConnections: 'idle',
     return503OnClosing: true,

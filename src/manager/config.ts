@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { FROM_SOURCE, inCheckout } from '../common/checkout.js';
 import { MANAGER_LIMITS } from './limits.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -57,13 +57,10 @@ export interface ManagerConfigOverrides {
   workerCommand?: WorkerCommand;
 }
 
-/** This checkout's root: this module sits two levels below it in both src/ and dist/. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** `svc-chat` as this manager runs: through tsx from src/, or the built program from dist/. */
+/** `svc-chat` as this manager runs: through tsx from src/, or the built program. */
 export function defaultWorkerCommand(): WorkerCommand {
-  if (import.meta.url.endsWith('.ts')) return { file: process.execPath, prefixArgs: ['--import', 'tsx', join(ROOT, 'src', 'cli', 'svc-chat.ts')] };
-  return { file: process.execPath, prefixArgs: [join(ROOT, 'dist', 'cli', 'svc-chat.js')] };
+  if (FROM_SOURCE) return { file: process.execPath, prefixArgs: ['--import', 'tsx', inCheckout('src', 'cli', 'svc-chat.ts')] };
+  return { file: process.execPath, prefixArgs: [inCheckout('bin', 'svc-chat.js')] };
 }
 
 /** `3344-3363` (or one port) → a range on 127.0.0.1, at most discoveryPortsMax ports. */
@@ -91,7 +88,7 @@ export function resolveManagerConfig(env: Env, overrides: ManagerConfigOverrides
     discover: discover ? parsePortRange(discover) : undefined,
     healthIntervalMs: overrides.healthIntervalMs ?? MANAGER_LIMITS.healthIntervalMs,
     discoveryIntervalMs: overrides.discoveryIntervalMs ?? MANAGER_LIMITS.discoveryIntervalMs,
-    webDir: overrides.webDir ?? join(ROOT, 'dist', 'web', 'manager'),
+    webDir: overrides.webDir ?? inCheckout('dist', 'web', 'manager'),
     workerCommand: overrides.workerCommand ?? defaultWorkerCommand(),
   };
 }

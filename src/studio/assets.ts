@@ -73,8 +73,8 @@ async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, f
     const filename = newAssetFilename(createdAt, prompt, format);
     const thumbnail = thumbnailNameOf(filename);
     if (isNameTaken(ctx.db, filename, thumbnail)) continue;
+    // A file no row knows (left by a crash) is never overwritten; a stray thumbnail may be (it is derived).
     if (await fileExists(pathInside(ctx.paths.generatedDir, filename))) continue;
-    if (await fileExists(pathInside(ctx.paths.thumbnailsDir, thumbnail))) continue;
     return { filename, thumbnail };
   }
   throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');

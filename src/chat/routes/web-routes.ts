@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { ChatRoutes } from './plugin.js';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { inCheckout } from '../../common/checkout.js';
 
-/** web/chat of the checkout: this module sits two levels below the root in both src/ and dist/. */
-const WEB_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web', 'chat');
+/** web/chat of the checkout. */
+const WEB_DIR = inCheckout('web', 'chat');
 
 /** The page's files; nothing else under web/ is served. */
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {

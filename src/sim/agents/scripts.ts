@@ -1,18 +1,13 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { inCheckout } from '../../common/checkout.js';
 
 /**
  * Absolute path of a fake agent program (`fake-agent-a.mjs`...). The scripts
- * are plain JavaScript that `tsc` does not copy, so when this module runs from
- * dist/sim/agents they are found in the checkout's src/sim/agents.
+ * are plain JavaScript that no build copies: they run from the checkout's
+ * src/sim/agents whichever layout calls them.
  */
 export function fakeAgentScript(fileName: string): string {
-  const beside = join(here, fileName);
-  if (existsSync(beside)) return beside;
-  const inSource = resolve(here, '..', '..', '..', 'src', 'sim', 'agents', fileName);
-  if (existsSync(inSource)) return inSource;
-  throw new Error(`Fake agent program ${fileName} not found next to ${here} or in src/sim/agents.`);
+  const script = inCheckout('src', 'sim', 'agents', fileName);
+  if (!existsSync(script)) throw new Error(`Fake agent program ${fileName} is missing: ${script}.`);
+  return script;
 }

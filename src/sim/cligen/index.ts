@@ -1,25 +1,20 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { inCheckout } from '../../common/checkout.js';
 
 // The fake of the local generation CLI behind `cligen`: a real program, run as
 // a real process by the lane (contracts/cligen-local-cli-artifact.md §6).
 
-const here = dirname(fileURLToPath(import.meta.url));
-const SCRIPT = 'fake-cligen.mjs';
-
 /**
  * Absolute path of the fake CLI (an executable script). It is plain JavaScript
- * that `tsc` does not copy, so from dist/sim/cligen it is found in the
- * checkout's src/sim/cligen.
+ * that no build copies: it runs from the checkout's src/sim/cligen whichever
+ * layout calls it.
  */
 export function fakeCligenPath(): string {
-  const beside = join(here, SCRIPT);
-  if (existsSync(beside)) return beside;
-  const inSource = resolve(here, '..', '..', '..', 'src', 'sim', 'cligen', SCRIPT);
-  if (existsSync(inSource)) return inSource;
-  throw new Error(`The fake CLI ${SCRIPT} is not next to ${here} nor in src/sim/cligen.`);
+  const script = inCheckout('src', 'sim', 'cligen', 'fake-cligen.mjs');
+  if (!existsSync(script)) throw new Error(`The fake CLI is missing: ${script}.`);
+  return script;
 }
 
 export interface FakeCligen {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { inCheckout } from '../../common/checkout.js';
 import { ServiceError } from '../../common/errors.js';
 import { sendError } from '../../common/http-errors.js';
 import type { StudioRoutes } from './plugin.js';
@@ -16,9 +17,9 @@ import type { StudioRoutes } from './plugin.js';
 /** Paths of the app's views; each answers index.html and the app picks the view from the path. */
 export const WEB_CLIENT_ROUTES = ['/', '/history', '/settings'] as const;
 
-/** Where the build is: `SVC_STUDIO_WEB_DIR`, else dist/web/studio of this checkout (the same from src/ and from dist/). */
+/** Where the build is: `SVC_STUDIO_WEB_DIR`, else dist/web/studio of this checkout (the same from src/, dist/ and the bundle). */
 export function studioWebDir(env: Readonly<Record<string, string | undefined>>): string {
-  return env.SVC_STUDIO_WEB_DIR || resolve(import.meta.dirname, '../../../dist/web/studio');
+  return env.SVC_STUDIO_WEB_DIR || inCheckout('dist', 'web', 'studio');
 }
 
 const ASSET_TYPES: Readonly<Record<string, string>> = {
