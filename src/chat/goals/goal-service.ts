@@ -80,8 +80,8 @@ export class GoalService {
     if (input.agent) goal.agent = input.agent;
     this.store.insert(goal, previous);
     this.published(goal);
-    // A new goal starts working at once when its session is idle.
-    this.continueIfIdle(goal);
+    // A new goal starts working at once when its session is idle (a person just set it: never stale).
+    this.continueIfIdle(goal, false, true);
     return goal;
   }
 
@@ -114,7 +114,7 @@ export class GoalService {
     goal.status = 'active';
     delete goal.pauseReason;
     const resumed = this.touched(goal);
-    this.continueIfIdle(resumed);
+    this.continueIfIdle(resumed, false, true);
     return resumed;
   }
 
@@ -189,9 +189,13 @@ export class GoalService {
     else this.saved(goal);
   }
 
-  /** Runs the goal's next turn when its session is idle and automatic continuation is still allowed. */
-  private continueIfIdle(goal: Goal, changed = false): void {
-    const stop = this.stopReason(goal);
+  /**
+   * Runs the goal's next turn when its session is idle and automatic continuation is still allowed.
+   * `byPerson`: the turn follows a person's own action (set, resume), so staleness cannot apply,
+   * however long the clock says has passed since `touchedAt` was written.
+   */
+  private continueIfIdle(goal: Goal, changed = false, byPerson = false): void {
+    const stop = this.stopReason(goal, byPerson);
     if (goal.autoStopped !== stop) {
       if (stop === undefined) delete goal.autoStopped;
       else goal.autoStopped = stop;
@@ -212,10 +216,10 @@ export class GoalService {
   }
 
   /** Why no automatic turn may run now (worked out each time: a person's turn lifts the count limit). */
-  private stopReason(goal: Goal): string | undefined {
+  private stopReason(goal: Goal, byPerson = false): string | undefined {
     if (goal.pauseConfirmed !== undefined) return `pause gate pending: ${goal.pauseConfirmed}; /goal resume continues`;
     if (goal.continuations >= this.settings.maxContinuations) return `${goal.continuations} automatic turns in a row (the limit); a person's turn or /goal resume continues`;
-    if (Date.now() - Date.parse(goal.touchedAt) > this.settings.staleMs) return `stale: nobody touched the goal since ${goal.touchedAt}`;
+    if (!byPerson && Date.now() - Date.parse(goal.touchedAt) > this.settings.staleMs) return `stale: nobody touched the goal since ${goal.touchedAt}`;
     return undefined;
   }
 
