@@ -92,6 +92,9 @@ export interface SimulatorOptions {
   readonly logLimit?: number;
 }
 
+/** A simulator's own control route (under `/__sim/`): test settings that are not vendor routes (never logged or faulted). */
+export type ControlHandler = (request: { readonly body: unknown; readonly query: URLSearchParams }) => ErrorAnswer | Promise<ErrorAnswer>;
+
 export interface WaitOptions {
   /** Give up after this long (default 5000 ms). */
   readonly timeoutMs?: number;
@@ -103,6 +106,8 @@ export interface Simulator {
   readonly url: string;
   /** Registers a handler; `path` may hold `:name` segments. */
   route(method: string, path: string, handler: RouteHandler): void;
+  /** Registers a control route of this simulator: `path` starts with `/__sim/`, the body is JSON. */
+  control(method: string, path: string, handler: ControlHandler): void;
   /** Binds 127.0.0.1 (port 0 = ephemeral) and answers the base URL. */
   start(port?: number): Promise<string>;
   /** Stops listening and drops every open connection. */
@@ -231,6 +236,7 @@ function matchesFilter(entry: RequestLogEntry, filter: RequestFilter | undefined
 
 export function createSimulator(options: SimulatorOptions): Simulator {
   const routes: Route[] = [];
+  const controls = new Map<string, ControlHandler>();
   const faultBook = new FaultBook();
   let log: RequestLogEntry[] = [];
   let nextRequestId = 1;
@@ -302,6 +308,18 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       if (key === 'DELETE /__sim/requests') {
         log = [];
         return reply(200, { requests: [] });
+      }
+      const control = controls.get(key);
+      if (control) {
+        const raw = (await readBody(req, 1024 * 1024)) ?? Buffer.alloc(0);
+        let body: unknown;
+        try {
+          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+        } catch {
+          return reply(400, { error: { code: 'invalid_json', message: 'The body is not JSON.' } });
+        }
+        const answer = await control({ body, query });
+        return reply(answer.status, answer.body);
       }
       return reply(404, { error: { code: 'not_found', message: `No control route ${key}.` } });
     } catch (error) {
@@ -419,6 +437,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       const key = `${upper} ${path}`;
       if (routes.some((route) => route.key === key)) throw new Error(`Route ${key} is already registered.`);
       routes.push({ method: upper, key, segments: splitPath(path), handler });
+    },
+    control(method, path, handler) {
+      if (!path.startsWith(CONTROL_PREFIX)) throw new Error(`A control route lives under ${CONTROL_PREFIX}: ${path}.`);
+      controls.set(`${method.toUpperCase()} ${path}`, handler);
     },
     async start(port = 0) {
       if (baseUrl) return baseUrl;
