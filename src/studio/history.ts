@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isAtomicTempName, isThisBootsTempName } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import { recordOf, type AssetRecord } from './assets.js';
+import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import { fileExists, pathInside } from './media/filename.js';
@@ -12,6 +13,8 @@ import {
   listLiveAssets,
   listSessionGroups,
   markAssetDeleted,
+  searchExpression,
+  searchLiveAssets,
   markAssetRestored,
   removeTombstone,
   tombstonesDeletedBefore,
@@ -41,9 +44,10 @@ const restorableUntilOf = (ctx: StudioContext, deletedAt: string): string =>
 // --- Cursors: opaque to clients (base64url JSON), tagged so an items cursor is never read as a groups one.
 
 const itemsCursor = z.object({ m: z.literal('items'), c: z.string(), i: z.number().int() });
+const searchCursor = z.object({ m: z.literal('search'), i: z.number().int() });
 const groupsCursor = z.object({ m: z.literal('groups'), l: z.string(), k: z.string() });
 
-const encodeCursor = (value: z.infer<typeof itemsCursor> | z.infer<typeof groupsCursor>): string =>
+const encodeCursor = (value: z.infer<typeof itemsCursor> | z.infer<typeof searchCursor> | z.infer<typeof groupsCursor>): string =>
   Buffer.from(JSON.stringify(value)).toString('base64url');
 
 function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
@@ -80,23 +84,63 @@ export interface HistoryGroupsPage {
 }
 
 function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): HistoryPage {
-  const after = options.cursor ? decodeCursor(options.cursor, itemsCursor) : undefined;
+  const { limit, filter } = options;
   // One extra row tells whether another page exists.
-  const rows = listLiveAssets(ctx.db, {
-    limit: options.limit + 1,
-    after: after && { createdAt: after.c, id: after.i },
-    filter: options.filter,
-  });
-  const page = rows.slice(0, options.limit);
+  if (filter?.search !== undefined) {
+    const match = searchExpression(filter.search);
+    if (match === undefined) throw new ServiceError('BAD_REQUEST', 'q holds no word to search for (letters or digits).', { details: { field: 'q' } });
+    const after = options.cursor ? decodeCursor(options.cursor, searchCursor) : undefined;
+    const rows = searchLiveAssets(ctx.db, { match, limit: limit + 1, afterId: after?.i, filter });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { items: page.map(recordOf), nextCursor: rows.length > limit && last ? encodeCursor({ m: 'search', i: last.id }) : null };
+  }
+  const after = options.cursor ? decodeCursor(options.cursor, itemsCursor) : undefined;
+  const rows = listLiveAssets(ctx.db, { limit: limit + 1, after: after && { createdAt: after.c, id: after.i }, filter });
+  const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     items: page.map(recordOf),
-    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null,
   };
 }
 
-/** Live assets, newest first, narrowed by the filter (a session, a lane, words of the prompt). */
-export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): HistoryPage => itemsPage(ctx, options);
+/** The item listing's filters, as the API names them. */
+export interface HistoryFilter {
+  /** A session title; null: the assets without one. */
+  sessionTitle?: string | null;
+  sessionId?: string;
+  provider?: string;
+  model?: string;
+  /** What an asset is (image, video, vector-svg) or what made it (generate, edit, node, import...). */
+  kind?: MediaKind | AssetKind;
+  since?: string;
+  until?: string;
+  q?: string;
+}
+
+function assetFilter(filter: HistoryFilter): AssetFilter {
+  const { kind } = filter;
+  const media = kind !== undefined && Object.hasOwn(MEDIA_KINDS, kind) ? MEDIA_KINDS[kind as MediaKind] : undefined;
+  return {
+    ...(filter.sessionTitle !== undefined ? { sessionTitle: filter.sessionTitle } : {}),
+    ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+    ...(filter.provider !== undefined ? { lane: filter.provider } : {}),
+    ...(filter.model !== undefined ? { model: filter.model } : {}),
+    ...(kind !== undefined ? (media ? { formats: media } : { kind }) : {}),
+    ...(filter.since !== undefined ? { since: filter.since } : {}),
+    ...(filter.until !== undefined ? { until: filter.until } : {}),
+    ...(filter.q !== undefined ? { search: filter.q } : {}),
+  };
+}
+
+/**
+ * Live assets narrowed by the filter, newest first by creation time; with `q`
+ * (full-text), newest first by the order they entered history, which differs
+ * only for files adopted from disk at start-up.
+ */
+export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: HistoryFilter }): HistoryPage =>
+  itemsPage(ctx, { limit: options.limit, cursor: options.cursor, filter: assetFilter(options.filter ?? {}) });
 
 /** Session groups over all live assets, most recently active first; each with its newest items. */
 export function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): HistoryGroupsPage {

@@ -26,7 +26,13 @@ export function metadata(overrides: Partial<AssetMetadata> = {}): AssetMetadata 
 export async function seed(
   studio: TestStudio,
   count: number,
-  options: { start?: string; sessionTitle?: (index: number) => string | undefined; prompt?: (index: number) => string } = {},
+  options: {
+    start?: string;
+    sessionTitle?: (index: number) => string | undefined;
+    prompt?: (index: number) => string;
+    /** Any other metadata of the index-th asset (lane, model, kind, revised prompt...). */
+    meta?: (index: number) => Partial<AssetMetadata>;
+  } = {},
 ): Promise<AssetRecord[]> {
   const start = new Date(options.start ?? '2025-03-01T10:00:00.000Z').getTime();
   const image = await makeImage('png', { width: 64, height: 64 });
@@ -40,6 +46,7 @@ export async function seed(
           requestId: `req-${index}`,
           createdAt: new Date(start + index * 60_000).toISOString(),
           sessionTitle: options.sessionTitle?.(index),
+          ...options.meta?.(index),
         }),
       }),
     );

@@ -5,34 +5,97 @@ import type { AssetRecord } from '../../studio/api/index.js';
 
 interface HistoryPage {
   items?: (AssetRecord & { createdAt: string })[];
-  groups?: { sessionTitle: string | null; count: number; latestAt: string; items: AssetRecord[] }[];
+  groups?: { sessionTitle: string | null; sessionDeleted?: boolean; count: number; latestAt: string; items: AssetRecord[] }[];
   nextCursor: string | null;
 }
 
 const encode = (filename: string) => encodeURIComponent(filename);
 
+const RELATIVE_UNITS_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** `--since`/`--until`: an ISO date or date-time as the server takes it, or a time ago (`30m`, `12h`, `7d`, `2w`). */
+export function instantArgument(value: string, now = Date.now()): string {
+  const relative = /^(\d{1,6})([mhdw])$/.exec(value.trim());
+  if (relative) return new Date(now - Number(relative[1]) * RELATIVE_UNITS_MS[relative[2] as keyof typeof RELATIVE_UNITS_MS]).toISOString();
+  return value.trim();
+}
+
+interface ListOptions {
+  limit: string;
+  cursor?: string;
+  groupBy?: string;
+  search?: string;
+  lane?: string;
+  model?: string;
+  kind?: string;
+  session?: string;
+  sessionId?: string;
+  since?: string;
+  until?: string;
+}
+
+/** Each query parameter of the listing and the flag that sets it. */
+const FLAG_OF = { limit: '--limit', groupBy: '--group-by', q: '--search', provider: '--lane', model: '--model', kind: '--kind', session: '--session', sessionId: '--session-id', since: '--since', until: '--until' } as const;
+
+/** The listing's query (a time ago in --since/--until becomes the instant it means now). */
+function listQuery(options: ListOptions): URLSearchParams {
+  const values: Record<keyof typeof FLAG_OF | 'cursor', string | undefined> = {
+    limit: options.limit,
+    cursor: options.cursor,
+    groupBy: options.groupBy,
+    q: options.search,
+    provider: options.lane,
+    model: options.model,
+    kind: options.kind,
+    session: options.session,
+    sessionId: options.sessionId,
+    since: options.since && instantArgument(options.since),
+    until: options.until && instantArgument(options.until),
+  };
+  return new URLSearchParams(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** The command that shows the next page: the same query (instants fixed) and the cursor. */
+function nextPageCommand(query: URLSearchParams, cursor: string): string {
+  const flags = [...query].flatMap(([name, value]) => (name in FLAG_OF ? [FLAG_OF[name as keyof typeof FLAG_OF], quoted(value)] : []));
+  return ['svc history ls', ...flags, '--cursor', quoted(cursor)].join(' ');
+}
+
+const quoted = (value: string) => (/^[\w./:+-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
+
 export function registerHistory(program: Command): void {
-  const history = program.command('history').description('List, delete and restore generated images');
+  const history = program.command('history').description('List, search, delete and restore generated images');
 
   history
     .command('ls')
-    .description('List generated images, newest first')
+    .description('List generated images, newest first; --search and the filters combine')
     .option('--limit <n>', 'how many', '20')
-    .option('--cursor <cursor>', 'continue from a previous page')
-    .option('--group-by <key>', 'session: group by session title')
-    .action(async (options: { limit: string; cursor?: string; groupBy?: string }, command: Command) => {
+    .option('--cursor <cursor>', 'continue from a previous page (with the same filters)')
+    .option('--group-by <key>', 'session: group by session')
+    .option('--search <text>', 'words of the prompt or revised prompt (each must appear; a word also finds longer words it begins)')
+    .option('--lane <lane>', 'one lane\'s images')
+    .option('--model <model>', 'one model\'s images')
+    .option('--kind <kind>', 'image, video or vector-svg; or what made it: generate, edit, multimode, node, import')
+    .option('--session <title>', 'the images showing this session title')
+    .option('--session-id <id>', 'one graph session\'s images')
+    .option('--since <when>', 'made at or after: an ISO date or time, or a time ago (30m, 12h, 7d, 2w)')
+    .option('--until <when>', 'made before: an ISO date or time, or a time ago')
+    .action(async (options: ListOptions, command: Command) => {
       const { client, out } = commandContext(command);
-      const query = new URLSearchParams({ limit: options.limit });
-      if (options.cursor) query.set('cursor', options.cursor);
-      if (options.groupBy) query.set('groupBy', options.groupBy);
+      const query = listQuery(options);
       const page = await client.json<HistoryPage>('GET', `/api/history?${query}`, { timeoutMs: 15_000 });
       out.result(page, () => {
-        const more = page.nextCursor ? `\n${out.color.dim(`more: svc history ls --cursor ${page.nextCursor}`)}` : '';
+        const more = page.nextCursor ? `\n${out.color.dim(`more: ${nextPageCommand(query, page.nextCursor)}`)}` : '';
         if (page.groups) {
-          return page.groups.map((group) => `${out.color.bold(group.sessionTitle ?? '(no session)')} ${out.color.dim(`${group.count} images`)}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`).join('\n') + more;
+          return (
+            page.groups
+              .map((group) => `${out.color.bold(group.sessionTitle ?? '(no session)')}${group.sessionDeleted ? out.color.dim(' (session deleted)') : ''} ${out.color.dim(`${group.count} images`)}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`)
+              .join('\n') + more
+          );
         }
         const items = page.items ?? [];
-        if (!items.length) return 'No images yet.';
+        const filtered = [...query.keys()].some((key) => key !== 'limit' && key !== 'cursor');
+        if (!items.length) return filtered ? 'No images match.' : 'No images yet.';
         return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, item.createdAt, `${item.provider}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
       });
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { graphId } from './sessions.js';
-import { API_LIMITS, IMAGE_FORMATS, LANE_IDS, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
+import { API_LIMITS, ASSET_KINDS, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
 // refused (a typo like `qualty` must not be ignored); a lane's own controls go
@@ -75,6 +75,25 @@ export type DefaultsRequest = z.infer<typeof defaultsRequest>;
 
 const pageSize = z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax);
 
+/** An ISO 8601 date or date-time (with its offset; a bare date is midnight UTC), answered as UTC ISO. */
+const instant = z
+  .string()
+  .max(40)
+  .transform((value, context) => {
+    const time = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? Date.parse(value) : Number.NaN;
+    if (Number.isNaN(time)) {
+      context.addIssue({ code: 'custom', message: 'an ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T08:00:00Z' });
+      return z.NEVER;
+    }
+    return new Date(time).toISOString();
+  });
+
+/** history's `kind=`: what an asset is (image, video, vector-svg) or what made it (generate, edit, node, import...). */
+export const HISTORY_KINDS = [...new Set([...(Object.keys(MEDIA_KINDS) as MediaKind[]), ...ASSET_KINDS])] as [MediaKind | AssetKind, ...(MediaKind | AssetKind)[]];
+
+/** The filters of the item listing, every one combinable with the others. */
+const HISTORY_FILTERS = ['session', 'sessionId', 'q', 'provider', 'model', 'kind', 'since', 'until'] as const;
+
 /** GET /api/history */
 export const historyQuery = z
   .object({
@@ -85,15 +104,23 @@ export const historyQuery = z
     session: z.string().max(1024).optional(),
     /** One graph session's items (also after the session was deleted). */
     sessionId: graphId.optional(),
-    /** Words the prompt (or revised prompt) contains, case-insensitively. */
+    /** Words of the prompt or the revised prompt (full-text: every word must appear; a word also matches longer words it begins). */
     q: z.string().trim().min(1).max(200).optional(),
     /** One lane's assets. */
     provider: z.enum(LANE_IDS as unknown as [LaneId, ...LaneId[]]).optional(),
+    /** One model's assets (the model id as the asset records it). */
+    model: z.string().trim().min(1).max(200).optional(),
+    kind: z.enum(HISTORY_KINDS).optional(),
+    /** Made at or after this instant. */
+    since: instant.optional(),
+    /** Made before this instant. */
+    until: instant.optional(),
     groupItems: pageSize.optional(),
   })
-  .refine((query) => !(query.groupBy && (query.session !== undefined || query.sessionId !== undefined || query.q !== undefined || query.provider !== undefined)), {
-    message: 'groupBy=session lists groups; narrow with session=, sessionId=, q= or provider= on the item listing instead',
-  });
+  .refine((query) => !(query.groupBy && HISTORY_FILTERS.some((filter) => query[filter] !== undefined)), {
+    message: `groupBy=session lists groups; narrow with ${HISTORY_FILTERS.map((filter) => `${filter}=`).join(', ')} on the item listing instead`,
+  })
+  .refine((query) => !(query.since && query.until && query.since >= query.until), { message: 'since must be before until', path: ['since'] });
 export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** Route parameters that name a job. */

@@ -66,13 +66,21 @@ export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 export const JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
+/** What made an asset: a generation (of a kind of job), a trace, an import (an asset record's `kind`). */
+export const ASSET_KINDS = [...JOB_KINDS, 'vector-svg', 'import'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
+
+/** What an asset is, by its format: history's `kind=` filter takes these as well as an ASSET_KINDS value. */
+export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: [], 'vector-svg': ['svg'] } as const satisfies Record<string, readonly string[]>;
+export type MediaKind = keyof typeof MEDIA_KINDS;
+
 /** A job's life: queued → running → one of the four ends. */
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 
-/** The steps of an image job, in order; every job publishes them as `phase` events. */
-export const JOB_PHASES = ['queued', 'planning', 'rendering', 'saving'] as const;
+/** The steps of an image job, in order; every job publishes them as `phase` events (`searching`: the alpha lanes' web search). */
+export const JOB_PHASES = ['queued', 'searching', 'planning', 'rendering', 'saving'] as const;
 export type JobPhase = (typeof JOB_PHASES)[number];
 
 /** What /api/providers says of a lane. */

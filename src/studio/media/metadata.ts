@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { ASSET_KINDS, type AssetKind } from '../api/values.js';
 import { sniffImageType, type ImageFormat } from './image-type.js';
 import { isSvg, readSvgMetadata } from './svg.js';
 import { readJpegXmp, withJpegXmp } from './jpeg-xmp.js';
@@ -27,9 +28,7 @@ export interface AssetMetadata {
   createdAt?: string;
 }
 
-/** What made an asset: a generation (of a kind of job), a trace, an import. */
-export const ASSET_KINDS = ['generate', 'edit', 'multimode', 'node', 'vector-svg', 'import'] as const;
-export type AssetKind = (typeof ASSET_KINDS)[number];
+export { ASSET_KINDS, type AssetKind } from '../api/values.js';
 
 const payloadSchema = z.object({
   schema: z.literal(METADATA_SCHEMA),

@@ -21,9 +21,13 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
       cursor: query.cursor,
       filter: {
         ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}),
-        ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}),
-        ...(query.provider ? { lane: query.provider } : {}),
-        ...(query.q ? { search: query.q } : {}),
+        sessionId: query.sessionId,
+        provider: query.provider,
+        model: query.model,
+        kind: query.kind,
+        since: query.since,
+        until: query.until,
+        q: query.q,
       },
     });
   });

@@ -119,7 +119,7 @@ export const isNameTaken = (db: StudioDatabase, filename: string, thumbnail: str
 
 export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined => prepared(db).liveByThumbnail.get(thumbnail);
 
-/** What narrows a listing: one session's title (null = no title), one graph session, one lane, words of the prompt. */
+/** What narrows a listing; every field combines with the others. */
 export interface AssetFilter {
   /** The title an image shows: its graph session's title now, else the title it was saved with. */
   readonly sessionTitle?: string | null;
@@ -128,50 +128,112 @@ export interface AssetFilter {
   /** Images with this title and no graph session (a title group of `groupBy=session`). */
   readonly unlinkedTitle?: string | null;
   readonly lane?: string;
-  /** Matched case-insensitively inside the prompt or the revised prompt. */
+  readonly model?: string;
+  /** What made the asset (its `kind` column). */
+  readonly kind?: string;
+  /** What the asset is, as the formats it may have (an empty list matches nothing). */
+  readonly formats?: readonly string[];
+  /** Made at or after this ISO instant. */
+  readonly since?: string;
+  /** Made before this ISO instant. */
+  readonly until?: string;
+  /** Full-text words of the prompt or revised prompt (see searchExpression). */
   readonly search?: string;
+}
+
+/** The most words a search takes (each one narrows; more would only cost). */
+export const SEARCH_MAX_WORDS = 16;
+
+/**
+ * A search box's text as an FTS5 query: its words (letters and digits, as the
+ * unicode61 tokenizer cuts them, case and accents folded by the index), each
+ * quoted so no FTS syntax gets through, all required; a word of two or more
+ * characters also matches the longer words it begins ("light" finds
+ * "lighthouse"). Undefined when the text holds no word.
+ */
+export function searchExpression(text: string): string | undefined {
+  const words = (text.normalize('NFKC').match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).slice(0, SEARCH_MAX_WORDS);
+  if (words.length === 0) return undefined;
+  return words.map((word) => `"${word}"${word.length >= 2 ? '*' : ''}`).join(' ');
 }
 
 const listings = new WeakMap<StudioDatabase, Map<string, ReturnType<StudioDatabase['prepare']>>>();
 
-/** `text` as a LIKE pattern that matches it literally anywhere. */
-const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-
-/** Live rows, newest first, after a position, narrowed by the filter (one prepared statement per filter shape). */
-export function listLiveAssets(db: StudioDatabase, options: { limit: number; after?: ItemPosition; filter?: AssetFilter }): AssetRow[] {
-  const { limit, after, filter = {} } = options;
-  const conditions = ['a.deleted_at IS NULL'];
-  const params: Record<string, unknown> = { limit };
-  if (after) {
-    conditions.push(AFTER_ITEM);
-    Object.assign(params, after);
-  }
-  if (filter.sessionTitle !== undefined) {
-    conditions.push('COALESCE(s.title, a.session_title) IS @title');
-    params.title = filter.sessionTitle;
-  }
-  if (filter.sessionId !== undefined) {
-    conditions.push('a.session_id = @sessionId');
-    params.sessionId = filter.sessionId;
-  }
-  if (filter.unlinkedTitle !== undefined) {
-    conditions.push('a.session_id IS NULL AND a.session_title IS @unlinkedTitle');
-    params.unlinkedTitle = filter.unlinkedTitle;
-  }
-  if (filter.lane !== undefined) {
-    conditions.push('a.lane = @lane');
-    params.lane = filter.lane;
-  }
-  if (filter.search) {
-    conditions.push(`(a.prompt LIKE @search ESCAPE '\\' OR a.revised_prompt LIKE @search ESCAPE '\\')`);
-    params.search = containsPattern(filter.search);
-  }
-  const sql = `${SELECT_ASSETS} WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
+function cachedStatement(db: StudioDatabase, sql: string): ReturnType<StudioDatabase['prepare']> {
   let cache = listings.get(db);
   if (!cache) listings.set(db, (cache = new Map()));
   let statement = cache.get(sql);
   if (!statement) cache.set(sql, (statement = db.prepare(sql)));
-  return statement.all(params) as AssetRow[];
+  return statement;
+}
+
+/** The filter's conditions (besides search) and their parameters. */
+function filterConditions(filter: AssetFilter): { conditions: string[]; params: Record<string, unknown> } {
+  const conditions = ['a.deleted_at IS NULL'];
+  const params: Record<string, unknown> = {};
+  const equal = (column: string, name: string, value: unknown) => {
+    conditions.push(`${column} = @${name}`);
+    params[name] = value;
+  };
+  if (filter.sessionTitle !== undefined) {
+    conditions.push('COALESCE(s.title, a.session_title) IS @title');
+    params.title = filter.sessionTitle;
+  }
+  if (filter.sessionId !== undefined) equal('a.session_id', 'sessionId', filter.sessionId);
+  if (filter.unlinkedTitle !== undefined) {
+    conditions.push('a.session_id IS NULL AND a.session_title IS @unlinkedTitle');
+    params.unlinkedTitle = filter.unlinkedTitle;
+  }
+  if (filter.lane !== undefined) equal('a.lane', 'lane', filter.lane);
+  if (filter.model !== undefined) equal('a.model', 'model', filter.model);
+  if (filter.kind !== undefined) equal('a.kind', 'kind', filter.kind);
+  if (filter.formats !== undefined) {
+    if (filter.formats.length === 0) conditions.push('0');
+    else if (filter.formats.length === 1) equal('a.format', 'format', filter.formats[0]);
+    // Several formats (every raster one): `+` keeps SQLite off the format index, whose IN ranges would
+    // need a sort of every match; the newest-first walk finds a page at once.
+    else conditions.push(`+a.format IN (${filter.formats.map((format) => `'${format.replace(/'/g, "''")}'`).join(', ')})`);
+  }
+  if (filter.since !== undefined) {
+    conditions.push('a.created_at >= @since');
+    params.since = filter.since;
+  }
+  if (filter.until !== undefined) {
+    conditions.push('a.created_at < @until');
+    params.until = filter.until;
+  }
+  return { conditions, params };
+}
+
+/** Live rows, newest first (created_at, id), after a position, narrowed by the filter (one prepared statement per filter shape). */
+export function listLiveAssets(db: StudioDatabase, options: { limit: number; after?: ItemPosition; filter?: AssetFilter }): AssetRow[] {
+  const { limit, after, filter = {} } = options;
+  const { conditions, params } = filterConditions(filter);
+  if (after) {
+    conditions.push(AFTER_ITEM);
+    Object.assign(params, after);
+  }
+  const sql = `${SELECT_ASSETS} WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
+  return cachedStatement(db, sql).all({ ...params, limit }) as AssetRow[];
+}
+
+/**
+ * Live rows matching a full-text search (an FTS5 expression: searchExpression),
+ * narrowed by the filter, newest first by id (the order they entered history),
+ * after the row `afterId`. The index is walked in that order and stops at the
+ * page's end, so a page costs the same whatever the library's size or the
+ * number of matches. (CROSS JOIN keeps the index as the outer loop.)
+ */
+export function searchLiveAssets(db: StudioDatabase, options: { match: string; limit: number; afterId?: number; filter?: AssetFilter }): AssetRow[] {
+  const { conditions, params } = filterConditions(options.filter ?? {});
+  conditions.unshift('assets_fts MATCH @match');
+  if (options.afterId !== undefined) {
+    conditions.push('f.rowid < @afterId');
+    params.afterId = options.afterId;
+  }
+  const sql = `SELECT a.*, s.title AS session_current_title FROM assets_fts f CROSS JOIN assets a ON a.id = f.rowid LEFT JOIN sessions s ON s.id = a.session_id
+    WHERE ${conditions.join(' AND ')} ORDER BY f.rowid DESC LIMIT @limit`;
+  return cachedStatement(db, sql).all({ ...params, match: options.match, limit: options.limit }) as AssetRow[];
 }
 
 /** Session groups over all live rows, most recently active first. */

@@ -116,4 +116,25 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX nodes_session ON nodes (session_id, created_at);
    ALTER TABLE assets ADD COLUMN session_id TEXT;
    CREATE INDEX assets_live_session_id ON assets (session_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;`,
+  // 7: history at scale. assets_fts indexes the prompt and revised prompt (an external-content FTS5
+  // table over assets: the triggers keep it in step with every insert, update and purge, and the
+  // rebuild indexes the rows already there). One index per filter keeps a filtered page as cheap as
+  // an unfiltered one however large the library. A later migration that rebuilds the assets table
+  // must drop and recreate these triggers and rebuild assets_fts.
+  `CREATE VIRTUAL TABLE assets_fts USING fts5(prompt, revised_prompt, content='assets', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+   INSERT INTO assets_fts (assets_fts) VALUES ('rebuild');
+   CREATE TRIGGER assets_fts_insert AFTER INSERT ON assets BEGIN
+     INSERT INTO assets_fts (rowid, prompt, revised_prompt) VALUES (new.id, new.prompt, new.revised_prompt);
+   END;
+   CREATE TRIGGER assets_fts_delete AFTER DELETE ON assets BEGIN
+     INSERT INTO assets_fts (assets_fts, rowid, prompt, revised_prompt) VALUES ('delete', old.id, old.prompt, old.revised_prompt);
+   END;
+   CREATE TRIGGER assets_fts_update AFTER UPDATE OF prompt, revised_prompt ON assets BEGIN
+     INSERT INTO assets_fts (assets_fts, rowid, prompt, revised_prompt) VALUES ('delete', old.id, old.prompt, old.revised_prompt);
+     INSERT INTO assets_fts (rowid, prompt, revised_prompt) VALUES (new.id, new.prompt, new.revised_prompt);
+   END;
+   CREATE INDEX assets_live_lane ON assets (lane, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_model ON assets (model, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_kind ON assets (kind, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_format ON assets (format, created_at DESC, id DESC) WHERE deleted_at IS NULL;`,
 ];
