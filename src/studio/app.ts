@@ -9,6 +9,7 @@ import { fileRoutes } from './routes/files.js';
 import { generateRoutes } from './routes/generate.js';
 import { historyRoutes } from './routes/history.js';
 import { jobRoutes } from './routes/jobs.js';
+import { keyRoutes } from './routes/keys.js';
 import { nodeRoutes } from './routes/nodes.js';
 import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -21,7 +22,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, eventRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, eventRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];

@@ -7,6 +7,7 @@ import type { LaneId } from './api/index.js';
 import { resolveKey, type ResolvedKey } from './auth/credentials.js';
 import type { KeyNamespace } from './auth/key-namespaces.js';
 import { LaneCooldowns } from './catalog/cooldowns.js';
+import { KeyStore } from './keys/store.js';
 import { LANES } from './catalog/registry.js';
 import { imageJobHandler } from './jobs/image-job.js';
 import { DerivedWork } from './media/derived-work.js';
@@ -48,6 +49,8 @@ export interface StudioContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly paths: StudioPaths;
   readonly settings: Settings;
+  /** Saved keys and betaAuthMode: config.json, or in demo mode the demo's own file. */
+  readonly keyStore: KeyStore;
   readonly db: StudioDatabase;
   readonly events: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
@@ -61,7 +64,7 @@ export interface StudioContext {
   upstreamUrl(lane: LaneId, endpoint?: string): string;
   /** The configured base URL, or undefined (for reports). */
   configuredUpstreamUrl(lane: LaneId, endpoint?: string): string | undefined;
-  /** The key for a namespace: environment, then config file, then demo placeholder. */
+  /** The key for a namespace: environment, then the saved one, then a demo placeholder. */
   key(namespace: KeyNamespace): ResolvedKey | undefined;
   /** The chat OAuth session file the `oauth` lane reads. */
   oauthAuthFile(): string;
@@ -98,6 +101,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     env,
     paths,
     settings,
+    keyStore: KeyStore.of(paths, settings, Boolean(demo)),
     db,
     events,
     jobs: undefined as unknown as Jobs,
@@ -114,10 +118,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       return url;
     },
     key(namespace) {
-      // In demo mode the simulators accept only their placeholder keys, so those win.
-      const demoKey = demo?.keys[namespace];
-      if (demoKey) return { namespace, value: demoKey, source: 'demo' };
-      return resolveKey(namespace, { env, settings });
+      // A key saved in the demo (any `sim-…` works there) replaces its placeholder, as a saved key would.
+      return resolveKey(namespace, { env, store: ctx.keyStore, demoKey: demo?.keys[namespace] });
     },
     alphaAuthFile() {
       return demo?.sessionFiles.alpha ?? (env.SVC_ALPHA_AUTH_FILE || join(paths.home, 'alpha', 'auth.json'));

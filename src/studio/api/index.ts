@@ -6,3 +6,4 @@ export * from './results.js';
 export * from './events.js';
 export * from './sessions.js';
 export * from './nodes.js';
+export * from './keys.js';

@@ -49,6 +49,20 @@ function transporterTo(tokenUrl: string, timeoutMs: () => number): Transporter {
   };
 }
 
+/** Where a service account's token is exchanged: the studio's token URL (a proxy, the simulator) wins over the key file's. */
+export const cloudTokenUrl = (ctx: StudioContext, account: ServiceAccount): string => ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL;
+
+/**
+ * One fresh exchange for a key file, nothing cached: how a service account is
+ * checked before it is saved (`PUT /api/keys/cloud`) and when its key is verified.
+ */
+export async function exchangeOnce(ctx: StudioContext, account: ServiceAccount, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+  const { GoogleToken } = await import('google-auth-library');
+  const holder = new GoogleToken({ email: account.client_email, key: account.private_key, scope: CLOUD_SCOPE, transporter: transporterTo(cloudTokenUrl(ctx, account), () => options.timeoutMs) });
+  const token = await (options.signal ? abortable(holder.getToken(), options.signal) : holder.getToken());
+  if (!token.access_token) throw new Error('The token endpoint answered without an access token.');
+}
+
 /** One token holder per studio and account: tokens are reused across jobs, never across studios. */
 const holders = new WeakMap<StudioContext, Map<string, GoogleToken>>();
 

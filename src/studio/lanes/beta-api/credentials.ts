@@ -27,7 +27,7 @@ export type BetaCredential = { readonly mode: 'apikey'; readonly key: string } |
  * A service-account JSON as the user gave it. Its text never goes into an error:
  * only the name of the field that is wrong.
  */
-function parseServiceAccount(text: string, source: string): ServiceAccount {
+export function parseServiceAccount(text: string, source: string): ServiceAccount {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -47,7 +47,7 @@ export function betaCredential(ctx: StudioContext): BetaCredential {
   const key = ctx.key('beta');
   const account = ctx.key('cloud');
   // Both configured: the saved mode wins, and without one the service account does.
-  if (key && (!account || ctx.settings.get().betaAuthMode === 'apikey')) return { mode: 'apikey', key: key.value };
+  if (key && (!account || ctx.keyStore.betaAuthMode() === 'apikey')) return { mode: 'apikey', key: key.value };
   if (!account) {
     throw new ServiceError('BETA_API_KEY_MISSING', 'beta-api needs BETA_API_KEY or CLOUD_SERVICE_ACCOUNT_JSON: set one in the environment or under "keys" in config.json.', {
       details: { lane: 'beta-api', env: ['BETA_API_KEY', 'CLOUD_SERVICE_ACCOUNT_JSON'] },

@@ -2,7 +2,7 @@ import type { StudioContext } from '../../context.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
-import { cloudAccessToken, DEFAULT_TOKEN_URL } from './access-token.js';
+import { cloudAccessToken, cloudTokenUrl } from './access-token.js';
 import { contentAnswer, contentBody, imageOf, type ContentAnswer } from './content.js';
 import {
   BETA_CLOUD_SELECTION,
@@ -52,8 +52,7 @@ async function target(ctx: StudioContext, credential: BetaCredential, upstreamMo
   }
   const { account } = credential;
   const token = await cloudAccessToken(ctx, account, {
-    // The studio's token URL (a proxy, the simulator) wins over the key file's.
-    tokenUrl: ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL,
+    tokenUrl: cloudTokenUrl(ctx, account),
     timeoutMs: deadline,
     signal: job.signal,
   });
