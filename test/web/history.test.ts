@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveAsset } from '../../src/studio/assets.js';
 import { launchBrowser, openApp, screenshot, seedHistory, startDemoStudio, type DemoStudio } from './helpers.js';
 
 // 150 images (four cursor pages of 48): every tenth prompt has "zebra" (15),
@@ -251,6 +252,30 @@ describe('History and Settings in chromium against a demo studio', () => {
     expect(await notice.textContent()).toContain(storage.paths.generated);
     expect(await page.locator('.pending-list li').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Keys'), expect.stringContaining('Quota')]));
     await screenshot(page, 'settings', { fullPage: true });
+  });
+
+  it('keeps two graph sessions with one title apart, and shows all of one of them', async () => {
+    const sessions: string[] = [];
+    for (let index = 0; index < 2; index += 1) sessions.push(((await (await studio.post('/api/sessions', { title: 'Twins' })).json()) as { id: string }).id);
+    const sharp = (await import('sharp')).default;
+    const bytes = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#446688' } }).png().toBuffer();
+    // 13 images in the first (one more than a group shows), 1 in the second; newer than the seeded ones.
+    for (const [index, session] of [...Array(13).fill(sessions[0]), sessions[1]].entries()) {
+      await saveAsset(studio.studio.ctx, {
+        bytes,
+        metadata: { prompt: `twin ${index}`, lane: 'api', model: 'lang-5.6-luna', requestId: `twin-${index}`, kind: 'node', settings: {}, createdAt: new Date(Date.UTC(2026, 1, 1, 0, index)).toISOString() },
+        session: { id: session, title: 'Twins' },
+      });
+    }
+    await page.click('nav a[href="/history"]');
+    if (!(await page.isChecked('#history-grouped'))) await page.check('#history-grouped');
+    const twins = page.locator('.gallery-header', { hasText: 'Twins' });
+    await twins.nth(1).waitFor();
+    expect((await twins.allTextContents()).map((text) => /\((\d+)\)/.exec(text)?.[1]).sort()).toEqual(['1', '13']);
+    await page.click('button:has-text("Show all 13 of Twins")');
+    await page.waitForSelector('.gallery[data-loaded="13"][data-has-more="false"]');
+    expect(await page.locator('.tile').first().getAttribute('aria-label')).toBe('twin 12');
+    await page.click('.filter-chip button');
   });
 
   it('follows the system colour scheme', async () => {

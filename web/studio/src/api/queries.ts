@@ -13,8 +13,10 @@ export const GROUP_ITEMS = 12;
 export interface HistoryFilter {
   q?: string;
   provider?: LaneId;
-  /** One session (null: the images without one). */
+  /** One session by title (null: the images without one). */
   session?: string | null;
+  /** One graph session (wins over `session`). */
+  sessionId?: string;
 }
 
 export const queryKeys = {
@@ -52,7 +54,7 @@ const query = (params: Record<string, string | number | undefined>): string => {
 export const useHistoryItems = (filter: HistoryFilter, enabled = true) =>
   useInfiniteQuery({
     queryKey: queryKeys.historyItems(filter),
-    queryFn: ({ pageParam, signal }) => api<HistoryPage>(`/api/history?${query({ limit: HISTORY_PAGE_SIZE, cursor: pageParam, q: filter.q, provider: filter.provider, session: filter.session === undefined ? undefined : (filter.session ?? '') })}`, { signal }),
+    queryFn: ({ pageParam, signal }) => api<HistoryPage>(`/api/history?${query({ limit: HISTORY_PAGE_SIZE, cursor: pageParam, q: filter.q, provider: filter.provider, ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : { session: filter.session === undefined ? undefined : (filter.session ?? '') }) })}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
     enabled,

@@ -13,6 +13,10 @@ export interface HistoryPage {
 /** One group of GET /api/history?groupBy=session. */
 export interface SessionGroup {
   sessionTitle: string | null;
+  /** The graph session of the group (two sessions may share a title); null for a title-only group. */
+  sessionId: string | null;
+  /** The graph session was deleted (its images stay, under its last title). */
+  sessionDeleted: boolean;
   count: number;
   latestAt: string;
   items: AssetRecord[];

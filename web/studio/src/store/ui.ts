@@ -43,8 +43,10 @@ export interface HistoryListing {
   q: string;
   provider: LaneId | '';
   grouped: boolean;
-  /** One session's images (null: those without a session); undefined: all. */
+  /** One session's images by title (null: those without a session); undefined: all. */
   session?: string | null;
+  /** One graph session's images (its title in `session`, for the label). */
+  sessionId?: string;
 }
 
 export interface Toast {

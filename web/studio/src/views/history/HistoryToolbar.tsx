@@ -49,7 +49,7 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
       {history.session !== undefined && (
         <p className="filter-chip">
           Session: <strong>{history.session ?? 'No session'}</strong>{' '}
-          <button type="button" className="ghost" aria-label="Show every session" onClick={() => setHistory({ session: undefined })}>
+          <button type="button" className="ghost" aria-label="Show every session" onClick={() => setHistory({ session: undefined, sessionId: undefined })}>
             ×
           </button>
         </p>

@@ -21,11 +21,14 @@ function GroupedGallery({ selected, onOpen }: GalleryProps) {
   const sections = useMemo<GallerySection[]>(
     () =>
       (groups.data?.pages.flatMap((page) => page.groups) ?? []).map((group) => ({
-        key: group.sessionTitle ?? '\u0000none',
-        title: sessionLabel(group.sessionTitle),
+        // Two graph sessions may share a title: a group is its session, else its title.
+        key: group.sessionId !== null ? `s:${group.sessionId}` : `t:${group.sessionTitle ?? '\u0000none'}`,
+        title: `${sessionLabel(group.sessionTitle)}${group.sessionDeleted ? ' (deleted)' : ''}`,
         count: group.count,
         items: group.items,
-        more: group.itemsNextCursor ? { label: `Show all ${group.count} of ${sessionLabel(group.sessionTitle)}`, loading: false, load: () => setHistory({ grouped: false, session: group.sessionTitle }) } : undefined,
+        more: group.itemsNextCursor
+          ? { label: `Show all ${group.count} of ${sessionLabel(group.sessionTitle)}`, loading: false, load: () => setHistory({ grouped: false, session: group.sessionTitle, sessionId: group.sessionId ?? undefined }) }
+          : undefined,
       })),
     [groups.data, setHistory],
   );
@@ -41,7 +44,7 @@ function GroupedGallery({ selected, onOpen }: GalleryProps) {
 /** The plain listing: newest first, narrowed by search, lane and session. */
 function ItemsGallery({ selected, onOpen }: GalleryProps) {
   const listing = useUi((state) => state.history);
-  const items = useHistoryItems({ q: listing.q || undefined, provider: listing.provider || undefined, session: listing.session });
+  const items = useHistoryItems({ q: listing.q || undefined, provider: listing.provider || undefined, session: listing.session, sessionId: listing.sessionId });
   const sections = useMemo<GallerySection[]>(() => [{ key: 'all', items: items.data?.pages.flatMap((page) => page.items) ?? [] }], [items.data]);
   const loadMore = useCallback(() => void items.fetchNextPage(), [items]);
   const filtered = listing.q !== '' || listing.provider !== '' || listing.session !== undefined;
