@@ -6,6 +6,7 @@ import { ServiceError } from '../common/errors.js';
 import { recordOf, type AssetRecord } from './assets.js';
 import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import type { StudioContext } from './context.js';
 import { fileExists, pathInside } from './media/filename.js';
 import {
@@ -41,22 +42,10 @@ export function retentionDays(ctx: StudioContext): number {
 const restorableUntilOf = (ctx: StudioContext, deletedAt: string): string =>
   new Date(new Date(deletedAt).getTime() + retentionDays(ctx) * DAY_MS).toISOString();
 
-// --- Cursors: opaque to clients (base64url JSON), tagged so an items cursor is never read as a groups one.
-
+// Cursors (see cursor.ts): an items cursor is never read as a search or a groups one.
 const itemsCursor = z.object({ m: z.literal('items'), c: z.string(), i: z.number().int() });
 const searchCursor = z.object({ m: z.literal('search'), i: z.number().int() });
 const groupsCursor = z.object({ m: z.literal('groups'), l: z.string(), k: z.string() });
-
-const encodeCursor = (value: z.infer<typeof itemsCursor> | z.infer<typeof searchCursor> | z.infer<typeof groupsCursor>): string =>
-  Buffer.from(JSON.stringify(value)).toString('base64url');
-
-function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
-  try {
-    return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw new ServiceError('BAD_REQUEST', 'The cursor is not valid for this listing; start again without one.', { details: { field: 'cursor' } });
-  }
-}
 
 export interface HistoryPage {
   items: AssetRecord[];

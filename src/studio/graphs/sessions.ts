@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import type { GraphSaved, GraphSnapshot, SessionBody, SessionDeleted, SessionsPage, SessionSummary, VersionedGraph } from '../api/index.js';
 import type { StudioContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { findSession, insertSession, listLiveSessions, markSessionDeleted, renameSession as renameRow, replaceGraph, type SessionRow } from '../store/sessions.js';
 import { describeIfMatch, etagOf, ifMatchHolds, parseIfMatch, type IfMatch } from './preconditions.js';
 import { EMPTY_GRAPH, validateGraph } from './validate.js';
@@ -49,27 +50,18 @@ export function createSession(ctx: StudioContext, title: string): SessionBody {
   return bodyOf(row);
 }
 
-// A page cursor is opaque to clients: base64url JSON, tagged so another listing's cursor is refused.
 const sessionsCursor = z.object({ m: z.literal('sessions'), c: z.string(), i: z.string() });
-
-function decodeCursor(cursor: string): z.infer<typeof sessionsCursor> {
-  try {
-    return sessionsCursor.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw new ServiceError('BAD_REQUEST', 'The cursor is not valid for this listing; start again without one.', { details: { field: 'cursor' } });
-  }
-}
 
 /** Live sessions, newest first, a page at a time. */
 export function listSessions(ctx: StudioContext, options: { limit: number; cursor?: string }): SessionsPage {
-  const after = options.cursor ? decodeCursor(options.cursor) : undefined;
+  const after = options.cursor ? decodeCursor(options.cursor, sessionsCursor) : undefined;
   // One extra row tells whether another page exists.
   const rows = listLiveSessions(ctx.db, { limit: options.limit + 1, after: after && { createdAt: after.c, id: after.i } });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   return {
     sessions: page.map((row) => ({ id: row.id, title: row.title, version: row.version, nodeCount: row.node_count, edgeCount: row.edge_count, createdAt: row.created_at, updatedAt: row.updated_at })),
-    nextCursor: rows.length > options.limit && last ? Buffer.from(JSON.stringify({ m: 'sessions', c: last.created_at, i: last.id })).toString('base64url') : null,
+    nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'sessions', c: last.created_at, i: last.id }) : null,
   };
 }
 
