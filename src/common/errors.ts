@@ -111,6 +111,10 @@ export const ERROR_CODES = {
   ALPHA_SEARCH_TIMEOUT: spec(504, 'timeout', 'The alpha web search exceeded its time budget.'),
   ALPHA_PLANNER_TIMEOUT: spec(504, 'timeout', 'The alpha planner exceeded its time budget.'),
   ALPHA_IMAGE_TIMEOUT: spec(504, 'timeout', 'The alpha image step exceeded its time budget.'),
+  // The alpha lanes (ours, where the spec leaves the code open).
+  ALPHA_SPEND_CAP_REACHED: spec(402, 'auth', 'The alpha account used its credits or reached its monthly spending limit (retrying will not help).'),
+  INVALID_ALPHA_PLANNER_MODEL: spec(400, 'bad_request', 'Unknown alpha planner model (alpha-4.3, alpha-4.5, alpha-4.6).'),
+  ALPHA_OUTPUT_DOWNLOAD_FAILED: spec(502, 'upstream', 'The alpha image could not be downloaded safely.'),
   CLIGEN_GENERATION_FAILED: spec(502, 'upstream', 'Local CLI image generation failed.'),
   CLIGEN_TIMEOUT: spec(504, 'timeout', 'The generation CLI exceeded its time limit.'),
   CLIGEN_QUOTA_EXHAUSTED: spec(429, 'upstream', 'The generation CLI quota is exhausted.'),
@@ -126,6 +130,10 @@ export const ERROR_CODES = {
   GENERATION_TIMEOUT: spec(504, 'timeout', 'The generation exceeded its time limit.'),
   VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs provider alpha or alpha-api.'),
   ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
+  // Account switching (ours: the spec names the routes and states, not these codes).
+  AUTH_SWITCH_NOT_FOUND: spec(404, 'bad_request', 'No such account switch: it ended more than two minutes ago, or never began.'),
+  AUTH_SWITCH_LIMIT: spec(429, 'bad_request', 'Too many sign-ins are waiting for approval; finish or cancel one.'),
+  AUTH_SWITCH_DENIED: spec(403, 'auth', 'The sign-in was declined.'),
   EPSILON_REF_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
   EPSILON_EDIT_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not edit images.'),
   EPSILON_MASK_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take masks.'),

@@ -1,3 +1,4 @@
+import { createAlphaSession, startAlphaSimulator, type AlphaSimulator } from './alpha/index.js';
 import { startBetaSimulator, type BetaSimulator } from './beta/simulator.js';
 import { startFakeCligen, type FakeCligen } from './cligen/index.js';
 import { startDeltaSimulator, type DeltaSimulator } from './delta/index.js';
@@ -79,6 +80,30 @@ const betaMember: SuiteMember = async (options) => {
   };
 };
 
+/** Demo sign-in: the simulator approves a device code by itself after this long, and asks for polls this often. */
+const DEMO_LOGIN = { autoApproveAfterMs: 1000, intervalSeconds: 1 };
+
+/**
+ * The vendor behind `alpha` and `alpha-api`: the API (images, planner, models), its OIDC
+ * issuer (device login, refresh) and its billing proxy on one port. Both the OAuth session
+ * and the key are given; in the demo a device code is approved by itself.
+ */
+const alphaMember: SuiteMember = async (options) => {
+  const alpha = await startAlphaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptKeyPrefix: 'sim-', login: DEMO_LOGIN } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'alpha',
+    simulator: alpha,
+    upstreams: { alpha: alpha.apiBaseUrl, 'alpha-api': alpha.apiBaseUrl, 'alpha.issuer': alpha.issuerUrl, 'alpha.billing': alpha.billingUrl },
+    keys: { alpha: alpha.apiKey },
+    sessions: { alpha: createAlphaSession(alpha) },
+    close: () => alpha.close(),
+  };
+};
+
 /** The prediction vendor behind `gamma`: uploads, submit, polling; a prediction runs about `latencyMs`. */
 const gammaMember: SuiteMember = async (options) => {
   const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
@@ -107,7 +132,7 @@ const cligenMember: SuiteMember = async () => {
 };
 
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, gammaMember, deltaMember, epsilonMember, cligenMember];
+const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, cligenMember];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
@@ -118,6 +143,7 @@ export interface SimulatorSuite {
   readonly simulators: {
     readonly responses: ResponsesSimulator;
     readonly beta: BetaSimulator;
+    readonly alpha: AlphaSimulator;
     readonly gamma: GammaSimulator;
     readonly delta: DeltaSimulator;
     readonly epsilon: EpsilonSimulator;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createHttpApp } from '../common/http-app.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
+import { alphaRoutes } from './routes/alpha.js';
 import { assetRoutes } from './routes/assets.js';
 import { defaultsRoutes } from './routes/defaults.js';
 import { discoveryRoutes } from './routes/discovery.js';
@@ -22,7 +23,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, eventRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, alphaRoutes, eventRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];

@@ -50,7 +50,7 @@ export interface DefaultsChange {
 
 /** Applies PUT /api/defaults (already validated in shape). */
 export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): DefaultsChange {
-  const { model, reasoning, video } = change;
+  const { model, reasoning, video, plannerModel } = change;
   const models: Partial<Record<LaneId, string>> = {};
   const equivalents: Partial<Record<LaneId, { requested: string; stored: string }>> = {};
   if (model !== undefined) {
@@ -75,6 +75,18 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
     videoTarget = { lane: laneId, model: resolveModel(lane, videoModel, 'video').id };
   }
 
+  // The planner is one concept across the lanes that have the setting (alpha, alpha-api).
+  const plannerLanes = LANE_MODULES.filter((lane) => lane.settings?.plannerModel);
+  if (plannerModel !== undefined) {
+    for (const lane of plannerLanes) {
+      try {
+        lane.settings?.plannerModel?.parse(plannerModel);
+      } catch (error) {
+        throw new ServiceError('INVALID_ALPHA_PLANNER_MODEL', `plannerModel ${(error as Error).message}, got "${plannerModel}".`, { details: { field: 'plannerModel', lane: lane.id } });
+      }
+    }
+  }
+
   ctx.settings.update((draft) => {
     const defaults = (draft.defaults ??= {}) as Record<string, Record<string, unknown> | undefined>;
     for (const lane of SHARED_DEFAULT_LANES) {
@@ -82,6 +94,7 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
       defaults[lane.id] = { ...defaults[lane.id], ...(models[lane.id] !== undefined ? { model: models[lane.id] } : {}), ...(reasoning !== undefined ? { reasoning } : {}) };
     }
     if (videoTarget) (draft.defaults as { video?: unknown }).video = videoTarget;
+    if (plannerModel !== undefined) for (const lane of plannerLanes) defaults[lane.id] = { ...defaults[lane.id], plannerModel };
   });
   return { defaults: effectiveDefaults(ctx), equivalents };
 }

@@ -9,7 +9,7 @@ type Defaults = Record<string, Sourced | Record<string, Sourced>>;
 /** PUT's answer also says which lanes stored another model than the one asked for. */
 type Equivalents = Record<string, { requested: string; stored: string }>;
 
-const KEYS = ['model', 'reasoning', 'video'] as const;
+const KEYS = ['model', 'reasoning', 'video', 'plannerModel'] as const;
 
 function render(defaults: Defaults): string {
   const rows: string[][] = [];
@@ -41,7 +41,7 @@ export function registerDefaults(program: Command): void {
   defaults
     .command('set')
     .argument('<key>', `one of ${KEYS.join(', ')}`)
-    .argument('<value>', 'model id, reasoning effort, or <lane>/<model> for video')
+    .argument('<value>', 'model id, reasoning effort, <lane>/<model> for video, or the alpha planner (alpha-4.3, alpha-4.5, alpha-4.6)')
     .description('Persist a default (model and reasoning apply to both the oauth and api lanes)')
     .action(async (key: string, value: string, _options, command: Command) => {
       if (!(KEYS as readonly string[]).includes(key)) {

@@ -69,6 +69,8 @@ export const defaultsRequest = z
     reasoning: z.enum(REASONING_EFFORTS).optional(),
     /** `<lane>/<model>`, e.g. alpha/alpha-video-1.5. */
     video: z.string().min(1).max(200).optional(),
+    /** The alpha lanes' planner model (alpha-4.3, alpha-4.5, alpha-4.6). */
+    plannerModel: z.string().min(1).max(200).optional(),
   })
   .strict();
 export type DefaultsRequest = z.infer<typeof defaultsRequest>;

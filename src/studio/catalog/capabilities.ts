@@ -3,6 +3,8 @@ import { COMMON_SIZES, type CapabilitiesBody, IMAGE_FORMATS, MODERATIONS, QUALIT
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import { timeoutVariable } from '../lanes/budget.js';
 import * as alpha from '../lanes/alpha/controls.js';
+import { ALPHA_PHASES } from '../lanes/alpha/phases.js';
+import { ALPHA_SIZE_TABLE } from '../lanes/alpha/sizes.js';
 import * as beta from '../lanes/beta-api/controls.js';
 import { LANG_IMAGE_MODEL } from '../lanes/responses/models.js';
 import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
@@ -49,6 +51,11 @@ export function capabilities(version: string): CapabilitiesBody {
       sizeRule: SIZE_RULE,
       alphaPlanners: alpha.ALPHA_PLANNER_VERSIONS,
       alphaResolutions: alpha.ALPHA_RESOLUTIONS,
+      alphaAspectRatios: alpha.ALPHA_ASPECT_RATIOS,
+      /** Every native selection with its pixels (the size picker's values). */
+      alphaSizes: ALPHA_SIZE_TABLE,
+      /** The pipeline's steps, in order: the phase each publishes, its budget, its variable, its timeout code. */
+      alphaPhases: Object.entries(ALPHA_PHASES).map(([step, phase]) => ({ step, phase: phase.jobPhase, budgetSeconds: phase.budgetMs / 1000, variable: phase.env, timeoutCode: phase.timeoutCode })),
       betaAspectRatios: beta.BETA_ASPECT_RATIOS,
       betaResolutionTiers: beta.BETA_RESOLUTION_TIERS,
       betaCost: beta.BETA_COST_TABLE,

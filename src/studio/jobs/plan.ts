@@ -94,7 +94,7 @@ function laneOptions(lane: LaneModule, options: Record<string, unknown> | undefi
   const details: Record<string, unknown> = { lane: lane.id, field };
   if (issue.code === 'invalid_value') details.valid = issue.values;
   if (issue.code === 'unrecognized_keys') Object.assign(details, { unknown: issue.keys, valid: Object.keys(lane.options.shape) });
-  throw new ServiceError('BAD_REQUEST', `${field}: ${issue.message}`, { details });
+  throw new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issue.message}`, { details });
 }
 
 /** Lane, model, checks and the credential preflight of one slot; no image is decoded here. */

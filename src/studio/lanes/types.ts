@@ -63,6 +63,8 @@ export interface LaneCodes {
   readonly editUnsupported?: ErrorCode;
   readonly tooManyReferences?: ErrorCode;
   readonly videoUnsupported?: ErrorCode;
+  /** The code a bad value of one of the lane's own options answers (else BAD_REQUEST), by option name. */
+  readonly options?: Readonly<Record<string, ErrorCode>>;
   /** Every other code this lane can answer (documentation and the code-coverage tests read it). */
   readonly answers?: readonly ErrorCode[];
 }
@@ -76,8 +78,8 @@ export interface Endpoint {
 /** A persisted lane default: the environment (when named) wins over config.json, config.json over the built-in. */
 export interface LaneSetting<T> {
   readonly env?: string;
-  /** The key under `defaults.<lane>` in config.json (model and reasoning are shared across the lanes that have them). */
-  readonly config?: 'model' | 'reasoning';
+  /** The key under `defaults.<lane>` in config.json (model and reasoning are shared across the lanes that have them, plannerModel across the alpha lanes). */
+  readonly config?: 'model' | 'reasoning' | 'plannerModel';
   readonly builtin: T;
   /** Parses an environment value; throws a message when it is not valid. */
   readonly parse: (text: string) => T;

@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
 import { LANE_IDS, type ProviderStatus } from '../api/index.js';
 import { capabilities } from '../catalog/capabilities.js';
 import { LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';
-import type { StudioContext } from '../context.js';
+import { alphaAuth } from '../lanes/alpha/status.js';
 import type { StudioRoutes } from './plugin.js';
 
-/** Whether an alpha OAuth session is present; mirrored in the server descriptor. */
-export const alphaAuth = (ctx: StudioContext): 'oauth' | 'none' => (existsSync(ctx.alphaAuthFile()) ? 'oauth' : 'none');
+/** Whether the alpha session file holds an access token; mirrored in the server descriptor. */
+export { alphaAuth };
 
 /** Health, capabilities and lane availability. */
 export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {

@@ -1,9 +1,16 @@
-import type { LaneModule, ModelSpec } from '../types.js';
+import { z } from 'zod';
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
+import type { ImageOperation, LaneAdapter, LaneModule, LaneSetting, LaneStatus, ModelSpec } from '../types.js';
+import { checkAlphaCredential, type AlphaLaneId } from './call.js';
+import { ALPHA_ASPECT_RATIOS, ALPHA_PLANNER_VERSIONS, ALPHA_RESOLUTIONS, DEFAULT_ALPHA_PLANNER, type AlphaPlanner } from './controls.js';
+import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
+import { runAlpha } from './pipeline.js';
+import { readAlphaSession } from './session-file.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
-// local auth file, one with ALPHA_API_KEY. Not built yet: listed, and
-// answering LANE_NOT_AVAILABLE until their adapter lands.
+// local auth file (`svc alpha login`), one with ALPHA_API_KEY.
 
 const MODELS: readonly ModelSpec[] = [
   { id: 'alpha-image', kind: 'image', label: 'Fast', description: 'Fast alpha image model.' },
@@ -13,21 +20,79 @@ const MODELS: readonly ModelSpec[] = [
   { id: 'alpha-video-1.5', kind: 'video', description: 'Default video model for text-to-video and image-to-video, 1080p where supported.' },
 ];
 
+/** The planner: SVC_ALPHA_PLANNER_MODEL, else the saved setting (`defaults.<lane>.plannerModel`), else alpha-4.3. */
+const plannerSetting: LaneSetting<AlphaPlanner> = {
+  env: 'SVC_ALPHA_PLANNER_MODEL',
+  config: 'plannerModel',
+  builtin: DEFAULT_ALPHA_PLANNER,
+  parse: (text) => {
+    if (!(ALPHA_PLANNER_VERSIONS as readonly string[]).includes(text)) throw new Error(`must be one of ${ALPHA_PLANNER_VERSIONS.join(', ')}`);
+    return text as AlphaPlanner;
+  },
+};
+
 const shared = {
   models: { list: MODELS, default: 'alpha-image-2.0', defaultVideo: 'alpha-video-1.5', aliases: { 'alpha-video-1.5-preview': 'alpha-video-1.5' } },
-  controls: ['quality', 'size', 'format'],
+  // The vendor answers JPEG and takes no format; size maps to aspect_ratio and resolution (sizes.ts).
+  controls: ['quality', 'size'],
+  options: z
+    .object({
+      aspectRatio: z.enum(ALPHA_ASPECT_RATIOS).optional().describe('Native aspect ratio (instead of size).'),
+      resolution: z.enum(ALPHA_RESOLUTIONS).optional().describe('Native resolution (instead of size).'),
+      plannerModel: z.enum(ALPHA_PLANNER_VERSIONS).optional().describe('Planner model of this request.'),
+    })
+    .strict(),
   // Spec: at most three input images in total (references, node parent image, agent current image).
   maxInputImages: 3,
-  timeoutMs: 300_000,
-  endpoints: { base: { env: 'SVC_ALPHA_BASE_URL' } },
+  // The sum of the three phase budgets (phases.ts); each phase has its own.
+  timeoutMs: ALPHA_PIPELINE_BUDGET_MS,
+  settings: { plannerModel: plannerSetting },
 } as const satisfies Partial<LaneModule>;
 
 const codes = {
   invalidModel: 'INVALID_ALPHA_IMAGE_MODEL',
   maskUnsupported: 'ALPHA_MASK_UNSUPPORTED',
   tooManyReferences: 'ALPHA_REF_TOO_MANY',
-  answers: ['ALPHA_RATE_LIMITED', 'ALPHA_SEARCH_TIMEOUT', 'ALPHA_PLANNER_TIMEOUT', 'ALPHA_IMAGE_TIMEOUT'],
+  options: { plannerModel: 'INVALID_ALPHA_PLANNER_MODEL' },
+  answers: [
+    'ALPHA_AUTH_FAILED',
+    'ALPHA_RATE_LIMITED',
+    'ALPHA_SPEND_CAP_REACHED',
+    'ALPHA_SEARCH_TIMEOUT',
+    'ALPHA_PLANNER_TIMEOUT',
+    'ALPHA_IMAGE_TIMEOUT',
+    'ALPHA_OUTPUT_DOWNLOAD_FAILED',
+    'INVALID_ALPHA_PLANNER_MODEL',
+    'BAD_REQUEST',
+    'UPSTREAM_FAILED',
+    'UPSTREAM_PROTOCOL_ERROR',
+    'NETWORK_FAILED',
+    'JOB_CANCELLED',
+  ],
 } as const;
+
+/** One pipeline for both lanes: generate and edit are the same run (edits go to images/edits). */
+function adapter(id: AlphaLaneId, lane: () => LaneModule): LaneAdapter {
+  const run: ImageOperation = (ctx, request, job) => runAlpha(ctx, lane(), request, job);
+  return { specificationVersion: 'v1', preflight: (ctx) => checkAlphaCredential(ctx, id), generate: run, edit: run };
+}
+
+/**
+ * A session file that cannot be used is `needs_credential`, not `ready`; an expired access
+ * token still counts as ready while a refresh token exists (contract §2).
+ */
+async function probeSession(ctx: StudioContext): Promise<LaneStatus | undefined> {
+  try {
+    const session = readAlphaSession(ctx.alphaAuthFile());
+    if (session && session.expiresAt !== undefined && session.expiresAt <= Date.now() && !session.refreshToken) {
+      return { state: 'needs_credential', reason: 'The alpha session expired and holds no refresh token: run `svc alpha login`.' };
+    }
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { state: 'needs_credential', reason: error.message };
+  }
+}
 
 export const alphaLane: LaneModule = {
   id: 'alpha',
@@ -36,6 +101,13 @@ export const alphaLane: LaneModule = {
   credential: { kind: 'oauth-session', session: 'alpha', fileEnv: 'SVC_ALPHA_AUTH_FILE', remedy: 'run `svc alpha login`' },
   codes: { ...codes, missingCredential: 'ALPHA_AUTH_FAILED' },
   ...shared,
+  endpoints: {
+    base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' },
+    // The OIDC issuer of `svc alpha login` and of refreshes; the billing proxy of the quota bar.
+    issuer: { env: 'SVC_ALPHA_ISSUER_URL', default: 'https://auth.x.ai' },
+    billing: { env: 'SVC_ALPHA_BILLING_URL', default: 'https://cli-chat-proxy.grok.com' },
+  },
+  adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
 };
 
 export const alphaApiLane: LaneModule = {
@@ -43,6 +115,8 @@ export const alphaApiLane: LaneModule = {
   label: 'Alpha API',
   description: 'The alpha pipeline authenticated by ALPHA_API_KEY.',
   credential: { kind: 'key', namespaces: ['alpha'] },
-  codes: { ...codes, missingCredential: 'API_KEY_REQUIRED' },
+  codes: { ...codes, missingCredential: 'API_KEY_REQUIRED', answers: [...codes.answers, 'API_KEY_REQUIRED'] },
   ...shared,
+  endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
+  adapter: adapter('alpha-api', () => alphaApiLane),
 };

@@ -1,13 +1,17 @@
 import { JOB_PHASES, type JobPhase } from '../../api/contract';
 import type { LiveJob } from '../../live/liveJobs';
 
-const LABELS: Readonly<Record<JobPhase | 'done', string>> = { queued: 'Queued', planning: 'Planning', rendering: 'Rendering', saving: 'Saving', done: 'Done' };
+const LABELS: Readonly<Record<JobPhase | 'done', string>> = { queued: 'Queued', searching: 'Searching', planning: 'Planning', rendering: 'Rendering', saving: 'Saving', done: 'Done' };
+
+/** Steps only some lanes take (the alpha lanes' web search), shown once the job takes them. */
+const OPTIONAL: readonly JobPhase[] = ['searching'];
 
 /** The job's steps, the current one marked, as they happen. */
 export function PhaseSteps({ job }: { job: LiveJob }) {
   const current = job.status === 'running' ? job.phase : undefined;
-  const reached = job.phase ? JOB_PHASES.indexOf(job.phase) : -1;
-  const steps: Array<JobPhase | 'done'> = [...JOB_PHASES, 'done'];
+  const phases = JOB_PHASES.filter((phase) => !OPTIONAL.includes(phase) || job.phases.includes(phase));
+  const reached = job.phase ? phases.indexOf(job.phase) : -1;
+  const steps: Array<JobPhase | 'done'> = [...phases, 'done'];
   return (
     <ol className="phases" aria-label="Progress">
       {steps.map((step, index) => {

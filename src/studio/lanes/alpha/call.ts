@@ -1,0 +1,119 @@
+import { ServiceError } from '../../../common/errors.js';
+import type { StudioContext } from '../../context.js';
+import { callUpstream, UpstreamError } from '../../upstream/index.js';
+import { alphaError, parseAlphaError } from './errors.js';
+import { phaseBudgetMs, type AlphaStep } from './phases.js';
+import { freshAlphaSession, loginRequired } from './session.js';
+import { readAlphaSession } from './session-file.js';
+
+// How the alpha lanes reach the vendor: one bearer (the OAuth session's access
+// token on `alpha`, ALPHA_API_KEY on `alpha-api`) and one step at a time, each
+// under its own budget. A 401 on the session is not billed: the session is
+// refreshed (or another process's refresh picked up) and the call sent once
+// more. Failures come back in the lane's codes, naming the step.
+
+export type AlphaLaneId = 'alpha' | 'alpha-api';
+
+export interface AlphaCredential {
+  readonly kind: 'session' | 'key';
+  readonly bearer: string;
+}
+
+/** The session file and issuer of the `alpha` lane. */
+export const sessionTarget = (ctx: StudioContext) => ({ file: ctx.alphaAuthFile(), issuerUrl: ctx.upstreamUrl('alpha', 'issuer') });
+
+/** ALPHA_API_KEY (environment, then config.json); API_KEY_REQUIRED without one. */
+export function alphaApiKey(ctx: StudioContext): string {
+  const key = ctx.key('alpha');
+  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The alpha-api lane needs ALPHA_API_KEY: set it in the environment or under "keys".alpha in config.json.', { details: { lane: 'alpha-api', env: 'ALPHA_API_KEY' } });
+  return key.value;
+}
+
+/** Checks before a job is accepted: the key, or a session file with an access token. */
+export function checkAlphaCredential(ctx: StudioContext, lane: AlphaLaneId): void {
+  if (lane === 'alpha-api') {
+    alphaApiKey(ctx);
+    return;
+  }
+  if (!readAlphaSession(ctx.alphaAuthFile())) throw loginRequired(ctx.alphaAuthFile(), 'There is no alpha session.');
+}
+
+async function credentialOf(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, rejected?: string): Promise<AlphaCredential> {
+  if (lane === 'alpha-api') return { kind: 'key', bearer: alphaApiKey(ctx) };
+  const session = await freshAlphaSession(sessionTarget(ctx), { signal, rejected });
+  return { kind: 'session', bearer: session.accessToken };
+}
+
+/** One step's calls: its budget starts when the step does. */
+export interface AlphaCall {
+  readonly lane: AlphaLaneId;
+  readonly step: AlphaStep;
+  readonly budgetMs: number;
+  readonly signal: AbortSignal;
+  /** What is left of the step's budget. */
+  remainingMs(): number;
+  /** POSTs `body` (JSON) to `{base}{path}` and reads the answer; errors in the lane's codes. */
+  send<T>(path: string, body: string | Blob, read: (response: Response) => Promise<T>): Promise<T>;
+  /** Maps a failure of this step (or of the download in it) to the lane's codes. */
+  fail(error: unknown, what?: 'download'): unknown;
+}
+
+export interface AlphaClient {
+  readonly lane: AlphaLaneId;
+  readonly credential: AlphaCredential;
+  step(step: AlphaStep): AlphaCall;
+}
+
+export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal): Promise<AlphaClient> {
+  const baseUrl = ctx.upstreamUrl(lane);
+  let credential = await credentialOf(ctx, lane, signal);
+  return {
+    lane,
+    get credential() {
+      return credential;
+    },
+    step(step) {
+      const budgetMs = phaseBudgetMs(ctx, step);
+      const endsAt = Date.now() + budgetMs;
+      const remainingMs = () => Math.max(1, endsAt - Date.now());
+      const fail = (error: unknown, what?: 'download') => alphaError(what ?? step, error, { lane, credential: credential.kind, budgetMs });
+      const post = <T>(path: string, body: string | Blob, read: (response: Response) => Promise<T>) =>
+        callUpstream(
+          {
+            lane,
+            url: `${baseUrl}${path}`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${credential.bearer}`, 'content-type': 'application/json', accept: 'application/json' },
+            body,
+            credentials: [credential.bearer],
+            timeoutMs: remainingMs(),
+            signal,
+            parseError: parseAlphaError,
+          },
+          read,
+        );
+      return {
+        lane,
+        step,
+        budgetMs,
+        signal,
+        remainingMs,
+        fail,
+        async send(path, body, read) {
+          try {
+            return await post(path, body, read);
+          } catch (error) {
+            const unauthorized = error instanceof UpstreamError && error.failure === 'http' && error.status === 401;
+            if (!unauthorized || credential.kind !== 'session') throw fail(error);
+            try {
+              credential = await credentialOf(ctx, lane, signal, credential.bearer);
+              return await post(path, body, read);
+            } catch (retryError) {
+              throw fail(retryError);
+            }
+          }
+        },
+      };
+    },
+  };
+}
