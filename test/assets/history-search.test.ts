@@ -241,6 +241,60 @@ describe('the search index', () => {
   });
 });
 
+describe('the session groups', () => {
+  const GROUPED = `SELECT CASE WHEN session_id IS NOT NULL THEN 's:' || session_id WHEN session_title IS NOT NULL THEN 't:' || session_title ELSE '' END AS k,
+      COUNT(*) AS count, MAX(created_at) AS latest FROM assets WHERE deleted_at IS NULL GROUP BY k ORDER BY k`;
+  const KEPT = 'SELECT group_key AS k, count, latest_at AS latest FROM asset_groups ORDER BY k';
+
+  it('are adopted from a library made before them, then kept equal to grouping the table through inserts, deletes, restores, purges and moves', () => {
+    const file = join(makeTempHome(), 'studio.db');
+    const before = openSqlite(file, MIGRATIONS.slice(0, 7), 'svc');
+    const insert = (db: ReturnType<typeof openSqlite>, index: number, sessionId: string | null, title: string | null, createdAt: string) =>
+      db
+        .prepare(
+          `INSERT INTO assets (filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, session_id, settings)
+           VALUES (?, ?, 'png', 8, 8, 100, ?, 'p', 'api', 'm', ?, 'generate', ?, ?, '{}')`,
+        )
+        .run(`f${index}.png`, `f${index}.webp`, createdAt, `r${index}`, title, sessionId);
+    for (let index = 0; index < 6; index += 1) insert(before, index, index % 2 ? 'sess-a' : null, index % 3 ? 'Title' : null, minute(index));
+    before.close();
+
+    const db = openDatabase(file);
+    try {
+      expect(db.prepare(KEPT).all()).toEqual(db.prepare(GROUPED).all());
+      // A fixed pseudo-random walk of every change a live row can go through.
+      let state = 7;
+      const random = (n: number) => (state = (state * 48_271) % 2_147_483_647) % n;
+      const sessions = [null, 'sess-a', 'sess-b'];
+      const titles = [null, 'Title', 'Other'];
+      for (let step = 6; step < 400; step += 1) {
+        const rows = db.prepare('SELECT filename, deleted_at FROM assets').all() as Array<{ filename: string; deleted_at: string | null }>;
+        const some = rows[random(rows.length)];
+        switch (random(6)) {
+          case 0:
+          case 1:
+            insert(db, step, sessions[random(3)], titles[random(3)], minute(random(500)));
+            break;
+          case 2:
+            db.prepare('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL').run(minute(step), some.filename);
+            break;
+          case 3:
+            db.prepare('UPDATE assets SET deleted_at = NULL WHERE filename = ?').run(some.filename);
+            break;
+          case 4:
+            db.prepare('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL').run(some.filename);
+            break;
+          default:
+            db.prepare('UPDATE assets SET session_title = ?, session_id = ?, created_at = ? WHERE filename = ?').run(titles[random(3)], sessions[random(3)], minute(random(500)), some.filename);
+        }
+        expect(db.prepare(KEPT).all(), `after step ${step}`).toEqual(db.prepare(GROUPED).all());
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('search on a demo studio', () => {
   it('finds the image of one prompt and not the others', async () => {
     const home = makeTempHome();

@@ -43,7 +43,7 @@ export interface ItemPosition {
   id: number;
 }
 
-/** Position after which a page of session groups continues; key is the group's key (GROUP_KEY). */
+/** Position after which a page of session groups continues; key is the group's key (asset_groups.group_key). */
 export interface GroupPosition {
   latestAt: string;
   key: string;
@@ -65,8 +65,10 @@ const FROM_ASSETS = 'FROM assets a LEFT JOIN sessions s ON s.id = a.session_id';
 const SELECT_ASSETS = `SELECT a.*, s.title AS session_current_title ${FROM_ASSETS}`;
 const ITEM_ORDER = 'ORDER BY a.created_at DESC, a.id DESC LIMIT @limit';
 const AFTER_ITEM = '(a.created_at < @createdAt OR (a.created_at = @createdAt AND a.id < @id))';
-/** One group per graph session; images without one, per title they carry; the rest together. */
-const GROUP_KEY = `CASE WHEN a.session_id IS NOT NULL THEN 's:' || a.session_id WHEN a.session_title IS NOT NULL THEN 't:' || a.session_title ELSE '' END`;
+/** One group per graph session (titled as the session is now); images without one, per title they carry; the rest together. */
+const SELECT_GROUPS = `SELECT g.group_key AS groupKey, g.session_id AS sessionId, COALESCE(s.title, g.session_title) AS sessionTitle,
+  (s.deleted_at IS NOT NULL) AS sessionDeleted, g.count AS count, g.latest_at AS latestAt
+  FROM asset_groups g LEFT JOIN sessions s ON s.id = g.session_id`;
 
 function statements(db: StudioDatabase) {
   return {
@@ -77,14 +79,10 @@ function statements(db: StudioDatabase) {
     byFilename: db.prepare<[string], AssetRow>(`${SELECT_ASSETS} WHERE a.filename = ?`),
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
     liveByThumbnail: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE thumbnail = ? AND deleted_at IS NULL'),
-    // Within a group every row has the same session (or title), so its bare columns are the group's.
-    groups: db.prepare<{ limit: number; latestAt: string | null; key: string | null }, SessionGroupRow>(
-      `SELECT ${GROUP_KEY} AS groupKey, a.session_id AS sessionId, COALESCE(s.title, a.session_title) AS sessionTitle,
-              (s.deleted_at IS NOT NULL) AS sessionDeleted, COUNT(*) AS count, MAX(a.created_at) AS latestAt
-       ${FROM_ASSETS} WHERE a.deleted_at IS NULL
-       GROUP BY groupKey
-       HAVING @latestAt IS NULL OR latestAt < @latestAt OR (latestAt = @latestAt AND groupKey < @key)
-       ORDER BY latestAt DESC, groupKey DESC LIMIT @limit`,
+    // Groups are rows of asset_groups (migration 8, kept by triggers): a page of groups is a page of rows.
+    groups: db.prepare<{ limit: number }, SessionGroupRow>(`${SELECT_GROUPS} ORDER BY g.latest_at DESC, g.group_key DESC LIMIT @limit`),
+    groupsAfter: db.prepare<{ limit: number; latestAt: string; key: string }, SessionGroupRow>(
+      `${SELECT_GROUPS} WHERE (g.latest_at, g.group_key) < (@latestAt, @key) ORDER BY g.latest_at DESC, g.group_key DESC LIMIT @limit`,
     ),
     markDeleted: db.prepare<[string, string]>('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL'),
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
@@ -238,7 +236,7 @@ export function searchLiveAssets(db: StudioDatabase, options: { match: string; l
 
 /** Session groups over all live rows, most recently active first. */
 export const listSessionGroups = (db: StudioDatabase, options: { limit: number; after?: GroupPosition }): SessionGroupRow[] =>
-  prepared(db).groups.all({ limit: options.limit, latestAt: options.after?.latestAt ?? null, key: options.after?.key ?? null });
+  options.after ? prepared(db).groupsAfter.all({ limit: options.limit, ...options.after }) : prepared(db).groups.all({ limit: options.limit });
 
 /** Tombstones a live row; false when there was none. */
 export const markAssetDeleted = (db: StudioDatabase, filename: string, deletedAt: string): boolean =>

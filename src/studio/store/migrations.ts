@@ -1,5 +1,31 @@
 // Schema migrations, applied in order on start; the database's user_version
 // is the number applied. Never edit a shipped entry: append a new one.
+// Pieces of migration 8's triggers (part of that migration's text: never change them; a change is a
+// new migration). `row` is `new` or `old`.
+
+/** The group of an asset row: its graph session, else its title, else ''. */
+const groupKey = (row: string): string =>
+  `CASE WHEN ${row}.session_id IS NOT NULL THEN 's:' || ${row}.session_id WHEN ${row}.session_title IS NOT NULL THEN 't:' || ${row}.session_title ELSE '' END`;
+
+/** A live row joins its group. */
+const joinGroup = (row: string): string => `
+     INSERT INTO asset_groups (group_key, session_id, session_title, count, latest_at)
+       VALUES (${groupKey(row)}, ${row}.session_id, ${row}.session_title, 1, ${row}.created_at)
+       ON CONFLICT (group_key) DO UPDATE SET count = count + 1, latest_at = MAX(latest_at, excluded.latest_at);`;
+
+/**
+ * A live row leaves its group: the count drops (an empty group goes) and, when it was the newest,
+ * the newest live row left gives latest_at (each case reads its own index newest first).
+ */
+const leaveGroup = (row: string): string => `
+     UPDATE asset_groups SET count = count - 1 WHERE group_key = ${groupKey(row)};
+     DELETE FROM asset_groups WHERE group_key = ${groupKey(row)} AND count <= 0;
+     UPDATE asset_groups SET latest_at = CASE
+         WHEN ${row}.session_id IS NOT NULL THEN (SELECT created_at FROM assets WHERE session_id = ${row}.session_id AND deleted_at IS NULL ORDER BY created_at DESC LIMIT 1)
+         ELSE (SELECT created_at FROM assets WHERE session_title IS ${row}.session_title AND session_id IS NULL AND deleted_at IS NULL ORDER BY created_at DESC LIMIT 1)
+       END
+       WHERE group_key = ${groupKey(row)} AND latest_at = ${row}.created_at;`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: key/value metadata (e.g. when the database was created).
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -137,4 +163,26 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX assets_live_model ON assets (model, created_at DESC, id DESC) WHERE deleted_at IS NULL;
    CREATE INDEX assets_live_kind ON assets (kind, created_at DESC, id DESC) WHERE deleted_at IS NULL;
    CREATE INDEX assets_live_format ON assets (format, created_at DESC, id DESC) WHERE deleted_at IS NULL;`,
+  // 8: session groups kept as rows (history's groupBy=session): one row per group (a graph
+  // session, else a title, else '') with its live count and newest creation time, kept by triggers
+  // on every change of a live row, so a page of groups reads a page of rows instead of grouping the
+  // whole library. A later migration that rebuilds the assets table must recreate these triggers.
+  `CREATE TABLE asset_groups (
+     group_key TEXT PRIMARY KEY,
+     session_id TEXT,
+     session_title TEXT,
+     count INTEGER NOT NULL,
+     latest_at TEXT NOT NULL
+   );
+   CREATE INDEX asset_groups_latest ON asset_groups (latest_at DESC, group_key DESC);
+   INSERT INTO asset_groups (group_key, session_id, session_title, count, latest_at)
+     SELECT ${groupKey('a')} AS group_key, a.session_id, a.session_title, COUNT(*), MAX(a.created_at)
+     FROM assets a WHERE a.deleted_at IS NULL GROUP BY group_key;
+   CREATE TRIGGER asset_groups_insert AFTER INSERT ON assets WHEN new.deleted_at IS NULL BEGIN ${joinGroup('new')} END;
+   CREATE TRIGGER asset_groups_tombstone AFTER UPDATE OF deleted_at ON assets WHEN old.deleted_at IS NULL AND new.deleted_at IS NOT NULL BEGIN ${leaveGroup('old')} END;
+   CREATE TRIGGER asset_groups_restore AFTER UPDATE OF deleted_at ON assets WHEN old.deleted_at IS NOT NULL AND new.deleted_at IS NULL BEGIN ${joinGroup('new')} END;
+   CREATE TRIGGER asset_groups_move AFTER UPDATE OF session_id, session_title, created_at ON assets WHEN old.deleted_at IS NULL AND new.deleted_at IS NULL BEGIN
+     ${leaveGroup('old')} ${joinGroup('new')}
+   END;
+   CREATE TRIGGER asset_groups_delete AFTER DELETE ON assets WHEN old.deleted_at IS NULL BEGIN ${leaveGroup('old')} END;`,
 ];
