@@ -1,5 +1,6 @@
 // Schema migrations, applied in order on start; the database's user_version
 // is the number applied. Never edit a shipped entry: append a new one.
+
 // Pieces of migration 8's triggers (part of that migration's text: never change them; a change is a
 // new migration). `row` is `new` or `old`.
 
