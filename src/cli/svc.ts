@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../common/errors.js';
 import { VERSION } from '../studio/version.js';
+import { registerAlpha } from './commands/alpha.js';
 import { CliError } from './client.js';
 import { registerDefaults } from './commands/defaults.js';
 import { registerEvents } from './commands/events.js';
@@ -16,7 +17,7 @@ import { registerStatus } from './commands/status.js';
 import { registerTrace } from './commands/trace.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerAlpha];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

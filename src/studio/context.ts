@@ -1,5 +1,4 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
@@ -9,6 +8,7 @@ import type { KeyNamespace } from './auth/key-namespaces.js';
 import { LaneCooldowns } from './catalog/cooldowns.js';
 import { KeyStore } from './keys/store.js';
 import { LANES } from './catalog/registry.js';
+import { alphaSessionFile } from './lanes/alpha/session-file.js';
 import { imageJobHandler } from './jobs/image-job.js';
 import { DerivedWork } from './media/derived-work.js';
 import { Jobs } from './jobs/jobs.js';
@@ -122,7 +122,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       return resolveKey(namespace, { env, store: ctx.keyStore, demoKey: demo?.keys[namespace] });
     },
     alphaAuthFile() {
-      return demo?.sessionFiles.alpha ?? (env.SVC_ALPHA_AUTH_FILE || join(paths.home, 'alpha', 'auth.json'));
+      return demo?.sessionFiles.alpha ?? alphaSessionFile(env, paths.home);
     },
     oauthAuthFile() {
       return demo?.sessionFiles.oauth ?? settings.get().oauthAuthFile ?? paths.oauthAuthFile;

@@ -1,6 +1,8 @@
 import { pollDeviceToken, requestDeviceCode, RFC_8628, type DeviceAuthorization, type DeviceCodeGrant } from '../../auth/device-code.js';
+import type { StudioContext } from '../../context.js';
 import { ALPHA_CLIENT_ID, ALPHA_SCOPE, discoverAlphaIssuer } from './issuer.js';
 import { saveAlphaSession, type AlphaSession } from './session-file.js';
+import { noteAlphaSessionChanged } from './status.js';
 
 // `svc alpha login` (contract quota-and-status-probes §3.1): the issuer's
 // discovery, an RFC 8628 device authorization (the shared device-code
@@ -33,4 +35,9 @@ export async function startAlphaLogin(target: AlphaLoginTarget, options: { signa
   completion.catch(() => undefined);
   const { userCode, verificationUrl, expiresInSeconds, intervalSeconds } = authorization;
   return { authorization: { userCode, verificationUrl, expiresInSeconds, intervalSeconds }, completion };
+}
+
+/** A login through the studio (its account switch): its issuer and session file; server.json follows. */
+export function startStudioAlphaLogin(ctx: StudioContext, options: { signal?: AbortSignal } = {}): Promise<AlphaLogin> {
+  return startAlphaLogin({ issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.alphaAuthFile() }, { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) });
 }

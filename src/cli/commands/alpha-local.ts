@@ -1,0 +1,12 @@
+import { LANES } from '../../studio/catalog/registry.js';
+import { alphaSessionFile } from '../../studio/lanes/alpha/session-file.js';
+import { studioPaths } from '../../studio/paths.js';
+import { Settings } from '../../studio/settings.js';
+
+/** Where `svc alpha login|logout` work without a studio: the issuer and session file a studio with this environment would use. */
+export function inProcessTarget(env: Readonly<Record<string, string | undefined>>): { issuerUrl: string; file: string } {
+  const paths = studioPaths(env);
+  const endpoint = LANES.alpha.endpoints.issuer;
+  const issuerUrl = (env[endpoint.env] || new Settings(paths.configFile).get().upstreams?.['alpha.issuer'] || endpoint.default || '').replace(/\/+$/, '');
+  return { issuerUrl, file: alphaSessionFile(env, paths.home) };
+}

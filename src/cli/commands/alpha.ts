@@ -1,0 +1,135 @@
+import type { Command } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EXIT_CODES } from '../../common/errors.js';
+import type { AlphaLogoutBody, AlphaSessionBody, AlphaStatusBody } from '../../studio/api/alpha.js';
+import { CliError, type StudioClient } from '../client.js';
+import { commandContext } from '../context.js';
+import type { Output } from '../output.js';
+
+// `svc alpha login | status | logout`: the alpha OAuth session. With a studio
+// running, through it (its account switch for the device login, so the CLI
+// and the web UI share one; its session routes otherwise): a demo studio then
+// signs in to its own simulator and writes only its own demo file. With no
+// studio reachable, the same flow runs in this process against the
+// configured issuer and session file.
+
+/** How often the CLI asks the studio how the sign-in goes (contract: every 3 s). */
+const SWITCH_POLL_MS = 3_000;
+
+interface SwitchStart {
+  sessionId: string;
+  userCode: string;
+  verificationUrl: string;
+  expiresIn?: number;
+}
+interface SwitchState {
+  status: 'pending' | 'complete' | 'error' | 'expired';
+  email?: string;
+  error?: string;
+}
+
+const unreachable = (error: unknown): boolean => error instanceof CliError && error.code === 'UNREACHABLE';
+
+function showCode(out: Output, userCode: string, verificationUrl: string): void {
+  // The code goes to stderr, so --json keeps stdout to the one result document.
+  process.stderr.write(`To sign in to alpha, open ${verificationUrl}\nand enter the code ${out.color.bold(userCode)} (if the page does not show it already).\nWaiting for approval...\n`);
+}
+
+async function loginThroughStudio(client: StudioClient, out: Output): Promise<{ email?: string; via: 'studio' }> {
+  const start = await client.json<SwitchStart>('POST', '/api/auth/switch', { body: { provider: 'alpha', flow: 'device' }, timeoutMs: 30_000 });
+  showCode(out, start.userCode, start.verificationUrl);
+  const deadline = Date.now() + (start.expiresIn ?? 900) * 1000 + 10_000;
+  while (Date.now() < deadline) {
+    await sleep(SWITCH_POLL_MS);
+    let state: SwitchState;
+    try {
+      state = await client.json<SwitchState>('GET', `/api/auth/switch/${encodeURIComponent(start.sessionId)}`, { timeoutMs: 10_000 });
+    } catch (error) {
+      // Gone: the sign-in lapsed (the studio forgets expired sign-ins).
+      if (error instanceof CliError && error.code !== 'UNREACHABLE' && error.exitCode !== EXIT_CODES.upstream) throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
+      throw error;
+    }
+    if (state.status === 'complete') return { email: state.email, via: 'studio' };
+    if (state.status === 'expired') throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
+    if (state.status === 'error') throw new CliError(`The sign-in failed: ${state.error ?? 'no reason given'}.`, EXIT_CODES.auth, 'LOGIN_FAILED');
+  }
+  throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
+}
+
+/** No studio: the device flow in this process, against the configured issuer, into the configured file. */
+async function loginHere(out: Output): Promise<{ email?: string; via: 'here'; file: string }> {
+  const { inProcessTarget } = await import('./alpha-local.js');
+  const { startAlphaLogin } = await import('../../studio/lanes/alpha/login.js');
+  const target = inProcessTarget(process.env);
+  let login;
+  try {
+    login = await startAlphaLogin(target);
+  } catch (error) {
+    throw new CliError(`Could not start the alpha sign-in at ${target.issuerUrl}: ${(error as Error).message}`, EXIT_CODES.upstream, 'LOGIN_FAILED');
+  }
+  showCode(out, login.authorization.userCode, login.authorization.verificationUrl);
+  try {
+    const session = await login.completion;
+    return { email: session.email, via: 'here', file: target.file };
+  } catch (error) {
+    const outcome = (error as { outcome?: string }).outcome;
+    throw new CliError(`The sign-in ${outcome === 'denied' ? 'was declined' : outcome === 'expired' ? 'code expired before it was approved' : `failed: ${(error as Error).message}`}.`, EXIT_CODES.auth, outcome === 'expired' ? 'LOGIN_EXPIRED' : 'LOGIN_FAILED');
+  }
+}
+
+export function registerAlpha(program: Command): void {
+  const alpha = program.command('alpha').description('The alpha OAuth session: sign in with a device code, show it, sign out');
+
+  alpha
+    .command('login')
+    .description('Sign in to alpha with a device code (prints the code and the page, waits for approval, saves the session)')
+    .action(async (_options, command: Command) => {
+      const { client, out } = commandContext(command);
+      let result: { email?: string; via: 'studio' | 'here'; file?: string };
+      try {
+        result = await loginThroughStudio(client, out);
+      } catch (error) {
+        if (!unreachable(error)) throw error;
+        result = await loginHere(out);
+      }
+      out.result({ auth: 'oauth', ...result }, () => `${out.color.green('✓')} signed in to alpha${result.email ? ` as ${result.email}` : ''}`);
+    });
+
+  alpha
+    .command('status')
+    .option('--probe', 'also ask the vendor whether the session works (GET /api/alpha/status)')
+    .description('Show the alpha session: signed in or not, as whom, until when, refreshable')
+    .action(async (options: { probe?: boolean }, command: Command) => {
+      const { client, out } = commandContext(command);
+      const [session, probe] = await Promise.all([
+        client.json<AlphaSessionBody>('GET', '/api/alpha/session', { timeoutMs: 10_000 }),
+        options.probe ? client.json<AlphaStatusBody>('GET', '/api/alpha/status', { timeoutMs: 15_000 }) : undefined,
+      ]);
+      const probed = probe ? (probe.status === 'ready' || probe.status === 'no_image_model' ? { probe: probe.status, imageModels: (probe.models ?? []).filter((id) => id.startsWith('alpha-image')) } : { probe: probe.status, probeError: probe.reason ?? probe.status }) : {};
+      out.result({ ...session, ...probed }, () => {
+        const head =
+          session.auth === 'oauth'
+            ? `${out.color.green('●')} alpha: signed in${session.email ? ` as ${session.email}` : ''}${session.expiresAt ? `; token until ${session.expiresAt}` : ''}${session.refreshable ? ' (refreshable)' : ''}`
+            : `${out.color.yellow('○')} alpha: not signed in${session.problem ? ` (${session.problem})` : ''}: run \`svc alpha login\``;
+        if (!probe) return head;
+        return `${head}\n  probe: ${probe.status}${probe.reason ? ` (${probe.reason})` : ''}${probe.models ? `; image models: ${(probe.models ?? []).filter((id) => id.startsWith('alpha-image')).join(', ') || 'none'}` : ''}`;
+      });
+    });
+
+  alpha
+    .command('logout')
+    .description('Sign out of alpha: delete the session file')
+    .action(async (_options, command: Command) => {
+      const { client, out } = commandContext(command);
+      let removed: boolean;
+      try {
+        removed = (await client.json<AlphaLogoutBody>('DELETE', '/api/alpha/session', { timeoutMs: 10_000 })).removed;
+      } catch (error) {
+        if (!unreachable(error)) throw error;
+        const { inProcessTarget } = await import('./alpha-local.js');
+        const { removeAlphaSession } = await import('../../studio/lanes/alpha/session-file.js');
+        removed = removeAlphaSession(inProcessTarget(process.env).file);
+      }
+      out.result({ removed, auth: 'none' }, () => (removed ? `${out.color.green('✓')} signed out of alpha` : 'alpha: there was no session'));
+    });
+}
