@@ -1,6 +1,6 @@
 import { createSimulator, type Simulator } from '../harness.js';
 import { errorBody, registerEpsilonRoutes } from './routes.js';
-import { subscriptionBody, type EpsilonState } from './state.js';
+import { initialAccount, subscriptionBody, type EpsilonState } from './state.js';
 
 // The simulated vendor behind the `epsilon` lane (contract:
 // epsilon-zip-image-generation): `POST /ai/generate-image` answering a ZIP
@@ -49,14 +49,24 @@ export async function startEpsilonSimulator(options: EpsilonSimulatorOptions = {
     notFound: () => ({ status: 404, body: errorBody(404, 'Cannot find the requested route.') }),
   });
   const tokens = new Set(options.tokens ?? [DEFAULT_EPSILON_TOKEN]);
+  const account = initialAccount();
   const state: EpsilonState = {
     simulator,
     latencyMs: options.latencyMs ?? 0,
     accepts: (token) => tokens.has(token) || Boolean(options.acceptKeyPrefix && token.startsWith(options.acceptKeyPrefix)),
     nextSubscription: 'active',
-    subscription: subscriptionBody,
+    subscription: (standing) => subscriptionBody(standing, account),
   };
   registerEpsilonRoutes(state);
+  // Tests set the account's numbers (its quota bar): any subset of EpsilonAccount.
+  simulator.control('GET', '/__sim/epsilon/account', () => ({ status: 200, body: account }));
+  simulator.control('PUT', '/__sim/epsilon/account', ({ body }) => {
+    const change = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    const unknown = Object.keys(change).filter((field) => !(field in account) || typeof change[field] !== 'number');
+    if (unknown.length) return { status: 400, body: { error: { code: 'invalid_account', message: `Not numbers of the account: ${unknown.join(', ')}.` } } };
+    Object.assign(account, change);
+    return { status: 200, body: account };
+  });
   const url = await simulator.start(options.port ?? 0);
   return { url, token: [...tokens][0] ?? DEFAULT_EPSILON_TOKEN, simulator, close: () => simulator.close() };
 }

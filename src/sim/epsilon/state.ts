@@ -14,14 +14,27 @@ export interface EpsilonState {
   subscription(standing: Standing): Record<string, unknown>;
 }
 
-export function subscriptionBody(standing: Standing): Record<string, unknown> {
+/** The active account's numbers; tests set them with `PUT /__sim/epsilon/account` (quota bars). */
+export interface EpsilonAccount {
+  tier: number;
+  /** What is left of the V5 charge meter, 0–100. */
+  chargePercent: number;
+  /** Seconds until the meter gains a percent. */
+  timeUntilNextPercent: number;
+  fixedCredits: number;
+  purchasedCredits: number;
+}
+
+export const initialAccount = (): EpsilonAccount => ({ tier: 3, chargePercent: 100, timeUntilNextPercent: 36, fixedCredits: 10_000, purchasedCredits: 0 });
+
+export function subscriptionBody(standing: Standing, account: EpsilonAccount = initialAccount()): Record<string, unknown> {
   const exhausted = standing === 'exhausted';
   return {
-    tier: standing === 'inactive' ? 0 : 3,
+    tier: standing === 'inactive' ? 0 : account.tier,
     active: standing !== 'inactive',
     expiresAt: Math.floor(Date.now() / 1000) + 30 * 24 * 3600,
     perks: { maxPriorityActions: 1000, unlimitedImageGeneration: !exhausted },
-    trainingStepsLeft: { fixedTrainingStepsLeft: exhausted ? 0 : 10_000, purchasedTrainingSteps: 0 },
-    accountCharge: { percent: exhausted ? 0 : 100, isNegative: false, timeUntilNextPercent: 36 },
+    trainingStepsLeft: { fixedTrainingStepsLeft: exhausted ? 0 : account.fixedCredits, purchasedTrainingSteps: exhausted ? 0 : account.purchasedCredits },
+    accountCharge: { percent: exhausted ? 0 : account.chargePercent, isNegative: false, timeUntilNextPercent: account.timeUntilNextPercent },
   };
 }

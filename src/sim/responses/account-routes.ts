@@ -2,7 +2,7 @@ import type { SimRequest, SimResponse } from '../harness.js';
 import { answer, checkApiKey, checkBackendAccess, surfaceHeaders } from './access.js';
 import { IMAGE_MODELS } from './catalog.js';
 import { apiError } from './errors.js';
-import type { RefreshFailure, TokenSet } from './oauth-tokens.js';
+import { PROFILE_CLAIM, type RefreshFailure, type TokenSet } from './oauth-tokens.js';
 import type { ResponsesState } from './state.js';
 
 // The issuer's token and revoke endpoints (contract §2), the backend usage
@@ -58,10 +58,24 @@ export function registerAccountRoutes(state: ResponsesState): void {
     surfaceHeaders(state, 'oauth', response);
     const access = checkBackendAccess(state, request);
     if ('status' in access) return answer(response, access);
-    return response.json(200, state.usage.usageBody(state.tokens.account.email));
+    // The caller's own account (a switched account sees its email, not the default one's).
+    const profile = (access.claims as unknown as Record<string, { email?: unknown } | undefined>)[PROFILE_CLAIM];
+    return response.json(200, state.usage.usageBody(typeof profile?.email === 'string' ? profile.email : state.tokens.account.email));
   };
   simulator.route('GET', '/backend-api/wham/usage', usage);
   simulator.route('GET', '/backend-api/codex/usage', usage);
+  // Tests set the bars: `PUT /__sim/usage` with `primaryUsedPercent` and/or `secondaryUsedPercent` (0–100).
+  simulator.control('GET', '/__sim/usage', () => ({ status: 200, body: state.usage.values }));
+  simulator.control('PUT', '/__sim/usage', ({ body }) => {
+    const values = asRecord(body);
+    const percent = (value: unknown) => (value === undefined || (typeof value === 'number' && value >= 0 && value <= 100) ? (value as number | undefined) : Number.NaN);
+    const change = { primaryUsedPercent: percent(values.primaryUsedPercent), secondaryUsedPercent: percent(values.secondaryUsedPercent) };
+    if (Number.isNaN(change.primaryUsedPercent) || Number.isNaN(change.secondaryUsedPercent)) {
+      return { status: 400, body: { error: { code: 'invalid_usage', message: 'primaryUsedPercent and secondaryUsedPercent are numbers from 0 to 100.' } } };
+    }
+    state.usage.set(change);
+    return { status: 200, body: state.usage.values };
+  });
 
   const created = Math.floor(Date.now() / 1000);
   const modelObject = (id: string) => ({ id, object: 'model', created, owned_by: 'system' });

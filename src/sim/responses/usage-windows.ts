@@ -34,6 +34,17 @@ export class UsageWindows {
     this.secondary = Math.min(100, this.secondary + this.perRequest / 10);
   }
 
+  /** Sets the windows' used percents (the control route `PUT /__sim/usage`: tests and the demo choose the bars). */
+  set(values: { readonly primaryUsedPercent?: number; readonly secondaryUsedPercent?: number }): void {
+    if (values.primaryUsedPercent !== undefined) this.primary = values.primaryUsedPercent;
+    if (values.secondaryUsedPercent !== undefined) this.secondary = values.secondaryUsedPercent;
+  }
+
+  /** The used percents as they stand. */
+  get values(): { primaryUsedPercent: number; secondaryUsedPercent: number } {
+    return { primaryUsedPercent: this.primary, secondaryUsedPercent: this.secondary };
+  }
+
   /** True once the 5-hour window is used up. */
   get exhausted(): boolean {
     return this.primary >= 100;

@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './sessions.js';
 export * from './nodes.js';
 export * from './keys.js';
+export * from './quota.js';

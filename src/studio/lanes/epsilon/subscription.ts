@@ -12,24 +12,30 @@ import { isVersion5 } from './models.js';
 /** The check gets at most this long (contract: 5 s). */
 const SUBSCRIPTION_TIMEOUT_MS = 5000;
 
-const subscriptionSchema = z.looseObject({
+/** The fields of `/user/subscription` the studio reads (also the quota bar's). */
+export const subscriptionSchema = z.looseObject({
   active: z.boolean(),
   tier: z.number().nullish(),
   trainingStepsLeft: z.looseObject({ fixedTrainingStepsLeft: z.number().nullish(), purchasedTrainingSteps: z.number().nullish() }).nullish(),
 });
 
-interface ChargeMeter {
+export interface ChargeMeter {
+  /** What is left, 0–100. */
   readonly percent: number;
   readonly isNegative: boolean;
+  /** Seconds until the meter gains a percent. */
+  readonly timeUntilNextPercent?: number;
 }
 
 /** The charge meter: the nested object with a numeric `percent` (its key name is not confirmed). */
-function findMeter(value: unknown, depth = 0): ChargeMeter | undefined {
+export function chargeMeter(value: unknown, depth = 0): ChargeMeter | undefined {
   if (!value || typeof value !== 'object' || depth > 4) return undefined;
   const record = value as Record<string, unknown>;
-  if (typeof record.percent === 'number') return { percent: record.percent, isNegative: record.isNegative === true };
+  if (typeof record.percent === 'number') {
+    return { percent: record.percent, isNegative: record.isNegative === true, ...(typeof record.timeUntilNextPercent === 'number' ? { timeUntilNextPercent: record.timeUntilNextPercent } : {}) };
+  }
   for (const inner of Object.values(record)) {
-    const found = findMeter(inner, depth + 1);
+    const found = chargeMeter(inner, depth + 1);
     if (found) return found;
   }
   return undefined;
@@ -43,7 +49,7 @@ async function usageExhausted(ctx: StudioContext, key: string, signal: AbortSign
       (response) => readJson('epsilon', response, z.unknown(), 1024 * 1024),
     );
     const subscription = subscriptionSchema.parse(raw);
-    const meter = findMeter(raw);
+    const meter = chargeMeter(raw);
     const credits = (subscription.trainingStepsLeft?.fixedTrainingStepsLeft ?? 0) + (subscription.trainingStepsLeft?.purchasedTrainingSteps ?? 0);
     return subscription.active && meter !== undefined && (meter.percent <= 0 || meter.isNegative) && credits <= 0;
   } catch (error) {
