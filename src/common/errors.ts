@@ -132,7 +132,6 @@ export const ERROR_CODES = {
   ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
   // Account switching (ours: the spec names the routes and states, not these codes).
   AUTH_SWITCH_NOT_FOUND: spec(404, 'bad_request', 'No such account switch: it ended more than two minutes ago, or never began.'),
-  AUTH_SWITCH_LIMIT: spec(429, 'bad_request', 'Too many sign-ins are waiting for approval; finish or cancel one.'),
   AUTH_SWITCH_DENIED: spec(403, 'auth', 'The sign-in was declined.'),
   EPSILON_REF_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
   EPSILON_EDIT_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not edit images.'),

@@ -1,7 +1,9 @@
 import { createSimulator, type Simulator } from './harness.js';
+import type { DeviceCodeIssuer } from './device-code.js';
 import { registerAccountRoutes } from './responses/account-routes.js';
 import { API_CHAT_MODELS, OAUTH_CHAT_MODELS } from './responses/catalog.js';
 import { detailError, faultBody } from './responses/errors.js';
+import { DEVICE_LOGIN_PATHS, registerDeviceLogin, type DeviceLoginOptions } from './responses/device-login.js';
 import { registerImagesRoutes } from './responses/images-routes.js';
 import { DEFAULT_ACCOUNT, PROACTIVE_REFRESH_DAYS, TokenAuthority, type OauthAuthFile, type SimAccount } from './responses/oauth-tokens.js';
 import { registerResponsesRoutes } from './responses/responses-routes.js';
@@ -37,6 +39,8 @@ export const RESPONSES_ROUTES = {
   oauthUsage: 'GET /backend-api/wham/usage',
   oauthToken: 'POST /oauth/token',
   oauthRevoke: 'POST /oauth/revoke',
+  deviceUserCode: `POST ${DEVICE_LOGIN_PATHS.userCode}`,
+  deviceToken: `POST ${DEVICE_LOGIN_PATHS.token}`,
 } as const;
 
 export interface ResponsesSimulatorOptions {
@@ -58,6 +62,8 @@ export interface ResponsesSimulatorOptions {
   readonly rateLimitsEvent?: boolean;
   /** Subscription usage windows: starting percents and the percent each generation adds. */
   readonly usage?: { readonly primaryUsedPercent?: number; readonly secondaryUsedPercent?: number; readonly percentPerRequest?: number };
+  /** The issuer's device login (§6): demo auto-approval, poll interval, code lifetime. */
+  readonly deviceLogin?: DeviceLoginOptions;
   /** Port to bind on 127.0.0.1 (default 0 = ephemeral). */
   readonly port?: number;
 }
@@ -76,6 +82,8 @@ export interface ResponsesSimulator {
   readonly account: SimAccount;
   /** Mints tokens, issues authorization codes (for login flows built on this issuer). */
   readonly tokens: TokenAuthority;
+  /** The device login's codes: approve (as any account), deny, expire. */
+  readonly devices: DeviceCodeIssuer<Partial<SimAccount>>;
   /** The harness underneath: faults, request log, open streams. */
   readonly simulator: Simulator;
   close(): Promise<void>;
@@ -115,6 +123,7 @@ export async function startResponsesSimulator(options: ResponsesSimulatorOptions
   registerResponsesRoutes(state);
   registerImagesRoutes(state);
   registerAccountRoutes(state);
+  const devices = registerDeviceLogin(state, options.deviceLogin ?? {});
   const url = await simulator.start(options.port ?? 0);
   return {
     url,
@@ -124,6 +133,7 @@ export async function startResponsesSimulator(options: ResponsesSimulatorOptions
     apiKey: apiKeys[0] ?? DEFAULT_API_KEY,
     account,
     tokens,
+    devices,
     simulator,
     close: () => simulator.close(),
   };

@@ -39,13 +39,15 @@ export type SuiteMember = (options: SuiteOptions & { port: number }) => Promise<
 const DEMO_LATENCY_MS = 1200;
 /** Demo usage bars move a little with each generation. */
 const DEMO_PERCENT_PER_REQUEST = 2;
+/** Demo sign-ins (account switching) are approved a few seconds after the code is shown. */
+const DEMO_DEVICE_LOGIN = { autoApproveAfterMs: 3000, intervalSeconds: 1 } as const;
 
 /** The vendor behind `api` and `oauth`: one simulator, one port. */
 const responsesMember: SuiteMember = async (options) => {
   const responses = await startResponsesSimulator({
     port: options.port,
     // Any `sim-…` key works in the demo, so saving a key through the UI can be tried.
-    ...(options.demo ? { acceptKeyPrefix: 'sim-', usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST } } : {}),
+    ...(options.demo ? { acceptKeyPrefix: 'sim-', usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST }, deviceLogin: DEMO_DEVICE_LOGIN } : {}),
     generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
   });
   return {

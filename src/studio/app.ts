@@ -12,6 +12,8 @@ import { historyRoutes } from './routes/history.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { quotaRoutes } from './routes/quota.js';
+import { authSwitchRoutes } from './routes/auth-switch.js';
+import { oauthStatusRoutes } from './routes/oauth-status.js';
 import { nodeRoutes } from './routes/nodes.js';
 import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -24,7 +26,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, alphaRoutes, eventRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, eventRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];

@@ -8,3 +8,4 @@ export * from './sessions.js';
 export * from './nodes.js';
 export * from './keys.js';
 export * from './quota.js';
+export * from './auth.js';

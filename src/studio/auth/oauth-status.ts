@@ -1,0 +1,37 @@
+import { ServiceError } from '../../common/errors.js';
+import type { OauthStatusBody } from '../api/auth.js';
+import type { StudioContext } from '../context.js';
+import { readChatSessionSync } from '../lanes/oauth/auth-file.js';
+import { accountIdClaim, jwtClaims, jwtExpiresAt } from '../lanes/oauth/jwt.js';
+import { needsRefresh } from '../lanes/oauth/refresh.js';
+
+// `GET /api/oauth/status`: the chat session the `oauth` lane uses, by the same
+// readiness rule as the lane (present = it would run), with its account and
+// expiry read from the tokens' claims. Never a token.
+
+export function oauthStatus(ctx: StudioContext): OauthStatusBody {
+  const file = ctx.oauthAuthFile();
+  let session;
+  try {
+    session = readChatSessionSync(file);
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { present: false, file, account: null, expiresAt: null, lastRefresh: null, needsRefresh: false, refreshable: false, reason: error.message };
+  }
+  const claims = jwtClaims(session.idToken) ?? {};
+  const auth = (claims['https://api.openai.com/auth'] ?? jwtClaims(session.accessToken)?.['https://api.openai.com/auth']) as Record<string, unknown> | undefined;
+  const expiresAt = jwtExpiresAt(session.accessToken);
+  return {
+    present: true,
+    file,
+    account: {
+      email: typeof claims.email === 'string' ? claims.email : null,
+      plan: typeof auth?.chatgpt_plan_type === 'string' ? auth.chatgpt_plan_type : null,
+      accountId: session.accountId ?? accountIdClaim(session.idToken, session.accessToken) ?? null,
+    },
+    expiresAt: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+    lastRefresh: session.lastRefresh ?? null,
+    needsRefresh: needsRefresh(session),
+    refreshable: Boolean(session.refreshToken),
+  };
+}
