@@ -68,6 +68,31 @@ describe('keys on a demo studio', () => {
     expect({ status: answer.status, code: answer.body.error?.code }).toEqual({ status: 409, code: 'ENV_KEY_IMMUTABLE' });
   });
 
+  it('shows the alpha bar with its billing dollars', async () => {
+    const quota = await call('GET', '/api/quota');
+    expect(quota.status).toBe(200);
+    const alpha = quota.body.alpha as { authenticated: boolean; billing?: { usedUsd: unknown; limitUsd: unknown }; windows: { label: string }[] };
+    expect(alpha.authenticated).toBe(true);
+    expect(alpha.billing).toEqual({ usedUsd: expect.any(Number), limitUsd: expect.any(Number) });
+    expect(alpha.windows[0].label).toBe('monthly');
+    expect(quota.body.oauth).toMatchObject({ authenticated: true, windows: [{ label: '5h' }, { label: '7d' }] });
+  });
+
+  it('switches the chat account: pending, then complete once the demo issuer approves the code', async () => {
+    const started = await call('POST', '/api/auth/switch', { provider: 'oauth' });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ provider: 'oauth', variant: 'chat-device-auth', userCode: expect.any(String), verificationUrl: expect.stringContaining('/codex/device') });
+    const path = `/api/auth/switch/${String(started.body.sessionId)}`;
+    expect((await call('GET', path)).body.status).toBe('pending');
+    const seen: unknown[] = [];
+    for (let tries = 0; tries < 100 && seen.at(-1) !== 'complete'; tries += 1) {
+      seen.push((await call('GET', path)).body.status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen.at(-1)).toBe('complete');
+    expect(new Set(seen)).toEqual(new Set(['pending', 'complete']));
+  });
+
   it('never shows a full key in an answer, an error or a log line', async () => {
     await serve.stop();
     const everything = [...answers, stdout, serve.stderr()].join('\n');

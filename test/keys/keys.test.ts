@@ -124,6 +124,17 @@ describe('PUT and DELETE /api/keys/:provider', () => {
     expectCode(await generate(rig, { provider: 'api' }), 401, 'API_KEY_REQUIRED');
   });
 
+  it('saves an alpha key the vendor takes; one it does not know (its 400) is refused', async () => {
+    const refused = await rig.json('PUT', '/api/keys/alpha', { apiKey: 'xai-not-a-key-the-simulator-knows' });
+    expectCode(refused, 401, 'AUTH_API_KEY_INVALID');
+    expect(refused.body.error!.details).toMatchObject({ provider: 'alpha', upstreamStatus: 400 });
+    expect(savedKeys(rig)?.alpha).toBeUndefined();
+    const saved = await rig.json('PUT', '/api/keys/alpha', { apiKey: suite.keys.alpha });
+    expect(saved.body).toMatchObject({ provider: 'alpha', source: 'config', valid: 'valid' });
+    expect(suite.simulators.alpha.simulator.lastRequest({ route: 'GET /v1/models' })!.credentialFingerprint).toBe(fingerprintSecret(suite.keys.alpha));
+    expect((await rig.json('DELETE', '/api/keys/alpha')).body).toMatchObject({ removed: true });
+  });
+
   it('saves a beta key checked on the key surface, selecting the apikey mode; a refused one is not saved', async () => {
     const refused = await rig.json('PUT', '/api/keys/beta', { apiKey: 'AIzaNotAKeyTheSimulatorKnows000000000' });
     expectCode(refused, 401, 'AUTH_API_KEY_INVALID');

@@ -4,6 +4,7 @@ import type { KeyVerdict } from '../api/keys.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
+import { parseAlphaError } from '../lanes/alpha/errors.js';
 import { exchangeOnce } from '../lanes/beta-api/access-token.js';
 import { parseServiceAccount } from '../lanes/beta-api/credentials.js';
 import { parseBetaError } from '../lanes/beta-api/errors.js';
@@ -53,8 +54,13 @@ const isRefusal = (error: UpstreamError) => error.status === 401 || error.status
 export const KEY_CHECKS: Readonly<Record<KeyNamespace, KeyCheck>> = {
   // Responses contract: the API's model list with the bearer key.
   omni: { lane: 'api', form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' }, verify: keyedGet('api', '/models', bearer) },
-  // Alpha status probe contract §2: the model list with the bearer.
-  alpha: { lane: 'alpha-api', form: { pattern: /^xai-[A-Za-z0-9_-]{20,}$/, description: 'starts with xai-' }, verify: keyedGet('alpha-api', '/models', bearer) },
+  // Alpha status probe contract §2: the model list with the bearer; an unknown key is a 400 that says so (contract §7).
+  alpha: {
+    lane: 'alpha-api',
+    form: { pattern: /^xai-[A-Za-z0-9_-]{20,}$/, description: 'starts with xai-' },
+    verify: keyedGet('alpha-api', '/models', bearer, parseAlphaError),
+    refused: (error) => isRefusal(error) || (error.status === 400 && /api[ _]?key/i.test(`${error.vendorCode ?? ''} ${error.vendorMessage ?? ''}`)),
+  },
   // :generateContent contract §1: the key surface's model list; a bad key is a 400 whose reason says so.
   beta: {
     lane: 'beta-api',
