@@ -2,6 +2,11 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../common/errors.js';
 import { VERSION } from '../studio/version.js';
 import { registerAlpha } from './commands/alpha.js';
+import { registerAuth } from './commands/auth.js';
+import { registerKeys } from './commands/keys.js';
+import { registerOauth } from './commands/oauth.js';
+import { registerQuota } from './commands/quota.js';
+import { registerStorage } from './commands/storage.js';
 import { CliError } from './client.js';
 import { registerDefaults } from './commands/defaults.js';
 import { registerEvents } from './commands/events.js';
@@ -17,7 +22,7 @@ import { registerStatus } from './commands/status.js';
 import { registerTrace } from './commands/trace.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerAlpha];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage];
 
 export function buildProgram(): Command {
   const program = new Command('svc')
