@@ -189,10 +189,11 @@ describe('oauth lane errors', () => {
       // The remedy names what would make a lane that can take the request ready.
       expect(auto.error.message).toContain('sign in with the chat CLI');
       expect(auto.error.message).toContain('set OMNI_API_KEY');
-      // A model only the alpha lanes offer: the answer names them, not the chat sign-in.
-      const alpha = await expectError(await generate(none, 'hello', { provider: 'auto', model: 'alpha-image' }), 503, 'LANE_NOT_AVAILABLE');
-      expect(alpha.error.message).toContain('alpha-image runs on alpha, alpha-api');
+      // A model only the alpha lanes offer: the remedies are theirs, not the chat sign-in.
+      const alpha = await expectError(await generate(none, 'hello', { provider: 'auto', model: 'alpha-image' }), 503, 'NO_LANE_READY');
+      expect(alpha.error.message).toContain('run `svc alpha login`, or set ALPHA_API_KEY');
       expect(alpha.error.message).not.toContain('chat');
+      expect(Object.keys(alpha.error.details?.lanes as object)).toEqual(expect.arrayContaining(['alpha', 'alpha-api']));
       // An unknown model is the client's mistake, whatever is signed in.
       const unknown = await expectError(await generate(none, 'hello', { provider: 'auto', model: 'lang-99' }), 400, 'INVALID_IMAGE_MODEL');
       expect(unknown.error.details?.valid).toContain('lang-6-luna');

@@ -32,11 +32,12 @@ describe('studio foundation over HTTP', () => {
     expect(body).toMatchObject({ ok: true, version: studio.ctx.version, demo: false, alpha: { auth: 'none' } });
   });
 
-  it('reports alpha auth as oauth once a session file exists', async () => {
+  it('reports alpha auth as oauth once the session file holds an access token', async () => {
     mkdirSync(join(studio.home, 'alpha'), { recursive: true });
     writeFileSync(join(studio.home, 'alpha', 'auth.json'), '{}');
-    const body = await (await studio.request('/api/health')).json();
-    expect(body.alpha).toEqual({ auth: 'oauth' });
+    expect((await (await studio.request('/api/health')).json()).alpha).toEqual({ auth: 'none' });
+    writeFileSync(join(studio.home, 'alpha', 'auth.json'), '{"accessToken":"at-1"}');
+    expect((await (await studio.request('/api/health')).json()).alpha).toEqual({ auth: 'oauth' });
   });
 
   it('lists every lane and model of the spec in /api/capabilities', async () => {
