@@ -162,6 +162,19 @@ describe('input images', () => {
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });
 
+  it("a node's parent image counts: a child edit goes to images/edits with it first; with three references more it is ALPHA_REF_TOO_MANY", async () => {
+    const png = await imageDataUrl('png');
+    const root = (await result(await rig.post('/api/node/generate', { provider: 'alpha', prompt: 'a tower' }))) as AlphaResult & { nodeId: string };
+    const mark = lastRequestId(sim.simulator);
+    const child = (await result(await rig.post('/api/node/generate', { provider: 'alpha', prompt: 'at night', parentNodeId: root.nodeId, references: [png, png] }))) as AlphaResult & { parentNodeId: string };
+    expect(child).toMatchObject({ parentNodeId: root.nodeId, settings: { action: 'edit', references: 2, inputImages: 3 } });
+    const [edit] = sent(ALPHA_ROUTES.edits, mark);
+    expect((edit.images as { url: string }[]).map((image) => image.url.slice(0, 16))).toEqual(['data:image/jpeg;', 'data:image/png;b', 'data:image/png;b']);
+    const before = lastRequestId(sim.simulator);
+    await expectError(await rig.post('/api/node/generate', { provider: 'alpha', prompt: 'x', parentNodeId: root.nodeId, references: [png, png, png] }), 400, 'ALPHA_REF_TOO_MANY');
+    expect(requestsSince(sim.simulator, before)).toEqual([]);
+  });
+
   it('a model the lanes do not have: INVALID_ALPHA_IMAGE_MODEL', async () => {
     await expectError(await generate({ prompt: 'x', model: 'alpha-image-9' }), 400, 'INVALID_ALPHA_IMAGE_MODEL');
     await expectError(await rig.post('/api/generate', { provider: 'alpha-api', prompt: 'x', model: 'lang-6-luna' }), 400, 'INVALID_ALPHA_IMAGE_MODEL');
