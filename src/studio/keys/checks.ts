@@ -4,7 +4,7 @@ import type { KeyVerdict } from '../api/keys.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import { parseAlphaError } from '../lanes/alpha/errors.js';
+import { listAlphaModels } from '../lanes/alpha/status.js';
 import { exchangeOnce } from '../lanes/beta-api/access-token.js';
 import { parseServiceAccount } from '../lanes/beta-api/credentials.js';
 import { parseBetaError } from '../lanes/beta-api/errors.js';
@@ -58,7 +58,7 @@ export const KEY_CHECKS: Readonly<Record<KeyNamespace, KeyCheck>> = {
   alpha: {
     lane: 'alpha-api',
     form: { pattern: /^xai-[A-Za-z0-9_-]{20,}$/, description: 'starts with xai-' },
-    verify: keyedGet('alpha-api', '/models', bearer, parseAlphaError),
+    verify: async (ctx, value, options) => void (await listAlphaModels(ctx, value, { lane: 'alpha-api', ...options })),
     refused: (error) => isRefusal(error) || (error.status === 400 && /api[ _]?key/i.test(`${error.vendorCode ?? ''} ${error.vendorMessage ?? ''}`)),
   },
   // :generateContent contract §1: the key surface's model list; a bad key is a 400 whose reason says so.
