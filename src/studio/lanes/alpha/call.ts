@@ -60,7 +60,6 @@ export interface AlphaCall {
 
 export interface AlphaClient {
   readonly lane: AlphaLaneId;
-  readonly credential: AlphaCredential;
   step(step: AlphaStep): AlphaCall;
 }
 
@@ -69,9 +68,6 @@ export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal:
   let credential = await credentialOf(ctx, lane, signal);
   return {
     lane,
-    get credential() {
-      return credential;
-    },
     step(step) {
       const budgetMs = phaseBudgetMs(ctx, step);
       const endsAt = Date.now() + budgetMs;
