@@ -46,8 +46,8 @@ export const RESPONSES_ROUTES = {
 export interface ResponsesSimulatorOptions {
   /** Keys the api lane accepts (default `['sim-omni-key']`). */
   readonly apiKeys?: readonly string[];
-  /** Also accept any key with this prefix (the demo uses `sim-`); off by default. */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   /** The subscription account the issuer signs tokens for. */
   readonly account?: Partial<SimAccount>;
   /** Access-token lifetime (default 10 days). */
@@ -111,7 +111,7 @@ export async function startResponsesSimulator(options: ResponsesSimulatorOptions
   const state: ResponsesState = {
     simulator,
     apiKeys: new Set(apiKeys),
-    acceptKeyPrefix: options.acceptKeyPrefix,
+    acceptKey: options.acceptKey,
     tokens,
     usage: new UsageWindows({ ...options.usage, planType: account.planType }),
     apiChatModels: options.apiChatModels ?? API_CHAT_MODELS,

@@ -13,7 +13,7 @@ import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } 
 // namespace, session files by lane. A new lane's simulator is one more member.
 
 export interface SuiteOptions {
-  /** Demo behaviour: any `sim-…` key works, renders are paced like real ones, usage bars move. */
+  /** Demo behaviour: any key works but one marked refused (demoAcceptsKey), renders are paced like real ones, usage bars move. */
   readonly demo?: boolean;
   /** Every long-running upstream operation (a render, a job, a prediction) takes about this long. */
   readonly latencyMs?: number;
@@ -35,6 +35,13 @@ export interface SuiteMemberOutput {
 
 export type SuiteMember = (options: SuiteOptions & { port: number }) => Promise<SuiteMemberOutput & { readonly simulator: unknown; readonly name: string }>;
 
+/**
+ * The demo's simulators take any key, so the demo runs whatever keys the user's environment holds
+ * (the environment wins over the demo's placeholders, as it does over saved keys); a key with
+ * `rejected` in it is refused, to show what a wrong key does.
+ */
+export const demoAcceptsKey = (key: string): boolean => !/rejected/i.test(key);
+
 /** Demo pacing: partial images arrive over about a second, like a real render. */
 const DEMO_LATENCY_MS = 1200;
 /** Demo usage bars move a little with each generation. */
@@ -46,8 +53,8 @@ const DEMO_DEVICE_LOGIN = { autoApproveAfterMs: 3000, intervalSeconds: 1 } as co
 const responsesMember: SuiteMember = async (options) => {
   const responses = await startResponsesSimulator({
     port: options.port,
-    // Any `sim-…` key works in the demo, so saving a key through the UI can be tried.
-    ...(options.demo ? { acceptKeyPrefix: 'sim-', usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST }, deviceLogin: DEMO_DEVICE_LOGIN } : {}),
+    // Any key works in the demo but a refused-marked one (demoAcceptsKey), so saving a key can be tried.
+    ...(options.demo ? { acceptKey: demoAcceptsKey, usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST }, deviceLogin: DEMO_DEVICE_LOGIN } : {}),
     generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
   });
   return {
@@ -69,7 +76,7 @@ const responsesMember: SuiteMember = async (options) => {
 const betaMember: SuiteMember = async (options) => {
   const beta = await startBetaSimulator({
     port: options.port,
-    ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}),
+    ...(options.demo ? { acceptKey: demoAcceptsKey } : {}),
     generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
   });
   return {
@@ -93,7 +100,7 @@ const DEMO_LOGIN = { autoApproveAfterMs: 1000, intervalSeconds: 1 };
 const alphaMember: SuiteMember = async (options) => {
   const alpha = await startAlphaSimulator({
     port: options.port,
-    ...(options.demo ? { acceptKeyPrefix: 'sim-', login: DEMO_LOGIN } : {}),
+    ...(options.demo ? { acceptKey: demoAcceptsKey, login: DEMO_LOGIN } : {}),
     latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
   });
   return {
@@ -108,19 +115,19 @@ const alphaMember: SuiteMember = async (options) => {
 
 /** The prediction vendor behind `gamma`: uploads, submit, polling; a prediction runs about `latencyMs`. */
 const gammaMember: SuiteMember = async (options) => {
-  const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
   return { name: 'gamma', simulator: gamma, upstreams: { gamma: gamma.baseUrl }, keys: { gamma: gamma.apiKey }, sessions: {}, close: () => gamma.close() };
 };
 
 /** The `base_resp` vendor behind `delta`. */
 const deltaMember: SuiteMember = async (options) => {
-  const delta = await startDeltaSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  const delta = await startDeltaSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
   return { name: 'delta', simulator: delta, upstreams: { delta: delta.url }, keys: { delta: delta.apiKey }, sessions: {}, close: () => delta.close() };
 };
 
 /** The ZIP-answering vendor behind `epsilon`. */
 const epsilonMember: SuiteMember = async (options) => {
-  const epsilon = await startEpsilonSimulator({ port: options.port, ...(options.demo ? { acceptKeyPrefix: 'sim-' } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
+  const epsilon = await startEpsilonSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
   return { name: 'epsilon', simulator: epsilon, upstreams: { epsilon: epsilon.url }, keys: { epsilon: epsilon.token }, sessions: {}, close: () => epsilon.close() };
 };
 

@@ -118,7 +118,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       return url;
     },
     key(namespace) {
-      // A key saved in the demo (any `sim-…` works there) replaces its placeholder, as a saved key would.
+      // A key saved in the demo (its simulators take any key: demoAcceptsKey) replaces its placeholder, as a saved key would.
       return resolveKey(namespace, { env, store: ctx.keyStore, demoKey: demo?.keys[namespace] });
     },
     alphaAuthFile() {

@@ -12,7 +12,8 @@ import { startSvc, type RunningSvc } from '../helpers/svc.js';
 
 const REJECTED = 'bad-rejected-key-0001';
 const GOOD = 'sim-my-demo-key-0001';
-const FROM_ENV = 'sim-env-beta-key-0001';
+// A real-looking key exported in the user's shell: the demo runs with it (its simulators take any key).
+const FROM_ENV = 'AIzaSyUserExportedBetaKey0000001';
 
 describe('keys on a demo studio', () => {
   let home: string;
@@ -61,6 +62,12 @@ describe('keys on a demo studio', () => {
     expect(status.body.beta).toMatchObject({ source: 'env', valid: 'valid' });
     const generated = await call('POST', '/api/generate', { prompt: 'a harbour at night', provider: 'api', quality: 'low' });
     expect(generated.status).toBe(200);
+  });
+
+  it('runs a lane on a key from the user\'s environment', async () => {
+    const answer = await call('POST', '/api/generate', { prompt: 'a demo on my own key', provider: 'beta-api' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect((await call('GET', '/api/keys/status')).body.beta).toMatchObject({ source: 'env', set: true });
   });
 
   it('answers ENV_KEY_IMMUTABLE for a key from the environment', async () => {

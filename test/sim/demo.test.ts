@@ -19,13 +19,13 @@ describe('the simulator suite in demo mode', () => {
     expect(demo.upstreams).toMatchObject({ api: `${url}/v1`, oauth: `${url}/backend-api`, 'oauth.issuer': url });
   });
 
-  it('gives an api key the api lane accepts, and accepts any sim- key', async () => {
-    for (const key of [demo.keys.omni, 'sim-typed-by-a-user']) {
+  it('gives an api key the api lane accepts, accepts any other key (a user\'s exported one), and refuses one marked rejected', async () => {
+    for (const key of [demo.keys.omni, 'sim-typed-by-a-user', 'sk-proj-a-real-looking-key-0001']) {
       const response = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       await response.arrayBuffer();
     }
-    const wrong = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: 'Bearer not-a-sim-key' } });
+    const wrong = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: 'Bearer a-rejected-key-0001' } });
     expect(wrong.status).toBe(401);
   });
 

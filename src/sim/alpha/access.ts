@@ -18,7 +18,7 @@ export function bearerOf(request: SimRequest): string | undefined {
 export function authenticate(state: AlphaState, request: SimRequest, shape: ErrorShape): Caller | ErrorAnswer {
   const credential = bearerOf(request);
   if (!credential) return alphaError(shape, 401, 'No API key or token provided. Send it as "Authorization: Bearer <key>".', 'unauthenticated');
-  if (state.apiKeys.has(credential) || (state.acceptKeyPrefix !== undefined && credential.startsWith(state.acceptKeyPrefix))) return { kind: 'key', key: credential };
+  if (state.apiKeys.has(credential) || state.acceptKey?.(credential) === true) return { kind: 'key', key: credential };
   if (credential.split('.').length === 3) {
     const check = state.tokens.checkAccess(credential);
     if (check.ok) return { kind: 'oauth', claims: check.claims };

@@ -44,8 +44,8 @@ export const ALPHA_ROUTES = {
 export interface AlphaSimulatorOptions {
   /** Keys the API accepts (default `['sim-alpha-key']`). */
   readonly apiKeys?: readonly string[];
-  /** Also accept any key with this prefix (the demo: `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   readonly account?: Partial<AlphaAccount>;
   /** Access-token lifetime (default 1 h). */
   readonly accessTokenTtlSeconds?: number;
@@ -92,7 +92,7 @@ export async function startAlphaSimulator(options: AlphaSimulatorOptions = {}): 
   const state: AlphaState = {
     simulator,
     apiKeys: new Set(apiKeys),
-    acceptKeyPrefix: options.acceptKeyPrefix,
+    acceptKey: options.acceptKey,
     tokens,
     billing: initialBilling(account.email),
     media: new MediaStore(simulator, options.mediaTtlMs ?? 10 * 60_000),

@@ -9,7 +9,7 @@ export interface AlphaState {
   readonly simulator: Simulator;
   /** API keys accepted (the `alpha-api` lane's credential). */
   readonly apiKeys: ReadonlySet<string>;
-  readonly acceptKeyPrefix: string | undefined;
+  readonly acceptKey: ((key: string) => boolean) | undefined;
   /** The issuer: the `alpha` lane's OAuth tokens. */
   readonly tokens: AlphaTokens;
   readonly billing: AlphaBilling;

@@ -10,7 +10,7 @@ import type { BetaState } from './state.js';
 export function checkKey(state: BetaState, request: SimRequest): ErrorAnswer | undefined {
   const key = request.header('x-goog-api-key') ?? request.query.get('key') ?? undefined;
   if (!key) return missingApiKey();
-  if (state.apiKeys.has(key) || (state.acceptKeyPrefix !== undefined && key.startsWith(state.acceptKeyPrefix))) return undefined;
+  if (state.apiKeys.has(key) || state.acceptKey?.(key) === true) return undefined;
   return invalidApiKey();
 }
 

@@ -31,8 +31,8 @@ export const BETA_ROUTES = {
 export interface BetaSimulatorOptions {
   /** Keys the key surface accepts (default `['sim-beta-key']`). */
   readonly apiKeys?: readonly string[];
-  /** Also accept any key with this prefix (the demo uses `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   /** Lifetime of minted access tokens (default 3599 s, as the vendor's). */
   readonly accessTokenTtlSeconds?: number;
   /** Added to every image answer (default 0). */
@@ -73,7 +73,7 @@ export async function startBetaSimulator(options: BetaSimulatorOptions = {}): Pr
   const state: BetaState = {
     simulator,
     apiKeys: new Set(apiKeys),
-    acceptKeyPrefix: options.acceptKeyPrefix,
+    acceptKey: options.acceptKey,
     accounts,
     generationDelayMs: options.generationDelayMs ?? 0,
     generated: 0,

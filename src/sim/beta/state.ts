@@ -6,8 +6,8 @@ export interface BetaState {
   readonly simulator: Simulator;
   /** Keys the key surface accepts. */
   readonly apiKeys: ReadonlySet<string>;
-  /** Also accept any key with this prefix (the demo's `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   readonly accounts: ServiceAccounts;
   /** Added to every image answer (a render's time). */
   readonly generationDelayMs: number;

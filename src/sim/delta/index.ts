@@ -24,8 +24,8 @@ export const DELTA_ROUTES = { generate: 'POST /v1/image_generation', file: 'GET 
 export interface DeltaSimulatorOptions {
   /** Keys accepted (default `['sim-delta-key']`). */
   readonly apiKeys?: readonly string[];
-  /** Also accept any key with this prefix (the demo: `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   /** How long a generation takes (default 0). */
   readonly latencyMs?: number;
   readonly port?: number;
@@ -52,7 +52,7 @@ export async function startDeltaSimulator(options: DeltaSimulatorOptions = {}): 
   const state: DeltaState = {
     simulator,
     latencyMs: options.latencyMs ?? 0,
-    accepts: (key) => keys.has(key) || Boolean(options.acceptKeyPrefix && key.startsWith(options.acceptKeyPrefix)),
+    accepts: (key) => keys.has(key) || options.acceptKey?.(key) === true,
     publish(name, bytes) {
       files.set(name, bytes);
       if (files.size > MAX_FILES) files.delete(files.keys().next().value as string);

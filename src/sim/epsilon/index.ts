@@ -29,7 +29,7 @@ export interface EpsilonSimulatorOptions {
   /** Tokens accepted (default `['sim-epsilon-token']`). */
   readonly tokens?: readonly string[];
   /** Also accept any token with this prefix (the demo: `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  readonly acceptKey?: (key: string) => boolean;
   /** How long a generation takes (default 0). */
   readonly latencyMs?: number;
   readonly port?: number;
@@ -53,7 +53,7 @@ export async function startEpsilonSimulator(options: EpsilonSimulatorOptions = {
   const state: EpsilonState = {
     simulator,
     latencyMs: options.latencyMs ?? 0,
-    accepts: (token) => tokens.has(token) || Boolean(options.acceptKeyPrefix && token.startsWith(options.acceptKeyPrefix)),
+    accepts: (token) => tokens.has(token) || options.acceptKey?.(token) === true,
     nextSubscription: 'active',
     subscription: (standing) => subscriptionBody(standing, account),
   };

@@ -40,8 +40,8 @@ export const GAMMA_ROUTES = {
 export interface GammaSimulatorOptions {
   /** Keys accepted (default `['sim-gamma-key']`). */
   readonly apiKeys?: readonly string[];
-  /** Also accept any key with this prefix (the demo: `sim-`). */
-  readonly acceptKeyPrefix?: string;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey?: (key: string) => boolean;
   /** How long a prediction runs (default 0: done at the second poll). */
   readonly latencyMs?: number;
   readonly port?: number;
@@ -66,7 +66,7 @@ export async function startGammaSimulator(options: GammaSimulatorOptions = {}): 
   const state: GammaState = {
     simulator,
     latencyMs: options.latencyMs ?? 0,
-    accepts: (key) => keys.has(key) || Boolean(options.acceptKeyPrefix && key.startsWith(options.acceptKeyPrefix)),
+    accepts: (key) => keys.has(key) || options.acceptKey?.(key) === true,
     predictions: new Map(),
     uploads: new Map(),
     files: new Map(),

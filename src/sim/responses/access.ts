@@ -18,7 +18,7 @@ function bearer(request: SimRequest): string | undefined {
 export function checkApiKey(state: ResponsesState, request: SimRequest): ErrorAnswer | undefined {
   const key = bearer(request);
   if (!key) return missingApiKey();
-  if (state.apiKeys.has(key) || (state.acceptKeyPrefix && key.startsWith(state.acceptKeyPrefix))) {
+  if (state.apiKeys.has(key) || state.acceptKey?.(key) === true) {
     const clientRequestId = request.header('x-client-request-id');
     if (clientRequestId !== undefined && (clientRequestId.length > MAX_CLIENT_REQUEST_ID || !/^[\x20-\x7e]*$/.test(clientRequestId))) {
       return { status: 400, body: { error: { message: 'Invalid X-Client-Request-Id header: expected at most 512 printable ASCII characters.', type: 'invalid_request_error', param: null, code: 'invalid_client_request_id' } } };

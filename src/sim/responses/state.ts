@@ -8,8 +8,8 @@ import type { UsageWindows } from './usage-windows.js';
 export interface ResponsesState {
   readonly simulator: Simulator;
   readonly apiKeys: ReadonlySet<string>;
-  /** Any key with this prefix is also accepted (demo: `sim-`). */
-  readonly acceptKeyPrefix: string | undefined;
+  /** Also accept the keys this rule allows (the demo's: any key not marked refused). */
+  readonly acceptKey: ((key: string) => boolean) | undefined;
   readonly tokens: TokenAuthority;
   readonly usage: UsageWindows;
   readonly apiChatModels: readonly string[];
