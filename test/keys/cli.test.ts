@@ -142,6 +142,32 @@ describe('svc auth switch', () => {
     expect(JSON.parse(switched.stdout)).toMatchObject({ provider: 'oauth', status: 'complete', email: chat.account.email });
     expect((await svc(['auth', 'switch', 'nobody'])).code).toBe(2);
   });
+
+  it('says why a sign-in failed when the person declines it', async () => {
+    // A second chat issuer that waits for a person (no auto-approval), and a studio signing in to it.
+    const slow = await startResponsesSimulator({ deviceLogin: { intervalSeconds: 0.1 } });
+    const home = makeTempHome('svc-keys-cli-deny-');
+    const other = await startTestStudio({ env: { SVC_HOME: home, SVC_OAUTH_AUTH_FILE: join(home, 'auth.json'), PATH: join(home, 'empty-path') }, upstreams: { oauth: slow.backendBaseUrl, 'oauth.issuer': slow.issuerUrl } });
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', SVC, '--server', other.url, 'auth', 'switch', 'oauth'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      const userCode = await new Promise<string>((resolve) =>
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const code = /enter the code ([A-Z]{4}-[A-Z]{4})/.exec(stderr)?.[1];
+          if (code) resolve(code);
+        }),
+      );
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(slow.devices.deny(userCode)).toBe(true);
+      expect(await exited).not.toBe(0);
+      expect(stderr).toMatch(/The sign-in failed: .*declined/i);
+      expect(stderr).not.toContain('[object Object]');
+    } finally {
+      await other.stop();
+      await slow.close();
+    }
+  });
 });
 
 describe('svc storage', () => {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT_CODES } from '../../common/errors.js';
 import type { AlphaLogoutBody, AlphaSessionBody, AlphaStatusBody } from '../../studio/api/alpha.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
+import { signInThroughStudio } from './auth.js';
 
 // `svc alpha login | status | logout`: the alpha OAuth session. With a studio
 // running, through it (its account switch for the device login, so the CLI
@@ -12,21 +12,6 @@ import type { Output } from '../output.js';
 // signs in to its own simulator and writes only its own demo file. With no
 // studio reachable, the same flow runs in this process against the
 // configured issuer and session file.
-
-/** How often the CLI asks the studio how the sign-in goes (contract: every 3 s). */
-const SWITCH_POLL_MS = 3_000;
-
-interface SwitchStart {
-  sessionId: string;
-  userCode: string;
-  verificationUrl: string;
-  expiresIn?: number;
-}
-interface SwitchState {
-  status: 'pending' | 'complete' | 'error' | 'expired';
-  email?: string;
-  error?: string;
-}
 
 const unreachable = (error: unknown): boolean => error instanceof CliError && error.code === 'UNREACHABLE';
 
@@ -36,24 +21,8 @@ function showCode(out: Output, userCode: string, verificationUrl: string): void 
 }
 
 async function loginThroughStudio(client: StudioClient, out: Output): Promise<{ email?: string; via: 'studio' }> {
-  const start = await client.json<SwitchStart>('POST', '/api/auth/switch', { body: { provider: 'alpha', flow: 'device' }, timeoutMs: 30_000 });
-  showCode(out, start.userCode, start.verificationUrl);
-  const deadline = Date.now() + (start.expiresIn ?? 900) * 1000 + 10_000;
-  while (Date.now() < deadline) {
-    await sleep(SWITCH_POLL_MS);
-    let state: SwitchState;
-    try {
-      state = await client.json<SwitchState>('GET', `/api/auth/switch/${encodeURIComponent(start.sessionId)}`, { timeoutMs: 10_000 });
-    } catch (error) {
-      // Gone: the sign-in lapsed (the studio forgets expired sign-ins).
-      if (error instanceof CliError && error.code !== 'UNREACHABLE' && error.exitCode !== EXIT_CODES.upstream) throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
-      throw error;
-    }
-    if (state.status === 'complete') return { email: state.email, via: 'studio' };
-    if (state.status === 'expired') throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
-    if (state.status === 'error') throw new CliError(`The sign-in failed: ${state.error ?? 'no reason given'}.`, EXIT_CODES.auth, 'LOGIN_FAILED');
-  }
-  throw new CliError('The sign-in code expired before it was approved; run `svc alpha login` again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
+  const final = await signInThroughStudio(client, out, 'alpha');
+  return { ...(final.email ? { email: final.email } : {}), via: 'studio' };
 }
 
 /** No studio: the device flow in this process, against the configured issuer, into the configured file. */
