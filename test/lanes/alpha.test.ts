@@ -232,6 +232,16 @@ describe('upstream failures in the lanes codes', () => {
       await short.stop();
     }
   });
+
+  it('the lane variable caps the whole pipeline: the step running when it ends answers its own code', async () => {
+    const capped = await startAlphaRig(sim, { env: { SVC_ALPHA_API_TIMEOUT_MS: '1500' } });
+    try {
+      const body = await expectError(await generate({ provider: 'alpha-api', prompt: 'x [sim:slow-planner=6000]' }, capped), 504, 'ALPHA_PLANNER_TIMEOUT');
+      expect(body.error.details?.timeoutMs).toBeLessThanOrEqual(1500);
+    } finally {
+      await capped.stop();
+    }
+  });
 });
 
 describe('the image link', () => {

@@ -2,7 +2,8 @@ import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { callUpstream, UpstreamError } from '../../upstream/index.js';
 import { alphaError, parseAlphaError } from './errors.js';
-import { phaseBudgetMs, type AlphaStep } from './phases.js';
+import { laneTimeoutMs } from '../budget.js';
+import { ALPHA_PIPELINE_BUDGET_MS, phaseBudgetMs, type AlphaStep } from './phases.js';
 import { freshAlphaSession, loginRequired } from './session.js';
 import { readAlphaSession } from './session-file.js';
 
@@ -65,11 +66,13 @@ export interface AlphaClient {
 
 export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal): Promise<AlphaClient> {
   const baseUrl = ctx.upstreamUrl(lane);
+  // The lane's variable (SVC_ALPHA_TIMEOUT_MS, SVC_ALPHA_API_TIMEOUT_MS) caps the whole pipeline, as every lane's caps its call.
+  const pipelineEndsAt = Date.now() + laneTimeoutMs(ctx, { id: lane, timeoutMs: ALPHA_PIPELINE_BUDGET_MS });
   let credential = await credentialOf(ctx, lane, signal);
   return {
     lane,
     step(step) {
-      const budgetMs = phaseBudgetMs(ctx, step);
+      const budgetMs = Math.max(1, Math.min(phaseBudgetMs(ctx, step), pipelineEndsAt - Date.now()));
       const endsAt = Date.now() + budgetMs;
       const remainingMs = () => Math.max(1, endsAt - Date.now());
       const fail = (error: unknown, what?: 'download') => alphaError(what ?? step, error, { lane, credential: credential.kind, budgetMs });
