@@ -4,6 +4,7 @@ import { ServiceError } from '../../../common/errors.js';
 import { callUpstream, readJson, UpstreamError, type VendorError } from '../../upstream/index.js';
 import { ALPHA_CLIENT_ID, discoverAlphaIssuer, isTrustedAuthEndpoint } from './issuer.js';
 import { readAlphaSession, saveAlphaSession, type AlphaSession } from './session-file.js';
+import { abortable } from '../../../common/abortable.js';
 
 // Keeping the alpha session fresh (contract quota-and-status-probes §3.3):
 // refresh when the access token expires within 120 s (or after the API
@@ -59,15 +60,6 @@ export async function freshAlphaSession(target: SessionTarget, options: { reject
     refreshing.set(target.file, pending);
   }
   return options.signal ? abortable(pending, options.signal) : pending;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 const tokenAnswer = z.looseObject({

@@ -4,6 +4,7 @@ import type { StudioContext } from '../../context.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import type { ServiceAccount } from './credentials.js';
 import { parseTokenError, tokenExchangeError } from './errors.js';
+import { abortable } from '../../../common/abortable.js';
 
 // The cloud mode's access token: the official auth library signs the
 // JWT-bearer assertion with the service account's key and keeps the token
@@ -84,16 +85,6 @@ async function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: 
     byAccount.set(id, holder);
   }
   return holder;
-}
-
-/** `promise`, or the signal's reason as soon as it aborts (a shared exchange goes on for the other jobs). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** A valid access token for the service account; exchanges (once, for every waiting job) when there is none. */

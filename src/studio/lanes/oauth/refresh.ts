@@ -4,6 +4,7 @@ import type { StudioContext } from '../../context.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { readChatSession, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';
 import { accountIdClaim, jwtExpiresAt } from './jwt.js';
+import { abortable } from '../../../common/abortable.js';
 
 // Keeping the chat session fresh: refresh at `{issuer}/oauth/token` when the
 // access token is about to expire (or the session is older than the CLI's
@@ -46,16 +47,6 @@ export async function usableSession(ctx: StudioContext, options: { rejected?: st
     refreshing.set(file, pending);
   }
   return options.signal ? abortable(pending, options.signal) : pending;
-}
-
-/** `promise`, or the signal's reason as soon as it aborts (the promise itself goes on). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 const tokensSchema = z
