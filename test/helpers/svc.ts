@@ -2,11 +2,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const SVC = join(import.meta.dirname, '../../src/cli/svc.ts');
+/** The built program, as the README's commands run it (`npm run build` or `npm ci` makes it). */
+export const BUILT_SVC = join(import.meta.dirname, '../../bin/svc.js');
+
+export interface SvcRunOptions {
+  /** Run bin/svc.js (the bundle) instead of the sources through tsx. */
+  readonly built?: boolean;
+}
+
+const programArgs = (options: SvcRunOptions): string[] => (options.built ? [BUILT_SVC] : ['--import', 'tsx', SVC]);
 
 /** Runs `svc` as a child process (through tsx, so the test needs no build). */
-export function runSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, options: SvcRunOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SVC, ...args], {
+    const child = spawn(process.execPath, [...programArgs(options), ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -34,8 +43,8 @@ export interface RunningSvc {
 }
 
 /** Starts a long-running `svc` command (serve, sim serve) and waits for its first JSON line on stdout. */
-export function startSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<RunningSvc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SVC, ...args], {
+export function startSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, options: SvcRunOptions = {}): Promise<RunningSvc> {
+  const child = spawn(process.execPath, [...programArgs(options), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
