@@ -46,12 +46,14 @@ export interface DemoStudioOptions {
   demo?: Demo;
   /** The studio's PATH (default the test's): an empty folder leaves it without programs such as xdg-open. */
   path?: string;
+  /** More variables of the studio's environment (a key set there is `source: env`, locked). */
+  env?: Record<string, string>;
 }
 
 export async function startDemoStudio(options: DemoStudioOptions = {}): Promise<DemoStudio> {
   await ensureStudioBuild();
   const home = mkdtempSync(join(tmpdir(), 'svc-web-'));
-  const env = { SVC_HOME: home, PATH: options.path ?? process.env.PATH };
+  const env = { ...options.env, SVC_HOME: home, PATH: options.path ?? process.env.PATH };
   const demo = options.demo ?? (await startDemo(env));
   const ownDemo = options.demo === undefined;
   const studio = await startStudio({

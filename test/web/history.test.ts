@@ -250,7 +250,7 @@ describe('History and Settings in chromium against a demo studio', () => {
     const notice = page.locator('.settings-section .error-notice[data-code="OPENER_UNAVAILABLE"]');
     await notice.waitFor();
     expect(await notice.textContent()).toContain(storage.paths.generated);
-    expect(await page.locator('.pending-list li').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Keys'), expect.stringContaining('Quota')]));
+    expect(await page.locator('.pending-list li').allTextContents()).toEqual([expect.stringContaining('Prompt builder')]);
     await screenshot(page, 'settings', { fullPage: true });
   });
 

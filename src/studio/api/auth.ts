@@ -14,6 +14,8 @@ export const SWITCH_VARIANTS = { alpha: 'rfc8628', oauth: 'chat-device-auth' } a
 export const SWITCH_STATES = ['pending', 'complete', 'error', 'expired'] as const;
 
 export const switchRequest = z.object({ provider: z.enum(SWITCH_PROVIDERS), flow: z.enum(SWITCH_FLOWS).optional() }).strict();
+/** `POST /api/auth/switch`. */
+export type SwitchRequest = z.input<typeof switchRequest>;
 
 export const switchStarted = z.object({
   sessionId: z.string(),
@@ -48,6 +50,8 @@ export type SwitchStatus = z.infer<typeof switchStatus>;
 
 /** `DELETE /api/auth/switch/:sessionId`: whether a waiting sign-in was stopped (false: it had already ended). */
 export const switchCancelled = z.object({ sessionId: z.string(), cancelled: z.boolean(), status: z.enum(SWITCH_STATES) });
+/** `DELETE /api/auth/switch/:sessionId`. */
+export type SwitchCancelled = z.infer<typeof switchCancelled>;
 
 /** `GET /api/oauth/status`: the chat session, never its tokens. */
 export const oauthStatusBody = z.object({

@@ -26,10 +26,14 @@ export const keySaveRequest = z
       .regex(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII without spaces or line breaks' }),
   })
   .strict();
+/** `PUT /api/keys/omni|alpha|beta`. */
+export type KeySaveRequest = z.input<typeof keySaveRequest>;
 
 export const cloudSaveRequest = z
   .object({ serviceAccountJson: z.string().trim().min(2).max(KEY_LIMITS.serviceAccountMaxBytes, { message: `must be at most ${KEY_LIMITS.serviceAccountMaxBytes} characters` }) })
   .strict();
+/** `PUT /api/keys/cloud`. */
+export type CloudKeySaveRequest = z.input<typeof cloudSaveRequest>;
 
 export const KEY_SOURCES = ['env', 'config', 'demo', 'none'] as const;
 export const KEY_VERDICTS = ['valid', 'invalid', 'unchecked'] as const;

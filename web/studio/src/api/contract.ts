@@ -22,6 +22,21 @@ export type {
   ReplayGapEvent,
   SlotOutcome,
   DefaultsRequest,
+  ApiKeyNamespace,
+  KeyStatus,
+  KeysStatusBody,
+  KeyChangeBody,
+  QuotaBody,
+  QuotaResult,
+  QuotaWindow,
+  SwitchProvider,
+  SwitchStarted,
+  SwitchStatus,
+  OauthStatusBody,
+  KeySaveRequest,
+  CloudKeySaveRequest,
+  SwitchRequest,
+  SwitchCancelled,
 } from '../../../../src/studio/api/index.js';
 export {
   API_LIMITS,
@@ -54,3 +69,4 @@ import type { AssetEventPayload } from '../../../../src/studio/api/index.js';
 export type AssetEvent =
   | (AssetEventPayload<'thumbnail_ready'> & { id: string; topic: 'assets'; event: 'thumbnail_ready' })
   | (AssetEventPayload<'asset_broken'> & { id: string; topic: 'assets'; event: 'asset_broken' });
+

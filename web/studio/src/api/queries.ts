@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { CapabilitiesBody, JobRecord, LaneCapabilities, LaneId, ProviderStatus } from './contract';
+import type { CapabilitiesBody, JobRecord, KeysStatusBody, LaneCapabilities, LaneId, OauthStatusBody, ProviderStatus, QuotaBody, SwitchStatus } from './contract';
 import { api } from './http';
 import type { AssetDetail, DefaultsBody, HealthBody, HistoryGroupsPage, HistoryPage, ProvidersBody, StorageStatus } from './responses';
 
@@ -25,6 +25,10 @@ export const queryKeys = {
   providers: ['providers'] as const,
   defaults: ['defaults'] as const,
   storage: ['storage'] as const,
+  keysStatus: ['keys', 'status'] as const,
+  quota: ['quota'] as const,
+  oauthStatus: ['oauth', 'status'] as const,
+  authSwitch: (sessionId: string) => ['auth', 'switch', sessionId] as const,
   historyItems: (filter: HistoryFilter) => ['history', 'items', filter] as const,
   historyGroups: ['history', 'groups'] as const,
   asset: (filename: string) => ['history', 'asset', filename] as const,
@@ -43,6 +47,34 @@ export const useProviders = () =>
 export const useDefaults = () => useQuery({ queryKey: queryKeys.defaults, queryFn: () => api<DefaultsBody>('/api/defaults') });
 
 export const useStorage = () => useQuery({ queryKey: queryKeys.storage, queryFn: () => api<StorageStatus>('/api/storage/status') });
+
+/** Each key, masked, with the verdict the studio last had (it checks a key it has not seen yet). */
+export const useKeysStatus = () => useQuery({ queryKey: queryKeys.keysStatus, queryFn: () => api<KeysStatusBody>('/api/keys/status'), staleTime: 10_000 });
+
+/** Asks the studio to check every key again now (`?verify=1`). */
+export const verifyKeys = () => api<KeysStatusBody>('/api/keys/status?verify=1');
+
+/** Usage bars of the accounts the studio signs in with. */
+export const useQuota = () => useQuery({ queryKey: queryKeys.quota, queryFn: () => api<QuotaBody>('/api/quota'), staleTime: 30_000 });
+
+/** The chat account session (never its tokens). */
+export const useOauthStatus = () => useQuery({ queryKey: queryKeys.oauthStatus, queryFn: () => api<OauthStatusBody>('/api/oauth/status') });
+
+/** How often a waiting device-code sign-in is asked about (the contract's 3 s). */
+export const SWITCH_POLL_MS = 3000;
+
+/** A device-code sign-in: polled while it waits (also while the page is hidden: the person is approving it in another tab). */
+export const useAuthSwitch = (sessionId: string | undefined) =>
+  useQuery({
+    queryKey: queryKeys.authSwitch(sessionId ?? ''),
+    queryFn: ({ signal }) => api<SwitchStatus>(`/api/auth/switch/${encodeURIComponent(sessionId ?? '')}`, { signal }),
+    enabled: sessionId !== undefined,
+    refetchInterval: (query) => (query.state.error || (query.state.data && query.state.data.status !== 'pending') ? false : SWITCH_POLL_MS),
+    refetchIntervalInBackground: true,
+    refetchOnWindowFocus: false,
+    retry: 1,
+    staleTime: 0,
+  });
 
 const query = (params: Record<string, string | number | undefined>): string => {
   const search = new URLSearchParams();

@@ -1,10 +1,5 @@
 /** Settings whose routes this build of the studio does not have yet: named, never faked. */
-const PENDING = [
-  { title: 'Keys', what: 'Set, verify and remove API keys here (today: environment variables or "keys" in config.json).' },
-  { title: 'Quota', what: 'Usage bars of the chat account and alpha.' },
-  { title: 'Account switching', what: 'Sign in with another account through a device code.' },
-  { title: 'Prompt builder', what: "The builder's backend and model." },
-];
+const PENDING = [{ title: 'Prompt builder', what: "The builder's backend and model, with the environment's lock bits." }];
 
 export function NotInThisBuildSection() {
   return (
