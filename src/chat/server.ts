@@ -30,6 +30,8 @@ export interface ChatServerOptions extends ChatConfigOverrides {
   /** Access token every request must carry (default SVC_CHAT_TOKEN); required off loopback. */
   token?: string;
   logger?: boolean;
+  /** Most time to receive a request (default 30 s, `CONNECTION_LIMITS`); then Node answers 408 and closes. */
+  requestTimeoutMs?: number;
 }
 
 export interface ChatServer {
@@ -100,6 +102,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   const app = createHttpApp({
     bodyLimit: CHAT_LIMITS.requestBodyMaxBytes,
     logger: options.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
     // The page's own files hold no data: a browser loads them without the token, then the page sends it.
     security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS] },
   });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest, stallBody } from '../helpers/raw-http.js';
 import { startTestChat, type TestChatServer } from './helpers.js';
 
 const json = { 'content-type': 'application/json' };
@@ -79,6 +79,27 @@ describe('token', () => {
       await server.stop();
     }
   });
+});
+
+describe('connections', () => {
+  let server: TestChatServer;
+  beforeAll(async () => {
+    // The request bound made short (30 s by default) so the test sees it act.
+    server = await startTestChat({ requestTimeoutMs: 1000 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('closes a request whose body stalls, within the request timeout, and nothing ran', async () => {
+    // Headers and part of a body, then silence: without the bound the socket stays open and the test times out.
+    const answer = await stallBody(server.url, '/api/message');
+    // Node answers 408 to a request that did not arrive in time, then closes.
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect((await server.getJson<{ traces: unknown[] }>('/api/traces')).body.traces).toHaveLength(0);
+    // The server is fine afterwards.
+    expect((await server.getJson('/api/health')).status).toBe(200);
+  }, 15_000);
 });
 
 describe('agent program environment and arguments', () => {

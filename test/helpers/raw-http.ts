@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -25,5 +26,22 @@ export function rawRequest(
     req.on('error', reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
+  });
+}
+
+/**
+ * Sends a POST's headers and the start of its JSON body, then nothing more; resolves with what the
+ * server wrote once it closes the socket (the caller's test timeout bounds the wait).
+ */
+export function stallBody(url: string, path: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    // A reset is a close too ('close' follows 'error').
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(text));
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"prompt":`);
   });
 }

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/common/errors.js';
 import { runSvc } from '../helpers/svc.js';
-import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { generationResult } from '../../src/studio/api/index.js';
+import { startDemo } from '../../src/studio/demo.js';
+import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 // The CLI against answers it may meet from a server that is not quite this
 // studio (an older one, a compatible one, a proxy): whatever comes, it exits
@@ -132,11 +134,29 @@ describe('the studio accepts what ordinary clients send', () => {
   let studio: TestStudio;
 
   beforeAll(async () => {
-    studio = await startTestStudio();
+    // A demo studio (simulated upstreams, in-process), so there are real images to delete.
+    const home = makeTempHome();
+    const demo = await startDemo({ SVC_HOME: home });
+    studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
   });
 
   afterAll(async () => {
     await studio.stop();
+  });
+
+  it('DELETE of a real image with a JSON content type and no body deletes it', async () => {
+    const generated = await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a doomed lighthouse', provider: 'api' }) });
+    expect(generated.status).toBe(200);
+    const [{ filename }] = generationResult.parse(await generated.json()).images;
+    const listed = async () => ((await (await studio.request('/api/history')).json()) as { items: { filename: string }[] }).items.map((item) => item.filename);
+    expect(await listed()).toContain(filename);
+
+    // What fetch, axios and friends send for a DELETE when a JSON content type is set by default.
+    const deleted = await studio.request(`/api/history/${filename}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({ filename, deletedAt: expect.any(String) });
+    expect(await listed()).not.toContain(filename);
+    expect((await studio.request(`/api/history/${filename}`)).status).toBe(404);
   });
 
   it('a DELETE or a body-less POST with a JSON content type and no body', async () => {

@@ -1,11 +1,15 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { deflateSync, crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { generationResult } from '../../src/studio/api/index.js';
+import { startDemo } from '../../src/studio/demo.js';
+import type { StudioPaths } from '../../src/studio/paths.js';
+import { rawRequest, stallBody } from '../helpers/raw-http.js';
+import { makeTempHome, startTestStudio } from '../helpers/studio.js';
 import { startRig, type Rig } from '../generate/rig.js';
 
 // What a security and reliability probe of the studio found, each case kept
@@ -140,17 +144,11 @@ describe('reference bombs are refused before any upstream call', () => {
 
 describe('connections', () => {
   it('closes a request whose body stalls, within the request timeout', async () => {
-    const closed = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port()), '127.0.0.1');
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      socket.write(`POST /api/generate HTTP/1.1\r\nHost: localhost:${port()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"prompt":`);
-    });
+    // Headers and part of a body, then silence: without the bound the socket stays open and the test times out.
+    const answer = await stallBody(rig.studio.url, '/api/generate');
     // Node answers 408 to a request that did not arrive in time, then closes.
-    expect(closed).toMatch(/^HTTP\/1\.1 408/);
-  });
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+  }, 15_000);
 });
 
 describe('lane cooldowns', () => {
@@ -184,19 +182,67 @@ describe('upstream protocol errors', () => {
 });
 
 describe('file modes', () => {
-  it('keeps the state directory 0700 and the database and images 0600', async () => {
-    const response = await rig.post('/api/generate', { prompt: 'a private image', provider: 'api' });
+  // A state dir that does not exist yet (the studio makes it), under the usual umask 022, so
+  // nothing here is private unless the studio makes it so.
+  let parent: string;
+  let umask: number;
+  beforeAll(() => {
+    parent = makeTempHome('svc-modes-');
+    umask = process.umask(0o022);
+  });
+  afterAll(() => {
+    process.umask(umask);
+    rmSync(parent, { recursive: true, force: true });
+  });
+
+  const mode = (path: string) => statSync(path).mode & 0o777;
+
+  /** Generates one image and waits for its thumbnail, then checks every mode the studio owes. */
+  async function expectPrivate(url: string, paths: StudioPaths): Promise<void> {
+    const response = await fetch(`${url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a private image', provider: 'api' }) });
     expect(response.status).toBe(200);
-    const { paths } = rig.studio.ctx;
-    const mode = (path: string) => statSync(path).mode & 0o777;
+    const [image] = generationResult.parse(await response.json()).images;
+    // GET thumbnailUrl waits for the thumbnail, so its file is on disk after this.
+    expect((await fetch(`${url}${image.thumbnailUrl}`)).status).toBe(200);
     expect(mode(paths.home)).toBe(0o700);
     expect(mode(paths.generatedDir)).toBe(0o700);
     expect(mode(paths.thumbnailsDir)).toBe(0o700);
     expect(mode(paths.databaseFile)).toBe(0o600);
     expect(mode(`${paths.databaseFile}-wal`)).toBe(0o600);
-    const images = readdirSync(paths.generatedDir).filter((name) => name.endsWith('.png'));
-    expect(images.length).toBeGreaterThan(0);
+    const images = readdirSync(paths.generatedDir).filter((name) => !name.startsWith('.'));
+    expect(images).toContain(image.filename);
     for (const name of images) expect(mode(join(paths.generatedDir, name)), name).toBe(0o600);
-    for (const name of readdirSync(paths.thumbnailsDir)) expect(mode(join(paths.thumbnailsDir, name)), name).toBe(0o600);
+    const thumbnails = readdirSync(paths.thumbnailsDir);
+    expect(thumbnails.length).toBeGreaterThan(0);
+    for (const name of thumbnails) expect(mode(join(paths.thumbnailsDir, name)), name).toBe(0o600);
+  }
+
+  it('a studio creates its state directory 0700, and the database, images and thumbnails 0600', async () => {
+    const home = join(parent, 'studio');
+    const studio = await startRig({ sim, env: { SVC_HOME: home } });
+    try {
+      expect(studio.studio.ctx.paths.home).toBe(home);
+      await expectPrivate(studio.studio.url, studio.studio.ctx.paths);
+    } finally {
+      await studio.stop();
+    }
+  });
+
+  it('so does a demo studio, its simulated session files included', async () => {
+    const home = join(parent, 'demo');
+    // As `svc serve --demo` starts: the demo writes its sessions under SVC_HOME before the studio starts.
+    const demo = await startDemo({ SVC_HOME: home });
+    const studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+    try {
+      expect(studio.ctx.paths.home).toBe(home);
+      await expectPrivate(studio.url, studio.ctx.paths);
+      const sessions = join(home, 'demo');
+      expect(mode(sessions)).toBe(0o700);
+      const files = readdirSync(sessions);
+      expect(files.length).toBeGreaterThan(0);
+      for (const name of files) expect(mode(join(sessions, name)), name).toBe(0o600);
+    } finally {
+      await studio.stop();
+    }
   });
 });
