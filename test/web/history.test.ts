@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AssetRecord, CapabilitiesBody, GenerationResult } from '../../src/studio/api/index.js';
 import { saveAsset } from '../../src/studio/assets.js';
 import { launchBrowser, openApp, screenshot, seedHistory, startDemoStudio, type DemoStudio } from './helpers.js';
 
@@ -19,6 +20,25 @@ const seed = (index: number) => ({
 const gallery = (page: Page) => page.locator('.gallery');
 const loaded = async (page: Page) => Number(await gallery(page).getAttribute('data-loaded'));
 const tile = (page: Page, prompt: string) => page.locator(`.tile[aria-label="${prompt}"]`);
+
+/** The file names of the tiles once the listing has settled on exactly these (newest first). */
+async function showsOnly(page: Page, filenames: string[]): Promise<string[]> {
+  await page.waitForFunction(
+    (expected) =>
+      document.querySelector('.gallery')?.getAttribute('data-loading') === 'false' &&
+      document.querySelector('.gallery')?.getAttribute('data-has-more') === 'false' &&
+      JSON.stringify(Array.from(document.querySelectorAll<HTMLElement>('.tile'), (element) => element.dataset.filename)) === JSON.stringify(expected),
+    filenames,
+  );
+  return page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => (element as HTMLElement).dataset.filename ?? ''));
+}
+
+/** A day of this computer's calendar as a date input takes it, `days` from today. */
+function localDay(days: number): string {
+  const day = new Date();
+  day.setDate(day.getDate() + days);
+  return `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+}
 
 async function openDetail(page: Page, prompt: string): Promise<void> {
   await tile(page, prompt).click();
@@ -288,5 +308,81 @@ describe('History and Settings in chromium against a demo studio', () => {
     await openDetail(page, 'landscape number 147');
     await screenshot(page, 'history-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('narrows by model (the lane\'s models), kind and date range, combined with lane and search, and clears them', async () => {
+    // The three newest: an api image of a model other than the lane's default, its SVG trace, an imported file.
+    const made = (await (await studio.post('/api/generate', { prompt: 'mango orchard at dawn', provider: 'api', model: 'lang-5.4' })).json()) as GenerationResult;
+    const png = made.images[0];
+    expect(png).toMatchObject({ model: 'lang-5.4', kind: 'generate', format: 'png' });
+    const traced = await fetch(`${studio.url}/api/assets/derived?kind=vector-svg&source=${png.filename}`, { method: 'POST' });
+    expect(traced.status).toBe(201);
+    const svg = (await traced.json()) as AssetRecord;
+    const bytes = Buffer.from(await (await fetch(`${studio.url}${png.url}`)).arrayBuffer());
+    const imported = (await (await studio.post('/api/assets', { data: bytes.toString('base64'), name: 'mango scan.png' })).json()) as AssetRecord;
+    expect(imported.kind).toBe('import');
+    const capabilities = (await (await fetch(`${studio.url}/api/capabilities`)).json()) as CapabilitiesBody;
+    const laneModels = (id: string) => capabilities.providers.flatMap((lane) => (lane.id === id && lane.routingMode === false ? lane.models : []));
+    const modelChoices = () => page.locator('#history-model option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+
+    await openApp(page, `${studio.url}/history`);
+    await page.waitForSelector(`.tile[data-index="0"][data-filename="${imported.filename}"]`);
+    expect(await page.locator('button:has-text("Clear filters")').count()).toBe(0);
+
+    // Every model of the catalog, then only the chosen lane's.
+    expect(await modelChoices()).toEqual(['', ...new Set(capabilities.models.map((model) => model.id))]);
+    await page.selectOption('#history-lane', 'api');
+    expect(await modelChoices()).toEqual(['', ...laneModels('api')]);
+    await page.selectOption('#history-model', 'lang-5.4');
+    expect(await showsOnly(page, [png.filename])).toEqual([png.filename]);
+    await page.locator('button:has-text("Clear filters")').waitFor();
+    // A lane without that model drops it rather than listing nothing.
+    await page.selectOption('#history-lane', 'gamma');
+    expect(await modelChoices()).toEqual(['', ...laneModels('gamma')]);
+    expect(await page.inputValue('#history-model')).toBe('');
+    await page.selectOption('#history-lane', '');
+
+    // What it is, what made it; with the search words.
+    await page.selectOption('#history-kind', 'vector-svg');
+    expect(await showsOnly(page, [svg.filename])).toEqual([svg.filename]);
+    await page.selectOption('#history-kind', 'import');
+    expect(await showsOnly(page, [imported.filename])).toEqual([imported.filename]);
+    await page.fill('#history-search', 'mango');
+    await page.selectOption('#history-kind', 'image');
+    expect(await showsOnly(page, [imported.filename, png.filename])).toEqual([imported.filename, png.filename]);
+    await page.selectOption('#history-kind', '');
+    expect(await showsOnly(page, [imported.filename, svg.filename, png.filename])).toHaveLength(3);
+
+    // The seeded day, both ends included, with a word: its 15 zebras.
+    await page.fill('#history-search', 'zebra');
+    await page.fill('#history-since', '2026-01-01');
+    await page.fill('#history-until', '2026-01-01');
+    await page.waitForSelector('.gallery[data-loaded="15"][data-has-more="false"][data-loading="false"]');
+    // A range that ends before it starts says so and lists nothing; one from tomorrow on is empty.
+    await page.fill('#history-since', localDay(1));
+    await page.locator('#history-range-problem', { hasText: 'ends before it starts' }).waitFor();
+    await page.fill('#history-until', '');
+    await page.fill('#history-search', '');
+    expect(await showsOnly(page, [])).toEqual([]);
+    await page.locator('.gallery .empty', { hasText: 'No image matches.' }).waitFor();
+
+    await page.click('button:has-text("Clear filters")');
+    await page.waitForSelector(`.tile[data-index="0"][data-filename="${imported.filename}"]`);
+    await page.waitForSelector('.gallery[data-has-more="true"]');
+    for (const id of ['#history-search', '#history-lane', '#history-model', '#history-kind', '#history-since', '#history-until']) expect(await page.inputValue(id), id).toBe('');
+    expect(await page.locator('button:has-text("Clear filters")').count()).toBe(0);
+
+    // At 390 px the filters fold behind a labelled button, without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.isVisible('#history-model')).toBe(false);
+    await page.click('.filters-toggle');
+    expect(await page.getAttribute('.filters-toggle', 'aria-expanded')).toBe('true');
+    await page.selectOption('#history-kind', 'vector-svg');
+    expect(await showsOnly(page, [svg.filename])).toEqual([svg.filename]);
+    expect(await page.textContent('.filters-toggle')).toBe('Filters (1)');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'history-filters-phone');
+    await page.click('button:has-text("Clear filters")');
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 });

@@ -12,6 +12,7 @@ export type {
   GenerationEvent,
   GenerationEventPayload,
   GenerationResult,
+  HistoryQuery,
   InflightJob,
   JobRecord,
   JobResult,
@@ -40,11 +41,13 @@ export type {
 } from '../../../../src/studio/api/index.js';
 export {
   API_LIMITS,
+  ASSET_KINDS,
   COMMON_CONTROLS,
   COMMON_SIZES,
   IMAGE_FORMATS,
   JOB_PHASES,
   LANE_IDS,
+  MEDIA_KINDS,
   MODERATIONS,
   QUALITIES,
   REASONING_EFFORTS,
@@ -54,9 +57,12 @@ export {
   parseSize,
   sizeProblem,
 } from '../../../../src/studio/api/values.js';
-export type { CommonControl, ImageFormat, JobKind, JobPhase, JobState, LaneId, LaneState, Moderation, ProviderId, Quality, ReasoningEffort } from '../../../../src/studio/api/values.js';
+export type { AssetKind, CommonControl, ImageFormat, JobKind, JobPhase, JobState, LaneId, LaneState, MediaKind, Moderation, ProviderId, Quality, ReasoningEffort } from '../../../../src/studio/api/values.js';
 
-import type { ProviderCapabilities } from '../../../../src/studio/api/index.js';
+import type { HistoryQuery, ProviderCapabilities } from '../../../../src/studio/api/index.js';
+
+/** What history's `kind=` takes: what an asset is (image, video, vector-svg) or what made it (generate, edit, import...). */
+export type HistoryKind = NonNullable<HistoryQuery['kind']>;
 
 /** A lane's entry of GET /api/capabilities (not the `auto` routing mode). */
 export type LaneCapabilities = Extract<ProviderCapabilities, { routingMode: false }>;

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { CapabilitiesBody, JobRecord, KeysStatusBody, LaneCapabilities, LaneId, OauthStatusBody, ProviderStatus, QuotaBody, SwitchStatus } from './contract';
+import type { CapabilitiesBody, HistoryQuery, JobRecord, KeysStatusBody, LaneCapabilities, OauthStatusBody, ProviderStatus, QuotaBody, SwitchStatus } from './contract';
 import { api } from './http';
 import type { AssetDetail, DefaultsBody, HealthBody, HistoryGroupsPage, HistoryPage, ProvidersBody, StorageStatus } from './responses';
 
@@ -10,13 +10,13 @@ export const HISTORY_PAGE_SIZE = 48;
 /** Items per session group in the grouped listing. */
 export const GROUP_ITEMS = 12;
 
-export interface HistoryFilter {
-  q?: string;
-  provider?: LaneId;
+/**
+ * The item listing's filters, as GET /api/history names them; all combine, and
+ * the cursor pages within them (they are part of the query key).
+ */
+export interface HistoryFilter extends Pick<HistoryQuery, 'q' | 'provider' | 'model' | 'kind' | 'since' | 'until' | 'sessionId'> {
   /** One session by title (null: the images without one). */
   session?: string | null;
-  /** One graph session (wins over `session`). */
-  sessionId?: string;
 }
 
 export const queryKeys = {
@@ -86,7 +86,21 @@ const query = (params: Record<string, string | number | undefined>): string => {
 export const useHistoryItems = (filter: HistoryFilter, enabled = true) =>
   useInfiniteQuery({
     queryKey: queryKeys.historyItems(filter),
-    queryFn: ({ pageParam, signal }) => api<HistoryPage>(`/api/history?${query({ limit: HISTORY_PAGE_SIZE, cursor: pageParam, q: filter.q, provider: filter.provider, ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : { session: filter.session === undefined ? undefined : (filter.session ?? '') }) })}`, { signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api<HistoryPage>(
+        `/api/history?${query({
+          limit: HISTORY_PAGE_SIZE,
+          cursor: pageParam,
+          q: filter.q,
+          provider: filter.provider,
+          model: filter.model,
+          kind: filter.kind,
+          since: filter.since,
+          until: filter.until,
+          ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : { session: filter.session === undefined ? undefined : (filter.session ?? '') }),
+        })}`,
+        { signal },
+      ),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
     enabled,

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AssetRecord, ImageFormat, LaneId, Moderation, ProviderId, Quality, ReasoningEffort } from '../api/contract';
+import type { AssetRecord, HistoryKind, ImageFormat, LaneId, Moderation, ProviderId, Quality, ReasoningEffort } from '../api/contract';
 
 // UI state only (what the person is doing on this page); what the server
 // knows lives in the query cache.
@@ -38,16 +38,25 @@ export const EMPTY_COMPOSER: Composer = { prompt: '', provider: 'auto', model: '
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting';
 
-/** What History lists: words of the prompt, one lane, or session groups (the server groups only the full listing). */
+/** What History lists: narrowed by words of the prompt, lane, model, kind and dates, or session groups (the server groups only the full listing). */
 export interface HistoryListing {
   q: string;
   provider: LaneId | '';
+  /** A model id as assets record it; '' = every model. */
+  model: string;
+  kind: HistoryKind | '';
+  /** Days (`yyyy-mm-dd`, this computer's calendar) the images were made from and to, both included; '' = open. */
+  since: string;
+  until: string;
   grouped: boolean;
   /** One session's images by title (null: those without a session); undefined: all. */
   session?: string | null;
   /** One graph session's images (its title in `session`, for the label). */
   sessionId?: string;
 }
+
+/** The listing with no filter set (grouping is kept as it is). */
+export const NO_HISTORY_FILTERS = { q: '', provider: '', model: '', kind: '', since: '', until: '', session: undefined, sessionId: undefined } as const satisfies Omit<HistoryListing, 'grouped'>;
 
 export interface Toast {
   id: number;
@@ -128,7 +137,7 @@ export const useUi = create<UiState>((set, get) => ({
   disconnectNotice: false,
   tokenRequired: false,
   reconciled: false,
-  history: { q: '', provider: '', grouped: false },
+  history: { ...NO_HISTORY_FILTERS, grouped: false },
 
   setLocation: (path, hash) => set({ path, hash }),
   updateComposer: (change) => set((state) => ({ composer: { ...state.composer, ...change } })),

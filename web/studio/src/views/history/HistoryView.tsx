@@ -4,6 +4,7 @@ import { useCapabilities, useHistoryGroups, useHistoryItems } from '../../api/qu
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useUi } from '../../store/ui';
 import { AssetDetail } from './AssetDetail';
+import { activeFilterCount, historyFilterOf } from './filters';
 import { HistoryToolbar } from './HistoryToolbar';
 import { VirtualGallery, type GallerySection } from './VirtualGallery';
 
@@ -41,20 +42,22 @@ function GroupedGallery({ selected, onOpen }: GalleryProps) {
   );
 }
 
-/** The plain listing: newest first, narrowed by search, lane and session. */
+/** The plain listing: newest first, narrowed by search, lane, model, kind, dates and session. */
 function ItemsGallery({ selected, onOpen }: GalleryProps) {
   const listing = useUi((state) => state.history);
-  const items = useHistoryItems({ q: listing.q || undefined, provider: listing.provider || undefined, session: listing.session, sessionId: listing.sessionId });
-  const sections = useMemo<GallerySection[]>(() => [{ key: 'all', items: items.data?.pages.flatMap((page) => page.items) ?? [] }], [items.data]);
+  // A date range that ends before it starts matches nothing: no request for it.
+  const { filter, impossible } = historyFilterOf(listing);
+  const items = useHistoryItems(filter, !impossible);
+  const sections = useMemo<GallerySection[]>(() => [{ key: 'all', items: impossible ? [] : (items.data?.pages.flatMap((page) => page.items) ?? []) }], [items.data, impossible]);
   const loadMore = useCallback(() => void items.fetchNextPage(), [items]);
-  const filtered = listing.q !== '' || listing.provider !== '' || listing.session !== undefined;
+  const filtered = activeFilterCount(listing) > 0;
   return (
     <>
-      {items.error && <ErrorNotice error={toErrorPayload(items.error)} />}
+      {items.error && !impossible && <ErrorNotice error={toErrorPayload(items.error)} />}
       <VirtualGallery
         sections={sections}
-        hasMore={items.hasNextPage}
-        loadingMore={items.isFetchingNextPage || items.isPending}
+        hasMore={!impossible && items.hasNextPage}
+        loadingMore={!impossible && (items.isFetchingNextPage || items.isPending)}
         loadMore={loadMore}
         selected={selected}
         onOpen={(asset) => onOpen(asset.filename)}
