@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { CapabilitiesBody, HistoryKind, LaneId } from '../../api/contract';
 import { lanesOf } from '../../api/queries';
 import { NO_HISTORY_FILTERS, useUi } from '../../store/ui';
-import { activeFilterCount, KIND_LABELS, MAKER_KIND_IDS, MEDIA_KIND_IDS, modelOptions } from './filters';
+import { activeFilterCount, KIND_GROUPS, KIND_LABELS, modelOptions } from './filters';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -78,20 +78,15 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
           <label htmlFor="history-kind">Kind</label>
           <select id="history-kind" value={history.kind} onChange={(event) => narrow({ kind: event.target.value as HistoryKind | '' })}>
             <option value="">All kinds</option>
-            <optgroup label="What it is">
-              {MEDIA_KIND_IDS.map((kind) => (
-                <option key={kind} value={kind}>
-                  {KIND_LABELS[kind]}
-                </option>
-              ))}
-            </optgroup>
-            <optgroup label="What made it">
-              {MAKER_KIND_IDS.map((kind) => (
-                <option key={kind} value={kind}>
-                  {KIND_LABELS[kind]}
-                </option>
-              ))}
-            </optgroup>
+            {KIND_GROUPS.map(([label, kinds]) => (
+              <optgroup key={label} label={label}>
+                {kinds.map((kind) => (
+                  <option key={kind} value={kind}>
+                    {KIND_LABELS[kind]}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
           </select>
         </div>
         <div className="field field-date">

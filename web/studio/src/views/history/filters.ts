@@ -10,6 +10,12 @@ export const MEDIA_KIND_IDS = Object.keys(MEDIA_KINDS) as MediaKind[];
 /** What made an asset (a record's `kind`), without the ones that also name what it is. */
 export const MAKER_KIND_IDS = ASSET_KINDS.filter((kind) => !Object.hasOwn(MEDIA_KINDS, kind)) as AssetKind[];
 
+/** The kind picker's groups, in order. */
+export const KIND_GROUPS: ReadonlyArray<readonly [string, readonly HistoryKind[]]> = [
+  ['What it is', MEDIA_KIND_IDS],
+  ['What made it', MAKER_KIND_IDS],
+];
+
 /** A label per kind the API takes (a kind added to the contract needs one here). */
 export const KIND_LABELS: Readonly<Record<HistoryKind, string>> = {
   image: 'Images (PNG, JPEG, WebP)',
