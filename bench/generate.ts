@@ -1,10 +1,14 @@
 // POST /api/generate on the `api` lane versus the same upstream request made
-// directly to the simulator, in the same run: warm-up, then interleaved pairs
-// (the order flips every pair). The simulator and the studio each run in their
-// own process; this process is only the client.
+// directly to the simulator, in the same run: warm-up, then interleaved rounds
+// (studio, direct, floor gateway; each goes first, second and last in turn).
+// The simulator, the studio and the floor each run in their own process; this
+// process is only the client.
 //
 // Reports the overhead the studio adds (pairwise studio − direct, p50/p99, and
-// the ratio of medians), the studio's own timings from the result
+// the ratio of medians), the same for a floor gateway (lib/floor-child.ts: the
+// least any gateway does for one image, one durable write included, so its
+// overhead is what this machine charges for the hop and the write whoever
+// makes them), the studio's own timings from the result
 // (upstream call vs saveAsset), and a breakdown of saveAsset's steps measured
 // here on the same image bytes (decode probe, metadata embed, thumbnail, file write).
 //
@@ -17,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { writeFileAtomicAsync } from '../src/common/atomic-file.js';
+import { DurableWriter } from '../src/common/durable-writer.js';
 import { readSse } from '../src/common/events/client.js';
 import { embedMetadata } from '../src/studio/media/metadata.js';
 import { makeThumbnail } from '../src/studio/media/thumbnail.js';
@@ -62,6 +66,17 @@ const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURICo
 const template = logged.requests.at(-1)?.body as { input: Array<{ content: Array<{ text: string }> }> };
 if (!template) throw new Error('no upstream request logged');
 
+const floor = startChild(join(here, 'lib/floor-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
+const { url: floorUrl } = await floor.next<{ type: 'ready'; url: string }>('ready');
+async function viaFloor(prompt: string): Promise<number> {
+  const body = structuredClone(template);
+  body.input[0].content[0].text = prompt;
+  const started = performance.now();
+  const response = await fetch(floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await response.json();
+  return performance.now() - started;
+}
+
 async function direct(prompt: string): Promise<{ ms: number; image: Buffer }> {
   const body = structuredClone(template);
   body.input[0].content[0].text = prompt;
@@ -91,8 +106,14 @@ for (let index = 0; index < WARMUP; index += 1) {
   await viaStudio(PROMPT);
   if (baselineUrl) await viaStudio(PROMPT, baselineUrl);
   await direct(PROMPT);
+  await viaFloor(PROMPT);
 }
 
+const ROTATIONS = [
+  ['studio', 'direct', 'floor'],
+  ['direct', 'floor', 'studio'],
+  ['floor', 'studio', 'direct'],
+] as const;
 const studioMs: number[] = [];
 const directMs: number[] = [];
 const overheadMs: number[] = [];
@@ -101,23 +122,26 @@ const saveMs: number[] = [];
 const outsideSlotMs: number[] = [];
 const baselineMs: number[] = [];
 const baselineOverheadMs: number[] = [];
+const floorOverheadMs: number[] = [];
 let sample: Buffer | undefined;
 const measureStarted = performance.now();
 for (let index = 0; index < ITERATIONS; index += 1) {
   if (performance.now() - measureStarted > MEASURE_BUDGET_MS) break;
   const prompt = PROMPT;
-  let viaStudioRun: Awaited<ReturnType<typeof viaStudio>>;
-  let directRun: Awaited<ReturnType<typeof direct>>;
+  let viaStudioRun!: Awaited<ReturnType<typeof viaStudio>>;
+  let directRun!: Awaited<ReturnType<typeof direct>>;
   // The baseline goes first or last in turn, so neither studio always follows the other.
   let baselineRun: Awaited<ReturnType<typeof viaStudio>> | undefined;
   if (baselineUrl && index % 2 === 1) baselineRun = await viaStudio(prompt, baselineUrl);
-  if (index % 2 === 0) {
-    viaStudioRun = await viaStudio(prompt);
-    directRun = await direct(prompt);
-  } else {
-    directRun = await direct(prompt);
-    viaStudioRun = await viaStudio(prompt);
+  // Each of the three goes first, second and last in turn.
+  const order = ROTATIONS[index % ROTATIONS.length];
+  let floorRun = 0;
+  for (const who of order) {
+    if (who === 'studio') viaStudioRun = await viaStudio(prompt);
+    else if (who === 'direct') directRun = await direct(prompt);
+    else floorRun = await viaFloor(prompt);
   }
+  floorOverheadMs.push(floorRun - directRun.ms);
   if (baselineUrl && index % 2 === 0) baselineRun = await viaStudio(prompt, baselineUrl);
   if (baselineRun) {
     baselineMs.push(baselineRun.ms);
@@ -134,8 +158,9 @@ for (let index = 0; index < ITERATIONS; index += 1) {
 
 await studio.send({ type: 'stop' });
 baseline?.send({ type: 'stop' });
+floor.send({ type: 'stop' });
 await sim.send({ type: 'stop' });
-await Promise.all([studio.stop(), sim.stop(), baseline?.stop()]);
+await Promise.all([studio.stop(), sim.stop(), floor.stop(), baseline?.stop()]);
 
 // saveAsset's steps, one by one, on the same upstream image bytes.
 async function timed(run: () => Promise<unknown> | unknown): Promise<number> {
@@ -153,20 +178,23 @@ const size = { width: 1024, height: 1024 };
 const metadata = { prompt: 'a red kite', lane: 'api', model: 'lang-5.6-luna', requestId: 'bench', kind: 'generate' as const, settings: { size: '1024x1024' } };
 const embedded = embedMetadata(image, 'png', metadata, size);
 let fileIndex = 0;
+const files = new DurableWriter();
+await files.write(join(scratch, 'warm.png'), embedded);
 const components = {
   base64DecodeMs: await timed(() => Buffer.from(image.toString('base64'), 'base64')),
   decodeProbeMs: await timed(() => sharp(image).metadata()),
   metadataEmbedMs: await timed(() => embedMetadata(image, 'png', metadata, size)),
   thumbnailMs: await timed(() => makeThumbnail(embedded)),
-  fileWriteMs: await timed(() => writeFileAtomicAsync(join(scratch, `image-${fileIndex++}.png`), embedded)),
+  fileWriteMs: await timed(() => files.write(join(scratch, `image-${fileIndex++}.png`), embedded, { exclusive: true })),
 };
+await files.close();
 rmSync(scratch, { recursive: true, force: true });
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const p = (values: number[], q: number) => round(percentile(sorted(values), q));
 const ratio = round(percentile(sorted(studioMs), 0.5) / percentile(sorted(directMs), 0.5), 3);
 
-console.log(`generate: ${studioMs.length} interleaved pairs after ${WARMUP} warm-up pairs; 1024x1024 PNG, partial_images 2; image ${image.length} bytes; simulator renders cached`);
+console.log(`generate: ${studioMs.length} interleaved rounds after ${WARMUP} warm-up rounds; 1024x1024 PNG, partial_images 2; image ${image.length} bytes; simulator renders cached`);
 console.log(
   table(
     ['measure', 'p50 ms', 'p99 ms'],
@@ -174,6 +202,7 @@ console.log(
       ['direct to simulator (SSE parse + decode)', p(directMs, 0.5), p(directMs, 0.99)],
       ['POST /api/generate (sync JSON)', p(studioMs, 0.5), p(studioMs, 0.99)],
       ['added overhead (pairwise studio - direct)', p(overheadMs, 0.5), p(overheadMs, 0.99)],
+      ['floor gateway overhead (pairwise floor - direct)', p(floorOverheadMs, 0.5), p(floorOverheadMs, 0.99)],
       ['  in studio: upstream call (stream + decode)', p(upstreamMs, 0.5), p(upstreamMs, 0.99)],
       ['  in studio: saveAsset (all steps)', p(saveMs, 0.5), p(saveMs, 0.99)],
       ['  around the slot (HTTP, job record, answer)', p(outsideSlotMs, 0.5), p(outsideSlotMs, 0.99)],
@@ -181,6 +210,8 @@ console.log(
   ),
 );
 console.log(`ratio of medians (studio / direct): ${ratio}`);
+const aboveFloor = round(percentile(sorted(overheadMs), 0.5) - percentile(sorted(floorOverheadMs), 0.5));
+console.log(`studio overhead above the floor gateway's (difference of medians): ${aboveFloor} ms`);
 const baselineRatio = baselineMs.length ? round(percentile(sorted(overheadMs), 0.5) / percentile(sorted(baselineOverheadMs), 0.5), 3) : undefined;
 if (baselineMs.length) {
   console.log(`baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`);
@@ -191,10 +222,12 @@ console.log(table(['step', 'p50 ms'], Object.entries(components).map(([name, val
 console.log(
   JSON.stringify({
     bench: 'generate',
-    pairs: studioMs.length,
+    rounds: studioMs.length,
     directMs: { p50: p(directMs, 0.5), p99: p(directMs, 0.99) },
     studioMs: { p50: p(studioMs, 0.5), p99: p(studioMs, 0.99) },
     overheadMs: { p50: p(overheadMs, 0.5), p99: p(overheadMs, 0.99) },
+    floorOverheadMs: { p50: p(floorOverheadMs, 0.5), p99: p(floorOverheadMs, 0.99) },
+    aboveFloorMs: aboveFloor,
     ratio,
     ...(baselineMs.length ? { baseline: { tree: baselineTree, studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) }, overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) }, overheadRatio: baselineRatio } } : {}),
     studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) }, aroundSlotMs: { p50: p(outsideSlotMs, 0.5), p99: p(outsideSlotMs, 0.99) } },

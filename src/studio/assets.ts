@@ -3,7 +3,7 @@ import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import { ASSET_TOPIC, type AssetEventName, type AssetEventPayload, type AssetRecord } from './api/index.js';
 import type { StudioContext } from './context.js';
-import { fileExists, isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
+import { isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
 import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
@@ -67,15 +67,17 @@ function creationTime(value: string | undefined): Date {
   return Number.isNaN(date.getTime()) ? new Date() : date;
 }
 
-/** A fresh name whose image and thumbnail are free on disk and in the table (tombstones included). */
-async function freshNames(ctx: StudioContext, createdAt: Date, prompt: string, format: AssetFormat): Promise<{ filename: string; thumbnail: string }> {
+/**
+ * Writes an image durably under a fresh name: one free in the table (tombstones
+ * included) and on disk. A file no row knows (left by a crash) is never
+ * overwritten; a stray thumbnail may be (it is derived).
+ */
+async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<{ filename: string; thumbnail: string }> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const filename = newAssetFilename(createdAt, prompt, format);
     const thumbnail = thumbnailNameOf(filename);
     if (isNameTaken(ctx.db, filename, thumbnail)) continue;
-    // A file no row knows (left by a crash) is never overwritten; a stray thumbnail may be (it is derived).
-    if (await fileExists(pathInside(ctx.paths.generatedDir, filename))) continue;
-    return { filename, thumbnail };
+    if (await ctx.files.write(pathInside(ctx.paths.generatedDir, filename), image, { mode: PRIVATE_FILE, exclusive: true })) return { filename, thumbnail };
   }
   throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
 }
@@ -189,14 +191,12 @@ export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<A
   };
   const { format, image, size } = input.vector ? prepareVector(input.bytes, metadata) : prepareImage(input.bytes, metadata);
 
-  const { filename, thumbnail } = await freshNames(ctx, createdAt, metadata.prompt, format);
-  const imagePath = pathInside(ctx.paths.generatedDir, filename);
+  const { filename, thumbnail } = await writeUnderFreshName(ctx, image, createdAt, metadata.prompt, format);
   const row = { ...rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
   try {
-    await writeFileAtomicAsync(imagePath, image, PRIVATE_FILE);
     insertAsset(ctx.db, row);
   } catch (error) {
-    await rm(imagePath, { force: true });
+    await rm(pathInside(ctx.paths.generatedDir, filename), { force: true });
     throw error;
   }
   void finishAsset(ctx, filename);

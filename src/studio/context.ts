@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync } from 'node:fs';
+import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
@@ -59,6 +60,8 @@ export interface StudioContext {
   readonly cooldowns: LaneCooldowns;
   /** Work derived from saved assets (thumbnails, the full decode), off the request path. */
   readonly derived: DerivedWork;
+  /** Atomic, durable writes of the images themselves, one hop each on their own thread. */
+  readonly files: DurableWriter;
   readonly demo: boolean;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
@@ -107,6 +110,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
+    files: new DurableWriter(),
     demo: Boolean(demo),
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
@@ -130,6 +134,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     async close() {
       // Thumbnails under way finish (they write the database); the ones not started wait for the next start.
       await ctx.derived.stop();
+      await ctx.files.close();
       events.close();
       db.close();
     },

@@ -40,6 +40,8 @@ function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest
  */
 async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
   const started = performance.now();
+  // The images will be written on the writer's thread: it starts while the upstream works.
+  ctx.files.warm();
   const { lane, request } = laneRequest(ctx, slot, inputs);
   const slotField = index !== undefined ? { slot: index } : {};
   const identity = { provider: lane.id, model: request.model.id, ...slotField };

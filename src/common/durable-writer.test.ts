@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAtomicTempName } from './atomic-file.js';
+import { DurableWriter } from './durable-writer.js';
+
+const folder = () => mkdtempSync(join(tmpdir(), 'svc-durable-'));
+const temps = (dir: string) => readdirSync(dir).filter(isAtomicTempName);
+const writers: DurableWriter[] = [];
+const writer = () => {
+  const made = new DurableWriter();
+  writers.push(made);
+  return made;
+};
+
+afterEach(async () => {
+  for (const made of writers.splice(0)) await made.close();
+});
+
+describe('DurableWriter', () => {
+  it('writes the whole file with its mode and leaves no temp file', async () => {
+    const dir = folder();
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, index) => index % 251));
+    await expect(writer().write(join(dir, 'a.png'), bytes, { mode: 0o600 })).resolves.toBe(true);
+    expect(readFileSync(join(dir, 'a.png')).equals(bytes)).toBe(true);
+    expect(statSync(join(dir, 'a.png')).mode & 0o777).toBe(0o600);
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it('leaves an existing file alone when exclusive, and replaces it otherwise', async () => {
+    const dir = folder();
+    const path = join(dir, 'taken.png');
+    writeFileSync(path, 'older');
+    const files = writer();
+    await expect(files.write(path, Buffer.from('newer'), { exclusive: true })).resolves.toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe('older');
+    await expect(files.write(path, Buffer.from('newer'))).resolves.toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('newer');
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it('makes a missing folder, private for a private file', async () => {
+    const dir = join(folder(), 'made', 'here');
+    await writer().write(join(dir, 'b.png'), Buffer.from('x'), { mode: 0o600 });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('reports a failure with its code and leaves no temp file', async () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'target.png'));
+    const failed = writer().write(join(dir, 'target.png'), Buffer.from('x'));
+    await expect(failed).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(temps(dir)).toEqual([]);
+    // The thread is still there for the next write.
+    const files = writers[0];
+    await expect(files.write(join(dir, 'next.png'), Buffer.from('y'))).resolves.toBe(true);
+  });
+
+  it('runs many writes at once, each answered once', async () => {
+    const dir = folder();
+    const files = writer();
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => files.write(join(dir, `${index}.png`), Buffer.from(`image ${index}`))));
+    expect(answers).toEqual(Array.from({ length: 40 }, () => true));
+    for (let index = 0; index < 40; index += 1) expect(readFileSync(join(dir, `${index}.png`), 'utf8')).toBe(`image ${index}`);
+  });
+
+  it('lets the writes under way finish on close, and refuses writes after it', async () => {
+    const dir = folder();
+    const files = writer();
+    const under = files.write(join(dir, 'last.png'), Buffer.alloc(2_000_000, 7));
+    await files.close();
+    await expect(under).resolves.toBe(true);
+    expect(statSync(join(dir, 'last.png')).size).toBe(2_000_000);
+    await expect(files.write(join(dir, 'late.png'), Buffer.from('x'))).rejects.toThrow(/closed/);
+    expect(existsSync(join(dir, 'late.png'))).toBe(false);
+  });
+
+  it('does not hold a process open once its writes are done', async () => {
+    const dir = folder();
+    const script = `import { DurableWriter } from ${JSON.stringify(join(import.meta.dirname, 'durable-writer.ts'))};
+      await new DurableWriter().write(${JSON.stringify(join(dir, 'c.png'))}, Buffer.from('done'));`;
+    // Without close(), the process must still end by itself.
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000 });
+    expect(readFileSync(join(dir, 'c.png'), 'utf8')).toBe('done');
+  });
+});

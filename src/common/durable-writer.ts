@@ -1,0 +1,139 @@
+import { Worker } from 'node:worker_threads';
+import { atomicTempPath } from './atomic-file.js';
+
+// Atomic, durable file writes on one worker thread. The same steps as
+// writeFileAtomic (temp sibling, write, fsync, rename, fsync of the folder),
+// but done in one hop: through libuv's pool each of those eight system calls
+// is a round trip of its own, and on a busy machine each waits its turn
+// behind thumbnails. Here the whole write costs one message each way.
+//
+// The worker starts on first use (or `warm()`), holds the process open only
+// while a write is pending, and exits after a minute without writes: an idle
+// studio keeps no thread for it.
+
+const IDLE_EXIT_MS = 60_000;
+
+// Plain CommonJS, run with `eval`: no file to locate next to a bundle.
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const { dirname } = require('node:path');
+function syncClose(fd) { try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); } }
+parentPort.on('message', ({ id, path, temp, data, mode, exclusive }) => {
+  try {
+    if (exclusive && fs.existsSync(path)) return parentPort.postMessage({ id, written: false });
+    let fd;
+    try {
+      fd = fs.openSync(temp, 'wx', mode);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+      // A private file's new folders are private too.
+      fs.mkdirSync(dirname(path), { recursive: true, mode: mode & 0o077 ? 0o755 : 0o700 });
+      fd = fs.openSync(temp, 'wx', mode);
+    }
+    try { fs.writeFileSync(fd, data); } catch (error) { fs.closeSync(fd); throw error; }
+    syncClose(fd);
+    fs.renameSync(temp, path);
+    syncClose(fs.openSync(dirname(path), 'r'));
+    parentPort.postMessage({ id, written: true });
+  } catch (error) {
+    try { fs.rmSync(temp, { force: true }); } catch {}
+    parentPort.postMessage({ id, error: { message: error.message, code: error.code } });
+  }
+});
+`;
+
+interface Reply {
+  id: number;
+  written?: boolean;
+  error?: { message: string; code?: string };
+}
+
+interface Pending {
+  readonly done: Promise<boolean>;
+  resolve(written: boolean): void;
+  reject(error: Error): void;
+}
+
+export class DurableWriter {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  /**
+   * Writes `data` to `path` so that readers see the whole file or none, and a
+   * crash after the promise settles keeps it. With `exclusive`, an existing
+   * file is left alone and the answer is false.
+   */
+  write(path: string, data: Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<boolean> {
+    if (this.closed) return Promise.reject(new Error('The file writer is closed.'));
+    const worker = this.started();
+    const id = this.nextId++;
+    let settle!: Pick<Pending, 'resolve' | 'reject'>;
+    const done = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
+    this.pending.set(id, { done, ...settle });
+    if (this.pending.size === 1) worker.ref();
+    clearTimeout(this.idleTimer);
+    try {
+      worker.postMessage({ id, path, temp: atomicTempPath(path), data, mode: options.mode ?? 0o644, exclusive: options.exclusive === true });
+    } catch (error) {
+      this.settle({ id, error: { message: (error as Error).message } });
+    }
+    return done;
+  }
+
+  /** Starts the thread ahead of a write that is coming (it takes a few tens of milliseconds). */
+  warm(): void {
+    if (!this.closed) this.started();
+  }
+
+  /** Waits for the writes under way, then stops the thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.pending.values()].map((entry) => entry.done));
+    await this.stop();
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    // No inherited flags: a parent's loader or `--input-type=module` would not read this CommonJS.
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
+    worker.unref();
+    worker.on('message', (reply: Reply) => this.settle(reply));
+    // A thread that dies takes its writes with it: they fail, and the next write starts a new one.
+    const lost = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      clearTimeout(this.idleTimer);
+      for (const entry of this.pending.values()) entry.reject(error);
+      this.pending.clear();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`The file writer thread exited (code ${code}).`)));
+    this.worker = worker;
+    this.idleTimer = setTimeout(() => void this.stop(), IDLE_EXIT_MS).unref();
+    return worker;
+  }
+
+  private settle(reply: Reply): void {
+    const entry = this.pending.get(reply.id);
+    if (!entry) return;
+    this.pending.delete(reply.id);
+    if (reply.error) entry.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
+    else entry.resolve(reply.written === true);
+    if (this.pending.size === 0 && this.worker) {
+      this.worker.unref();
+      this.idleTimer = setTimeout(() => void this.stop(), IDLE_EXIT_MS).unref();
+    }
+  }
+
+  private async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker || this.pending.size > 0) return;
+    this.worker = undefined;
+    clearTimeout(this.idleTimer);
+    await worker.terminate();
+  }
+}
