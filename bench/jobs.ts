@@ -61,7 +61,7 @@ function stateDir(rows: number): string {
   ctx.db.transaction(() => {
     for (let index = 0; index < rows; index += 1) {
       insertJob(ctx.db, { id: `running-${index}`, kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: JSON.stringify({ operation: 'generate', slots: [] }), created_at: at });
-      markJobRunning(ctx.db, `running-${index}`, at);
+      markJobRunning(ctx.db, `running-${index}`, 'planning', at);
     }
   })();
   void ctx.close();

@@ -121,6 +121,8 @@ describe('a studio configured by that environment, killed mid-job', () => {
     const restarted = await startStudioProcess();
     const job = jobRecord.parse(await (await fetch(`${restarted.url}/api/jobs/crash-1`)).json());
     expect(job).toMatchObject({ requestId: 'crash-1', kind: 'generate', state: 'interrupted', provider: 'api', error: { code: 'JOB_INTERRUPTED' } });
+    // The row had followed the job's phases (written off the request path, within a turn of the loop).
+    expect(job.error?.details).toMatchObject({ requestId: 'crash-1', phase: 'planning' });
     expect(job.finishedAt).not.toBeNull();
     // Every accepted job has an end: none unknown (all were in flight, so all ended interrupted).
     for (const requestId of burst) {

@@ -94,12 +94,11 @@ export class Jobs {
     const handler = this.handlers.get(kind) as JobHandler;
     const base = { requestId, kind };
     try {
-      markJobRunning(ctx.db, requestId, now());
-      setJobPhase(ctx.db, requestId, 'queued', now());
+      markJobRunning(ctx.db, requestId, 'queued', now());
       events.phase({ ...base, phase: 'queued', ...(job.spec.lane ? { provider: job.spec.lane } : { provider: kind }), ...(job.spec.model ? { model: job.spec.model } : {}) });
       // Once a handler returns, its result stands: a cancel that came during saving does not undo saved work.
       const result = await handler.run(ctx, this.context(job));
-      finishJob(ctx.db, requestId, { state: 'succeeded', result }, now());
+      finishJob(ctx.db, requestId, { state: 'succeeded', result, phase: job.phase }, now());
       events.done({ ...base, result });
       return result;
     } catch (error) {
@@ -107,7 +106,7 @@ export class Jobs {
       if (job.detached) throw failure;
       const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
       const payload = failure.toBody().error;
-      finishJob(ctx.db, requestId, { state, error: payload }, now());
+      finishJob(ctx.db, requestId, { state, error: payload, phase: job.phase }, now());
       events.error({ ...base, error: payload });
       throw failure;
     } finally {
@@ -119,6 +118,19 @@ export class Jobs {
   private context(job: RunningJob): JobContext {
     const { ctx, events } = this;
     const { spec } = job;
+    let phaseWrite: NodeJS.Immediate | undefined;
+    const writePhase = () => {
+      phaseWrite = undefined;
+      // A job that outlived the shutdown grace finds the database closed: nothing to record then.
+      if (ctx.db.open) setJobPhase(ctx.db, spec.requestId, job.phase, now());
+    };
+    // An ending job's last phase goes with finishJob; one detached at shutdown stays unfinished, so its phase is written now.
+    void job.settled.then(() => {
+      if (!phaseWrite) return;
+      clearImmediate(phaseWrite);
+      phaseWrite = undefined;
+      if (job.detached) writePhase();
+    });
     return {
       requestId: spec.requestId,
       kind: spec.kind,
@@ -131,7 +143,9 @@ export class Jobs {
       events,
       phase(phase, fields = {}) {
         job.setPhase(phase);
-        setJobPhase(ctx.db, spec.requestId, phase, now());
+        // The row follows within one turn of the loop, off the request's path (the upstream
+        // call or the image write is under way by then); several phases in one turn write once.
+        phaseWrite ??= setImmediate(writePhase);
         events.phase({ requestId: spec.requestId, kind: spec.kind, phase, ...fields });
       },
       partial({ index, b64, format, slot }) {

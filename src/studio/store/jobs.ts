@@ -35,13 +35,17 @@ function statements(db: StudioDatabase) {
     ),
     byId: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
     unfinished: db.prepare<[], JobRow>('SELECT * FROM jobs WHERE finished_at IS NULL ORDER BY created_at'),
-    start: db.prepare<{ id: string; at: string }>(`UPDATE jobs SET state = 'running', started_at = @at, updated_at = @at WHERE id = @id AND finished_at IS NULL`),
+    // A job starts in its first phase: one write, not two.
+    start: db.prepare<{ id: string; phase: string; at: string }>(
+      `UPDATE jobs SET state = 'running', phase = @phase, started_at = @at, updated_at = @at WHERE id = @id AND finished_at IS NULL`,
+    ),
     phase: db.prepare<{ id: string; phase: string; at: string }>('UPDATE jobs SET phase = @phase, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
     upstream: db.prepare<{ id: string; operation: string; state: string | null; at: string }>(
       'UPDATE jobs SET upstream_operation_id = @operation, upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL',
     ),
-    finish: db.prepare<{ id: string; state: JobState; result: string | null; error: string | null; at: string }>(
-      'UPDATE jobs SET state = @state, result = @result, error = @error, updated_at = @at, finished_at = @at WHERE id = @id AND finished_at IS NULL',
+    finish: db.prepare<{ id: string; state: JobState; phase: string | null; result: string | null; error: string | null; at: string }>(
+      `UPDATE jobs SET state = @state, phase = COALESCE(@phase, phase), result = @result, error = @error, updated_at = @at, finished_at = @at
+       WHERE id = @id AND finished_at IS NULL`,
     ),
     sweep: db.prepare<[string]>('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
   };
@@ -69,18 +73,19 @@ export const findJob = (db: StudioDatabase, id: string): JobRow | undefined => p
 
 export const unfinishedJobs = (db: StudioDatabase): JobRow[] => prepared(db).unfinished.all();
 
-export const markJobRunning = (db: StudioDatabase, id: string, at: string): void => void prepared(db).start.run({ id, at });
+export const markJobRunning = (db: StudioDatabase, id: string, phase: string, at: string): void => void prepared(db).start.run({ id, phase, at });
 
 export const setJobPhase = (db: StudioDatabase, id: string, phase: string, at: string): void => void prepared(db).phase.run({ id, phase, at });
 
 export const setJobUpstream = (db: StudioDatabase, id: string, operation: string, state: string | null, at: string): void =>
   void prepared(db).upstream.run({ id, operation, state, at });
 
-/** Ends a job; false when it had already ended. */
-export const finishJob = (db: StudioDatabase, id: string, end: { state: JobState; result?: unknown; error?: unknown }, at: string): boolean =>
+/** Ends a job (in its last phase, when given); false when it had already ended. */
+export const finishJob = (db: StudioDatabase, id: string, end: { state: JobState; phase?: string; result?: unknown; error?: unknown }, at: string): boolean =>
   prepared(db).finish.run({
     id,
     state: end.state,
+    phase: end.phase ?? null,
     result: end.result === undefined ? null : JSON.stringify(end.result),
     error: end.error === undefined ? null : JSON.stringify(end.error),
     at,
