@@ -42,6 +42,35 @@ describe('DurableWriter', () => {
     expect(temps(dir)).toEqual([]);
   });
 
+  it('writes under the first free of several names, in one hop', async () => {
+    const dir = folder();
+    const [first, second, third] = ['1.png', '2.png', '3.png'].map((name) => join(dir, name));
+    writeFileSync(first, 'older');
+    const files = writer();
+    await expect(files.writeFirstFree([first, second, third], Buffer.from('new'))).resolves.toBe(second);
+    expect(readFileSync(first, 'utf8')).toBe('older');
+    expect(readFileSync(second, 'utf8')).toBe('new');
+    expect(existsSync(third)).toBe(false);
+    await expect(files.writeFirstFree([first, second], Buffer.from('newer'))).resolves.toBeUndefined();
+    expect(readFileSync(second, 'utf8')).toBe('new');
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it('moves bytes that own their whole buffer, and copies a view into a larger one', async () => {
+    const dir = folder();
+    const files = writer();
+    const owned = Buffer.from(new Uint8Array(100_000).fill(9).buffer);
+    await files.write(join(dir, 'moved.png'), owned, { transfer: true });
+    expect(owned.length).toBe(0); // given up: the thread has the bytes
+    expect(statSync(join(dir, 'moved.png')).size).toBe(100_000);
+    const whole = Buffer.alloc(1000, 5);
+    const view = whole.subarray(100, 600);
+    await files.write(join(dir, 'copied.png'), view, { transfer: true });
+    expect(view.length).toBe(500);
+    expect(whole[0]).toBe(5);
+    expect(readFileSync(join(dir, 'copied.png')).equals(Buffer.alloc(500, 5))).toBe(true);
+  });
+
   it('makes a missing folder, private for a private file', async () => {
     const dir = join(folder(), 'made', 'here');
     await writer().write(join(dir, 'b.png'), Buffer.from('x'), { mode: 0o600 });

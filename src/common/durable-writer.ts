@@ -5,7 +5,8 @@ import { atomicTempPath } from './atomic-file.js';
 // writeFileAtomic (temp sibling, write, fsync, rename, fsync of the folder),
 // but done in one hop: through libuv's pool each of those eight system calls
 // is a round trip of its own, and on a busy machine each waits its turn
-// behind thumbnails. Here the whole write costs one message each way.
+// behind thumbnails. Here the whole write costs one message each way, and
+// the bytes move to the thread without a copy when the caller gives them up.
 //
 // The worker starts on first use (or `warm()`), holds the process open only
 // while a write is pending, and exits after a minute without writes: an idle
@@ -13,15 +14,21 @@ import { atomicTempPath } from './atomic-file.js';
 
 const IDLE_EXIT_MS = 60_000;
 
+/** The thread only passes bytes through: a small heap, collected often, so copies never pile up. */
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
+
 // Plain CommonJS, run with `eval`: no file to locate next to a bundle.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { dirname } = require('node:path');
 function syncClose(fd) { try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); } }
-parentPort.on('message', ({ id, path, temp, data, mode, exclusive }) => {
+parentPort.on('message', ({ id, paths, temps, data, mode, exclusive }) => {
+  const index = exclusive ? paths.findIndex((path) => !fs.existsSync(path)) : 0;
+  if (index === -1) return parentPort.postMessage({ id, index });
+  const path = paths[index];
+  const temp = temps[index];
   try {
-    if (exclusive && fs.existsSync(path)) return parentPort.postMessage({ id, written: false });
     let fd;
     try {
       fd = fs.openSync(temp, 'wx', mode);
@@ -35,7 +42,7 @@ parentPort.on('message', ({ id, path, temp, data, mode, exclusive }) => {
     syncClose(fd);
     fs.renameSync(temp, path);
     syncClose(fs.openSync(dirname(path), 'r'));
-    parentPort.postMessage({ id, written: true });
+    parentPort.postMessage({ id, index });
   } catch (error) {
     try { fs.rmSync(temp, { force: true }); } catch {}
     parentPort.postMessage({ id, error: { message: error.message, code: error.code } });
@@ -45,15 +52,32 @@ parentPort.on('message', ({ id, path, temp, data, mode, exclusive }) => {
 
 interface Reply {
   id: number;
-  written?: boolean;
+  index?: number;
   error?: { message: string; code?: string };
 }
 
 interface Pending {
-  readonly done: Promise<boolean>;
-  resolve(written: boolean): void;
+  readonly done: Promise<number>;
+  resolve(index: number): void;
   reject(error: Error): void;
 }
+
+export interface WriteOptions {
+  /** The file's mode (default 0644). */
+  readonly mode?: number;
+  /** Never replace a file: a path that exists is skipped. */
+  readonly exclusive?: boolean;
+  /**
+   * Move the bytes to the writer's thread instead of copying them (the caller
+   * gives `data` up: it is empty afterwards). Only when `data` spans its whole
+   * buffer; otherwise they are copied.
+   */
+  readonly transfer?: boolean;
+}
+
+/** Whether the bytes can be moved: a view over the whole of its own (not shared) buffer. */
+const movable = (data: Uint8Array): boolean =>
+  data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
 
 export class DurableWriter {
   private worker: Worker | undefined;
@@ -67,21 +91,33 @@ export class DurableWriter {
    * crash after the promise settles keeps it. With `exclusive`, an existing
    * file is left alone and the answer is false.
    */
-  write(path: string, data: Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<boolean> {
-    if (this.closed) return Promise.reject(new Error('The file writer is closed.'));
+  async write(path: string, data: Uint8Array, options: WriteOptions = {}): Promise<boolean> {
+    return (await this.writeFirstFree([path], data, options)) !== undefined;
+  }
+
+  /**
+   * Writes `data` under the first of `paths` that has no file yet (one hop for
+   * all of them, so the bytes can be moved once). Returns the path written, or
+   * undefined when every one is taken.
+   */
+  async writeFirstFree(paths: readonly string[], data: Uint8Array, options: WriteOptions = {}): Promise<string | undefined> {
+    if (this.closed) throw new Error('The file writer is closed.');
+    const exclusive = options.exclusive === true || paths.length > 1;
     const worker = this.started();
     const id = this.nextId++;
     let settle!: Pick<Pending, 'resolve' | 'reject'>;
-    const done = new Promise<boolean>((resolve, reject) => (settle = { resolve, reject }));
+    const done = new Promise<number>((resolve, reject) => (settle = { resolve, reject }));
     this.pending.set(id, { done, ...settle });
     if (this.pending.size === 1) worker.ref();
     clearTimeout(this.idleTimer);
     try {
-      worker.postMessage({ id, path, temp: atomicTempPath(path), data, mode: options.mode ?? 0o644, exclusive: options.exclusive === true });
+      const message = { id, paths, temps: paths.map(atomicTempPath), data, mode: options.mode ?? 0o644, exclusive };
+      worker.postMessage(message, options.transfer && movable(data) ? [data.buffer as ArrayBuffer] : []);
     } catch (error) {
       this.settle({ id, error: { message: (error as Error).message } });
     }
-    return done;
+    const index = await done;
+    return index === -1 ? undefined : paths[index];
   }
 
   /** Starts the thread ahead of a write that is coming (it takes a few tens of milliseconds). */
@@ -99,7 +135,7 @@ export class DurableWriter {
   private started(): Worker {
     if (this.worker) return this.worker;
     // No inherited flags: a parent's loader or `--input-type=module` would not read this CommonJS.
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], resourceLimits: RESOURCE_LIMITS });
     worker.unref();
     worker.on('message', (reply: Reply) => this.settle(reply));
     // A thread that dies takes its writes with it: they fail, and the next write starts a new one.
@@ -122,7 +158,7 @@ export class DurableWriter {
     if (!entry) return;
     this.pending.delete(reply.id);
     if (reply.error) entry.reject(Object.assign(new Error(reply.error.message), reply.error.code ? { code: reply.error.code } : {}));
-    else entry.resolve(reply.written === true);
+    else entry.resolve(reply.index ?? -1);
     if (this.pending.size === 0 && this.worker) {
       this.worker.unref();
       this.idleTimer = setTimeout(() => void this.stop(), IDLE_EXIT_MS).unref();

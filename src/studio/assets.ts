@@ -67,19 +67,23 @@ function creationTime(value: string | undefined): Date {
   return Number.isNaN(date.getTime()) ? new Date() : date;
 }
 
+/** Fresh names tried for one image (a name taken on disk or in the table draws again). */
+const NAME_DRAWS = 5;
+
 /**
  * Writes an image durably under a fresh name: one free in the table (tombstones
  * included) and on disk. A file no row knows (left by a crash) is never
- * overwritten; a stray thumbnail may be (it is derived).
+ * overwritten; a stray thumbnail may be (it is derived). The bytes move to the
+ * writer's thread: `image` is empty afterwards.
  */
-async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<{ filename: string; thumbnail: string }> {
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const filename = newAssetFilename(createdAt, prompt, format);
-    const thumbnail = thumbnailNameOf(filename);
-    if (isNameTaken(ctx.db, filename, thumbnail)) continue;
-    if (await ctx.files.write(pathInside(ctx.paths.generatedDir, filename), image, { mode: PRIVATE_FILE, exclusive: true })) return { filename, thumbnail };
-  }
-  throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
+async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
+  const names = Array.from({ length: NAME_DRAWS }, () => newAssetFilename(createdAt, prompt, format)).filter(
+    (filename) => !isNameTaken(ctx.db, filename, thumbnailNameOf(filename)),
+  );
+  const paths = names.map((filename) => pathInside(ctx.paths.generatedDir, filename));
+  const written = paths.length ? await ctx.files.writeFirstFree(paths, image, { mode: PRIVATE_FILE, exclusive: true, transfer: true }) : undefined;
+  if (!written) throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
+  return names[paths.indexOf(written)];
 }
 
 /** The row of an asset, from its file's facts and its metadata. */
@@ -191,8 +195,9 @@ export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<A
   };
   const { format, image, size } = input.vector ? prepareVector(input.bytes, metadata) : prepareImage(input.bytes, metadata);
 
-  const { filename, thumbnail } = await writeUnderFreshName(ctx, image, createdAt, metadata.prompt, format);
-  const row = { ...rowOf({ filename, thumbnail, format, size, bytes: image.length, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
+  const bytes = image.length;
+  const filename = await writeUnderFreshName(ctx, image, createdAt, metadata.prompt, format);
+  const row = { ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format, size, bytes, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
   try {
     insertAsset(ctx.db, row);
   } catch (error) {
