@@ -14,7 +14,7 @@ import { atomicTempPath } from './atomic-file.js';
 
 const IDLE_EXIT_MS = 60_000;
 
-/** The thread only passes bytes through: a small heap, collected often, so copies never pile up. */
+/** The thread only passes bytes through: a small heap is enough. */
 const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
 
 // Plain CommonJS, run with `eval`: no file to locate next to a bundle.
@@ -23,9 +23,12 @@ const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { dirname } = require('node:path');
 function syncClose(fd) { try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); } }
+// The bytes go back with the answer (moved, not copied): the main thread, whose heap churns,
+// frees them at its next collection, where this idle thread might hold them for long.
+const answer = (reply, data) => parentPort.postMessage({ ...reply, data }, data.buffer.byteLength ? [data.buffer] : []);
 parentPort.on('message', ({ id, paths, temps, data, mode, exclusive }) => {
   const index = exclusive ? paths.findIndex((path) => !fs.existsSync(path)) : 0;
-  if (index === -1) return parentPort.postMessage({ id, index });
+  if (index === -1) return answer({ id, index }, data);
   const path = paths[index];
   const temp = temps[index];
   try {
@@ -42,10 +45,10 @@ parentPort.on('message', ({ id, paths, temps, data, mode, exclusive }) => {
     syncClose(fd);
     fs.renameSync(temp, path);
     syncClose(fs.openSync(dirname(path), 'r'));
-    parentPort.postMessage({ id, index });
+    answer({ id, index }, data);
   } catch (error) {
     try { fs.rmSync(temp, { force: true }); } catch {}
-    parentPort.postMessage({ id, error: { message: error.message, code: error.code } });
+    answer({ id, error: { message: error.message, code: error.code } }, data);
   }
 });
 `;
