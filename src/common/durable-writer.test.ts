@@ -71,6 +71,14 @@ describe('DurableWriter', () => {
     expect(readFileSync(join(dir, 'copied.png')).equals(Buffer.alloc(500, 5))).toBe(true);
   });
 
+  it('writes bytes in shared memory (copied, never moved)', async () => {
+    const dir = folder();
+    const shared = new Uint8Array(new SharedArrayBuffer(4096)).fill(3);
+    await expect(writer().write(join(dir, 'shared.png'), shared, { transfer: true })).resolves.toBe(true);
+    expect(shared.length).toBe(4096);
+    expect(readFileSync(join(dir, 'shared.png')).equals(Buffer.alloc(4096, 3))).toBe(true);
+  });
+
   it('makes a missing folder, private for a private file', async () => {
     const dir = join(folder(), 'made', 'here');
     await writer().write(join(dir, 'b.png'), Buffer.from('x'), { mode: 0o600 });

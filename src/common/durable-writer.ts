@@ -25,7 +25,7 @@ const { dirname } = require('node:path');
 function syncClose(fd) { try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); } }
 // The bytes go back with the answer (moved, not copied): the main thread, whose heap churns,
 // frees them at its next collection, where this idle thread might hold them for long.
-const answer = (reply, data) => parentPort.postMessage({ ...reply, data }, data.buffer.byteLength ? [data.buffer] : []);
+const answer = (reply, data) => parentPort.postMessage({ ...reply, data }, data.buffer instanceof ArrayBuffer && data.buffer.byteLength ? [data.buffer] : []);
 parentPort.on('message', ({ id, paths, temps, data, mode, exclusive }) => {
   const index = exclusive ? paths.findIndex((path) => !fs.existsSync(path)) : 0;
   if (index === -1) return answer({ id, index }, data);
