@@ -59,12 +59,11 @@ export const atomicTempPath = (path: string): string => join(dirname(path), `.${
 export const isThisBootsTempName = (name: string): boolean => isAtomicTempName(name) && name.split('.').at(-3) === BOOT_ID;
 
 /**
- * writeFileAtomic without blocking the event loop (large files such as images).
- * `durable: false` skips the fsyncs, for files that can be made again (a
- * thumbnail): still never half-written, but a crash may lose the new name.
+ * An atomic write without blocking the event loop and without fsync, for files
+ * that can be made again (a thumbnail): never half-written, but a crash may
+ * lose the new name. Durable writes off the loop go through DurableWriter.
  */
-export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644, options: { durable?: boolean } = {}): Promise<void> {
-  const durable = options.durable !== false;
+export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode = 0o644): Promise<void> {
   const temp = atomicTempPath(path);
   try {
     // The folder nearly always exists: it is made only when the first open says it is missing.
@@ -75,7 +74,6 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode 
     });
     try {
       await handle.writeFile(data);
-      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -83,12 +81,5 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array, mode 
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
-  }
-  if (!durable) return;
-  const directory = await open(dirname(path), 'r');
-  try {
-    await directory.sync();
-  } finally {
-    await directory.close();
   }
 }

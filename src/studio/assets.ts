@@ -231,7 +231,7 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       return;
     }
     // A derived file: no fsync (a crash loses it, and start-up makes it again from the pending row).
-    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), thumbnail, PRIVATE_FILE, { durable: false });
+    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), thumbnail, PRIVATE_FILE);
     setThumbnailState(ctx.db, filename, 'ready');
     publishAssetEvent(ctx, 'thumbnail_ready', { filename, requestId: row.request_id, thumbnailUrl: thumbnailUrl(filename) });
   });
