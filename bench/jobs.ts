@@ -1,11 +1,16 @@
-// Durable jobs: the cost of reading a job and of start-up recovery, each as a
-// ratio against a baseline measured in the same run.
+// Durable jobs: the cost of reading a job, of start-up recovery and of the
+// dispatcher, each as a ratio against a baseline measured in the same run.
 //
 // 1. GET /api/jobs/:requestId (a finished job, read from SQLite) against
 //    GET /api/health (no storage) on the same studio, interleaved.
 // 2. Start-up recovery: `startStudio` on a state dir whose jobs table holds
-//    1,000 `running` rows (each becomes `interrupted` and publishes an error
-//    event) against the same start on an empty jobs table; rounds alternate.
+//    1,000 `running` rows that reached their upstream (each becomes
+//    `interrupted` and publishes an error event) against the same start on an
+//    empty jobs table; rounds alternate.
+// 3. The dispatcher: 1, 8 and 64 jobs submitted at once through the engine
+//    (insert, `phase: queued`, claim under the limits and a lease, a handler
+//    that answers at once, finish, `done`) against writing the same rows
+//    without a dispatcher (insert, then finish); jobs per second of each.
 //
 // Run: node --import tsx bench/jobs.ts
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStudioContext } from '../src/studio/context.js';
 import { startStudio } from '../src/studio/main.js';
-import { insertJob, markJobRunning } from '../src/studio/store/jobs.js';
+import { insertJob, finishJob, type NewJobRow } from '../src/studio/store/jobs.js';
+import { Jobs } from '../src/studio/jobs/jobs.js';
+import type { JobHandler } from '../src/studio/jobs/handlers.js';
 import { percentile, round, table } from './lib/stats.js';
 
 const READS = 2000;
@@ -26,8 +33,21 @@ const p = (values: number[], q: number) => round(percentile(sorted(values), q));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-jobs-'));
 const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH }, port: 0, descriptor: false });
 const now = new Date().toISOString();
-insertJob(studio.ctx.db, { id: 'bench-job', kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: JSON.stringify({ operation: 'generate', slots: [] }), created_at: now });
-studio.ctx.db.prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`).run(now, JSON.stringify({ requestId: 'bench-job', images: [] }));
+const row = (id: string, at: string): NewJobRow => ({
+  id,
+  kind: 'generate',
+  lane: 'api',
+  model: 'lang-5.6-luna',
+  request: JSON.stringify({ operation: 'generate', slots: [] }),
+  created_at: at,
+  priority: 0,
+  ordering_key: null,
+  fingerprint: null,
+  attempt: 1,
+  retry_of: null,
+});
+insertJob(studio.ctx.db, row('bench-job', now), []);
+studio.ctx.db.prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`).run(now, JSON.stringify({ requestId: 'bench-job', results: [], succeeded: 0, failed: 0 }));
 const time = async (path: string) => {
   const started = performance.now();
   const response = await fetch(`${studio.url}${path}`);
@@ -60,8 +80,8 @@ function stateDir(rows: number): string {
   const at = new Date().toISOString();
   ctx.db.transaction(() => {
     for (let index = 0; index < rows; index += 1) {
-      insertJob(ctx.db, { id: `running-${index}`, kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: JSON.stringify({ operation: 'generate', slots: [] }), created_at: at });
-      markJobRunning(ctx.db, `running-${index}`, 'planning', at);
+      insertJob(ctx.db, row(`running-${index}`, at), []);
+      ctx.db.prepare(`UPDATE jobs SET state = 'running', phase = 'planning', started_at = ?, reached_upstream = 1 WHERE id = ?`).run(at, `running-${index}`);
     }
   })();
   void ctx.close();
@@ -95,13 +115,71 @@ for (let index = 0; index < RECOVERY_ROUNDS; index += 1) {
 }
 for (const dir of Object.values(templates)) rmSync(dir, { recursive: true, force: true });
 
-console.log(`jobs: ${READS} interleaved reads; ${RECOVERY_ROUNDS} alternating start-ups with ${RUNNING_ROWS} running rows vs none`);
+// --- 3. The dispatcher.
+const DISPATCH_ROUNDS = 20;
+const BATCHES = [1, 8, 64];
+const dispatchHome = mkdtempSync(join(tmpdir(), 'svc-bench-dispatch-'));
+const dispatchCtx = createStudioContext({ env: { SVC_HOME: dispatchHome, PATH: process.env.PATH } });
+// A handler that answers at once: what is timed is the engine's own work.
+const instant: JobHandler = {
+  kinds: ['generate'],
+  canResume: () => false,
+  reachesUpstreamAtStart: () => true,
+  budgetMs: () => 60_000,
+  run: async (_ctx, job) => ({ requestId: job.requestId, results: [], succeeded: 0, failed: 0 }),
+};
+const engine = new Jobs(dispatchCtx, [instant]);
+engine.recover();
+let serial = 0;
+const request = { operation: 'generate', slots: [], inputs: { references: [] } };
+async function throughEngine(count: number): Promise<number> {
+  const started = performance.now();
+  const submitted = await Promise.all(Array.from({ length: count }, () => engine.submit({ requestId: `d-${serial++}`, kind: 'generate', lane: 'api', model: 'm', request })));
+  await Promise.all(submitted.map((job) => job.outcome));
+  return performance.now() - started;
+}
+async function withoutEngine(count: number): Promise<number> {
+  const started = performance.now();
+  const ids = Array.from({ length: count }, () => `r-${serial++}`);
+  const at = new Date().toISOString();
+  for (const id of ids) insertJob(dispatchCtx.db, row(id, at), []);
+  await Promise.resolve();
+  for (const id of ids) finishJob(dispatchCtx.db, id, { state: 'succeeded', result: { requestId: id, results: [], succeeded: 0, failed: 0 } }, new Date().toISOString());
+  return performance.now() - started;
+}
+const dispatch: { batch: number; engineMs: number[]; rowsMs: number[] }[] = BATCHES.map((batch) => ({ batch, engineMs: [], rowsMs: [] }));
+for (const entry of dispatch) {
+  await throughEngine(entry.batch);
+  await withoutEngine(entry.batch);
+  for (let round = 0; round < DISPATCH_ROUNDS; round += 1) {
+    if (round % 2 === 0) {
+      entry.engineMs.push(await throughEngine(entry.batch));
+      entry.rowsMs.push(await withoutEngine(entry.batch));
+    } else {
+      entry.rowsMs.push(await withoutEngine(entry.batch));
+      entry.engineMs.push(await throughEngine(entry.batch));
+    }
+  }
+}
+await engine.stopAll('bench over', 1000);
+await dispatchCtx.close();
+rmSync(dispatchHome, { recursive: true, force: true });
+const perSecond = (count: number, ms: number) => round((count * 1000) / ms);
+
+console.log(`jobs: ${READS} interleaved reads; ${RECOVERY_ROUNDS} alternating start-ups with ${RUNNING_ROWS} running rows vs none; ${DISPATCH_ROUNDS} alternating dispatch rounds per batch`);
 console.log(
   table(
     ['measure', 'p50 ms', 'p99 ms', 'baseline p50 ms', 'ratio of p50'],
     [
       ['GET /api/jobs/:id vs GET /api/health', p(jobMs, 0.5), p(jobMs, 0.99), p(healthMs, 0.5), round(percentile(sorted(jobMs), 0.5) / percentile(sorted(healthMs), 0.5), 3)],
       [`startStudio with ${RUNNING_ROWS} running jobs vs none`, p(fullMs, 0.5), p(fullMs, 0.99), p(emptyMs, 0.5), round(percentile(sorted(fullMs), 0.5) / percentile(sorted(emptyMs), 0.5), 3)],
+      ...dispatch.map(({ batch, engineMs, rowsMs }) => [
+        `${batch} jobs through the dispatcher vs the same rows without (${perSecond(batch, percentile(sorted(engineMs), 0.5))} vs ${perSecond(batch, percentile(sorted(rowsMs), 0.5))} jobs/s)`,
+        p(engineMs, 0.5),
+        p(engineMs, 0.99),
+        p(rowsMs, 0.5),
+        round(percentile(sorted(engineMs), 0.5) / percentile(sorted(rowsMs), 0.5), 3),
+      ]),
     ],
   ),
 );
@@ -111,5 +189,11 @@ console.log(
     getJobMs: { p50: p(jobMs, 0.5), p99: p(jobMs, 0.99) },
     healthMs: { p50: p(healthMs, 0.5), p99: p(healthMs, 0.99) },
     recovery: { rows: RUNNING_ROWS, startMs: { p50: p(fullMs, 0.5), p99: p(fullMs, 0.99) }, emptyStartMs: { p50: p(emptyMs, 0.5) }, addedMs: round(percentile(sorted(fullMs), 0.5) - percentile(sorted(emptyMs), 0.5)) },
+    dispatch: dispatch.map(({ batch, engineMs, rowsMs }) => ({
+      batch,
+      engineJobsPerSecond: perSecond(batch, percentile(sorted(engineMs), 0.5)),
+      rowsJobsPerSecond: perSecond(batch, percentile(sorted(rowsMs), 0.5)),
+      ratio: round(percentile(sorted(engineMs), 0.5) / percentile(sorted(rowsMs), 0.5), 3),
+    })),
   }),
 );

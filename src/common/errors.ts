@@ -1,4 +1,4 @@
-import { maskSecrets } from './secrets.js';
+import { maskCredentials, maskCredentialsIn, maskSecrets, maskSecretsIn } from './secrets.js';
 
 // The one table of error codes. Every error answer of every server in this
 // project is `{ "error": { "code", "message", "details"? } }` with the status
@@ -26,7 +26,8 @@ export const ERROR_CODES = {
   NOT_FOUND: spec(404, 'bad_request', 'Not found.'),
   INVALID_FILENAME: spec(400, 'bad_request', 'The file name is not valid.'),
   INVALID_SETTING: spec(400, 'bad_request', 'The setting or its value is not valid.'),
-  REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId is already running.'),
+  REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId exists with another request (the same request again answers that job).'),
+  JOB_NOT_RETRYABLE: spec(409, 'bad_request', 'Only a failed, cancelled or interrupted job can be retried.'),
   REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
   JOB_NOT_FOUND: spec(404, 'bad_request', 'No job with that id.'),
   RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),
@@ -180,18 +181,19 @@ export class ServiceError extends Error {
     message?: string,
     options: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message ?? ERROR_CODES[code].message, { cause: options.cause });
+    // The last line of defence: whatever an error says goes to an answer, an event, a job row or a log,
+    // so no credential the studio holds survives in it, however it got there.
+    super(maskCredentials(message ?? ERROR_CODES[code].message), { cause: options.cause });
     this.name = 'ServiceError';
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.details = options.details;
+    this.details = maskCredentialsIn(options.details);
     this.headers = options.headers;
   }
 
   /** This error with `known` credential values (and credential-shaped text) masked in its message and details. */
   withSecretsMasked(known: readonly (string | undefined)[]): ServiceError {
-    const details = this.details ? (JSON.parse(maskSecrets(JSON.stringify(this.details), known)) as Record<string, unknown>) : undefined;
-    return new ServiceError(this.code, maskSecrets(this.message, known), { details, headers: this.headers, cause: this.cause });
+    return new ServiceError(this.code, maskSecrets(this.message, known), { details: maskSecretsIn(this.details, known), headers: this.headers, cause: this.cause });
   }
 
   toBody(): ErrorBody {

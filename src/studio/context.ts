@@ -2,10 +2,11 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
+import { SecretRegistry } from '../common/secrets.js';
 import type { EventChannelOptions } from '../common/events/types.js';
 import type { LaneId } from './api/index.js';
-import { resolveKey, type ResolvedKey } from './auth/credentials.js';
-import type { KeyNamespace } from './auth/key-namespaces.js';
+import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
+import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
 import { LaneCooldowns } from './catalog/cooldowns.js';
 import { KeyStore } from './keys/store.js';
 import { LANES } from './catalog/registry.js';
@@ -52,6 +53,12 @@ export interface StudioContext {
   readonly settings: Settings;
   /** Saved keys and betaAuthMode: config.json, or in demo mode the demo's own file. */
   readonly keyStore: KeyStore;
+  /**
+   * Every credential the studio holds: keys (registered as they are resolved), session and
+   * service-account tokens (as they are read or minted), the access token. Nothing of them
+   * reaches an answer, an event, a job row or a log (common/secrets.ts).
+   */
+  readonly secrets: SecretRegistry;
   readonly db: StudioDatabase;
   readonly events: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
@@ -81,7 +88,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const env = options.demo?.env ? { ...(options.env ?? process.env), ...options.demo.env } : (options.env ?? process.env);
   const paths = studioPaths(env);
   // The state is the user's own (keys, sessions, images): private directories, whoever created them first.
-  for (const dir of [paths.home, paths.generatedDir, paths.thumbnailsDir]) {
+  for (const dir of [paths.home, paths.generatedDir, paths.thumbnailsDir, paths.jobInputsDir]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
   }
@@ -89,6 +96,10 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const db = openDatabase(paths.databaseFile);
   const events = new EventChannel(options.events);
   const demo = options.demo;
+  const keyStore = KeyStore.of(paths, settings, Boolean(demo));
+  // The keys it starts with, used or not: a vendor may echo any key it was ever sent.
+  const secrets = new SecretRegistry().hold();
+  for (const namespace of Object.keys(KEY_NAMESPACES) as KeyNamespace[]) secrets.add(envKey(namespace, env), keyStore.get(namespace), demo?.keys[namespace]);
 
   const configuredUpstreamUrl = (lane: LaneId, endpoint = 'base'): string | undefined => {
     const spec = LANES[lane].endpoints[endpoint];
@@ -104,7 +115,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     env,
     paths,
     settings,
-    keyStore: KeyStore.of(paths, settings, Boolean(demo)),
+    keyStore,
+    secrets,
     db,
     events,
     jobs: undefined as unknown as Jobs,
@@ -123,7 +135,10 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     },
     key(namespace) {
       // A key saved in the demo (its simulators take any key: demoAcceptsKey) replaces its placeholder, as a saved key would.
-      return resolveKey(namespace, { env, store: ctx.keyStore, demoKey: demo?.keys[namespace] });
+      const resolved = resolveKey(namespace, { env, store: ctx.keyStore, demoKey: demo?.keys[namespace] });
+      // A key saved since the start is registered on its first use, before any vendor sees it.
+      secrets.add(resolved?.value);
+      return resolved;
     },
     alphaAuthFile() {
       return demo?.sessionFiles.alpha ?? alphaSessionFile(env, paths.home);
@@ -137,6 +152,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       await ctx.files.close();
       events.close();
       db.close();
+      secrets.release();
     },
   };
   // The job service needs the finished context (its handlers run lanes with it).

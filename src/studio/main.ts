@@ -35,6 +35,7 @@ export interface RunningStudio {
 /** Builds the context and app, binds (with port fallback) and advertises the bound port. */
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
   const ctx = createStudioContext(options);
+  ctx.secrets.add(options.token);
   try {
     // A bad SVC_API_* value is the server's misconfiguration, not a client's bad request: refuse to start.
     effectiveDefaults(ctx);

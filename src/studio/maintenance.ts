@@ -43,7 +43,7 @@ export function startMaintenance(ctx: StudioContext, options: { intervalMs?: num
   const sweep = async () => {
     await removeOrphanTempFiles(ctx);
     await sweepExpired(ctx);
-    ctx.jobs.sweep(jobRetentionMs(ctx));
+    await ctx.jobs.sweep(jobRetentionMs(ctx));
   };
   run(async () => {
     finishPendingAssets(ctx);

@@ -9,6 +9,8 @@ export interface StudioPaths {
   readonly generatedDir: string;
   readonly thumbnailsDir: string;
   readonly descriptorFile: string;
+  /** Input images of jobs, content-addressed, so a queued job keeps its references across a restart. */
+  readonly jobInputsDir: string;
   /** Default location of the chat OAuth session file used by the `oauth` lane. */
   readonly oauthAuthFile: string;
 }
@@ -23,6 +25,7 @@ export function studioPaths(env: Readonly<Record<string, string | undefined>>): 
     generatedDir,
     thumbnailsDir: join(generatedDir, '.thumbs'),
     descriptorFile: join(home, 'server.json'),
+    jobInputsDir: join(home, 'job-inputs'),
     oauthAuthFile: resolve(env.SVC_OAUTH_AUTH_FILE || join(home, 'oauth', 'auth.json')),
   };
 }

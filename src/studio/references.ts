@@ -6,6 +6,7 @@ import type { StudioContext } from './context.js';
 import { isValidAssetFilename, pathInside } from './media/filename.js';
 import { mimeOf, sniffImageType, type ImageFormat } from './media/image-type.js';
 import { findAsset } from './store/assets.js';
+import { inputHash } from './jobs/inputs.js';
 
 // Input images of generation requests (references, and the image and mask of
 // an edit). An item is one of:
@@ -25,6 +26,8 @@ export interface ReferenceImage {
   source: 'inline' | 'history';
   /** The history file name, or the client's `name` for an inline image (sanitized). */
   filename?: string;
+  /** Of the bytes: the name the job engine stores the image under (jobs/inputs.ts). */
+  sha256: string;
 }
 
 /** An input image as a job stores it: where it came from and what it is, never its bytes. */
@@ -35,6 +38,8 @@ export interface InputDescriptor {
   readonly width: number;
   readonly height: number;
   readonly bytes: number;
+  /** The stored copy (jobs/inputs.ts), so a queued or retried job has its images after a restart. */
+  readonly sha256: string;
 }
 
 export const describeInput = (image: ReferenceImage): InputDescriptor => ({
@@ -44,6 +49,7 @@ export const describeInput = (image: ReferenceImage): InputDescriptor => ({
   width: image.width,
   height: image.height,
   bytes: image.bytes.length,
+  sha256: image.sha256,
 });
 
 type ParsedItem = { kind: 'inline'; data: string; name?: string } | { kind: 'history'; filename: string };
@@ -164,7 +170,7 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
     throw fail('REFERENCE_INVALID', `${label(where)} is damaged or truncated: it cannot be decoded as ${format}.`, where);
   }
   const filename = parsed.kind === 'history' ? parsed.filename : parsed.name;
-  return { bytes, format, mime: mimeOf(format), width, height, source: parsed.kind, ...(filename ? { filename } : {}) };
+  return { bytes, format, mime: mimeOf(format), width, height, source: parsed.kind, ...(filename ? { filename } : {}), sha256: inputHash(bytes) };
 }
 
 /**

@@ -219,8 +219,8 @@ describe('in-flight jobs', () => {
       const upstream = await rig.sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('slow painting'));
       expect(upstream.outcome).toBe('client-aborted');
       expect(((await (await rig.get('/api/inflight')).json()) as { jobs: unknown[] }).jobs).toEqual([]);
-      // The requestId is free again.
-      expect((await rig.post('/api/generate', { prompt: 'quick', provider: 'api', requestId: 'cancel-me' })).status).toBe(200);
+      // The requestId stays the cancelled job's: another request with it is refused (a retry is POST /api/jobs/:id/retry).
+      expect((await rig.post('/api/generate', { prompt: 'quick', provider: 'api', requestId: 'cancel-me' })).status).toBe(409);
     } finally {
       watcher.abort();
     }

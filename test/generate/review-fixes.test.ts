@@ -140,8 +140,8 @@ describe('a multimode batch shares its input images (#8)', () => {
     expect(plan.request.slots[2].fields.quality).toBe('low');
     // The job stores descriptors of its inputs, never their bytes.
     expect(plan.request.inputs.references).toEqual([
-      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number) },
-      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number) },
+      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
   });
 

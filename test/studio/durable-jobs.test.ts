@@ -6,6 +6,7 @@ import { readSse } from '../../src/common/events/client.js';
 import { jobRecord, type JobRecord, type LaneId } from '../../src/studio/api/index.js';
 import { KEY_NAMESPACES } from '../../src/studio/auth/key-namespaces.js';
 import { LANE_MODULES, LANES } from '../../src/studio/catalog/registry.js';
+import { DEFAULT_MAX_RUNNING_JOBS } from '../../src/studio/jobs/limits.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { startSvc, type RunningSvc } from '../helpers/svc.js';
 
@@ -109,11 +110,14 @@ describe('a studio configured by that environment, killed mid-job', () => {
       const response = await post(`${url}/api/generate`, { prompt: `a comet number ${requestId} [sim:slow=60000]`, provider: requestId.endsWith('1') ? 'oauth' : 'api', async: true, requestId });
       expect(response.status).toBe(202);
     }
+    // The first DEFAULT_MAX_RUNNING_JOBS run (crash-1 and the burst's first 15); the rest wait in the queue.
+    const runs = burst.slice(0, DEFAULT_MAX_RUNNING_JOBS - 1);
+    const waits = burst.slice(DEFAULT_MAX_RUNNING_JOBS - 1);
     let lastId = '';
     for await (const message of reader) {
       lastId = message.id ?? lastId;
       const event = JSON.parse(message.data) as { event: string; requestId?: string; phase?: string };
-      if (event.requestId === 'burst-19' && event.event === 'phase' && event.phase === 'planning') break;
+      if (event.requestId === runs.at(-1) && event.event === 'phase' && event.phase === 'planning') break;
     }
     // The job is running upstream: crash now.
     await first.stop('SIGKILL');
@@ -124,10 +128,15 @@ describe('a studio configured by that environment, killed mid-job', () => {
     // The row had followed the job's phases (written off the request path, within a turn of the loop).
     expect(job.error?.details).toMatchObject({ requestId: 'crash-1', phase: 'planning' });
     expect(job.finishedAt).not.toBeNull();
-    // Every accepted job has an end: none unknown (all were in flight, so all ended interrupted).
-    for (const requestId of burst) {
+    // No accepted job vanished: the ones in flight ended interrupted, the queued ones are still to run.
+    for (const requestId of runs) {
       const record = (await (await fetch(`${restarted.url}/api/jobs/${requestId}`)).json()) as JobRecord;
       expect(record.state, requestId).toBe('interrupted');
+    }
+    for (const requestId of waits) {
+      const record = (await (await fetch(`${restarted.url}/api/jobs/${requestId}`)).json()) as JobRecord;
+      expect(['queued', 'running'], requestId).toContain(record.state);
+      expect(record.attempt).toBe(1);
     }
     // A finished job of the earlier run is still answered after the restart.
     expect(((await (await fetch(`${restarted.url}/api/jobs/finished-oauth`)).json()) as JobRecord).state).toBe('succeeded');

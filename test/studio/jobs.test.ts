@@ -3,7 +3,7 @@ import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
 import { startRig, solidPng, type Rig } from '../generate/rig.js';
 
 // GET /api/jobs/:requestId over the life of a job: every end state, the stored
-// request (never image bytes), reuse of a finished id, and the retention sweep.
+// request (never image bytes), a finished id sent again, and the retention sweep.
 
 let rig: Rig;
 
@@ -32,7 +32,7 @@ describe('GET /api/jobs/:requestId', () => {
     expect(body.startedAt).not.toBeNull();
     expect(body.finishedAt).not.toBeNull();
     expect(body.request).toMatchObject({ operation: 'generate', slots: [{ requestId: 'jobs-ok', lane: 'api', fields: { prompt: 'a harbour' } }] });
-    expect((body.request as { inputs: unknown }).inputs).toEqual({ references: [{ source: 'inline', format: 'png', width: 48, height: 32, bytes: expect.any(Number) }] });
+    expect((body.request as { inputs: unknown }).inputs).toEqual({ references: [{ source: 'inline', format: 'png', width: 48, height: 32, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
     expect(JSON.stringify(body.request)).not.toContain(reference.slice(30, 90));
   });
 
@@ -48,11 +48,15 @@ describe('GET /api/jobs/:requestId', () => {
     expect((await job('jobs-cancelled')).body).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
   });
 
-  it('lets a finished job id be used again (the new job replaces the record), never a running one', async () => {
-    const again = await rig.post('/api/generate', { prompt: 'a second harbour', provider: 'api', requestId: 'jobs-ok' });
-    expect(again.status).toBe(200);
-    const { body } = await job('jobs-ok');
-    expect(body.request).toMatchObject({ slots: [{ fields: { prompt: 'a second harbour' } }] });
+  it('answers a finished job id sent again with the same body from the job (no second run); another body is 409 REQUEST_ID_IN_USE', async () => {
+    const before = (await job('jobs-failed')).body;
+    const same = await rig.post('/api/generate', { prompt: 'refused [sim:moderation]', provider: 'api', requestId: 'jobs-failed' });
+    expect(same.status).toBe(422);
+    expect((await same.json()).error.code).toBe('MODERATION_REFUSED');
+    expect((await job('jobs-failed')).body).toMatchObject({ state: 'failed', createdAt: before.createdAt, finishedAt: before.finishedAt });
+    const other = await rig.post('/api/generate', { prompt: 'a second harbour', provider: 'api', requestId: 'jobs-failed' });
+    expect(other.status).toBe(409);
+    expect((await other.json()).error).toMatchObject({ code: 'REQUEST_ID_IN_USE', details: { requestId: 'jobs-failed', state: 'failed' } });
   });
 
   it('forgets jobs that ended longer ago than the retention, and answers 404 JOB_NOT_FOUND', async () => {
@@ -60,7 +64,7 @@ describe('GET /api/jobs/:requestId', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error?.code).toBe('JOB_NOT_FOUND');
     // A day later than now, with a one-hour retention: every finished job goes, nothing running does.
-    const removed = rig.studio.ctx.jobs.sweep(3_600_000, Date.now() + 86_400_000);
+    const removed = await rig.studio.ctx.jobs.sweep(3_600_000, Date.now() + 86_400_000);
     expect(removed).toBeGreaterThanOrEqual(3);
     expect((await job('jobs-ok')).status).toBe(404);
   });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InflightJob, JobRecord } from '../../studio/api/index.js';
+import type { InflightJob, JobRecord, RetryAnswer } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
 
@@ -14,15 +14,18 @@ export function registerInflight(program: Command): void {
       const body = await client.json<{ jobs: InflightJob[] }>('GET', '/api/inflight', { timeoutMs: 10_000 });
       out.result(body, () =>
         body.jobs.length
-          ? table([['REQUEST ID', 'KIND', 'LANE', 'PHASE', 'STARTED'], ...body.jobs.map((job) => [job.requestId, job.kind, job.provider, job.phase ?? '', job.startedAt])])
-          : 'No jobs running.',
+          ? table([
+              ['REQUEST ID', 'KIND', 'LANE', 'STATE', 'PHASE', 'STARTED'],
+              ...body.jobs.map((job) => [job.requestId, job.kind, job.provider, job.position ? `${job.state} #${job.position}` : job.state, job.phase, job.startedAt ?? '']),
+            ])
+          : 'No jobs running or queued.',
       );
     });
 
   inflight
     .command('cancel')
     .argument('<requestId>', 'the job to cancel')
-    .description('Cancel a job (its upstream call is cancelled too)')
+    .description('Cancel a job: a queued one never runs; a running one stops (its upstream call is cancelled too)')
     .action(async (requestId: string, _options, command: Command) => {
       const { client, out } = commandContext(command);
       const body = await client.json<unknown>('DELETE', `/api/inflight/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
@@ -38,10 +41,26 @@ export function registerInflight(program: Command): void {
       const job = await client.json<JobRecord>('GET', `/api/jobs/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
       out.result(job, () => {
         const lines = [`${job.requestId}  ${job.kind} on ${job.provider ?? 'several lanes'}${job.model ? `/${job.model}` : ''}`, `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`];
+        if (job.position) lines.push(`queued: position ${job.position}`);
+        if (job.attempts.length > 1) lines.push(`attempt ${job.attempt} of ${job.attempts.length}: ${job.attempts.map((attempt) => `${attempt.requestId} (${attempt.state})`).join(', ')}`);
         if (job.error) lines.push(`${out.color.red(job.error.code)}: ${job.error.message}`);
         if (job.result && 'images' in job.result) lines.push(...job.result.images.map((image) => `${out.color.green('✓')} ${image.filename}`));
         if (job.result && 'results' in job.result) lines.push(`${job.result.succeeded} of ${job.result.results.length} outputs succeeded`);
         return lines.join('\n');
       });
+    });
+
+  program
+    .command('retry')
+    .argument('<requestId>', 'a failed, cancelled or interrupted job')
+    .option('--request-id <id>', "the new attempt's requestId (default <first>~<attempt>)")
+    .description('Run a job again as a new attempt (the same request and input images); the earlier attempts stay listed')
+    .action(async (requestId: string, options: { requestId?: string }, command: Command) => {
+      const { client, out } = commandContext(command);
+      const body = await client.json<RetryAnswer>('POST', `/api/jobs/${encodeURIComponent(requestId)}/retry`, {
+        body: options.requestId ? { requestId: options.requestId } : {},
+        timeoutMs: 10_000,
+      });
+      out.result(body, () => `${out.color.green('✓')} attempt ${body.attempt} of ${body.retryOf} queued as ${body.requestId} (follow it with: svc job ${body.requestId})`);
     });
 }

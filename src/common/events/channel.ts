@@ -153,6 +153,17 @@ export class EventChannel {
     return this.attach(reply, Buffer.from(OPEN_PREAMBLE()), false, options);
   }
 
+  /**
+   * A per-request stream whose request already ended (the same request sent
+   * again): its last event, recalled to this client only (never published
+   * again: other listeners had it), then the end. Its id is the channel's
+   * current cursor, so resuming from it misses nothing.
+   */
+  sendEnded(reply: FastifyReply, topic: string, event: string, fields: Record<string, unknown>): void {
+    const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.runId, this.replay.lastSeq)));
+    SseConnection.open(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE()), frame]), this.settings.maxBufferedBytes, () => {}).finish();
+  }
+
   /** Ends every SSE connection and the heartbeat (shutdown). Idempotent; publish still works for internal listeners. */
   close(): void {
     this.closed = true;

@@ -13,7 +13,15 @@ export const GENERATION_TOPIC = 'generation';
 const base = { requestId: z.string(), kind: z.enum(JOB_KINDS), slot: z.number().int().optional() };
 
 export const generationEventPayloads = {
-  phase: z.object({ ...base, phase: z.enum(JOB_PHASES), provider: z.string().optional(), model: z.string().optional() }),
+  /** `state`: the job's (queued, running, waiting); `position`: a queued job's place (1 = next). */
+  phase: z.object({
+    ...base,
+    phase: z.enum(JOB_PHASES),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+    state: z.enum(['queued', 'running', 'waiting']).optional(),
+    position: z.number().int().optional(),
+  }),
   /** A low-quality intermediate render. `b64` reaches live listeners only: replayed copies omit it (`omitted: ['b64']`). */
   partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
   slot_done: z.object({ ...base, slot: z.number().int(), result: slotOutcome }),

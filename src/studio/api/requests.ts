@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { graphId } from './sessions.js';
-import { API_LIMITS, ASSET_KINDS, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
+import { API_LIMITS, ASSET_KINDS, JOB_PRIORITY, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
 // refused (a typo like `qualty` must not be ignored); a lane's own controls go
@@ -40,6 +40,8 @@ const generationFields = {
   async: z.boolean().optional(),
   /** false: the job keeps running when the client goes away, and its result lands in history. */
   cancelOnDisconnect: z.boolean().optional(),
+  /** Its place in the queue when jobs wait: higher runs first (default 0). */
+  priority: z.number().int().min(JOB_PRIORITY.min).max(JOB_PRIORITY.max).optional(),
   negativePrompt: z.string().max(API_LIMITS.promptMaxChars).optional(),
 };
 
@@ -127,6 +129,9 @@ export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** Route parameters that name a job. */
 export const requestIdParam = z.object({ requestId: z.string().regex(REQUEST_ID_PATTERN) });
+
+/** POST /api/jobs/:requestId/retry: the new attempt's requestId (default `<first>~<attempt>`). */
+export const retryRequest = z.object({ requestId: z.string().regex(REQUEST_ID_PATTERN).optional() }).strict();
 
 /** POST /api/assets: an image from outside into history (the CLI's way to trace a local file). */
 export const importRequest = z

@@ -74,10 +74,17 @@ export type AssetKind = (typeof ASSET_KINDS)[number];
 export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: [], 'vector-svg': ['svg'] } as const satisfies Record<string, readonly string[]>;
 export type MediaKind = keyof typeof MEDIA_KINDS;
 
-/** A job's life: queued → running → one of the four ends. */
-export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
+/**
+ * A job's life: queued → running ⇄ waiting → one of the four ends (docs/ARCHITECTURE.md, "The job
+ * engine"). `waiting`: the upstream holds the job and its next status call is scheduled.
+ */
+export const JOB_STATES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'interrupted'];
+/** The states `POST /api/jobs/:id/retry` starts a new attempt from. */
+export const RETRYABLE_JOB_STATES: readonly JobState[] = ['failed', 'cancelled', 'interrupted'];
+/** A job's place in the queue: higher runs first. */
+export const JOB_PRIORITY = { min: -10, max: 10, default: 0 } as const;
 
 /** The steps of an image job, in order; every job publishes them as `phase` events (`searching`: the alpha lanes' web search). */
 export const JOB_PHASES = ['queued', 'searching', 'planning', 'rendering', 'saving'] as const;

@@ -45,8 +45,9 @@ export interface LaneOperations {
 }
 
 export function operationsOf(lane: LaneModule): LaneOperations {
-  const generate = Boolean(lane.adapter?.generate);
-  const edit = Boolean(lane.adapter?.edit);
+  const steps = lane.adapter?.steps;
+  const generate = Boolean(lane.adapter?.generate ?? steps);
+  const edit = Boolean(lane.adapter?.edit ?? steps?.edits);
   return { generate, edit, mask: edit && lane.maskEdits === true, multimode: generate && lane.multimode !== false };
 }
 

@@ -1,15 +1,18 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
 import { streamRequestEvents, wantsEventStream } from '../../common/events/request-stream.js';
-import type { JobResult } from '../api/index.js';
+import { toServiceError } from '../../common/http-errors.js';
+import { GENERATION_TOPIC, type JobResult } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import type { RunningJob, JobSpec } from './running-job.js';
+import type { JobSpec } from './running-job.js';
 
 // The three ways of delivering one job (DESIGN: "One job path"):
 // - sync JSON (default): the answer is the result, or the error;
 // - async (`async: true` + requestId): 202 now, events on /api/events;
 // - per-request SSE (`Accept: text/event-stream`): this request's events, ending with done/error.
-// Errors before this point (validation, credentials, 409) are plain JSON answers.
+// Errors before this point (validation, credentials, 409) are plain JSON answers;
+// on a per-request stream, a refusal at submit (409) is the stream's `error` event.
 
 export type DeliveryMode = 'sync' | 'async' | 'stream';
 
@@ -63,14 +66,35 @@ export interface Delivery {
   readonly mode: DeliveryMode;
   /** From `watchClient` at route entry. */
   readonly client: ClientPresence;
-  /** The job to create; its requestId is claimed only once the job will really start. */
+  /** The job to create. */
   readonly job: JobSpec;
 }
 
+/** The fields of a body that say how to deliver the job, not what it is: the same job may be asked for either way. */
+const DELIVERY_FIELDS = new Set(['async', 'cancelOnDisconnect', 'requestId']);
+
+/** Canonical JSON: object keys sorted, so the same body written in another order is the same body. */
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : value !== null && typeof value === 'object'
+      ? `{${Object.keys(value)
+          .sort()
+          .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+          .join(',')}}`
+      : JSON.stringify(value);
+
+/** What identifies a client's request: the route's kind and its body, without the delivery fields. */
+export function fingerprintOf(kind: string, body: unknown): string {
+  const fields = body !== null && typeof body === 'object' ? Object.fromEntries(Object.entries(body).filter(([key]) => !DELIVERY_FIELDS.has(key))) : body;
+  return createHash('sha256').update(canonical({ kind, body: fields })).digest('base64url');
+}
+
 /**
- * Creates the job and delivers it the way the request asked. Sync, async and
- * SSE are three ways of delivering the same job: all run through
- * `ctx.jobs.run`, which publishes its events and records its states.
+ * Submits the job and delivers it the way the request asked. Sync, async and
+ * SSE are three ways of delivering the same job: it waits in the engine's
+ * queue, runs, publishes its events and records its states. The same
+ * requestId with the same body is the same job: it is answered, never run again.
  */
 export async function deliver(ctx: StudioContext, request: FastifyRequest & { body: unknown }, reply: FastifyReply, { mode, client, job: spec }: Delivery): Promise<JobResult | FastifyReply> {
   // By default a client that goes away cancels its job (nobody is left to receive the answer);
@@ -80,22 +104,36 @@ export async function deliver(ctx: StudioContext, request: FastifyRequest & { bo
     // Gone during planning: the job never starts (no upstream call, nothing saved, no requestId held).
     throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
   }
-  const job: RunningJob = ctx.jobs.create(spec);
+  const job: JobSpec = { ...spec, fingerprint: fingerprintOf(spec.kind, request.body) };
+  const cancel = () => void ctx.jobs.cancel(job.requestId).catch(() => {});
   if (mode === 'async') {
     // Errors reach the client as `error` events (and GET /api/jobs/:id); nothing is left to await here.
-    ctx.jobs.run(job).catch(() => {});
+    await ctx.jobs.submit(job);
     return reply.code(202).send({ requestId: job.requestId, status: 'accepted' });
   }
   if (mode === 'stream') {
-    // Subscribed before the job starts, so even `phase: queued` is on the stream.
-    const streaming = streamRequestEvents(reply, ctx.events, {
-      requestId: job.requestId,
-      onClientClose: cancelOnDisconnect ? () => job.cancel('The client closed the event stream.') : undefined,
-    });
-    ctx.jobs.run(job).catch(() => {});
+    // A requestId taken by another request is refused as plain JSON, before the stream opens.
+    ctx.jobs.checkRequestId(job.requestId, job.fingerprint ?? null);
+    // The same request again, its job already ended: this stream says how, and ends.
+    const record = ctx.jobs.get(job.requestId);
+    if (record?.finishedAt) {
+      const base = { requestId: record.requestId, kind: record.kind };
+      if (record.result) ctx.events.sendEnded(reply, GENERATION_TOPIC, 'done', { ...base, result: record.result });
+      else ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { ...base, error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error });
+      return reply;
+    }
+    // Subscribed before the job is submitted, so even `phase: queued` is on the stream.
+    // A client following another request's job (the same request again) leaving does not cancel it.
+    const streaming = streamRequestEvents(reply, ctx.events, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel : undefined });
+    try {
+      await ctx.jobs.submit(job);
+    } catch (error) {
+      ctx.jobs.events.error({ requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
+    }
     await streaming;
     return reply;
   }
-  if (cancelOnDisconnect) client.onGone(() => job.cancel('The client disconnected before the answer.'));
-  return ctx.jobs.run(job);
+  const submitted = await ctx.jobs.submit(job);
+  if (cancelOnDisconnect && !submitted.existing) client.onGone(cancel);
+  return submitted.outcome;
 }

@@ -7,26 +7,35 @@ import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import { nodeSpecOf, recordNode, sessionLinkOf } from '../graphs/nodes.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../lanes/types.js';
+import { laneTimeoutMs } from '../lanes/budget.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOperation } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './jobs.js';
 import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
+import { runSteps } from './steps.js';
 
 // The handler of image jobs: generate and edit (one slot) and multimode (every
 // slot at once under one job, one cancel stops them all). A node job is one
 // generate or edit whose image is linked to its graph session and whose node
-// is recorded once the image is saved. An image job cannot
-// resume after a restart: its upstream call died with the process, and
-// nothing is saved before a lane returned every image.
+// is recorded once the image is saved. A job on a lane that runs as steps
+// (gamma) continues after a restart from its recorded operation; any other
+// image job's upstream call died with the process, and nothing is saved
+// before a lane returned every image.
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
-/** The lane call: the operation asked for, or after a restart the resumption of the recorded one. */
+/** The lane call: a direct call, or the lane's steps driven by the engine (started, or continued from a recorded operation). */
 function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest, laneJob: LaneJob, lane: LaneModule): Promise<LaneImageResult> {
   const adapter = lane.adapter;
-  if (job.upstream && job.inputs === undefined) {
-    if (!adapter?.resume) throw new Error(`The ${lane.id} lane cannot resume a job.`);
-    return adapter.resume(ctx, request, job.upstream, laneJob);
+  const steps = adapter?.steps;
+  if (steps) {
+    return runSteps(job, {
+      pollIntervalsMs: steps.pollIntervalsMs,
+      start: () => steps.start(ctx, request, laneJob),
+      status: (operation) => steps.status(ctx, request, operation, laneJob),
+      ...(steps.cancel ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) } : {}),
+      timeout: (operation) => steps.timeout(operation, laneTimeoutMs(ctx, lane)),
+    });
   }
   const operation = (job.request as ImageJobRequest).operation;
   const run = operation === 'edit' ? adapter?.edit : adapter?.generate;
@@ -48,6 +57,7 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
   let lastPhase: string | undefined;
   const laneJob: LaneJob = {
     signal: job.signal,
+    deadline: job.deadline,
     phase(phase) {
       // A lane may report a phase twice (e.g. a retry after a token refresh); listeners see it once.
       if (phase === lastPhase) return;
@@ -55,7 +65,7 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
       job.phase(phase, identity);
     },
     partial: (image) => job.partial({ ...image, ...slotField }),
-    operation: (operationId, state) => job.setUpstream(operationId, state ?? null),
+    sending: () => job.sending(),
   };
   let output: LaneImageResult;
   try {
@@ -131,20 +141,37 @@ async function runBatch(ctx: StudioContext, job: JobContext, request: ImageJobRe
   return { requestId: job.requestId, results, succeeded, failed: results.length - succeeded };
 }
 
-/** After a restart there are no decoded inputs: a resumed lane polls its operation and needs none. */
+/** A job continued from its recorded operation needs no inputs: its lane reads the operation. */
 const NO_INPUTS: ImageInputs = { references: [] };
+
+/** The inputs of a job that did not start in the process that accepted it (a restart, a retry, another process): from the stored files. */
+async function storedInputs(ctx: StudioContext, request: ImageJobRequest): Promise<ImageInputs> {
+  const { references, image, mask } = request.inputs;
+  return {
+    references: await Promise.all(references.map((descriptor) => ctx.jobs.inputs.load(descriptor))),
+    ...(image ? { image: await ctx.jobs.inputs.load(image) } : {}),
+    ...(mask ? { mask: await ctx.jobs.inputs.load(mask) } : {}),
+  };
+}
+
+/** The lane of a one-slot job whose lane runs as steps. */
+const steppedLane = (request: Readonly<Record<string, unknown>>): LaneModule | undefined => {
+  const slots = (request as Partial<ImageJobRequest>).slots;
+  const lane = slots?.length === 1 ? LANES[slots[0].lane] : undefined;
+  return lane?.adapter?.steps ? lane : undefined;
+};
 
 export const imageJobHandler: JobHandler = {
   kinds: ['generate', 'edit', 'multimode', 'node'],
-  // One image job resumes when its lane can continue the upstream operation it recorded; a batch
+  // One image job resumes when its lane runs as steps and it recorded its operation; a batch
   // (several operations, one per slot) does not.
-  canResume: (job) => {
-    const slots = (job.request as Partial<ImageJobRequest>).slots;
-    return job.kind !== 'multimode' && job.upstream !== null && slots?.length === 1 && Boolean(LANES[slots[0].lane]?.adapter?.resume);
-  },
+  canResume: (job) => job.kind !== 'multimode' && job.operation !== null && steppedLane(job.request) !== undefined,
+  // A direct lane call starts with the job; a lane with steps says when it sends (`sending`).
+  reachesUpstreamAtStart: (job) => job.kind === 'multimode' || steppedLane(job.request) === undefined,
+  budgetMs: (ctx, job) => Math.max(...((job.request as Partial<ImageJobRequest>).slots ?? []).map((slot) => laneTimeoutMs(ctx, LANES[slot.lane])), 0),
   async run(ctx, job): Promise<JobResult> {
     const request = job.request as ImageJobRequest;
-    const inputs = (job.inputs as ImageInputs | undefined) ?? NO_INPUTS;
+    const inputs = (job.inputs as ImageInputs | undefined) ?? (job.operation ? NO_INPUTS : await storedInputs(ctx, request));
     if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
     if (job.kind !== 'node') return runSlot(ctx, job, request.slots[0], inputs);
     const node = nodeSpecOf(request);

@@ -1,128 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../common/errors.js';
-import { toServiceError } from '../../common/http-errors.js';
-import type { ErrorPayload, InflightJob, JobKind, JobRecord, JobResult, JobState } from '../api/index.js';
+import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type InflightJob, type JobKind, type JobRecord, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import { findJob, finishJob, finishJobs, insertJob, markJobRunning, setJobPhase, setJobUpstream, sweepFinishedJobs, unfinishedJobs, type JobRow } from '../store/jobs.js';
-import { UpstreamError } from '../upstream/index.js';
+import {
+  cancelRequestedJobs,
+  claimJobs,
+  findJob,
+  finishJob,
+  insertJob,
+  jobAttempts,
+  jobInputHashes,
+  markReachedUpstream,
+  orphanedJobs,
+  queuePosition,
+  releaseLeases,
+  renewLeases,
+  requestJobCancel,
+  requeueJob,
+  setCancelConfirmed,
+  setJobActivity,
+  setJobOperation,
+  setJobPhase,
+  setUpstreamState,
+  sweepFinishedJobs,
+  takeOverJob,
+  unfinishedJobs,
+  type ClaimLimits,
+  type JobRow,
+  type NewJobRow,
+} from '../store/jobs.js';
 import { GenerationEvents } from './events.js';
-import type { JobContext, JobHandler } from './handlers.js';
+import type { JobContext, JobHandler, StoredJob } from './handlers.js';
+import { JobInputs } from './inputs.js';
+import { jobLimits, type JobLimits } from './limits.js';
+import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, requestOf, resultOf, storedFailure } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
-// Durable jobs. Every generation is a job: a row in the jobs table from the
-// moment it is accepted (so a crash cannot make it vanish), run by the handler
-// of its kind, ending in exactly one `done` or `error` event and one terminal
-// state. The running ones are also held here, with their cancel.
+export { jobFailure } from './records.js';
 
-/** How long DELETE /api/inflight waits for a cancelled job to wind down before dropping it anyway. */
+// The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
+// is a job: a row of the jobs table from the moment it is accepted, queued
+// until a claim gives it a slot within the limits (overall, per lane, one at a
+// time per ordering key), run by the handler of its kind under a lease this
+// process renews, ending in exactly one `done` or `error` event and one
+// terminal state. A process that dies leaves leases that expire (or a pid that
+// is gone): whoever looks next continues each of its jobs by the billing rule:
+// never reached the upstream → queued again; an operation recorded → resumed;
+// otherwise → interrupted, never sent again by itself.
+
+/** How long DELETE /api/inflight waits for a cancelled job to wind down before ending it anyway. */
 const CANCEL_GRACE_MS = 2000;
-
-/** Why a job ended badly, in our terms: the cancel reason wins over whatever the abort caused. */
-export function jobFailure(signal: AbortSignal, error: unknown, requestId: string): ServiceError {
-  if (signal.aborted && signal.reason instanceof ServiceError) return signal.reason;
-  if (error instanceof UpstreamError) return error.toServiceError();
-  const mapped = toServiceError(error);
-  if (mapped.code === 'INTERNAL_ERROR') console.error(`job ${requestId} failed:`, error);
-  return mapped;
-}
+/** A lease: how long a job stays ours without a heartbeat (SVC_JOB_LEASE_MS). */
+const DEFAULT_LEASE_MS = 30_000;
 
 const now = () => new Date().toISOString();
 
-const parse = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+type Outcome = { readonly ok: true; readonly result: JobResult } | { readonly ok: false; readonly error: ServiceError };
 
-function recordOf(row: JobRow): JobRecord {
-  return {
-    requestId: row.id,
-    kind: row.kind as JobKind,
-    state: row.state,
-    phase: row.phase as JobRecord['phase'],
-    provider: row.lane,
-    model: row.model,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    upstream: row.upstream_operation_id ? { operationId: row.upstream_operation_id, state: row.upstream_state } : null,
-    request: parse(row.request) as Record<string, unknown>,
-    result: parse(row.result) as JobResult | null,
-    error: parse(row.error) as ErrorPayload | null,
-  };
+const outcomeOf = (row: JobRow): Outcome => {
+  const result = row.state === 'succeeded' ? resultOf(row) : null;
+  return result ? { ok: true, result } : { ok: false, error: storedFailure(row) };
+};
+
+/** Whether a process that held a lease is gone: same host, and its pid no longer runs. */
+function ownerIsDead(owner: string): boolean {
+  const [host, pid] = owner.split('/');
+  if (host !== hostname() || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** What became of an orphaned job this engine took over. */
+type Adoption = { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted'; readonly error: ServiceError };
+
+export interface Submitted {
+  readonly requestId: string;
+  /** The same requestId and body came before: this is that job, not a new one. */
+  readonly existing: boolean;
+  /** Settles with the job's result, or rejects with its error. */
+  readonly outcome: Promise<JobResult>;
 }
 
 export class Jobs {
-  private readonly running = new Map<string, RunningJob>();
-  private readonly handlers = new Map<JobKind, JobHandler>();
+  /** Who holds the leases of the jobs this engine runs: host, pid and a nonce. */
+  readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   readonly events: GenerationEvents;
+  readonly inputs: JobInputs;
+  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly limits: JobLimits;
+  private readonly leaseMs: number;
+  private readonly running = new Map<string, RunningJob>();
+  /** Jobs submitted here that have not started yet: their request as an object and their decoded inputs. */
+  private readonly held = new Map<string, { readonly request: Readonly<Record<string, unknown>>; readonly inputs: unknown }>();
+  private readonly waiters = new Map<string, Array<(outcome: Outcome) => void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastRenewal = 0;
+  private stopping = false;
 
   constructor(
     private readonly ctx: StudioContext,
     handlers: readonly JobHandler[],
   ) {
     this.events = new GenerationEvents(ctx.events);
+    this.inputs = new JobInputs(ctx.paths.jobInputsDir, ctx.files);
+    this.limits = jobLimits(ctx);
+    const lease = Number(ctx.env.SVC_JOB_LEASE_MS);
+    this.leaseMs = Number.isInteger(lease) && lease >= 300 ? lease : DEFAULT_LEASE_MS;
     for (const handler of handlers) for (const kind of handler.kinds) this.handlers.set(kind, handler);
   }
 
-  /**
-   * Claims a requestId and records the job as queued. REQUEST_ID_IN_USE while
-   * an unfinished job has the id; a finished job's id can be used again (its
-   * record is replaced).
-   */
-  create(spec: JobSpec): RunningJob {
-    const { requestId } = spec;
-    if (this.running.has(requestId)) throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${requestId}" is already running.`, { details: { requestId } });
-    if (!this.handlers.has(spec.kind)) throw new Error(`No job handler for kind ${spec.kind}.`);
-    try {
-      insertJob(this.ctx.db, { id: requestId, kind: spec.kind, lane: spec.lane, model: spec.model, request: JSON.stringify(spec.request), created_at: spec.createdAt ?? now() });
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${requestId}" has not finished.`, { details: { requestId } });
-      }
-      throw error;
-    }
-    const job = new RunningJob(spec);
-    this.running.set(requestId, job);
-    return job;
+  private handlerOf(kind: JobKind): JobHandler {
+    const handler = this.handlers.get(kind);
+    if (!handler) throw new Error(`No job handler for kind ${kind}.`);
+    return handler;
+  }
+
+  private stored(row: JobRow): StoredJob {
+    return { kind: kindOf(row), request: this.held.get(row.id)?.request ?? requestOf(row), operation: operationOf(row) };
   }
 
   /**
-   * Runs a created job to its end: `phase: queued`, the handler, then exactly
-   * one `done` (with the result) or `error`. The stored state is written
-   * before each event goes out, so a client that reads the job after an event
-   * finds at least that state.
+   * Accepts a job: its input images stored, its row queued, `phase: queued`
+   * published with its position, then a claim pass (it starts at once when a
+   * slot is free). The same requestId with the same body answers the job that
+   * has it (never a second run); with another body, REQUEST_ID_IN_USE.
    */
-  async run(job: RunningJob): Promise<JobResult> {
+  async submit(spec: JobSpec): Promise<Submitted> {
+    const { requestId, kind } = spec;
+    this.handlerOf(kind);
+    const images = spec.inputImages ?? [];
+    if (images.length) await this.inputs.store(images);
+    const row: NewJobRow = {
+      id: requestId,
+      kind,
+      lane: spec.lane,
+      model: spec.model,
+      request: JSON.stringify(spec.request),
+      created_at: now(),
+      priority: spec.priority ?? 0,
+      ordering_key: spec.orderingKey ?? null,
+      fingerprint: spec.fingerprint ?? null,
+      attempt: spec.attempt ?? 1,
+      retry_of: spec.retryOf ?? null,
+    };
+    // Held before the insert: a claim in the same transaction reads the request from here, not from JSON.
+    const alreadyHeld = this.held.has(requestId);
+    if (!alreadyHeld) this.held.set(requestId, { request: spec.request, inputs: spec.inputs });
+    const inserted = insertJob(this.ctx.db, row, [...new Set(images.map((image) => image.sha256))], this.stopping ? undefined : this.claimLimits());
+    if ('existing' in inserted) {
+      if (!alreadyHeld) this.held.delete(requestId);
+      const { existing } = inserted;
+      if (spec.fingerprint && existing.fingerprint === spec.fingerprint) return { requestId, existing: true, outcome: this.outcome(requestId) };
+      throw this.requestIdInUse(existing);
+    }
+    // Watched before it can start, so even a job that ends at once reaches its waiter with its own error.
+    const outcome = this.answer(this.watch(requestId));
+    // Published before anything claimed starts: `phase: queued` is always a job's first event.
+    this.announce({ requestId, kind, lane: spec.lane, model: spec.model, position: inserted.position });
+    for (const claimed of inserted.claimed) this.start(claimed);
+    return { requestId, existing: false, outcome };
+  }
+
+  /** REQUEST_ID_IN_USE when another request has this requestId (the same request may follow its job). */
+  checkRequestId(requestId: string, fingerprint: string | null): void {
+    const existing = findJob(this.ctx.db, requestId);
+    if (existing && !(fingerprint && existing.fingerprint === fingerprint)) throw this.requestIdInUse(existing);
+  }
+
+  private requestIdInUse(existing: JobRow): ServiceError {
+    return new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${existing.id}" exists with another request; send the same request to follow it, or use a new requestId.`, {
+      details: { requestId: existing.id, state: existing.state },
+    });
+  }
+
+  /** `phase: queued` of a job just queued, with its place in the queue. */
+  private announce(job: { requestId: string; kind: JobKind; lane: string | null; model: string | null; position: number }): void {
+    this.events.phase({
+      requestId: job.requestId,
+      kind: job.kind,
+      phase: 'queued',
+      state: 'queued',
+      position: job.position,
+      provider: job.lane ?? job.kind,
+      ...(job.model ? { model: job.model } : {}),
+    });
+  }
+
+  /** Settles with the job's result or rejects with its error, whenever and wherever it ends. */
+  outcome(requestId: string): Promise<JobResult> {
+    const row = findJob(this.ctx.db, requestId);
+    return this.answer(row?.finished_at ? Promise.resolve(outcomeOf(row)) : this.watch(requestId));
+  }
+
+  private watch(requestId: string): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const list = this.waiters.get(requestId) ?? [];
+      list.push(resolve);
+      this.waiters.set(requestId, list);
+    });
+  }
+
+  private answer(settled: Promise<Outcome>): Promise<JobResult> {
+    const answer = settled.then((outcome) => {
+      if (outcome.ok) return outcome.result;
+      throw outcome.error;
+    });
+    // A waiter nobody awaits (an async job's) must not become an unhandled rejection.
+    answer.catch(() => {});
+    return answer;
+  }
+
+  private settle(requestId: string, outcome: Outcome): void {
+    const list = this.waiters.get(requestId);
+    if (!list) return;
+    this.waiters.delete(requestId);
+    for (const resolve of list) resolve(outcome);
+  }
+
+  /** One claim pass: what may start now, within the limits, starts here. */
+  pump(): void {
+    if (this.stopping || !this.ctx.db.open) return;
+    for (const row of claimJobs(this.ctx.db, this.claimLimits())) this.start(row);
+  }
+
+  /** The limits and the claim of this engine, for one pass. */
+  private claimLimits(): ClaimLimits {
+    const at = Date.now();
+    return {
+      overall: this.limits.overall,
+      laneLimit: this.limits.lane,
+      accepts: (row) => this.handlers.has(row.kind as JobKind),
+      claim: (row) => {
+        const stored = this.stored(row);
+        const handler = this.handlerOf(stored.kind);
+        return {
+          owner: this.owner,
+          leaseUntil: at + this.leaseMs,
+          at: new Date(at).toISOString(),
+          deadline: at + handler.budgetMs(this.ctx, stored),
+          reachesUpstream: handler.reachesUpstreamAtStart(stored),
+        };
+      },
+    };
+  }
+
+  private start(row: JobRow): void {
+    const held = this.held.get(row.id);
+    this.held.delete(row.id);
+    const resumeAt = row.state === 'waiting' ? row.next_check_at : null;
+    const job = new RunningJob(row.id, kindOf(row), row.lane, row.model, held?.request ?? requestOf(row), held?.inputs, operationOf(row), row.deadline_at ?? Infinity, phaseOf(row));
+    this.running.set(row.id, job);
+    void this.run(job, resumeAt);
+  }
+
+  /**
+   * Runs a claimed job to its end: the handler, then exactly one `done` (with
+   * the result) or `error`. The stored state is written before the event goes
+   * out, so a client that reads the job after an event finds at least that state.
+   */
+  private async run(job: RunningJob, resumeAt: number | null): Promise<void> {
     const { ctx, events } = this;
     const { requestId, kind } = job;
-    const handler = this.handlers.get(kind) as JobHandler;
     const base = { requestId, kind };
     try {
-      markJobRunning(ctx.db, requestId, 'queued', now());
-      events.phase({ ...base, phase: 'queued', ...(job.spec.lane ? { provider: job.spec.lane } : { provider: kind }), ...(job.spec.model ? { model: job.spec.model } : {}) });
+      const context = this.context(job);
+      if (resumeAt !== null && resumeAt > Date.now()) await context.waitUntil(resumeAt);
       // Once a handler returns, its result stands: a cancel that came during saving does not undo saved work.
-      const result = await handler.run(ctx, this.context(job));
-      finishJob(ctx.db, requestId, { state: 'succeeded', result, phase: job.phase }, now());
-      events.done({ ...base, result });
-      return result;
+      const result = await this.handlerOf(kind).run(ctx, context);
+      if (finishJob(ctx.db, requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
+        events.done({ ...base, result });
+        this.settle(requestId, { ok: true, result });
+      }
     } catch (error) {
       const failure = jobFailure(job.signal, error, requestId);
-      if (job.detached) throw failure;
-      const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
-      const payload = failure.toBody().error;
-      finishJob(ctx.db, requestId, { state, error: payload, phase: job.phase }, now());
-      events.error({ ...base, error: payload });
-      throw failure;
+      if (!job.detached && ctx.db.open) {
+        const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
+        const payload = failure.toBody().error;
+        if (finishJob(ctx.db, requestId, { state, error: payload, phase: job.phase }, now())) {
+          events.error({ ...base, error: payload });
+          this.settle(requestId, { ok: false, error: failure });
+        }
+      }
     } finally {
       if (this.running.get(requestId) === job) this.running.delete(requestId);
       job.markSettled();
+      this.pump();
     }
   }
 
   private context(job: RunningJob): JobContext {
     const { ctx, events } = this;
-    const { spec } = job;
+    const { requestId, kind } = job;
     let phaseWrite: NodeJS.Immediate | undefined;
     const writePhase = () => {
       phaseWrite = undefined;
       // A job that outlived the shutdown grace finds the database closed: nothing to record then.
-      if (ctx.db.open) setJobPhase(ctx.db, spec.requestId, job.phase, now());
+      if (ctx.db.open) setJobPhase(ctx.db, requestId, job.phase, now());
     };
     // An ending job's last phase goes with finishJob; one detached at shutdown stays unfinished, so its phase is written now.
     void job.settled.then(() => {
@@ -131,14 +310,18 @@ export class Jobs {
       phaseWrite = undefined;
       if (job.detached) writePhase();
     });
+    const write = (action: () => void) => {
+      if (ctx.db.open) action();
+    };
     return {
-      requestId: spec.requestId,
-      kind: spec.kind,
-      lane: spec.lane,
-      model: spec.model,
-      request: spec.request,
-      inputs: spec.inputs,
-      upstream: job.upstream,
+      requestId,
+      kind,
+      lane: job.lane,
+      model: job.model,
+      request: job.request,
+      inputs: job.inputs,
+      operation: job.operation,
+      deadline: job.deadline,
       signal: job.signal,
       events,
       phase(phase, fields = {}) {
@@ -146,15 +329,28 @@ export class Jobs {
         // The row follows within one turn of the loop, off the request's path (the upstream
         // call or the image write is under way by then); several phases in one turn write once.
         phaseWrite ??= setImmediate(writePhase);
-        events.phase({ requestId: spec.requestId, kind: spec.kind, phase, ...fields });
+        events.phase({ requestId, kind, phase, state: 'running', ...fields });
       },
       partial({ index, b64, format, slot }) {
-        events.partial({ requestId: spec.requestId, kind: spec.kind, index, format, b64, ...(slot !== undefined ? { slot } : {}) });
+        events.partial({ requestId, kind, index, format, b64, ...(slot !== undefined ? { slot } : {}) });
       },
-      setUpstream(operationId, state) {
-        job.upstream = { operationId, state };
-        setJobUpstream(ctx.db, spec.requestId, operationId, state, now());
+      sending: () => write(() => markReachedUpstream(ctx.db, requestId, now())),
+      recordOperation(operation, id, state) {
+        job.operation = operation;
+        write(() => setJobOperation(ctx.db, requestId, operation, id, state, now()));
       },
+      upstreamState: (state) => write(() => setUpstreamState(ctx.db, requestId, state, now())),
+      waitUntil: async (at) => {
+        if (job.signal.aborted) throw job.signal.reason;
+        write(() => setJobActivity(ctx.db, requestId, 'waiting', at, now()));
+        try {
+          await sleep(Math.max(0, at - Date.now()), undefined, { signal: job.signal });
+        } catch {
+          throw job.signal.reason;
+        }
+        write(() => setJobActivity(ctx.db, requestId, 'running', null, now()));
+      },
+      cancelConfirmed: (confirmed) => write(() => setCancelConfirmed(ctx.db, requestId, confirmed)),
     };
   }
 
@@ -162,89 +358,209 @@ export class Jobs {
   get(requestId: string): JobRecord | undefined {
     const row = findJob(this.ctx.db, requestId);
     if (!row) return undefined;
-    const record = recordOf(row);
     const live = this.running.get(requestId);
-    return live ? { ...record, phase: live.phase } : record;
+    return recordOf(row, {
+      position: row.state === 'queued' ? queuePosition(this.ctx.db, row) : null,
+      ...(live ? { phase: live.phase } : {}),
+      attempts: jobAttempts(this.ctx.db, row.retry_of ?? row.id),
+    });
   }
 
-  /** The jobs running now (GET /api/inflight). */
+  /** The jobs not finished (GET /api/inflight): running and waiting ones first, then the queue in order. */
   inflight(): InflightJob[] {
-    return [...this.running.values()].map((job) => job.info());
+    const rows = unfinishedJobs(this.ctx.db);
+    const queued = rows.filter((row) => row.state === 'queued').sort((a, b) => b.priority - a.priority || a.seq - b.seq);
+    const active = rows.filter((row) => row.state !== 'queued');
+    return [
+      ...active.map((row) => {
+        const live = this.running.get(row.id);
+        return inflightOf(row, { ...(live ? { phase: live.phase } : {}), cancelling: live?.signal.aborted ?? false });
+      }),
+      ...queued.map((row, index) => inflightOf(row, { position: index + 1, cancelling: false })),
+    ];
   }
 
   /**
-   * Cancels a job and waits (briefly) for it to end; a job that does not end in
-   * time is dropped from the in-flight list anyway (the spec's "force-remove").
+   * Cancels a job. A queued one ends at once and never runs; a running or
+   * waiting one here is aborted (its upstream call, its wait, and the vendor's
+   * cancel where the lane has one) and awaited briefly, then ended anyway (the
+   * spec's "force-remove"); one running in another process is asked to stop.
    */
   async cancel(requestId: string): Promise<InflightJob> {
+    const row = findJob(this.ctx.db, requestId);
+    if (!row || row.finished_at) throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
+    const message = 'The job was cancelled (DELETE /api/inflight).';
+    const cancelled = inflightOf(row, { cancelling: true });
+    if (row.state === 'queued') {
+      if (this.end(row, 'cancelled', new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }), 'queued')) {
+        this.held.delete(requestId);
+        return cancelled;
+      }
+      // Claimed meanwhile (by another process: a claim here is synchronous): ask that one.
+    }
     const job = this.running.get(requestId);
-    if (!job) throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
-    job.cancel('The job was cancelled (DELETE /api/inflight).');
+    if (!job) {
+      requestJobCancel(this.ctx.db, requestId, now());
+      return cancelled;
+    }
+    job.cancel(message);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([job.settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, CANCEL_GRACE_MS)))]);
     clearTimeout(timer);
-    if (this.running.get(requestId) === job) this.running.delete(requestId);
-    return job.info();
+    if (this.running.get(requestId) === job) {
+      // It did not wind down in time: it ends now; whatever it does later finds the row ended.
+      this.running.delete(requestId);
+      this.end(row, 'cancelled', job.signal.reason instanceof ServiceError ? job.signal.reason : new ServiceError('JOB_CANCELLED', message));
+      this.pump();
+    }
+    return { ...cancelled, phase: job.phase };
+  }
+
+  /** Ends a job that is not running here, with its `error` event; false when it had ended or left `from`. */
+  private end(row: JobRow, state: JobState, error: ServiceError, from?: JobState): boolean {
+    const payload = error.toBody().error;
+    if (!finishJob(this.ctx.db, row.id, { state, error: payload, ...(from ? { from } : {}) }, now())) return false;
+    this.events.error({ requestId: row.id, kind: kindOf(row), error: payload });
+    this.settle(row.id, { ok: false, error });
+    return true;
   }
 
   /**
-   * Shutdown: cancel what cannot resume, detach what can (it stays unfinished
-   * in the store and resumes at the next start), and wait at most `graceMs`
-   * for every job to settle. A job already saving finishes its save.
+   * A new attempt of a failed, cancelled or interrupted job: the same stored
+   * request and input images, its own requestId (default `<first>~<attempt>`),
+   * linked to the first attempt; every attempt stays listed.
+   */
+  retry(requestId: string, newRequestId?: string): RetryAnswer {
+    const row = findJob(this.ctx.db, requestId);
+    if (!row) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}".`, { details: { requestId } });
+    if (!RETRYABLE_JOB_STATES.includes(row.state)) {
+      throw new ServiceError('JOB_NOT_RETRYABLE', `The job is ${row.state}; only a failed, cancelled or interrupted job can be retried.`, { details: { requestId, state: row.state } });
+    }
+    const first = row.retry_of ?? row.id;
+    const attempt = Math.max(...jobAttempts(this.ctx.db, first).map((known) => known.attempt)) + 1;
+    const suffix = `~${attempt}`;
+    const id = newRequestId ?? `${first.slice(0, 128 - suffix.length)}${suffix}`;
+    if (!REQUEST_ID_PATTERN.test(id)) throw new ServiceError('BAD_REQUEST', `"${id}" is not a valid requestId.`, { details: { field: 'requestId', pattern: REQUEST_ID_PATTERN.source } });
+    const inserted = insertJob(
+      this.ctx.db,
+      {
+        id,
+        kind: row.kind,
+        lane: row.lane,
+        model: row.model,
+        request: row.request,
+        created_at: now(),
+        priority: row.priority,
+        ordering_key: row.ordering_key,
+        fingerprint: null,
+        attempt,
+        retry_of: first,
+      },
+      jobInputHashes(this.ctx.db, row.id),
+    );
+    if ('existing' in inserted) throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${id}" exists; choose another requestId for the retry.`, { details: { requestId: id } });
+    this.announce({ requestId: id, kind: kindOf(row), lane: row.lane, model: row.model, position: inserted.position });
+    this.pump();
+    return { requestId: id, status: 'accepted', attempt, retryOf: first };
+  }
+
+  /**
+   * Start-up, and every heartbeat after: jobs whose owner is gone are
+   * continued by the billing rule. Then the heartbeat runs: leases renewed,
+   * cancels asked by other processes honoured, waiters of jobs that ended
+   * elsewhere settled, and a claim pass.
+   */
+  recover(): { resumed: number; requeued: number; interrupted: number } {
+    const counts = this.adoptOrphans();
+    clearInterval(this.timer);
+    this.timer = setInterval(() => this.tick(), Math.min(1000, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+    this.pump();
+    return counts;
+  }
+
+  private adoptOrphans(): { resumed: number; requeued: number; interrupted: number } {
+    const { db } = this.ctx;
+    const orphans = orphanedJobs(db, Date.now(), ownerIsDead);
+    if (orphans.length === 0) return { resumed: 0, requeued: 0, interrupted: 0 };
+    // Decided in one transaction (1,000 orphans at start-up are one commit), then started and published.
+    const decided = db.transaction(() =>
+      orphans.flatMap((row): Adoption[] => {
+        const at = Date.now();
+        // Ours first (one process wins), then decided by the billing rule.
+        if (!takeOverJob(db, row, this.owner, at + this.leaseMs, now())) return [];
+        const mine: JobRow = { ...row, lease_owner: this.owner, lease_expires_at: at + this.leaseMs };
+        if (row.reached_upstream === 0 && requeueJob(db, mine, now())) return [{ row: mine, action: 'requeued' }];
+        const handler = this.handlers.get(row.kind as JobKind);
+        if (handler && row.operation !== null && handler.canResume(this.stored(row))) return [{ row: mine, action: 'resumed' }];
+        const error = new ServiceError(
+          'JOB_INTERRUPTED',
+          'The studio stopped after this job may have reached its upstream, and nothing of it was saved; it is not sent again by itself. Retry it (POST /api/jobs/:id/retry).',
+          { details: { requestId: row.id, phase: row.phase } },
+        );
+        return finishJob(db, row.id, { state: 'interrupted', error: error.toBody().error }, now()) ? [{ row: mine, action: 'interrupted', error }] : [];
+      }),
+    )();
+    const counts = { resumed: 0, requeued: 0, interrupted: 0 };
+    for (const decision of decided) {
+      counts[decision.action] += 1;
+      if (decision.action === 'resumed') this.start(decision.row);
+      if (decision.action === 'interrupted') {
+        this.events.error({ requestId: decision.row.id, kind: kindOf(decision.row), error: decision.error.toBody().error });
+        this.settle(decision.row.id, { ok: false, error: decision.error });
+      }
+    }
+    return counts;
+  }
+
+  private tick(): void {
+    const { db } = this.ctx;
+    if (this.stopping || !db.open) return;
+    try {
+      const at = Date.now();
+      if (this.running.size && at - this.lastRenewal >= this.leaseMs / 3) {
+        renewLeases(db, this.owner, at + this.leaseMs);
+        this.lastRenewal = at;
+      }
+      for (const id of cancelRequestedJobs(db, this.owner)) this.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
+      this.adoptOrphans();
+      for (const requestId of this.waiters.keys()) {
+        const row = this.running.has(requestId) ? undefined : findJob(db, requestId);
+        if (row?.finished_at) this.settle(requestId, outcomeOf(row));
+      }
+      // Inputs held for a job another process claimed (it loads them from the stored files) are let go.
+      for (const requestId of this.held.keys()) if (findJob(db, requestId)?.state !== 'queued') this.held.delete(requestId);
+      this.pump();
+    } catch (error) {
+      console.error('The job engine heartbeat failed:', error);
+    }
+  }
+
+  /**
+   * Shutdown: claims stop; what can resume is detached (it stays unfinished
+   * with its lease released, and the next start continues it), what cannot is
+   * cancelled; queued jobs stay queued. Waits at most `graceMs` for the
+   * running ones to settle. A job already saving finishes its save.
    */
   async stopAll(message: string, graceMs: number): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
     const jobs = [...this.running.values()];
     for (const job of jobs) {
-      job.detached = Boolean(job.upstream && this.handlers.get(job.kind)?.canResume({ kind: job.kind, request: job.spec.request, upstream: job.upstream }));
+      const handler = this.handlerOf(job.kind);
+      job.detached = job.operation !== null && handler.canResume({ kind: job.kind, request: job.request, operation: job.operation });
       job.cancel(message);
     }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(jobs.map((job) => job.settled)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
+    if (this.ctx.db.open) releaseLeases(this.ctx.db, this.owner);
   }
 
-  /**
-   * Start-up: every job the store holds unfinished was running when the studio
-   * stopped. A kind that can resume, with its upstream operation recorded,
-   * runs again from it; every other one ends `interrupted` (JOB_INTERRUPTED),
-   * published on the channel so no client waits for it forever.
-   */
-  recover(): { resumed: number; interrupted: number } {
-    const rows = unfinishedJobs(this.ctx.db);
-    const interrupted: JobRow[] = [];
-    let resumed = 0;
-    for (const row of rows) {
-      const handler = this.handlers.get(row.kind as JobKind);
-      const upstream = row.upstream_operation_id ? { operationId: row.upstream_operation_id, state: row.upstream_state } : null;
-      const request = JSON.parse(row.request) as Record<string, unknown>;
-      if (upstream && handler?.canResume({ kind: row.kind as JobKind, request, upstream })) {
-        const job = new RunningJob({
-          requestId: row.id,
-          kind: row.kind as JobKind,
-          lane: row.lane,
-          model: row.model,
-          request,
-          upstream,
-          createdAt: row.created_at,
-        });
-        this.running.set(row.id, job);
-        this.run(job).catch(() => {});
-        resumed += 1;
-      } else {
-        interrupted.push(row);
-      }
-    }
-    const error = (row: JobRow): ErrorPayload =>
-      new ServiceError('JOB_INTERRUPTED', 'The studio stopped while this job ran; nothing of it was saved. Run it again.', {
-        details: { requestId: row.id, phase: row.phase },
-      }).toBody().error;
-    finishJobs(this.ctx.db, interrupted.map((row) => ({ id: row.id, state: 'interrupted', error: error(row) })), now());
-    for (const row of interrupted) this.events.error({ requestId: row.id, kind: row.kind as JobKind, error: error(row) });
-    return { resumed, interrupted: interrupted.length };
-  }
-
-  /** Removes jobs that ended longer ago than the retention; returns how many. */
-  sweep(retentionMs: number, at = Date.now()): number {
-    return sweepFinishedJobs(this.ctx.db, new Date(at - retentionMs).toISOString());
+  /** Removes jobs that ended longer ago than the retention, and the input files none still holds; returns how many jobs. */
+  async sweep(retentionMs: number, at = Date.now()): Promise<number> {
+    const { removed, unusedInputs } = sweepFinishedJobs(this.ctx.db, new Date(at - retentionMs).toISOString());
+    await this.inputs.remove(unusedInputs);
+    return removed;
   }
 }

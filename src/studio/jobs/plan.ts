@@ -1,5 +1,5 @@
 import { ServiceError } from '../../common/errors.js';
-import { COMMON_CONTROLS, type CommonControl, type LaneId, type SlotFields } from '../api/index.js';
+import { COMMON_CONTROLS, type CommonControl, type JobKind, type LaneId, type SlotFields } from '../api/index.js';
 import { pickLane } from '../catalog/auto.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES, operationsOf } from '../catalog/registry.js';
@@ -7,6 +7,7 @@ import type { StudioContext } from '../context.js';
 import { settingOf } from '../lanes/settings.js';
 import type { LaneImageRequest, LaneModule } from '../lanes/types.js';
 import { describeInput, loadImageInput, loadReferences, type InputDescriptor, type ReferenceImage } from '../references.js';
+import type { JobSpec } from './running-job.js';
 
 // From a validated request to an image job: which lane (resolving `auto`),
 // which model, the lane's checks (operation, mask, controls, its own options,
@@ -159,6 +160,31 @@ export async function planImageJob(
       },
     },
     inputs: { references, image, mask: maskImage },
+  };
+}
+
+/**
+ * The job of a plan: its identity (the lane and model that run; null when the
+ * slots of a batch differ), the stored request, the decoded inputs for this
+ * process and the input images to store with it. Every route that creates an
+ * image job ends here.
+ */
+export function imageJobSpec(
+  plan: ImagePlan,
+  job: { readonly requestId: string; readonly kind: JobKind; readonly priority?: number; readonly extra?: Readonly<Record<string, unknown>> },
+): JobSpec {
+  const lanes = new Set(plan.request.slots.map((slot) => slot.lane));
+  const models = new Set(plan.request.slots.map((slot) => resolveModel(LANES[slot.lane], slot.model).id));
+  const { references, image, mask } = plan.inputs;
+  return {
+    requestId: job.requestId,
+    kind: job.kind,
+    lane: lanes.size === 1 ? [...lanes][0] : null,
+    model: models.size === 1 ? [...models][0] : null,
+    request: { ...plan.request, ...job.extra },
+    inputs: plan.inputs,
+    inputImages: [...references, ...(image ? [image] : []), ...(mask ? [mask] : [])],
+    ...(job.priority !== undefined ? { priority: job.priority } : {}),
   };
 }
 

@@ -1,45 +1,55 @@
 import { ServiceError } from '../../common/errors.js';
-import type { InflightJob, JobKind, JobPhase } from '../api/index.js';
+import type { JobKind, JobPhase } from '../api/index.js';
+import type { UpstreamOperation } from '../lanes/types.js';
+import type { ReferenceImage } from '../references.js';
 
-/** What a new job is: the facts stored with it, and the transient inputs only this process holds. */
+/** What a new job is: the facts stored with it, and the decoded inputs only this process holds. */
 export interface JobSpec {
   readonly requestId: string;
   readonly kind: JobKind;
   /** The lane (`auto` resolved); null when the slots of a batch use several. */
   readonly lane: string | null;
   readonly model: string | null;
-  /** The accepted request as stored: JSON, no secrets, no image bytes. */
+  /** The accepted request as stored: JSON, no secrets, input images as descriptors. */
   readonly request: Readonly<Record<string, unknown>>;
+  /** Decoded inputs for the handler, while this process holds them. */
   readonly inputs?: unknown;
-  /** Multimode: how many outputs. */
-  readonly slots?: number;
-  /** Set when a restarted studio resumes the job. */
-  readonly upstream?: { readonly operationId: string; readonly state: string | null } | null;
-  readonly createdAt?: string;
+  /** The input images to store with the job (content-addressed), so it can wait or be retried. */
+  readonly inputImages?: readonly ReferenceImage[];
+  /** Higher runs first (default 0). */
+  readonly priority?: number;
+  /** Jobs of one key run one at a time, in the order they came (an agent session's turns). */
+  readonly orderingKey?: string | null;
+  /** Of the client's body: the same requestId with the same body is the same job. */
+  readonly fingerprint?: string | null;
+  readonly attempt?: number;
+  /** The first attempt's requestId, for a retry. */
+  readonly retryOf?: string | null;
 }
 
-/** A job this process is running: its cancel, its phase, and when it settles. */
+/** A job this process runs now: its cancel, its phase, and when it settles. */
 export class RunningJob {
   private readonly controller = new AbortController();
-  private currentPhase: JobPhase = 'queued';
+  private currentPhase: JobPhase;
   private finish!: () => void;
-  /** Settles when the job has published its terminal event. */
+  /** Settles when the job has published its terminal event (or was detached). */
   readonly settled = new Promise<void>((resolve) => (this.finish = resolve));
-  readonly startedAt = new Date().toISOString();
-  upstream: { operationId: string; state: string | null } | null;
-  /** Shutdown leaves a resumable job unfinished in the store, to run again at the next start. */
+  /** Shutdown leaves a resumable job unfinished in the store, to continue at the next start. */
   detached = false;
 
-  constructor(readonly spec: JobSpec) {
-    this.upstream = spec.upstream ? { ...spec.upstream } : null;
-  }
-
-  get requestId(): string {
-    return this.spec.requestId;
-  }
-
-  get kind(): JobKind {
-    return this.spec.kind;
+  constructor(
+    readonly requestId: string,
+    readonly kind: JobKind,
+    readonly lane: string | null,
+    readonly model: string | null,
+    readonly request: Readonly<Record<string, unknown>>,
+    readonly inputs: unknown,
+    /** Set by a resumed job's row, then by the handler once it records one. */
+    public operation: UpstreamOperation | null,
+    readonly deadline: number,
+    phase: JobPhase | null,
+  ) {
+    this.currentPhase = phase ?? 'queued';
   }
 
   get signal(): AbortSignal {
@@ -54,7 +64,7 @@ export class RunningJob {
     this.currentPhase = phase;
   }
 
-  /** Aborts the upstream call(s); the job then ends with JOB_CANCELLED and `message`. */
+  /** Aborts the upstream call(s) and any wait; the job then ends with JOB_CANCELLED and `message`. */
   cancel(message: string): void {
     if (this.signal.aborted) return;
     this.controller.abort(new ServiceError('JOB_CANCELLED', message, { details: { requestId: this.requestId } }));
@@ -62,19 +72,5 @@ export class RunningJob {
 
   markSettled(): void {
     this.finish();
-  }
-
-  info(): InflightJob {
-    const { spec } = this;
-    return {
-      requestId: spec.requestId,
-      kind: spec.kind,
-      provider: spec.lane ?? spec.kind,
-      ...(spec.model ? { model: spec.model } : {}),
-      phase: this.currentPhase,
-      startedAt: this.startedAt,
-      ...(spec.slots !== undefined ? { slots: spec.slots } : {}),
-      cancelling: this.signal.aborted,
-    };
   }
 }

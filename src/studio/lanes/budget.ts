@@ -1,8 +1,11 @@
 import type { StudioContext } from '../context.js';
 import type { LaneModule } from './types.js';
 
-/** The variable that overrides a lane's time budget: `SVC_<LANE>_TIMEOUT_MS` (e.g. SVC_BETA_API_TIMEOUT_MS). */
-export const timeoutVariable = (lane: string): string => `SVC_${lane.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_TIMEOUT_MS`;
+/** A lane's own variable: `SVC_<LANE>_<NAME>` (e.g. SVC_BETA_API_TIMEOUT_MS). */
+export const laneVariable = (lane: string, name: string): string => `SVC_${lane.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${name}`;
+
+/** The variable that overrides a lane's time budget: `SVC_<LANE>_TIMEOUT_MS`. */
+export const timeoutVariable = (lane: string): string => laneVariable(lane, 'TIMEOUT_MS');
 
 /** A lane's whole-call budget in ms, or its variable's value when set (tests of a 360 s limit run in seconds). */
 export function laneTimeoutMs(ctx: StudioContext, lane: Pick<LaneModule, 'id' | 'timeoutMs'>): number {

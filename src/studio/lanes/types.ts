@@ -110,24 +110,49 @@ export interface LaneImageRequest {
   readonly mask?: LaneInputImage;
 }
 
-/** The running job as a lane sees it: a cancel signal and progress reports. */
+/** The running job as a lane sees it: a cancel signal, its deadline and progress reports. */
 export interface LaneJob {
   /** Aborted when the job is cancelled; the lane passes it to every upstream call. */
   readonly signal: AbortSignal;
+  /** When the job's time is up (ms since the epoch): stored when it first started, kept across restarts. */
+  readonly deadline: number;
   phase(phase: Exclude<JobPhase, 'queued' | 'saving'>): void;
   /** A low-quality intermediate render; goes to listeners only, never to history. */
   partial(image: { index: number; b64: string; format: ImageFormat }): void;
   /**
-   * Records the upstream's own operation (a prediction, a job) as soon as it is known, with its
-   * state: a studio restarted meanwhile resumes it with `resume` instead of losing it.
+   * The checkpoint of a lane with steps: its first billable upstream call is about to be sent.
+   * Before it, a crash runs the job again; after it, only a recorded operation lets it go on.
    */
-  operation(operationId: string, state?: string): void;
+  sending(): void;
 }
 
-/** An upstream operation a job recorded. */
-export interface UpstreamOperation {
-  readonly operationId: string;
-  readonly state: string | null;
+/** What a lane's long upstream work is, as the job stores it: whatever the vendor needs (JSON). */
+export type UpstreamOperation = Readonly<Record<string, unknown>>;
+
+/** The answer of one status call. */
+export type StepStatus =
+  | { readonly done: false; readonly state?: string; readonly retryAfterMs?: number }
+  | { readonly done: true; readonly state?: string; readonly result: LaneImageResult };
+
+/**
+ * Long upstream work as steps (the AI SDK's doStart / doStatus split): `start`
+ * submits and answers the operation (stored on the job before anything else
+ * happens), `status` is one status call, `cancel` reaches the vendor where it
+ * has a cancel. The engine schedules the status calls (the lane's intervals,
+ * the vendor's Retry-After, the job's stored deadline), so a restarted studio
+ * continues every such job from its operation.
+ */
+export interface LaneSteps {
+  /** Its steps edit as well as generate. */
+  readonly edits: boolean;
+  /** Waits between status calls, the last one repeating. */
+  readonly pollIntervalsMs: readonly number[];
+  start(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
+  status(ctx: StudioContext, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<StepStatus>;
+  /** Asks the vendor to stop; answers whether it confirmed. Absent: the polls stop, the vendor is not told. */
+  cancel?(ctx: StudioContext, operation: UpstreamOperation): Promise<boolean>;
+  /** The error of a job whose deadline passed. */
+  timeout(operation: UpstreamOperation | null, timeoutMs: number): Error;
 }
 
 export interface LaneImage {
@@ -158,12 +183,8 @@ export interface LaneAdapter {
   preflight?(ctx: StudioContext): void;
   generate?: ImageOperation;
   edit?: ImageOperation;
-  /**
-   * Continues a generation or edit from its recorded upstream operation after a restart (poll it,
-   * fetch its images). `request` is rebuilt from the stored job: no input images. A lane with this
-   * operation has resumable jobs; without it, a job running at a crash ends `interrupted`.
-   */
-  resume?(ctx: StudioContext, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<LaneImageResult>;
+  /** A lane whose generation (and edit, when `steps.edits`) is long upstream work runs it as steps instead; its jobs survive a restart. */
+  steps?: LaneSteps;
 }
 
 export interface LaneModule {
@@ -185,6 +206,8 @@ export interface LaneModule {
   readonly multimode?: boolean;
   /** Whole-call time budget; `SVC_<LANE>_TIMEOUT_MS` overrides it. */
   readonly timeoutMs: number;
+  /** Most jobs of this lane running at once (a local program, a single-queue server); `SVC_<LANE>_MAX_RUNNING` overrides it. */
+  readonly maxRunning?: number;
   /** `base` is the lane's main URL; other names are further endpoints (e.g. `issuer`). */
   readonly endpoints: Readonly<Record<string, Endpoint>>;
   /** Persisted defaults (GET/PUT /api/defaults), by name. */

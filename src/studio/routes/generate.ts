@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseWith } from '../../common/validation.js';
 import { COMMON_SIZES, editRequest, generateRequest, multimodeRequest, REQUEST_ID_PATTERN, SIZE_RULE, API_LIMITS } from '../api/index.js';
-import { resolveModel } from '../catalog/models.js';
-import { LANES } from '../catalog/registry.js';
 import { deliver, deliveryMode, watchClient } from '../jobs/delivery.js';
-import { planImageJob, type ImageFields, type ImagePlan } from '../jobs/plan.js';
+import { imageJobSpec, planImageJob, type ImageFields } from '../jobs/plan.js';
 import type { StudioRoutes } from './plugin.js';
 
 // Classic generation: POST /api/generate, /api/edit, /api/generate/multimode.
@@ -20,21 +18,15 @@ const HINTS = {
   outputs: { minItems: 1, maxItems: API_LIMITS.multimodeMaxOutputs },
 };
 
-/** The fields of a body that describe the image (not the delivery, not the inputs). */
+/** The fields of a body that describe the image (not the delivery, not the inputs, not its place in the queue). */
 const imageFields = ({
   async: _async,
   requestId: _requestId,
   cancelOnDisconnect: _cancelOnDisconnect,
   references: _references,
+  priority: _priority,
   ...fields
-}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean; references?: unknown[] }): ImageFields => fields;
-
-/** The lane of a plan's job and the model that runs (after the lane's mapping); null when the slots of a batch differ. */
-function jobIdentity(plan: ImagePlan): { lane: string | null; model: string | null } {
-  const lanes = new Set(plan.request.slots.map((slot) => slot.lane));
-  const models = new Set(plan.request.slots.map((slot) => resolveModel(LANES[slot.lane], slot.model).id));
-  return { lane: lanes.size === 1 ? [...lanes][0] : null, model: models.size === 1 ? [...models][0] : null };
-}
+}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean; references?: unknown[]; priority?: number }): ImageFields => fields;
 
 export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/generate', async (request, reply) => {
@@ -43,7 +35,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
     const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references }, 'generate');
-    return deliver(ctx, request, reply, { mode, client, job: { requestId, kind: 'generate', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs } });
+    return deliver(ctx, request, reply, { mode, client, job: imageJobSpec(plan, { requestId, kind: 'generate', priority: body.priority }) });
   });
 
   app.post('/api/edit', async (request, reply) => {
@@ -52,7 +44,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
     const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references, edit: { image, mask } }, 'edit');
-    return deliver(ctx, request, reply, { mode, client, job: { requestId, kind: 'edit', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs } });
+    return deliver(ctx, request, reply, { mode, client, job: imageJobSpec(plan, { requestId, kind: 'edit', priority: body.priority }) });
   });
 
   app.post('/api/generate/multimode', async (request, reply) => {
@@ -66,11 +58,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
     const slots = overrides.map((override, slot) => ({ requestId: `${requestId}.${slot}`, fields: { ...shared, ...override } }));
     // The references are loaded once for the whole batch and shared by its slots.
     const plan = await planImageJob(ctx, slots, { references: body.references }, 'generate', { batch: true });
-    return deliver(ctx, request, reply, {
-      mode,
-      client,
-      job: { requestId, kind: 'multimode', ...jobIdentity(plan), request: plan.request, inputs: plan.inputs, slots: slots.length },
-    });
+    return deliver(ctx, request, reply, { mode, client, job: imageJobSpec(plan, { requestId, kind: 'multimode', priority: body.priority }) });
   });
 };
 

@@ -1,15 +1,21 @@
 import { ServiceError } from '../../common/errors.js';
 import { parseWith } from '../../common/validation.js';
-import { requestIdParam } from '../api/index.js';
+import { requestIdParam, retryRequest } from '../api/index.js';
 import type { StudioRoutes } from './plugin.js';
 
-/** Jobs over HTTP: any job by requestId (also after it ended), the running ones, and cancel. */
+/** Jobs over HTTP: any job by requestId (also after it ended), a retry, the unfinished ones, and cancel. */
 export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/jobs/:requestId', async (request) => {
     const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
     const job = ctx.jobs.get(requestId);
     if (!job) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`, { details: { requestId } });
     return job;
+  });
+
+  app.post('/api/jobs/:requestId/retry', async (request, reply) => {
+    const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
+    const body = parseWith(retryRequest, request.body ?? {});
+    return reply.code(202).send(ctx.jobs.retry(requestId, body.requestId));
   });
 
   app.get('/api/inflight', async () => ({ jobs: ctx.jobs.inflight() }));

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { parseWith } from '../../common/validation.js';
 import { API_LIMITS, COMMON_SIZES, GRAPH_ID_PATTERN, nodeGenerateRequest, nodeIdParam, REQUEST_ID_PATTERN, SIZE_RULE } from '../api/index.js';
-import { resolveModel } from '../catalog/models.js';
-import { LANES } from '../catalog/registry.js';
 import { getNode, planNode } from '../graphs/nodes.js';
 import { deliver, deliveryMode, watchClient } from '../jobs/delivery.js';
-import { planImageJob } from '../jobs/plan.js';
+import { imageJobSpec, planImageJob } from '../jobs/plan.js';
 import type { StudioRoutes } from './plugin.js';
 
 // Node generation: POST /api/node/generate (a root node, or a child edit of a
@@ -29,23 +27,11 @@ export const nodeRoutes: StudioRoutes = async (app, { ctx }) => {
     const body = parseWith(nodeGenerateRequest, request.body, { hints: HINTS });
     const mode = deliveryMode(request, body);
     const requestId = body.requestId ?? randomUUID();
-    const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
+    const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, priority, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
     const { spec, parent } = planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
     // A child edits its parent's image, named by its history file: it counts as an input image of the lane.
     const plan = await planImageJob(ctx, [{ requestId, fields }], { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) }, parent ? 'edit' : 'generate');
-    const [slot] = plan.request.slots;
-    return deliver(ctx, request, reply, {
-      mode,
-      client,
-      job: {
-        requestId,
-        kind: 'node',
-        lane: slot.lane,
-        model: resolveModel(LANES[slot.lane], slot.model).id,
-        request: { ...plan.request, node: spec },
-        inputs: plan.inputs,
-      },
-    });
+    return deliver(ctx, request, reply, { mode, client, job: imageJobSpec(plan, { requestId, kind: 'node', priority, extra: { node: spec } }) });
   });
 
   app.get('/api/node/:nodeId', async (request) => getNode(ctx, parseWith(nodeIdParam, request.params, { what: 'path parameter', hints: HINTS }).nodeId));

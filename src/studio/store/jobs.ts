@@ -1,19 +1,37 @@
 import type { JobState } from '../api/index.js';
 import type { StudioDatabase } from './database.js';
 
-// The jobs table (migration 3): one row per job, kept after it ends until the
-// retention sweep. Unfinished rows (finished_at NULL) are what start-up
-// recovery looks at. SQL stays here, behind these functions.
+// The jobs table (migrations 3 and 9): the durable queue. One row per job,
+// kept after it ends until the retention sweep. SQL stays here, behind these
+// functions; the engine (jobs/) decides, this file only reads and writes.
+// Every write that decides who runs a job (a claim, a take-over) is a
+// conditional UPDATE inside an IMMEDIATE transaction, so several processes
+// sharing the database file never both win the same job.
 
 export interface JobRow {
+  /** SQLite's rowid: the order jobs were accepted in (FIFO within a priority). */
+  seq: number;
   id: string;
   kind: string;
   lane: string | null;
   model: string | null;
   state: JobState;
   phase: string | null;
+  priority: number;
+  ordering_key: string | null;
+  fingerprint: string | null;
+  attempt: number;
+  retry_of: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  deadline_at: number | null;
+  next_check_at: number | null;
+  reached_upstream: number;
+  operation: string | null;
   upstream_operation_id: string | null;
   upstream_state: string | null;
+  cancel_requested: number;
+  cancel_confirmed: number | null;
   request: string;
   result: string | null;
   error: string | null;
@@ -23,31 +41,87 @@ export interface JobRow {
   finished_at: string | null;
 }
 
-export type NewJobRow = Pick<JobRow, 'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at'>;
+export type NewJobRow = Pick<JobRow, 'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at' | 'priority' | 'ordering_key' | 'fingerprint' | 'attempt' | 'retry_of'>;
+
+/** What a claim writes: who holds the job, until when, and the deadline it keeps from its first start. */
+export interface Claim {
+  readonly owner: string;
+  readonly leaseUntil: number;
+  readonly at: string;
+  readonly deadline: number | null;
+  /** The job's first upstream call follows at once: from now a crash must not run it again. */
+  readonly reachesUpstream: boolean;
+}
+
+const ACTIVE = `state IN ('running', 'waiting')`;
+const COLUMNS = 'rowid AS seq, *';
 
 function statements(db: StudioDatabase) {
   return {
-    // A finished job's id can be used again: its row is replaced. An unfinished one's cannot (the caller checks).
-    replaceFinished: db.prepare<[string]>('DELETE FROM jobs WHERE id = ? AND finished_at IS NOT NULL'),
     insert: db.prepare<NewJobRow>(
-      `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at)
-       VALUES (@id, @kind, @lane, @model, 'queued', @request, @created_at, @created_at)`,
+      `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of)
+       VALUES (@id, @kind, @lane, @model, 'queued', @request, @created_at, @created_at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of)`,
     ),
-    byId: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
-    unfinished: db.prepare<[], JobRow>('SELECT * FROM jobs WHERE finished_at IS NULL ORDER BY created_at'),
-    // A job starts in its first phase: one write, not two.
-    start: db.prepare<{ id: string; phase: string; at: string }>(
-      `UPDATE jobs SET state = 'running', phase = @phase, started_at = @at, updated_at = @at WHERE id = @id AND finished_at IS NULL`,
+    // The fast path: nothing queued and a slot free, so the job is claimed as it is inserted (one write).
+    insertClaimed: db.prepare<NewJobRow & { owner: string; until: number; at: string; deadline: number | null; reached: number }>(
+      `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of,
+         lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
+       VALUES (@id, @kind, @lane, @model, 'running', @request, @created_at, @at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of,
+         @owner, @until, @at, @deadline, @reached)`,
+    ),
+    insertInput: db.prepare<[string, string]>('INSERT OR IGNORE INTO job_inputs (job_id, hash) VALUES (?, ?)'),
+    byId: db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`),
+    attempts: db.prepare<[string, string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ? OR retry_of = ? ORDER BY attempt`),
+    unfinished: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NULL ORDER BY rowid`),
+    active: db.prepare<[], { lane: string | null; count: number }>(`SELECT lane, COUNT(*) AS count FROM jobs WHERE ${ACTIVE} GROUP BY lane`),
+    queued: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rowid LIMIT ?`),
+    anyQueued: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM jobs WHERE state = 'queued' LIMIT 1`),
+    // Strict FIFO per ordering key: a job waits while an older unfinished job of its key exists.
+    keyAhead: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM jobs WHERE ordering_key = ? AND finished_at IS NULL AND rowid < ? LIMIT 1'),
+    position: db.prepare<{ priority: number; seq: number }, { ahead: number }>(
+      `SELECT COUNT(*) AS ahead FROM jobs WHERE state = 'queued' AND (priority > @priority OR (priority = @priority AND rowid < @seq))`,
+    ),
+    claim: db.prepare<{ id: string; owner: string; until: number; at: string; deadline: number | null; reached: number }>(
+      `UPDATE jobs SET state = 'running', lease_owner = @owner, lease_expires_at = @until, started_at = COALESCE(started_at, @at),
+         deadline_at = COALESCE(deadline_at, @deadline), reached_upstream = MAX(reached_upstream, @reached), updated_at = @at
+       WHERE id = @id AND state = 'queued'`,
+    ),
+    release: db.prepare<[string]>(`UPDATE jobs SET lease_expires_at = 0 WHERE lease_owner = ? AND ${ACTIVE}`),
+    renew: db.prepare<{ owner: string; until: number }>(`UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`),
+    expired: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND (lease_expires_at IS NULL OR lease_expires_at < ?) ORDER BY rowid`),
+    ownedActive: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY rowid`),
+    takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
+      `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
+       WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from`,
+    ),
+    requeue: db.prepare<{ id: string; from: string | null; at: string }>(
+      `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, phase = 'queued', updated_at = @at
+       WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from AND reached_upstream = 0`,
     ),
     phase: db.prepare<{ id: string; phase: string; at: string }>('UPDATE jobs SET phase = @phase, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
-    upstream: db.prepare<{ id: string; operation: string; state: string | null; at: string }>(
-      'UPDATE jobs SET upstream_operation_id = @operation, upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL',
+    state: db.prepare<{ id: string; state: 'running' | 'waiting'; next: number | null; at: string }>(
+      `UPDATE jobs SET state = @state, next_check_at = @next, updated_at = @at WHERE id = @id AND ${ACTIVE}`,
     ),
-    finish: db.prepare<{ id: string; state: JobState; phase: string | null; result: string | null; error: string | null; at: string }>(
-      `UPDATE jobs SET state = @state, phase = COALESCE(@phase, phase), result = @result, error = @error, updated_at = @at, finished_at = @at
-       WHERE id = @id AND finished_at IS NULL`,
+    reached: db.prepare<{ id: string; at: string }>('UPDATE jobs SET reached_upstream = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
+    operation: db.prepare<{ id: string; operation: string; operation_id: string; state: string | null; at: string }>(
+      `UPDATE jobs SET operation = @operation, upstream_operation_id = @operation_id, upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL`,
     ),
+    upstreamState: db.prepare<{ id: string; state: string | null; at: string }>('UPDATE jobs SET upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
+    cancelConfirmed: db.prepare<{ id: string; confirmed: number }>('UPDATE jobs SET cancel_confirmed = @confirmed WHERE id = @id'),
+    requestCancel: db.prepare<{ id: string; at: string }>(`UPDATE jobs SET cancel_requested = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL`),
+    cancelRequested: db.prepare<[string], { id: string }>(`SELECT id FROM jobs WHERE lease_owner = ? AND cancel_requested = 1 AND ${ACTIVE}`),
+    finish: db.prepare<{ id: string; state: JobState; phase: string | null; result: string | null; error: string | null; at: string; from: string | null }>(
+      `UPDATE jobs SET state = @state, phase = COALESCE(@phase, phase), result = @result, error = @error, updated_at = @at, finished_at = @at,
+         lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL
+       WHERE id = @id AND finished_at IS NULL AND (@from IS NULL OR state = @from)`,
+    ),
+    releasedBy: db.prepare<[string], { hash: string }>(
+      'SELECT DISTINCT hash FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)',
+    ),
+    sweepInputs: db.prepare<[string]>('DELETE FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)'),
     sweep: db.prepare<[string]>('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
+    inputsOf: db.prepare<[string], { hash: string }>('SELECT hash FROM job_inputs WHERE job_id = ?'),
+    inputInUse: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM job_inputs WHERE hash = ? LIMIT 1'),
   };
 }
 
@@ -60,28 +134,203 @@ function prepared(db: StudioDatabase): Statements {
   return found;
 }
 
-/** Inserts a queued job, replacing a finished job of the same id in the same transaction. */
-export function insertJob(db: StudioDatabase, row: NewJobRow): void {
+/**
+ * Inserts a queued job and the input files it holds, notes its place in the
+ * queue, then runs a claim pass, all in one IMMEDIATE transaction (one commit
+ * on the request's path; two processes cannot both insert). Answers its place
+ * and what the pass claimed (the job itself when a slot was free), or the row
+ * that already has the id (the caller decides: same job, or a conflict).
+ */
+export function insertJob(
+  db: StudioDatabase,
+  row: NewJobRow,
+  inputHashes: readonly string[],
+  limits?: ClaimLimits,
+): { readonly seq: number; readonly position: number; readonly claimed: JobRow[] } | { readonly existing: JobRow } {
   const s = prepared(db);
-  db.transaction(() => {
-    s.replaceFinished.run(row.id);
-    s.insert.run(row);
-  })();
+  return db
+    .transaction(() => {
+      const existing = s.byId.get(row.id);
+      if (existing) return { existing };
+      const claimedAtOnce = limits ? claimOnInsert(s, row, limits) : undefined;
+      if (claimedAtOnce) {
+        for (const hash of inputHashes) s.insertInput.run(row.id, hash);
+        return { seq: claimedAtOnce.seq, position: 1, claimed: [claimedAtOnce] };
+      }
+      const seq = Number(s.insert.run(row).lastInsertRowid);
+      for (const hash of inputHashes) s.insertInput.run(row.id, hash);
+      const position = (s.position.get({ priority: row.priority, seq })?.ahead ?? 0) + 1;
+      return { seq, position, claimed: limits ? claimPass(s, limits) : [] };
+    })
+    .immediate();
+}
+
+/** The new job as a row, before it is written. */
+const rowOf = (row: NewJobRow, seq: number): JobRow => ({
+  ...row,
+  seq,
+  state: 'queued',
+  phase: null,
+  lease_owner: null,
+  lease_expires_at: null,
+  deadline_at: null,
+  next_check_at: null,
+  reached_upstream: 0,
+  operation: null,
+  upstream_operation_id: null,
+  upstream_state: null,
+  cancel_requested: 0,
+  cancel_confirmed: null,
+  result: null,
+  error: null,
+  started_at: null,
+  updated_at: row.created_at,
+  finished_at: null,
+});
+
+/** With nothing queued and a slot free, the job is inserted claimed (the common case); else undefined. */
+function claimOnInsert(s: Statements, row: NewJobRow, limits: ClaimLimits): JobRow | undefined {
+  if (s.anyQueued.get()) return undefined;
+  let total = 0;
+  let sameLane = 0;
+  for (const { lane, count } of s.active.all()) {
+    total += count;
+    if (lane === row.lane) sameLane = count;
+  }
+  if (total >= limits.overall || sameLane >= limits.laneLimit(row.lane)) return undefined;
+  if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, Number.MAX_SAFE_INTEGER)) return undefined;
+  const pending = rowOf(row, 0);
+  if (!limits.accepts(pending)) return undefined;
+  const claim = limits.claim(pending);
+  const reached = claim.reachesUpstream ? 1 : 0;
+  const seq = Number(s.insertClaimed.run({ ...row, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached }).lastInsertRowid);
+  return { ...pending, seq, state: 'running', lease_owner: claim.owner, lease_expires_at: claim.leaseUntil, started_at: claim.at, deadline_at: claim.deadline, reached_upstream: reached, updated_at: claim.at };
 }
 
 export const findJob = (db: StudioDatabase, id: string): JobRow | undefined => prepared(db).byId.get(id);
 
+/** Every attempt of a job, the first one first (`root` is the first attempt's id). */
+export const jobAttempts = (db: StudioDatabase, root: string): JobRow[] => prepared(db).attempts.all(root, root);
+
 export const unfinishedJobs = (db: StudioDatabase): JobRow[] => prepared(db).unfinished.all();
 
-export const markJobRunning = (db: StudioDatabase, id: string, phase: string, at: string): void => void prepared(db).start.run({ id, phase, at });
+/** 1 for the next job to start, 2 for the one after, ... (priority first, then the order they came in). */
+export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
+  (prepared(db).position.get({ priority: row.priority, seq: row.seq })?.ahead ?? 0) + 1;
+
+/** Limits of one claim pass: overall, and for a lane (Infinity when it has none). */
+export interface ClaimLimits {
+  readonly overall: number;
+  laneLimit(lane: string | null): number;
+  /** Whether this process will run a job of that kind and lane now (e.g. it has the handler). */
+  accepts(row: JobRow): boolean;
+  /** The claim's fields for that row. */
+  claim(row: JobRow): Claim;
+}
+
+/** How many queued rows one pass looks at: enough for every lane to find its next job. */
+const CLAIM_SCAN = 500;
+
+/**
+ * Claims what may start now, in queue order, within the limits: overall and
+ * per lane across every process (they count the active rows of the table),
+ * and strict FIFO per ordering key. Answers the rows claimed, as claimed.
+ */
+export function claimJobs(db: StudioDatabase, limits: ClaimLimits): JobRow[] {
+  const s = prepared(db);
+  // Nothing queued (the common case once a job ends): no write transaction at all.
+  if (!s.anyQueued.get()) return [];
+  return db.transaction(() => claimPass(s, limits)).immediate();
+}
+
+/** One claim pass, inside the caller's IMMEDIATE transaction. */
+function claimPass(s: Statements, limits: ClaimLimits): JobRow[] {
+  if (!s.anyQueued.get()) return [];
+  const byLane = new Map<string | null, number>();
+  let total = 0;
+  for (const { lane, count } of s.active.all()) {
+    byLane.set(lane, count);
+    total += count;
+  }
+  const claimed: JobRow[] = [];
+  if (total >= limits.overall) return claimed;
+  for (const row of s.queued.all(CLAIM_SCAN)) {
+    if (total >= limits.overall) break;
+    const running = byLane.get(row.lane) ?? 0;
+    if (running >= limits.laneLimit(row.lane)) continue;
+    if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, row.seq)) continue;
+    if (!limits.accepts(row)) continue;
+    const claim = limits.claim(row);
+    const changed = s.claim.run({ id: row.id, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached: claim.reachesUpstream ? 1 : 0 }).changes;
+    if (changed !== 1) continue;
+    byLane.set(row.lane, running + 1);
+    total += 1;
+    claimed.push({
+      ...row,
+      state: 'running',
+      lease_owner: claim.owner,
+      lease_expires_at: claim.leaseUntil,
+      started_at: row.started_at ?? claim.at,
+      deadline_at: row.deadline_at ?? claim.deadline,
+      reached_upstream: Math.max(row.reached_upstream, claim.reachesUpstream ? 1 : 0),
+      updated_at: claim.at,
+    });
+  }
+  return claimed;
+}
+
+/** A graceful stop: the jobs left unfinished can be taken over at once by the next process. */
+export const releaseLeases = (db: StudioDatabase, owner: string): void => void prepared(db).release.run(owner);
+
+export const renewLeases = (db: StudioDatabase, owner: string, until: number): void => void prepared(db).renew.run({ owner, until });
+
+/** Active rows whose lease ran out (their owner stopped heartbeating) or whose owner is known dead. */
+export function orphanedJobs(db: StudioDatabase, now: number, ownerIsDead: (owner: string) => boolean): JobRow[] {
+  const s = prepared(db);
+  const expired = s.expired.all(now);
+  const seen = new Set(expired.map((row) => row.id));
+  const dead = s.ownedActive.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && ownerIsDead(row.lease_owner));
+  return [...expired, ...dead];
+}
+
+/** Takes an orphaned active job over (to resume it); false when another process did first. */
+export const takeOverJob = (db: StudioDatabase, row: JobRow, owner: string, until: number, at: string): boolean =>
+  prepared(db).takeOver.run({ id: row.id, from: row.lease_owner, owner, until, at }).changes === 1;
+
+/** Puts an orphaned job that never reached its upstream back in the queue; false when it did, or another process acted first. */
+export const requeueJob = (db: StudioDatabase, row: JobRow, at: string): boolean => prepared(db).requeue.run({ id: row.id, from: row.lease_owner, at }).changes === 1;
 
 export const setJobPhase = (db: StudioDatabase, id: string, phase: string, at: string): void => void prepared(db).phase.run({ id, phase, at });
 
-export const setJobUpstream = (db: StudioDatabase, id: string, operation: string, state: string | null, at: string): void =>
-  void prepared(db).upstream.run({ id, operation, state, at });
+/** running (a step is under way) or waiting (until `next`, the next status call). */
+export const setJobActivity = (db: StudioDatabase, id: string, state: 'running' | 'waiting', next: number | null, at: string): void =>
+  void prepared(db).state.run({ id, state, next, at });
 
-/** Ends a job (in its last phase, when given); false when it had already ended. */
-export const finishJob = (db: StudioDatabase, id: string, end: { state: JobState; phase?: string; result?: unknown; error?: unknown }, at: string): boolean =>
+/** The checkpoint: the job's first billable upstream call is about to be sent. */
+export const markReachedUpstream = (db: StudioDatabase, id: string, at: string): void => void prepared(db).reached.run({ id, at });
+
+export const setJobOperation = (db: StudioDatabase, id: string, operation: unknown, operationId: string, state: string | null, at: string): void =>
+  void prepared(db).operation.run({ id, operation: JSON.stringify(operation), operation_id: operationId, state, at });
+
+export const setUpstreamState = (db: StudioDatabase, id: string, state: string | null, at: string): void => void prepared(db).upstreamState.run({ id, state, at });
+
+export const setCancelConfirmed = (db: StudioDatabase, id: string, confirmed: boolean): void => void prepared(db).cancelConfirmed.run({ id, confirmed: confirmed ? 1 : 0 });
+
+/** Asks the process that runs a job to cancel it (it looks at each heartbeat). */
+export const requestJobCancel = (db: StudioDatabase, id: string, at: string): boolean => prepared(db).requestCancel.run({ id, at }).changes === 1;
+
+export const cancelRequestedJobs = (db: StudioDatabase, owner: string): string[] => prepared(db).cancelRequested.all(owner).map((row) => row.id);
+
+/**
+ * Ends a job (in its last phase, when given); false when it had already ended,
+ * or (with `from`) was no longer in that state.
+ */
+export const finishJob = (
+  db: StudioDatabase,
+  id: string,
+  end: { state: JobState; phase?: string; result?: unknown; error?: unknown; from?: JobState },
+  at: string,
+): boolean =>
   prepared(db).finish.run({
     id,
     state: end.state,
@@ -89,6 +338,7 @@ export const finishJob = (db: StudioDatabase, id: string, end: { state: JobState
     result: end.result === undefined ? null : JSON.stringify(end.result),
     error: end.error === undefined ? null : JSON.stringify(end.error),
     at,
+    from: end.from ?? null,
   }).changes === 1;
 
 /** Ends many jobs in one transaction (start-up recovery). */
@@ -98,5 +348,18 @@ export function finishJobs(db: StudioDatabase, ends: readonly { id: string; stat
   })();
 }
 
-/** Removes jobs that ended before the cutoff (ISO time); returns how many. */
-export const sweepFinishedJobs = (db: StudioDatabase, cutoff: string): number => prepared(db).sweep.run(cutoff).changes;
+export const jobInputHashes = (db: StudioDatabase, id: string): string[] => prepared(db).inputsOf.all(id).map((row) => row.hash);
+
+/**
+ * Removes jobs that ended before the cutoff (ISO time). Answers how many, and
+ * the input files no remaining job holds (the caller deletes them).
+ */
+export function sweepFinishedJobs(db: StudioDatabase, cutoff: string): { removed: number; unusedInputs: string[] } {
+  const s = prepared(db);
+  return db.transaction(() => {
+    const released = s.releasedBy.all(cutoff).map((row) => row.hash);
+    s.sweepInputs.run(cutoff);
+    const removed = s.sweep.run(cutoff).changes;
+    return { removed, unusedInputs: released.filter((hash) => !s.inputInUse.get(hash)) };
+  })();
+}

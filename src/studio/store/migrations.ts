@@ -186,4 +186,62 @@ export const MIGRATIONS: readonly string[] = [
      ${leaveGroup('old')} ${joinGroup('new')}
    END;
    CREATE TRIGGER asset_groups_delete AFTER DELETE ON assets WHEN old.deleted_at IS NULL BEGIN ${leaveGroup('old')} END;`,
+  // 9: the job engine. The jobs table becomes a queue: a 'waiting' state (the upstream holds the job
+  // or its next status call is scheduled), priority and an ordering key (strict FIFO per key), a
+  // lease (owner, expiry) so several processes can share the queue, attempts linked to the first,
+  // the fingerprint of the client's body (the same requestId with the same body is the same job),
+  // the stored deadline and the lane's operation as JSON, and the checkpoint that says the upstream
+  // may have been reached (billing at most once). job_inputs names the content-addressed input
+  // files each job holds. A running job of the old schema may have reached its upstream; a gamma
+  // one keeps its prediction as its operation. The partial indexes follow the queue (queued) and
+  // the slots (running, waiting); an index of all unfinished rows cost every write more than the
+  // rare full list (GET /api/inflight) saves.
+  `CREATE TABLE jobs_v9 (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     lane TEXT,
+     model TEXT,
+     state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+     phase TEXT,
+     priority INTEGER NOT NULL DEFAULT 0,
+     ordering_key TEXT,
+     fingerprint TEXT,
+     attempt INTEGER NOT NULL DEFAULT 1,
+     retry_of TEXT,
+     lease_owner TEXT,
+     lease_expires_at INTEGER,
+     deadline_at INTEGER,
+     next_check_at INTEGER,
+     reached_upstream INTEGER NOT NULL DEFAULT 0,
+     operation TEXT,
+     upstream_operation_id TEXT,
+     upstream_state TEXT,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     cancel_confirmed INTEGER,
+     request TEXT NOT NULL,
+     result TEXT,
+     error TEXT,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     updated_at TEXT NOT NULL,
+     finished_at TEXT
+   );
+   INSERT INTO jobs_v9 (id, kind, lane, model, state, phase, reached_upstream, operation, upstream_operation_id, upstream_state, request, result, error, created_at, started_at, updated_at, finished_at)
+     SELECT id, kind, lane, model, state, phase, state = 'running',
+       CASE WHEN lane = 'gamma' AND upstream_operation_id IS NOT NULL THEN json_object('predictionId', upstream_operation_id) END,
+       upstream_operation_id, upstream_state, request, result, error, created_at, started_at, updated_at, finished_at
+     FROM jobs;
+   DROP TABLE jobs;
+   ALTER TABLE jobs_v9 RENAME TO jobs;
+   CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
+   CREATE INDEX jobs_queue ON jobs (priority DESC) WHERE state = 'queued';
+   CREATE INDEX jobs_active ON jobs (lane) WHERE state IN ('running', 'waiting');
+   CREATE INDEX jobs_ordering ON jobs (ordering_key) WHERE finished_at IS NULL AND ordering_key IS NOT NULL;
+   CREATE INDEX jobs_attempts ON jobs (retry_of) WHERE retry_of IS NOT NULL;
+   CREATE TABLE job_inputs (
+     job_id TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     PRIMARY KEY (job_id, hash)
+   ) WITHOUT ROWID;
+   CREATE INDEX job_inputs_hash ON job_inputs (hash);`,
 ];

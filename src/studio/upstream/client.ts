@@ -1,4 +1,5 @@
 import { ServiceError } from '../../common/errors.js';
+import { maskCredentials } from '../../common/secrets.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { UpstreamError, type VendorError } from './upstream-error.js';
 import { parseVendorError } from './vendor-error.js';
@@ -7,8 +8,8 @@ import { parseVendorError } from './vendor-error.js';
 // which owns what each call needs and none should write twice: the time
 // budget (the whole call, reading the body included), linking the job's
 // cancel to the request, no redirects, bounded error bodies, Retry-After,
-// classification into UpstreamError, and masking the credential the call sent
-// out of anything it reports. It never retries: a retry of a billable call
+// classification into UpstreamError, and masking the credentials the call sent
+// (with every one the studio holds, in every spelling) out of anything it reports. It never retries: a retry of a billable call
 // could bill twice, so retrying is the lane's explicit decision.
 
 export interface UpstreamRequest {
@@ -111,13 +112,15 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
       } catch (error) {
         throw failure(error, 'stream');
       }
-      const vendor = (request.parseError ?? parseVendorError)(body, response.status);
+      // Credentials go before a parser reads the body: a parser that cuts the text could cut one in two, and half a key is not masked.
+      const vendor = (request.parseError ?? parseVendorError)(maskCredentials(body, request.credentials), response.status);
       throw new UpstreamError(`The upstream answered ${response.status}${vendor.message ? `: ${vendor.message}` : '.'}`, {
         lane,
         failure: 'http',
         status: response.status,
         ...vendor,
         retryAfterSeconds: retryAfterSeconds(response.headers, vendor.message) ?? vendor.retryAfterSeconds,
+        credentials: request.credentials,
       });
     }
     try {

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../common/errors.js';
 import { maskSecrets } from '../../common/secrets.js';
+import { maskVendorError } from './vendor-error.js';
 
 // The one type of upstream failure, classified by one status table. A lane
 // maps it to the spec's codes (its own or the generic ones); whatever it does
@@ -55,6 +56,8 @@ export interface UpstreamErrorInit extends VendorError {
   /** Transport failures: the system's reason (ECONNREFUSED, ...). */
   readonly reason?: string;
   readonly cause?: unknown;
+  /** The credentials the call sent: masked, with every credential the studio holds, out of everything above (never kept). */
+  readonly credentials?: readonly (string | undefined)[];
 }
 
 export class UpstreamError extends Error {
@@ -72,11 +75,16 @@ export class UpstreamError extends Error {
   readonly timeoutMs?: number;
   readonly reason?: string;
 
-  constructor(
-    message: string,
-    private readonly init: UpstreamErrorInit,
-  ) {
-    super(message, { cause: init.cause });
+  /** What it was built from, masked (a copy of this error masks it again with more credentials). */
+  private readonly init: UpstreamErrorInit;
+
+  constructor(message: string, init: UpstreamErrorInit) {
+    // Everything the vendor said passes the one gate before anything is kept; the raw text is not kept at all.
+    const { credentials, ...rest } = init;
+    super(maskSecrets(message, credentials), { cause: init.cause });
+    const said = maskVendorError(rest, credentials);
+    init = { ...rest, code: said.code, type: said.type, message: said.message, reason: rest.reason === undefined ? undefined : maskSecrets(rest.reason, credentials) };
+    this.init = init;
     this.name = 'UpstreamError';
     this.lane = init.lane;
     this.failure = init.failure;
@@ -86,19 +94,16 @@ export class UpstreamError extends Error {
     this.retryable = classified?.retryable ?? (init.failure === 'network' || init.failure === 'timeout');
     this.vendorCode = init.code;
     this.vendorType = init.type;
-    this.vendorMessage = init.message === undefined ? undefined : maskSecrets(init.message).slice(0, 300);
+    this.vendorMessage = init.message;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.stage = init.stage;
     this.timeoutMs = init.timeoutMs;
     this.reason = init.reason;
   }
 
-  /** This error with the credentials a call sent masked out of its message and the vendor's. */
+  /** This error with the credentials a call sent masked out of everything it says. */
   withSecretsMasked(credentials: readonly (string | undefined)[]): UpstreamError {
-    return new UpstreamError(maskSecrets(this.message, credentials), {
-      ...this.init,
-      message: this.init.message === undefined ? undefined : maskSecrets(this.init.message, credentials),
-    });
+    return new UpstreamError(this.message, { ...this.init, credentials });
   }
 
   /** What the answer's `details` say of the upstream (never anything that could carry a credential). */

@@ -4,7 +4,7 @@ import { callUpstream, UpstreamError } from '../../upstream/index.js';
 import { alphaError, parseAlphaError } from './errors.js';
 import { laneTimeoutMs } from '../budget.js';
 import { ALPHA_PIPELINE_BUDGET_MS, phaseBudgetMs, type AlphaStep } from './phases.js';
-import { freshAlphaSession, loginRequired } from './session.js';
+import { freshAlphaSession, loginRequired, type SessionTarget } from './session.js';
 import { readAlphaSession } from './session-file.js';
 
 // How the alpha lanes reach the vendor: one bearer (the OAuth session's access
@@ -21,7 +21,7 @@ export interface AlphaCredential {
 }
 
 /** The session file and issuer of the `alpha` lane. */
-export const sessionTarget = (ctx: StudioContext) => ({ file: ctx.alphaAuthFile(), issuerUrl: ctx.upstreamUrl('alpha', 'issuer') });
+export const sessionTarget = (ctx: StudioContext): SessionTarget => ({ file: ctx.alphaAuthFile(), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
 
 /** ALPHA_API_KEY (environment, then config.json); API_KEY_REQUIRED without one. */
 export function alphaApiKey(ctx: StudioContext): string {

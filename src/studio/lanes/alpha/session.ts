@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
+import type { SecretRegistry } from '../../../common/secrets.js';
 import { callUpstream, readJson, UpstreamError, type VendorError } from '../../upstream/index.js';
 import { ALPHA_CLIENT_ID, discoverAlphaIssuer, isTrustedAuthEndpoint } from './issuer.js';
 import { readAlphaSession, saveAlphaSession, type AlphaSession } from './session-file.js';
@@ -41,6 +42,8 @@ export interface SessionTarget {
   readonly file: string;
   /** The issuer (its discovery names the token endpoint when the file does not). */
   readonly issuerUrl: string;
+  /** The studio's secrets: the session's tokens join them before any is sent. */
+  readonly secrets?: SecretRegistry;
 }
 
 /**
@@ -52,6 +55,11 @@ export interface SessionTarget {
 export async function freshAlphaSession(target: SessionTarget, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<AlphaSession> {
   const session = readAlphaSession(target.file);
   if (!session) throw loginRequired(target.file, 'There is no alpha session.');
+  const held = (fresh: AlphaSession): AlphaSession => {
+    target.secrets?.add(fresh.accessToken, fresh.refreshToken, fresh.idToken);
+    return fresh;
+  };
+  held(session);
   const stale = options.rejected !== undefined ? session.accessToken === options.rejected : needsRefresh(session);
   if (!stale) return session;
   let pending = refreshing.get(target.file);
@@ -59,7 +67,7 @@ export async function freshAlphaSession(target: SessionTarget, options: { reject
     pending = refreshSession(target, session).finally(() => refreshing.delete(target.file));
     refreshing.set(target.file, pending);
   }
-  return options.signal ? abortable(pending, options.signal) : pending;
+  return held(await (options.signal ? abortable(pending, options.signal) : pending));
 }
 
 const tokenAnswer = z.looseObject({

@@ -93,6 +93,8 @@ export async function cloudAccessToken(ctx: StudioContext, account: ServiceAccou
   try {
     const token = await abortable(holder.getToken(), options.signal);
     if (!token.access_token) throw new Error('The token endpoint answered without an access token.');
+    // A minted token is a credential like the key that minted it.
+    ctx.secrets.add(token.access_token);
     return token.access_token;
   } catch (error) {
     throw tokenExchangeError(error);

@@ -54,5 +54,8 @@ export function betaCredential(ctx: StudioContext): BetaCredential {
     });
   }
   const source = account.source === 'env' ? 'CLOUD_SERVICE_ACCOUNT_JSON' : account.source === 'demo' ? 'the demo' : 'keys.cloud in config.json';
-  return { mode: 'cloud', account: parseServiceAccount(account.value, source) };
+  const parsed = parseServiceAccount(account.value, source);
+  // The signing key joins the studio's secrets (the whole file did as a key): a vendor may quote it alone.
+  ctx.secrets.add(parsed.private_key);
+  return { mode: 'cloud', account: parsed };
 }

@@ -27,7 +27,7 @@ export function gammaError(step: GammaStep, error: unknown): unknown {
 }
 
 /** The budget ran out between two polls. */
-export const budgetSpent = (timeoutMs: number, predictionId: string): ServiceError =>
+export const budgetSpent = (timeoutMs: number, predictionId: string | null): ServiceError =>
   new ServiceError('GENERATION_TIMEOUT', `gamma did not finish within ${Math.round(timeoutMs / 1000)} s (SVC_GAMMA_TIMEOUT_MS).`, {
     details: { lane: 'gamma', timeoutMs, predictionId, retryable: true },
   });

@@ -3,12 +3,13 @@ import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import type { LaneModule } from '../types.js';
 import { GAMMA_BACKGROUNDS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
-import { gammaResume, gammaRun } from './run.js';
+import { gammaSteps } from './run.js';
 
 // The `gamma` lane: an asynchronous "prediction" image API (contract:
 // gamma-async-prediction-images). References are uploaded one by one, the
-// generation is submitted, its prediction polled; the prediction id is kept
-// on the job, so a studio restarted during the poll resumes it.
+// generation is submitted, its prediction polled, as steps of the job engine;
+// the prediction id is kept on the job, so a studio restarted during the poll
+// resumes it, within the deadline the job got when it first started.
 
 function gammaKey(ctx: StudioContext): string {
   const key = ctx.key('gamma');
@@ -52,8 +53,6 @@ export const gammaLane: LaneModule = {
   adapter: {
     specificationVersion: 'v1',
     preflight: (ctx) => void gammaKey(ctx),
-    generate: (ctx, request, job) => gammaRun(ctx, gammaLane, gammaKey(ctx), request, job),
-    edit: (ctx, request, job) => gammaRun(ctx, gammaLane, gammaKey(ctx), request, job),
-    resume: (ctx, request, operation, job) => gammaResume(ctx, gammaLane, gammaKey(ctx), request, operation, job),
+    steps: gammaSteps(gammaKey),
   },
 };

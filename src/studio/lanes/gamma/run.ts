@@ -1,25 +1,31 @@
+import { z } from 'zod';
 import type { StudioContext } from '../../context.js';
-import { laneTimeoutMs } from '../budget.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOperation } from '../types.js';
+import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus } from '../types.js';
+import { budgetSpent } from './errors.js';
 import { downloadOutput } from './output.js';
-import { awaitPrediction, submitPrediction } from './prediction.js';
-import { GAMMA_DEFAULTS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
+import { readPrediction, submitPrediction } from './prediction.js';
+import { GAMMA_DEFAULTS, GAMMA_POLL_INTERVALS_MS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
 import { uploadReferences, type GammaCall } from './upload.js';
 
-// One gamma job: upload the references, submit, poll, download (§2–4); or,
-// after a restart, poll the recorded prediction and download. The lane's time
-// budget (SVC_GAMMA_TIMEOUT_MS) covers the whole of it; a resumed job gets a
-// fresh one.
+// One gamma job as steps: start uploads the references and submits (§2–3),
+// each status call reads the prediction and, once it is done, downloads the
+// output (§4). The job's stored deadline (SVC_GAMMA_TIMEOUT_MS from its first
+// start) bounds every call, a resumed one included.
 
 export interface GammaOptions {
   readonly background?: 'auto' | 'opaque' | 'transparent';
 }
 
-function gammaCall(ctx: StudioContext, lane: LaneModule, key: string, job: LaneJob): { call: GammaCall; budgetMs: number } {
-  const budgetMs = laneTimeoutMs(ctx, lane);
-  const deadline = Date.now() + budgetMs;
-  return { call: { baseUrl: ctx.upstreamUrl('gamma'), key, timeoutMs: () => Math.max(1, deadline - Date.now()), signal: job.signal }, budgetMs };
-}
+/** What the job stores of a gamma generation. */
+const gammaOperation = z.object({ predictionId: z.string().min(1), upstreamModel: z.string(), references: z.number().int() });
+type GammaOperation = z.infer<typeof gammaOperation>;
+
+const gammaCall = (ctx: StudioContext, key: string, job: LaneJob): GammaCall => ({
+  baseUrl: ctx.upstreamUrl('gamma'),
+  key,
+  timeoutMs: () => Math.max(1, job.deadline - Date.now()),
+  signal: job.signal,
+});
 
 /** The settings a request runs with (§3): defaults filled in, a transparent background as PNG. */
 function settingsOf(request: LaneImageRequest) {
@@ -33,39 +39,47 @@ function settingsOf(request: LaneImageRequest) {
   };
 }
 
-async function finish(call: GammaCall, id: string, job: LaneJob, budgetMs: number, settings: Record<string, unknown>): Promise<LaneImageResult> {
-  job.phase('rendering');
-  const finished = await awaitPrediction(call, id, job, budgetMs);
-  const image = await downloadOutput(finished.output, { baseUrl: call.baseUrl, timeoutMs: call.timeoutMs(), signal: call.signal });
-  return { images: [image], settings: { ...settings, ...(finished.model ? { upstreamModel: finished.model } : {}), predictionId: id } };
-}
-
-/** A generation or an edit: the edit model when there are input images (an edited image first). */
-export async function gammaRun(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
-  const { call, budgetMs } = gammaCall(ctx, lane, key, job);
-  const settings = settingsOf(request);
-  const inputs = request.image ? [request.image, ...request.references] : request.references;
-  const upstreamModel = inputs.length ? GAMMA_UPSTREAM_MODELS.edit : GAMMA_UPSTREAM_MODELS.textToImage;
-  job.phase('planning');
-  const images = await uploadReferences(call, inputs);
-  const body = {
-    model: upstreamModel,
-    prompt: request.prompt,
-    size: settings.size,
-    quality: settings.quality,
-    output_format: settings.format,
-    background: settings.background,
-    // Outputs are links, and the answer comes by polling.
-    enable_base64_output: false,
-    enable_sync_mode: false,
-    ...(images.length ? { images } : {}),
+/** A generation, or an edit (the edit model when there are input images, an edited image first). */
+export function gammaSteps(key: (ctx: StudioContext) => string): LaneSteps {
+  return {
+    edits: true,
+    pollIntervalsMs: GAMMA_POLL_INTERVALS_MS,
+    async start(ctx, request, job) {
+      const call = gammaCall(ctx, key(ctx), job);
+      const settings = settingsOf(request);
+      const inputs = request.image ? [request.image, ...request.references] : request.references;
+      const upstreamModel = inputs.length ? GAMMA_UPSTREAM_MODELS.edit : GAMMA_UPSTREAM_MODELS.textToImage;
+      job.phase('planning');
+      const images = await uploadReferences(call, inputs);
+      const body = {
+        model: upstreamModel,
+        prompt: request.prompt,
+        size: settings.size,
+        quality: settings.quality,
+        output_format: settings.format,
+        background: settings.background,
+        // Outputs are links, and the answer comes by polling.
+        enable_base64_output: false,
+        enable_sync_mode: false,
+        ...(images.length ? { images } : {}),
+      };
+      // Uploads bill nothing; the submit does.
+      job.sending();
+      const { id, status } = await submitPrediction(call, body);
+      job.phase('rendering');
+      const operation: GammaOperation = { predictionId: id, upstreamModel, references: inputs.length };
+      return { operation, id, state: status };
+    },
+    async status(ctx, request, stored, job): Promise<StepStatus> {
+      const operation = gammaOperation.parse(stored);
+      const call = gammaCall(ctx, key(ctx), job);
+      job.phase('rendering');
+      const reading = await readPrediction(call, operation.predictionId);
+      if (reading.state === 'pending') return { done: false, state: reading.status, ...(reading.retryAfterMs ? { retryAfterMs: reading.retryAfterMs } : {}) };
+      const image = await downloadOutput(reading.output, { baseUrl: call.baseUrl, timeoutMs: call.timeoutMs(), signal: call.signal });
+      const settings = { upstreamModel: reading.model ?? operation.upstreamModel, ...settingsOf(request), references: operation.references, predictionId: operation.predictionId };
+      return { done: true, state: reading.status, result: { images: [image], settings } };
+    },
+    timeout: (stored, timeoutMs) => budgetSpent(timeoutMs, gammaOperation.safeParse(stored).data?.predictionId ?? null),
   };
-  const id = await submitPrediction(call, body, job);
-  return finish(call, id, job, budgetMs, { upstreamModel, ...settings, references: inputs.length });
-}
-
-/** After a restart: the recorded prediction, polled to its end (no inputs are needed any more). */
-export async function gammaResume(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<LaneImageResult> {
-  const { call, budgetMs } = gammaCall(ctx, lane, key, job);
-  return finish(call, operation.operationId, job, budgetMs, { ...settingsOf(request), resumed: true });
 }

@@ -39,14 +39,20 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
  */
 export async function usableSession(ctx: StudioContext, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
   const file = ctx.oauthAuthFile();
-  const session = await readChatSession(file);
+  const session = held(ctx, await readChatSession(file));
   if (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session)) return session;
   let pending = refreshing.get(file);
   if (!pending) {
     pending = refreshSession(ctx, session).finally(() => refreshing.delete(file));
     refreshing.set(file, pending);
   }
-  return options.signal ? abortable(pending, options.signal) : pending;
+  return held(ctx, await (options.signal ? abortable(pending, options.signal) : pending));
+}
+
+/** The session's tokens join the studio's secrets before any of them is sent. */
+function held(ctx: StudioContext, session: ChatSession): ChatSession {
+  ctx.secrets.add(session.accessToken, session.refreshToken, session.idToken);
+  return session;
 }
 
 const tokensSchema = z

@@ -40,6 +40,8 @@ export interface LiveJob {
   result?: JobResult;
   error?: ErrorPayload;
   startedAt: string;
+  /** Waiting for a slot: its place in the studio's queue (1 = next). */
+  queuePosition?: number;
   cancelling?: boolean;
   /** Its prompt and slot count were read from GET /api/jobs/:id (jobs from elsewhere). */
   described?: boolean;
@@ -130,9 +132,9 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
       const phases = job.phases.includes(event.phase) ? job.phases : [...job.phases, event.phase];
       job = { ...job, phase: event.phase, phases };
       if (event.phase === 'queued' && event.slot === undefined) {
-        job = { ...job, provider: event.provider ?? job.provider, model: event.model ?? job.model };
+        job = { ...job, provider: event.provider ?? job.provider, model: event.model ?? job.model, queuePosition: event.position };
       } else {
-        job = withSlot(job, event.slot ?? 0, { phase: event.phase, provider: event.provider, model: event.model });
+        job = withSlot({ ...job, queuePosition: undefined }, event.slot ?? 0, { phase: event.phase, provider: event.provider, model: event.model });
       }
       break;
     }
@@ -187,7 +189,7 @@ export function applyRecord(jobs: LiveJob[], record: JobRecord, origin: LiveJob[
     slots: job.slots.length >= slotCount ? job.slots : [...job.slots, ...emptySlots(slotCount).slice(job.slots.length)],
     described: true,
   };
-  const terminal = record.state !== 'queued' && record.state !== 'running';
+  const terminal = record.finishedAt !== null;
   if (terminal && isRunning(job)) {
     const error = record.error ?? (record.state === 'interrupted' ? { code: 'JOB_INTERRUPTED', message: 'The studio stopped while the job ran.' } : null);
     job = finished(job, { result: record.result, error });
@@ -213,10 +215,18 @@ export function applyInflight(jobs: LiveJob[], inflight: readonly InflightJob[])
       phases: [],
       status: 'running',
       slots: emptySlots(running.slots ?? 1),
-      startedAt: running.startedAt,
+      startedAt: running.startedAt ?? running.createdAt,
     };
     const phases = base.phases.includes(running.phase) ? base.phases : [...base.phases, running.phase];
-    next = replace(next, { ...base, phase: running.phase, phases, provider: running.provider, model: running.model ?? base.model, cancelling: running.cancelling });
+    next = replace(next, {
+      ...base,
+      phase: running.phase,
+      phases,
+      provider: running.provider,
+      model: running.model ?? base.model,
+      cancelling: running.cancelling,
+      queuePosition: running.state === 'queued' ? running.position : undefined,
+    });
   }
   const runningIds = new Set(inflight.map((job) => job.requestId));
   const ended = next.filter((job) => isRunning(job) && !runningIds.has(job.requestId)).map((job) => job.requestId);

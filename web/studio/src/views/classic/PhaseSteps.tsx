@@ -19,7 +19,9 @@ export function PhaseSteps({ job }: { job: LiveJob }) {
         if (step === 'done') state = job.status === 'succeeded' ? 'done' : job.status === 'running' ? 'pending' : 'failed';
         else if (step === current) state = 'current';
         else if (index < reached || job.status === 'succeeded' || (job.status !== 'running' && index <= reached)) state = 'done';
-        const label = step === 'done' && (job.status === 'failed' || job.status === 'cancelled') ? (job.status === 'cancelled' ? 'Cancelled' : 'Failed') : LABELS[step];
+        let label = step === 'done' && (job.status === 'failed' || job.status === 'cancelled') ? (job.status === 'cancelled' ? 'Cancelled' : 'Failed') : LABELS[step];
+        // Waiting for a slot behind other jobs: which place in line.
+        if (step === 'queued' && state === 'current' && job.queuePosition) label = `Queued #${job.queuePosition}`;
         return (
           <li key={step} data-state={state} aria-current={state === 'current' ? 'step' : undefined}>
             {label}

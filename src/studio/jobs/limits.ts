@@ -1,0 +1,33 @@
+import { LANES } from '../catalog/registry.js';
+import type { StudioContext } from '../context.js';
+import { laneVariable } from '../lanes/budget.js';
+
+// How many jobs run at once. A job holds its slot while it is running or
+// waiting on its upstream; the rest wait in the queue. The limits count every
+// process that shares the database (they read the table, not a counter).
+
+/** A laptop's worth: the work is mostly upstream, but every image is decoded, written and thumbnailed here. */
+export const DEFAULT_MAX_RUNNING_JOBS = 16;
+
+export interface JobLimits {
+  readonly overall: number;
+  /** A lane's limit (Infinity when it declares none and no variable sets one). */
+  lane(lane: string | null): number;
+}
+
+function positiveInteger(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const value = Number(text);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/** `SVC_MAX_RUNNING_JOBS` overall; per lane `SVC_<LANE>_MAX_RUNNING`, else what the lane module declares. */
+export function jobLimits(ctx: Pick<StudioContext, 'env'>): JobLimits {
+  const overall = positiveInteger(ctx.env.SVC_MAX_RUNNING_JOBS) ?? DEFAULT_MAX_RUNNING_JOBS;
+  const byLane = new Map<string, number>();
+  for (const lane of Object.values(LANES)) {
+    const limit = positiveInteger(ctx.env[laneVariable(lane.id, 'MAX_RUNNING')]) ?? lane.maxRunning;
+    if (limit !== undefined) byLane.set(lane.id, limit);
+  }
+  return { overall, lane: (lane) => (lane === null ? Infinity : (byLane.get(lane) ?? Infinity)) };
+}

@@ -1,0 +1,104 @@
+import { isErrorCode, ServiceError } from '../../common/errors.js';
+import { toServiceError } from '../../common/http-errors.js';
+import { errorPayload, jobResult, JOB_KINDS, JOB_PHASES, type ErrorPayload, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult } from '../api/index.js';
+import type { UpstreamOperation } from '../lanes/types.js';
+import type { JobRow } from '../store/jobs.js';
+import { UpstreamError } from '../upstream/index.js';
+
+// A stored job row as the API shows it, and the few readings of a row the
+// engine makes. Stored JSON is parsed with the contract's schemas: a row that
+// does not match is reported, never cast.
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export const kindOf = (row: Pick<JobRow, 'kind'>): JobKind => {
+  const kind = JOB_KINDS.find((known) => known === row.kind);
+  if (!kind) throw new Error(`A stored job has an unknown kind "${row.kind}".`);
+  return kind;
+};
+
+export const phaseOf = (row: Pick<JobRow, 'phase'>): JobPhase | null => JOB_PHASES.find((known) => known === row.phase) ?? null;
+
+const jsonObject = (text: string | null): Record<string, unknown> | null => {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+};
+
+export const requestOf = (row: Pick<JobRow, 'request'>): Record<string, unknown> => jsonObject(row.request) ?? {};
+
+export const operationOf = (row: Pick<JobRow, 'operation'>): UpstreamOperation | null => jsonObject(row.operation);
+
+export const resultOf = (row: Pick<JobRow, 'result'>): JobResult | null => (row.result === null ? null : jobResult.parse(JSON.parse(row.result)));
+
+export const errorOf = (row: Pick<JobRow, 'error'>): ErrorPayload | null => (row.error === null ? null : errorPayload.parse(JSON.parse(row.error)));
+
+/** The error a finished job ended with, as the error it was (a sync client of a duplicate request gets the same answer). */
+export function storedFailure(row: JobRow): ServiceError {
+  const payload = errorOf(row);
+  if (!payload || !isErrorCode(payload.code)) return new ServiceError('INTERNAL_ERROR', `The job ended ${row.state} without a known error.`, { details: { requestId: row.id } });
+  return new ServiceError(payload.code, payload.message, payload.details ? { details: payload.details } : {});
+}
+
+/** Why a job ended badly, in our terms: the cancel reason wins over whatever the abort caused. */
+export function jobFailure(signal: AbortSignal, error: unknown, requestId: string): ServiceError {
+  if (signal.aborted && signal.reason instanceof ServiceError) return signal.reason;
+  if (error instanceof UpstreamError) return error.toServiceError();
+  const mapped = toServiceError(error);
+  if (mapped.code === 'INTERNAL_ERROR') console.error(`job ${requestId} failed:`, error);
+  return mapped;
+}
+
+/** A multimode job's output count, from its stored slots. */
+const slotsOf = (row: JobRow): number | undefined => {
+  if (row.kind !== 'multimode') return undefined;
+  const slots = requestOf(row).slots;
+  return Array.isArray(slots) ? slots.length : undefined;
+};
+
+export function recordOf(row: JobRow, extra: { position: number | null; phase?: JobPhase; attempts: readonly JobRow[] }): JobRecord {
+  return {
+    requestId: row.id,
+    kind: kindOf(row),
+    state: row.state,
+    position: extra.position,
+    phase: extra.phase ?? phaseOf(row),
+    provider: row.lane,
+    model: row.model,
+    priority: row.priority,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    deadline: iso(row.deadline_at),
+    nextCheckAt: row.state === 'waiting' ? iso(row.next_check_at) : null,
+    upstream: row.upstream_operation_id ? { operationId: row.upstream_operation_id, state: row.upstream_state } : null,
+    reachedUpstream: row.reached_upstream === 1,
+    cancelConfirmed: row.cancel_confirmed === null ? null : row.cancel_confirmed === 1,
+    attempt: row.attempt,
+    retryOf: row.retry_of,
+    attempts: extra.attempts.map((attempt) => ({ requestId: attempt.id, attempt: attempt.attempt, state: attempt.state, createdAt: attempt.created_at, finishedAt: attempt.finished_at })),
+    request: requestOf(row),
+    result: resultOf(row),
+    error: errorOf(row),
+  };
+}
+
+export function inflightOf(row: JobRow, live: { position?: number; phase?: JobPhase; cancelling: boolean }): InflightJob {
+  const slots = slotsOf(row);
+  const state = row.state === 'queued' || row.state === 'waiting' ? row.state : 'running';
+  return {
+    requestId: row.id,
+    kind: kindOf(row),
+    provider: row.lane ?? row.kind,
+    ...(row.model ? { model: row.model } : {}),
+    state,
+    ...(live.position !== undefined ? { position: live.position } : {}),
+    phase: live.phase ?? phaseOf(row) ?? 'queued',
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    ...(slots !== undefined ? { slots } : {}),
+    attempt: row.attempt,
+    priority: row.priority,
+    cancelling: live.cancelling || row.cancel_requested === 1,
+  };
+}
