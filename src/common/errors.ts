@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   INVALID_SETTING: spec(400, 'bad_request', 'The setting or its value is not valid.'),
   REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId exists with another request (the same request again answers that job).'),
   JOB_NOT_RETRYABLE: spec(409, 'bad_request', 'Only a failed, cancelled or interrupted job can be retried.'),
+  JOB_INPUTS_MISSING: spec(410, 'bad_request', "An input image of the job is no longer stored."),
   REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
   JOB_NOT_FOUND: spec(404, 'bad_request', 'No job with that id.'),
   RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),

@@ -2,7 +2,7 @@ import { generationEventPayloads, type GenerationEventName } from '../../src/stu
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readEmbeddedMetadata } from '../../src/studio/assets.js';
 import { findAsset } from '../../src/studio/store/assets.js';
 import { collectEvents, followEvents, solidPng, startRig, type Rig, type StreamedEvent } from './rig.js';
@@ -246,6 +246,8 @@ describe('in-flight jobs', () => {
     client.abort();
     const upstream2 = await rig.sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('abandoned too'));
     expect(upstream2.outcome).toBe('client-aborted');
+    // The job says why it ended: its client left, not a DELETE.
+    await vi.waitFor(async () => expect(((await (await rig.get('/api/jobs/walk-away')).json()) as { error: unknown }).error).toMatchObject({ code: 'JOB_CANCELLED', message: 'The client closed the event stream.' }));
   });
 
   it('cancels the upstream call when a sync client disconnects', async () => {
@@ -266,6 +268,7 @@ describe('in-flight jobs', () => {
     await request;
     const upstream = await rig.sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('sync gone ['));
     expect(upstream.outcome).toBe('client-aborted');
+    await vi.waitFor(async () => expect(((await (await rig.get('/api/jobs/sync-gone-2')).json()) as { error: unknown }).error).toMatchObject({ code: 'JOB_CANCELLED', message: 'The client disconnected before the answer.' }));
   });
 
   it('cancels running jobs at shutdown instead of waiting for them', async () => {

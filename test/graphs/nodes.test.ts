@@ -93,6 +93,8 @@ describe('the bar', () => {
     // The parent's image was the edit's input: the job says so, and the upstream received its bytes.
     const job = await call<JobRecord>(studio, 'GET', `/api/jobs/${child.requestId}`);
     expect(job.body).toMatchObject({ kind: 'node', state: 'succeeded', request: { operation: 'edit', inputs: { image: { source: 'history', filename: root.asset.filename } } } });
+    // The stored result is the node result whole (its node fields too), as the sync answer was.
+    expect(job.body.result).toEqual(child);
     const parentBytes = readFileSync(join(studio.ctx.paths.generatedDir, root.asset.filename));
     expect(upstreamInputImages('[child-edit]')).toEqual([`data:image/png;base64,${parentBytes.toString('base64')}`]);
     expect(upstreamInputImages('a red fox in the snow')).toEqual([]);

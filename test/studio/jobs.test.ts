@@ -1,3 +1,5 @@
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
 import { startRig, solidPng, type Rig } from '../generate/rig.js';
@@ -59,14 +61,37 @@ describe('GET /api/jobs/:requestId', () => {
     expect((await other.json()).error).toMatchObject({ code: 'REQUEST_ID_IN_USE', details: { requestId: 'jobs-failed', state: 'failed' } });
   });
 
-  it('forgets jobs that ended longer ago than the retention, and answers 404 JOB_NOT_FOUND', async () => {
+  it('a retried job whose stored input image was removed fails with JOB_INPUTS_MISSING', async () => {
+    const reference = await solidPng(40, 40);
+    expect((await rig.post('/api/generate', { prompt: 'refused with a reference [sim:moderation]', provider: 'api', requestId: 'jobs-lost-input', references: [reference] })).status).toBe(422);
+    const { sha256 } = ((await job('jobs-lost-input')).body.request as { inputs: { references: { sha256: string }[] } }).inputs.references[0];
+    rmSync(join(rig.studio.ctx.paths.jobInputsDir, sha256));
+    expect((await rig.post('/api/jobs/jobs-lost-input/retry', {})).status).toBe(202);
+    let retried = (await job('jobs-lost-input~2')).body;
+    while (retried.finishedAt === null) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      retried = (await job('jobs-lost-input~2')).body;
+    }
+    expect(retried).toMatchObject({ state: 'failed', error: { code: 'JOB_INPUTS_MISSING', details: { sha256 } } });
+  });
+
+  it('forgets jobs that ended longer ago than the retention, and answers 404 JOB_NOT_FOUND; then the input files no job holds', async () => {
     const unknown = await job('jobs-never');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error?.code).toBe('JOB_NOT_FOUND');
+    const inputs = rig.studio.ctx.paths.jobInputsDir;
+    const { sha256 } = ((await job('jobs-ok')).body.request as { inputs: { references: { sha256: string }[] } }).inputs.references[0];
+    // A file no job holds (a refused request's): kept while it is new, as one a submit may be about to record.
+    const orphan = 'f'.repeat(64);
+    writeFileSync(join(inputs, orphan), 'not held');
+    await rig.studio.ctx.jobs.sweep(3_600_000);
+    expect(readdirSync(inputs)).toEqual(expect.arrayContaining([sha256, orphan]));
     // A day later than now, with a one-hour retention: every finished job goes, nothing running does.
     const removed = await rig.studio.ctx.jobs.sweep(3_600_000, Date.now() + 86_400_000);
     expect(removed).toBeGreaterThanOrEqual(3);
     expect((await job('jobs-ok')).status).toBe(404);
+    expect(readdirSync(inputs)).not.toContain(sha256);
+    expect(readdirSync(inputs)).not.toContain(orphan);
   });
 
   it('refuses a malformed requestId with the pattern', async () => {

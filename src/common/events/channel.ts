@@ -33,6 +33,8 @@ type Settings = { -readonly [K in keyof typeof EVENT_CHANNEL_DEFAULTS]: number }
 
 interface Stream {
   readonly connection: SseConnection;
+  /** The request's reply (to find one stream and tell it alone). */
+  readonly reply: FastifyReply;
   /** GET /api/events connections count against maxListeners; per-request streams do not. */
   readonly counted: boolean;
   readonly options?: StreamOptions;
@@ -154,13 +156,21 @@ export class EventChannel {
   }
 
   /**
-   * A per-request stream whose request already ended (the same request sent
-   * again): its last event, recalled to this client only (never published
-   * again: other listeners had it), then the end. Its id is the channel's
-   * current cursor, so resuming from it misses nothing.
+   * A per-request stream's last word that concerns it alone (never published:
+   * other listeners must not take it for news of that requestId): with a reply
+   * whose stream is open (see openStream), that stream gets the event and ends;
+   * without one, a new stream is opened for it. Used when the request was
+   * refused after its stream opened, or when it repeats a request that ended.
+   * The id is the channel's current cursor, so resuming from it misses nothing.
    */
   sendEnded(reply: FastifyReply, topic: string, event: string, fields: Record<string, unknown>): void {
     const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.runId, this.replay.lastSeq)));
+    const open = [...this.streams].find((stream) => stream.reply === reply);
+    if (open) {
+      open.connection.send(frame);
+      open.connection.finish();
+      return;
+    }
     SseConnection.open(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE()), frame]), this.settings.maxBufferedBytes, () => {}).finish();
   }
 
@@ -199,6 +209,7 @@ export class EventChannel {
   private attach(reply: FastifyReply, preamble: Buffer, counted: boolean, options?: StreamOptions): Promise<void> {
     return new Promise((resolve) => {
       const stream: Stream = {
+        reply,
         connection: SseConnection.open(reply, preamble, this.settings.maxBufferedBytes, (reason) => this.detach(stream, reason)),
         counted,
         options,

@@ -12,7 +12,7 @@ import type { JobSpec } from './running-job.js';
 // - async (`async: true` + requestId): 202 now, events on /api/events;
 // - per-request SSE (`Accept: text/event-stream`): this request's events, ending with done/error.
 // Errors before this point (validation, credentials, 409) are plain JSON answers;
-// on a per-request stream, a refusal at submit (409) is the stream's `error` event.
+// on a per-request stream, a refusal in a race after it opened is its own last event.
 
 export type DeliveryMode = 'sync' | 'async' | 'stream';
 
@@ -105,7 +105,7 @@ export async function deliver(ctx: StudioContext, request: FastifyRequest & { bo
     throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
   }
   const job: JobSpec = { ...spec, fingerprint: fingerprintOf(spec.kind, request.body) };
-  const cancel = () => void ctx.jobs.cancel(job.requestId).catch(() => {});
+  const cancel = (why: string) => () => void ctx.jobs.cancel(job.requestId, why).catch(() => {});
   if (mode === 'async') {
     // Errors reach the client as `error` events (and GET /api/jobs/:id); nothing is left to await here.
     await ctx.jobs.submit(job);
@@ -124,16 +124,17 @@ export async function deliver(ctx: StudioContext, request: FastifyRequest & { bo
     }
     // Subscribed before the job is submitted, so even `phase: queued` is on the stream.
     // A client following another request's job (the same request again) leaving does not cancel it.
-    const streaming = streamRequestEvents(reply, ctx.events, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel : undefined });
+    const streaming = streamRequestEvents(reply, ctx.events, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel('The client closed the event stream.') : undefined });
     try {
       await ctx.jobs.submit(job);
     } catch (error) {
-      ctx.jobs.events.error({ requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
+      // Refused after the stream opened (another request took the id meanwhile): this stream alone is told.
+      ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
     }
     await streaming;
     return reply;
   }
   const submitted = await ctx.jobs.submit(job);
-  if (cancelOnDisconnect && !submitted.existing) client.onGone(cancel);
+  if (cancelOnDisconnect && !submitted.existing) client.onGone(cancel('The client disconnected before the answer.'));
   return submitted.outcome;
 }

@@ -10,7 +10,7 @@ import { nodeSpecOf, recordNode, sessionLinkOf } from '../graphs/nodes.js';
 import { laneTimeoutMs } from '../lanes/budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOperation } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
-import { jobFailure } from './jobs.js';
+import { jobFailure } from './records.js';
 import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
 import { runSteps } from './steps.js';
 

@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DurableWriter } from '../../common/durable-writer.js';
+import { ServiceError } from '../../common/errors.js';
 import { mimeOf } from '../media/image-type.js';
 import type { InputDescriptor, ReferenceImage } from '../references.js';
 
 // The input images of jobs, stored content-addressed (`<sha256>` in
 // the state dir's job-inputs/), so a job that waits in the queue, or is
 // retried, still has its references after a restart. The jobs table says
-// which job holds which file; the retention sweep removes a file once no job
-// holds it. The same image sent a hundred times is one file.
+// which job holds which file; the sweep removes every file no job holds (a
+// refused request's, a crash's between the write and the row) once it is old
+// enough not to be one a submit is about to claim. The same image sent a
+// hundred times is one file.
 
 export const inputHash = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -29,7 +32,15 @@ export class JobInputs {
   /** The image a stored descriptor names. */
   async load(descriptor: InputDescriptor): Promise<ReferenceImage> {
     if (!HASH.test(descriptor.sha256)) throw new Error(`A stored job input has no valid hash (${descriptor.sha256}).`);
-    const bytes = await readFile(join(this.dir, descriptor.sha256));
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.dir, descriptor.sha256));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new ServiceError('JOB_INPUTS_MISSING', 'An input image of this job is no longer stored (removed from the state dir); send the request again with its images.', {
+        details: { sha256: descriptor.sha256, ...(descriptor.filename ? { filename: descriptor.filename } : {}) },
+      });
+    }
     return {
       bytes,
       format: descriptor.format,
@@ -42,8 +53,17 @@ export class JobInputs {
     };
   }
 
-  /** Removes the files of these hashes; missing ones are fine. */
-  async remove(hashes: readonly string[]): Promise<void> {
-    await Promise.all(hashes.filter((hash) => HASH.test(hash)).map((hash) => rm(join(this.dir, hash), { force: true })));
+  /** Removes the stored files no job holds that are older than `minAgeMs`; answers how many. */
+  async sweep(held: (hash: string) => boolean, minAgeMs: number, at = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.dir).catch(() => [])) {
+      if (!HASH.test(name) || held(name)) continue;
+      const path = join(this.dir, name);
+      const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: at }));
+      if (at - mtimeMs < minAgeMs) continue;
+      await rm(path, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 }

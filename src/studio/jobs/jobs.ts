@@ -9,6 +9,7 @@ import {
   claimJobs,
   findJob,
   finishJob,
+  inputHeld,
   insertJob,
   jobAttempts,
   jobInputHashes,
@@ -38,8 +39,6 @@ import { jobLimits, type JobLimits } from './limits.js';
 import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, requestOf, resultOf, storedFailure } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
-export { jobFailure } from './records.js';
-
 // The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
 // is a job: a row of the jobs table from the moment it is accepted, queued
 // until a claim gives it a slot within the limits (overall, per lane, one at a
@@ -52,6 +51,8 @@ export { jobFailure } from './records.js';
 
 /** How long DELETE /api/inflight waits for a cancelled job to wind down before ending it anyway. */
 const CANCEL_GRACE_MS = 2000;
+/** An input file no job holds is kept this long: it may be one a submit wrote and is about to record. */
+const INPUT_GRACE_MS = 60 * 60 * 1000;
 /** A lease: how long a job stays ours without a heartbeat (SVC_JOB_LEASE_MS). */
 const DEFAULT_LEASE_MS = 30_000;
 
@@ -75,6 +76,9 @@ function ownerIsDead(owner: string): boolean {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/** Whether a stored job is the one a client's request (its fingerprint) asks for again. */
+const sameRequest = (existing: JobRow, fingerprint: string | null): boolean => fingerprint !== null && existing.fingerprint === fingerprint;
 
 /** What became of an orphaned job this engine took over. */
 type Adoption = { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted'; readonly error: ServiceError };
@@ -156,7 +160,7 @@ export class Jobs {
     if ('existing' in inserted) {
       if (!alreadyHeld) this.held.delete(requestId);
       const { existing } = inserted;
-      if (spec.fingerprint && existing.fingerprint === spec.fingerprint) return { requestId, existing: true, outcome: this.outcome(requestId) };
+      if (sameRequest(existing, spec.fingerprint ?? null)) return { requestId, existing: true, outcome: this.outcome(requestId) };
       throw this.requestIdInUse(existing);
     }
     // Watched before it can start, so even a job that ends at once reaches its waiter with its own error.
@@ -170,7 +174,7 @@ export class Jobs {
   /** REQUEST_ID_IN_USE when another request has this requestId (the same request may follow its job). */
   checkRequestId(requestId: string, fingerprint: string | null): void {
     const existing = findJob(this.ctx.db, requestId);
-    if (existing && !(fingerprint && existing.fingerprint === fingerprint)) throw this.requestIdInUse(existing);
+    if (existing && !sameRequest(existing, fingerprint)) throw this.requestIdInUse(existing);
   }
 
   private requestIdInUse(existing: JobRow): ServiceError {
@@ -386,10 +390,9 @@ export class Jobs {
    * cancel where the lane has one) and awaited briefly, then ended anyway (the
    * spec's "force-remove"); one running in another process is asked to stop.
    */
-  async cancel(requestId: string): Promise<InflightJob> {
+  async cancel(requestId: string, message = 'The job was cancelled (DELETE /api/inflight).'): Promise<InflightJob> {
     const row = findJob(this.ctx.db, requestId);
     if (!row || row.finished_at) throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
-    const message = 'The job was cancelled (DELETE /api/inflight).';
     const cancelled = inflightOf(row, { cancelling: true });
     if (row.state === 'queued') {
       if (this.end(row, 'cancelled', new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }), 'queued')) {
@@ -481,7 +484,8 @@ export class Jobs {
 
   private adoptOrphans(): { resumed: number; requeued: number; interrupted: number } {
     const { db } = this.ctx;
-    const orphans = orphanedJobs(db, Date.now(), ownerIsDead);
+    // A job this engine runs is never an orphan, whatever its lease says (the heartbeat renews it first anyway).
+    const orphans = orphanedJobs(db, Date.now(), ownerIsDead).filter((row) => !(row.lease_owner === this.owner && this.running.has(row.id)));
     if (orphans.length === 0) return { resumed: 0, requeued: 0, interrupted: 0 };
     // Decided in one transaction (1,000 orphans at start-up are one commit), then started and published.
     const decided = db.transaction(() =>
@@ -557,10 +561,10 @@ export class Jobs {
     if (this.ctx.db.open) releaseLeases(this.ctx.db, this.owner);
   }
 
-  /** Removes jobs that ended longer ago than the retention, and the input files none still holds; returns how many jobs. */
+  /** Removes jobs that ended longer ago than the retention, then the input files no job holds; returns how many jobs. */
   async sweep(retentionMs: number, at = Date.now()): Promise<number> {
-    const { removed, unusedInputs } = sweepFinishedJobs(this.ctx.db, new Date(at - retentionMs).toISOString());
-    await this.inputs.remove(unusedInputs);
+    const removed = sweepFinishedJobs(this.ctx.db, new Date(at - retentionMs).toISOString());
+    await this.inputs.sweep((hash) => !this.ctx.db.open || inputHeld(this.ctx.db, hash), INPUT_GRACE_MS, at);
     return removed;
   }
 }

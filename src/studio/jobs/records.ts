@@ -29,7 +29,18 @@ export const requestOf = (row: Pick<JobRow, 'request'>): Record<string, unknown>
 
 export const operationOf = (row: Pick<JobRow, 'operation'>): UpstreamOperation | null => jsonObject(row.operation);
 
-export const resultOf = (row: Pick<JobRow, 'result'>): JobResult | null => (row.result === null ? null : jobResult.parse(JSON.parse(row.result)));
+/**
+ * The stored result, checked against the contract and kept whole: a node
+ * result carries its node fields beyond the generic result's, and parsing
+ * would strip them.
+ */
+export function resultOf(row: Pick<JobRow, 'result'>): JobResult | null {
+  if (row.result === null) return null;
+  const value: unknown = JSON.parse(row.result);
+  const checked = jobResult.safeParse(value);
+  if (!checked.success) throw new Error(`A stored job result does not match the contract: ${checked.error.message}`);
+  return value as JobResult;
+}
 
 export const errorOf = (row: Pick<JobRow, 'error'>): ErrorPayload | null => (row.error === null ? null : errorPayload.parse(JSON.parse(row.error)));
 

@@ -115,9 +115,6 @@ function statements(db: StudioDatabase) {
          lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL
        WHERE id = @id AND finished_at IS NULL AND (@from IS NULL OR state = @from)`,
     ),
-    releasedBy: db.prepare<[string], { hash: string }>(
-      'SELECT DISTINCT hash FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)',
-    ),
     sweepInputs: db.prepare<[string]>('DELETE FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)'),
     sweep: db.prepare<[string]>('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
     inputsOf: db.prepare<[string], { hash: string }>('SELECT hash FROM job_inputs WHERE job_id = ?'),
@@ -191,13 +188,8 @@ const rowOf = (row: NewJobRow, seq: number): JobRow => ({
 /** With nothing queued and a slot free, the job is inserted claimed (the common case); else undefined. */
 function claimOnInsert(s: Statements, row: NewJobRow, limits: ClaimLimits): JobRow | undefined {
   if (s.anyQueued.get()) return undefined;
-  let total = 0;
-  let sameLane = 0;
-  for (const { lane, count } of s.active.all()) {
-    total += count;
-    if (lane === row.lane) sameLane = count;
-  }
-  if (total >= limits.overall || sameLane >= limits.laneLimit(row.lane)) return undefined;
+  const { total, byLane } = activeCounts(s);
+  if (total >= limits.overall || (byLane.get(row.lane) ?? 0) >= limits.laneLimit(row.lane)) return undefined;
   if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, Number.MAX_SAFE_INTEGER)) return undefined;
   const pending = rowOf(row, 0);
   if (!limits.accepts(pending)) return undefined;
@@ -243,15 +235,23 @@ export function claimJobs(db: StudioDatabase, limits: ClaimLimits): JobRow[] {
   return db.transaction(() => claimPass(s, limits)).immediate();
 }
 
-/** One claim pass, inside the caller's IMMEDIATE transaction. */
-function claimPass(s: Statements, limits: ClaimLimits): JobRow[] {
-  if (!s.anyQueued.get()) return [];
+/** The jobs holding a slot now (running or waiting, in every process), overall and by lane. */
+function activeCounts(s: Statements): { total: number; byLane: Map<string | null, number> } {
   const byLane = new Map<string | null, number>();
   let total = 0;
   for (const { lane, count } of s.active.all()) {
     byLane.set(lane, count);
     total += count;
   }
+  return { total, byLane };
+}
+
+/** One claim pass, inside the caller's IMMEDIATE transaction. */
+function claimPass(s: Statements, limits: ClaimLimits): JobRow[] {
+  if (!s.anyQueued.get()) return [];
+  const active = activeCounts(s);
+  const { byLane } = active;
+  let { total } = active;
   const claimed: JobRow[] = [];
   if (total >= limits.overall) return claimed;
   for (const row of s.queued.all(CLAIM_SCAN)) {
@@ -289,7 +289,10 @@ export function orphanedJobs(db: StudioDatabase, now: number, ownerIsDead: (owne
   const s = prepared(db);
   const expired = s.expired.all(now);
   const seen = new Set(expired.map((row) => row.id));
-  const dead = s.ownedActive.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && ownerIsDead(row.lease_owner));
+  // One liveness check per owner, not per row.
+  const verdicts = new Map<string, boolean>();
+  const isDead = (owner: string) => verdicts.get(owner) ?? verdicts.set(owner, ownerIsDead(owner)).get(owner) === true;
+  const dead = s.ownedActive.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && isDead(row.lease_owner));
   return [...expired, ...dead];
 }
 
@@ -350,16 +353,14 @@ export function finishJobs(db: StudioDatabase, ends: readonly { id: string; stat
 
 export const jobInputHashes = (db: StudioDatabase, id: string): string[] => prepared(db).inputsOf.all(id).map((row) => row.hash);
 
-/**
- * Removes jobs that ended before the cutoff (ISO time). Answers how many, and
- * the input files no remaining job holds (the caller deletes them).
- */
-export function sweepFinishedJobs(db: StudioDatabase, cutoff: string): { removed: number; unusedInputs: string[] } {
+/** Removes jobs that ended before the cutoff (ISO time), and which input files they held; answers how many. */
+export function sweepFinishedJobs(db: StudioDatabase, cutoff: string): number {
   const s = prepared(db);
   return db.transaction(() => {
-    const released = s.releasedBy.all(cutoff).map((row) => row.hash);
     s.sweepInputs.run(cutoff);
-    const removed = s.sweep.run(cutoff).changes;
-    return { removed, unusedInputs: released.filter((hash) => !s.inputInUse.get(hash)) };
+    return s.sweep.run(cutoff).changes;
   })();
 }
+
+/** Whether any job (of any state) holds the input file of this hash. */
+export const inputHeld = (db: StudioDatabase, hash: string): boolean => Boolean(prepared(db).inputInUse.get(hash));
