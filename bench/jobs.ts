@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStudioContext } from '../src/studio/context.js';
 import { startStudio } from '../src/studio/main.js';
-import { insertJob, finishJob, type NewJobRow } from '../src/studio/store/jobs.js';
+import { insertJob, finishJob, SqliteJobStore, type NewJobRow } from '../src/studio/store/jobs.js';
 import { Jobs } from '../src/studio/jobs/jobs.js';
 import type { JobHandler } from '../src/studio/jobs/handlers.js';
 import { percentile, round, table } from './lib/stats.js';
@@ -33,12 +33,16 @@ const p = (values: number[], q: number) => round(percentile(sorted(values), q));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-jobs-'));
 const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH }, port: 0, descriptor: false });
 const now = new Date().toISOString();
+// A generate job as the engine stores it (one slot), and its result: what GET /api/jobs parses by kind.
+const MODEL = { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' };
+const request = { operation: 'generate' as const, slots: [{ requestId: 'bench', lane: 'api' as const, model: MODEL, fields: { prompt: 'bench', format: 'png' as const, options: {} } }], inputs: { references: [] } };
+const resultOf = (requestId: string) => ({ requestId, provider: 'api', model: 'lang-5.6-luna', images: [], settings: {}, timings: { upstreamMs: 0, saveMs: 0, totalMs: 0 } });
 const row = (id: string, at: string): NewJobRow => ({
   id,
   kind: 'generate',
   lane: 'api',
   model: 'lang-5.6-luna',
-  request: JSON.stringify({ operation: 'generate', slots: [] }),
+  request: JSON.stringify(request),
   created_at: at,
   priority: 0,
   ordering_key: null,
@@ -47,7 +51,7 @@ const row = (id: string, at: string): NewJobRow => ({
   retry_of: null,
 });
 insertJob(studio.ctx.db, row('bench-job', now), []);
-studio.ctx.db.prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`).run(now, JSON.stringify({ requestId: 'bench-job', results: [], succeeded: 0, failed: 0 }));
+studio.ctx.db.prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`).run(now, JSON.stringify(resultOf('bench-job')));
 const time = async (path: string) => {
   const started = performance.now();
   const response = await fetch(`${studio.url}${path}`);
@@ -121,17 +125,15 @@ const BATCHES = [1, 8, 64];
 const dispatchHome = mkdtempSync(join(tmpdir(), 'svc-bench-dispatch-'));
 const dispatchCtx = createStudioContext({ env: { SVC_HOME: dispatchHome, PATH: process.env.PATH } });
 // A handler that answers at once: what is timed is the engine's own work.
-const instant: JobHandler = {
-  kinds: ['generate'],
+const instant: JobHandler<'generate'> = {
   canResume: () => false,
   reachesUpstreamAtStart: () => true,
   budgetMs: () => 60_000,
-  run: async (_ctx, job) => ({ requestId: job.requestId, results: [], succeeded: 0, failed: 0 }),
+  run: async (_ctx, job) => resultOf(job.requestId),
 };
-const engine = new Jobs(dispatchCtx, [instant]);
-engine.recover();
+const engine = new Jobs(dispatchCtx, new SqliteJobStore(dispatchCtx.db), { generate: instant });
+await engine.recover();
 let serial = 0;
-const request = { operation: 'generate', slots: [], inputs: { references: [] } };
 async function throughEngine(count: number): Promise<number> {
   const started = performance.now();
   const submitted = await Promise.all(Array.from({ length: count }, () => engine.submit({ requestId: `d-${serial++}`, kind: 'generate', lane: 'api', model: 'm', request })));
@@ -144,7 +146,7 @@ async function withoutEngine(count: number): Promise<number> {
   const at = new Date().toISOString();
   for (const id of ids) insertJob(dispatchCtx.db, row(id, at), []);
   await Promise.resolve();
-  for (const id of ids) finishJob(dispatchCtx.db, id, { state: 'succeeded', result: { requestId: id, results: [], succeeded: 0, failed: 0 } }, new Date().toISOString());
+  for (const id of ids) finishJob(dispatchCtx.db, id, { state: 'succeeded', result: resultOf(id) }, new Date().toISOString());
   return performance.now() - started;
 }
 const dispatch: { batch: number; engineMs: number[]; rowsMs: number[] }[] = BATCHES.map((batch) => ({ batch, engineMs: [], rowsMs: [] }));

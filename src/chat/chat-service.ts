@@ -1,5 +1,5 @@
 import { ServiceError } from '../common/errors.js';
-import { AGENTS, type AgentId } from './agents/catalog.js';
+import { AGENTS, isAgentId, type AgentId } from './agents/catalog.js';
 import { agentEnvironment } from './agents/environment.js';
 import type { DoneEvent, NormalizedEvent, OutputEvent } from './agents/types.js';
 import type { ChatConfig } from './config.js';
@@ -10,6 +10,7 @@ import { maskSecrets } from '../common/secrets.js';
 import { REASON_MAX_CHARS, type StopRequest } from './runs/run-outcome.js';
 import type { AgentProcessRecords } from './store/agent-process-records.js';
 import type { ChatMessage, ChatSession, ChatStore } from './store/chat-store.js';
+import { RunQueueRecords, type RunRecord } from './store/run-queue-records.js';
 import { newTraceId } from './traces/trace-id.js';
 import { TraceWriter } from './traces/trace-writer.js';
 
@@ -117,6 +118,13 @@ export interface Accepted {
 
 const SHUTDOWN: StopRequest = { status: 'cancelled', reason: 'the server is shutting down' };
 
+/** How a run that was running when its server was killed ends at the next start. */
+const cutByRestart = (traceId: string): DoneEvent => ({
+  type: 'done',
+  status: 'interrupted',
+  reason: `the chat server stopped while this run was running; its output so far is in trace ${traceId}`,
+});
+
 /** The answer as stored: whole up to the cap, else its start and a note (the trace keeps all of it). */
 export function storedAnswer(text: string, traceId: string): string {
   const bytes = Buffer.byteLength(text);
@@ -138,6 +146,8 @@ function logFailure(what: string, error: unknown): void {
 export class ChatService {
   private readonly queues = new Map<string, SessionQueue>();
   private readonly runEndedListeners = new Set<RunEndedListener>();
+  /** The queue as chat.db keeps it, so that a SIGKILL leaves no run without a status. */
+  private readonly runQueue: RunQueueRecords;
   private closing = false;
 
   constructor(
@@ -146,7 +156,35 @@ export class ChatService {
     readonly events: ChatEvents,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly processes?: AgentProcessRecords,
-  ) {}
+  ) {
+    this.runQueue = new RunQueueRecords(store.db);
+  }
+
+  /**
+   * Start-up, before anything new is accepted: the runs a killed server left
+   * behind. The one that was running in a session ends `interrupted` (an
+   * assistant message saying so, published like any end); the ones waiting
+   * behind it run again in their order. Its agents were reaped before this.
+   */
+  recover(): { interrupted: string[]; requeued: string[] } {
+    const report = { interrupted: [] as string[], requeued: [] as string[] };
+    for (const record of this.runQueue.takeOver()) {
+      const run = this.recoveredRun(record);
+      if (record.startedAt !== null) {
+        this.finish({ run, startedAt: record.startedAt, text: '', outputs: 0 }, cutByRestart(run.traceId));
+        report.interrupted.push(run.traceId);
+      } else {
+        run.trace.write('requeued', { reason: 'the chat server restarted before this run started' });
+        this.queueOf(run.sessionId).pending.push(run);
+        report.requeued.push(run.traceId);
+      }
+    }
+    for (const sessionId of [...this.queues.keys()]) {
+      this.events.queue(sessionId, this.queueState(sessionId));
+      this.startNext(sessionId);
+    }
+    return report;
+  }
 
   /** Called after every run ended and its session's queue moved past it. Returns the unsubscribe. */
   onRunEnded(listener: RunEndedListener): () => void {
@@ -289,11 +327,17 @@ export class ChatService {
     }
     const agent = input.agent ?? this.config.defaultAgent;
     const traceId = newTraceId();
-    const message = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId });
+    const origin = input.origin ?? 'user';
+    // The prompt and its place in the queue are saved together: a crash keeps both or neither.
+    const message = this.store.db.transaction(() => {
+      const saved = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId });
+      this.runQueue.add({ traceId, sessionId, messageId: saved.id, agent, origin }, steer ? 'front' : 'back');
+      return saved;
+    })();
     // Only a saved prompt joins the queue (a failed save leaves no empty queue behind).
     const queue = this.queueOf(sessionId);
     const run: QueuedRun = {
-      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id, origin: input.origin ?? 'user',
+      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id, origin,
       listeners: new Set([listener]),
       trace: new TraceWriter(this.config.tracesDir, traceId, this.config.traceMaxBytes),
     };
@@ -329,6 +373,12 @@ export class ChatService {
     if (!run) return;
     const active: ActiveRun = { run, startedAt: new Date().toISOString(), text: '', outputs: 0 };
     queue.active = active;
+    try {
+      this.runQueue.markStarted(run.traceId);
+    } catch (error) {
+      // Only a restart reads it (it would run the prompt again rather than mark it interrupted).
+      logFailure(`the start of run ${run.traceId} was not recorded`, error);
+    }
     this.events.queue(sessionId, this.queueState(sessionId));
     active.finished = this.execute(active)
       .catch((error: unknown) => {
@@ -456,9 +506,14 @@ export class ChatService {
     let final = done;
     let message: ChatMessage | undefined;
     try {
-      message = this.store.addMessage({
-        sessionId: run.sessionId, role: 'assistant', content: storedAnswer(active.text, run.traceId), agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
-      });
+      // The answer and the run's leaving the queue are one write: a crash keeps both or neither.
+      message = this.store.db.transaction(() => {
+        const saved = this.store.addMessage({
+          sessionId: run.sessionId, role: 'assistant', content: storedAnswer(active.text, run.traceId), agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
+        });
+        this.runQueue.remove(run.traceId);
+        return saved;
+      })();
     } catch (error) {
       logFailure(`the answer of run ${run.traceId} was not saved`, error);
       const outcome = `${done.status}${done.reason ? `: ${done.reason}` : ''}`;
@@ -479,6 +534,16 @@ export class ChatService {
   /** A waiting run that never starts (shutdown) still gets its answer record and done. */
   private finishUnstarted(run: QueuedRun, request: StopRequest): void {
     this.finish({ run, startedAt: new Date().toISOString(), text: '', outputs: 0 }, { type: 'done', status: request.status, reason: request.reason });
+  }
+
+  /** A run of the durable queue, as this server holds it (no listener: its client left with the old server). */
+  private recoveredRun(record: RunRecord): QueuedRun {
+    const origin: RunOrigin = record.origin === 'goal' || record.origin === 'orc' ? record.origin : 'user';
+    return {
+      traceId: record.traceId, sessionId: record.sessionId, agent: record.agent !== null && isAgentId(record.agent) ? record.agent : this.config.defaultAgent,
+      prompt: record.prompt, messageId: record.messageId, origin, listeners: new Set(),
+      trace: new TraceWriter(this.config.tracesDir, record.traceId, this.config.traceMaxBytes),
+    };
   }
 
   private closeRun(run: QueuedRun, done: DoneEvent): void {

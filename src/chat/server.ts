@@ -9,6 +9,7 @@ import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides 
 import { ChatEvents } from './events.js';
 import { GoalService } from './goals/goal-service.js';
 import { GoalStore } from './goals/goal-store.js';
+import { registerTokenProof, TOKEN_PROOF_PATH } from './http/token-proof.js';
 import { CHAT_LIMITS } from './limits.js';
 import { Orchestrator } from './orchestration/orchestrator.js';
 import { goalRoutes } from './routes/goal-routes.js';
@@ -42,6 +43,8 @@ export interface ChatServer {
   readonly channel: EventChannel;
   /** Agent process groups a previous run of the server left behind, reaped at this start. */
   readonly reaped: readonly ReapReport[];
+  /** Runs a previous run of the server left unfinished: the running ones ended `interrupted`, the waiting ones queued again. */
+  readonly recovered: { readonly interrupted: readonly string[]; readonly requeued: readonly string[] };
   readonly traces: TraceStore;
   /** Stops runs (agents killed), ends streams, closes the HTTP server and the database. Idempotent. */
   close(): Promise<void>;
@@ -75,6 +78,9 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   }
   const channel = new EventChannel(options.events);
   const service = new ChatService(config, store, new ChatEvents(channel), env, processes);
+  // Before the goal and orchestration state is read: a phase turn still waiting runs, it is not cut.
+  const recovered = service.recover();
+  for (const traceId of recovered.interrupted) process.stderr.write(`svc-chat: run ${traceId} was running when the server stopped: it ends interrupted\n`);
   const runtime: ChatRuntime = {
     service,
     env,
@@ -83,7 +89,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   };
   const traces = new TraceStore(config.tracesDir);
   const retention = { retentionDays: config.traceRetentionDays, maxTotalBytes: config.tracesMaxBytes };
-  traces.sweep(retention);
+  traces.sweep(retention, service.liveTraceIds());
   let lastSweep = Date.now();
   service.onRunEnded(() => {
     // Bounded work per run: at most one sweep a minute.
@@ -104,8 +110,10 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
     // The page's own files hold no data: a browser loads them without the token, then the page sends it.
-    security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS] },
+    // The token proof is how a client learns it may send the token, so it cannot require it.
+    security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS, TOKEN_PROOF_PATH] },
   });
+  registerTokenProof(app, token);
   for (const routes of [infoRoutes, runRoutes, goalRoutes, orcRoutes, sessionRoutes, traceRoutes, webRoutes]) void app.register(routes, { runtime, traces, startedAt });
   app.get('/api/events', (request, reply) => channel.serve(request, reply));
 
@@ -120,7 +128,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
       store.close();
     })());
 
-  return { app, config, service, runtime, channel, reaped, traces, close };
+  return { app, config, service, runtime, channel, reaped, recovered, traces, close };
 }
 
 function portFrom(env: Readonly<Record<string, string | undefined>>): number {

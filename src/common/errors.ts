@@ -1,20 +1,16 @@
+import { LANE_CODE_TABLES } from '../studio/catalog/codes.js';
+import { mergeCodeTables, spec, type CodeSpec, type ExitKind } from './error-spec.js';
 import { maskCredentials, maskCredentialsIn, maskSecrets, maskSecretsIn } from './secrets.js';
 
 // The one table of error codes. Every error answer of every server in this
 // project is `{ "error": { "code", "message", "details"? } }` with the status
-// declared here; the CLI derives its exit code from the same table.
+// declared here; the CLI derives its exit code from the same table. The codes
+// below are everyone's; a lane's own codes are declared in its folder
+// (`lanes/<lane>/codes.ts`) and merged in, as the registry merges the lanes.
 
-export type ExitKind = 'usage' | 'unreachable' | 'auth' | 'bad_request' | 'upstream' | 'timeout' | 'internal';
+export type { ExitKind } from './error-spec.js';
 
-interface CodeSpec {
-  readonly status: number;
-  readonly exit: ExitKind;
-  readonly message: string;
-}
-
-const spec = (status: number, exit: ExitKind, message: string): CodeSpec => ({ status, exit, message });
-
-export const ERROR_CODES = {
+const SHARED_CODES = {
   // Request shape and routing (ours).
   BAD_REQUEST: spec(400, 'bad_request', 'The request is not valid.'),
   INVALID_JSON: spec(400, 'bad_request', 'The request body is not valid JSON.'),
@@ -48,6 +44,8 @@ export const ERROR_CODES = {
   TRACE_SOURCE_UNSUPPORTED: spec(415, 'bad_request', 'Only PNG, JPEG and WebP images can be traced.'),
   TRACE_PRESET_UNKNOWN: spec(400, 'bad_request', 'Unknown tracing preset.'),
   TRACE_PARAMETER_INVALID: spec(400, 'bad_request', 'A tracing parameter is unknown or out of range.'),
+  TRACE_SOURCE_TOO_LARGE: spec(413, 'bad_request', 'The image to trace has more pixels than the studio decodes.'),
+  TRACE_TOO_COMPLEX: spec(422, 'bad_request', 'The image has too much fine detail to trace with these parameters (too many paths, bytes or memory).'),
   TRACE_TIMEOUT: spec(504, 'timeout', 'Tracing took longer than its time budget.'),
   TRACE_FAILED: spec(500, 'internal', 'The tracer failed on this image.'),
   SVG_UNSAFE: spec(500, 'internal', 'The SVG holds something the studio does not save (script, external references, unknown markup).'),
@@ -94,10 +92,8 @@ export const ERROR_CODES = {
   IMAGE_MODEL_UNSUPPORTED: spec(400, 'bad_request', 'The model exists but cannot generate images.'),
   SAFETY_REFUSAL: spec(422, 'upstream', 'The upstream refused the request for safety reasons.'),
   MODERATION_REFUSED: spec(422, 'upstream', 'The upstream moderation refused the request.'),
-  AUTH_CHATGPT_EXPIRED: spec(401, 'auth', 'The chat OAuth session expired; sign in again.'),
   AUTH_API_KEY_INVALID: spec(401, 'auth', 'The API key is invalid, revoked, or out of quota.'),
   NETWORK_FAILED: spec(502, 'unreachable', 'Network, proxy, VPN or firewall failure reaching the upstream.'),
-  OAUTH_UNAVAILABLE: spec(401, 'auth', 'No chat OAuth session is available.'),
   GRAPH_VERSION_CONFLICT: spec(412, 'bad_request', 'The graph was saved against a stale version.'),
   GRAPH_VERSION_REQUIRED: spec(428, 'bad_request', 'Saving a graph needs an If-Match header with its version.'),
   NODE_NOT_FOUND: spec(404, 'bad_request', 'Node metadata not found.'),
@@ -105,63 +101,15 @@ export const ERROR_CODES = {
   SESSION_NOT_FOUND: spec(404, 'bad_request', 'No such graph session.'),
   GRAPH_INVALID: spec(400, 'bad_request', 'The graph is not valid (ids, edges or cycles).'),
   GRAPH_TOO_LARGE: spec(413, 'bad_request', 'The graph is larger than the studio keeps.'),
-  ALPHA_REF_TOO_MANY: spec(400, 'bad_request', 'Alpha accepts at most three input images in total.'),
-  ALPHA_MASK_UNSUPPORTED: spec(400, 'bad_request', 'Alpha edits cannot use a mask.'),
-  INVALID_ALPHA_IMAGE_MODEL: spec(400, 'bad_request', 'Unsupported alpha image model.'),
-  ALPHA_RATE_LIMITED: spec(429, 'upstream', 'Alpha rate limit reached.'),
-  ALPHA_AUTH_FAILED: spec(401, 'auth', 'The alpha OAuth session or key was refused.'),
-  ALPHA_SEARCH_TIMEOUT: spec(504, 'timeout', 'The alpha web search exceeded its time budget.'),
-  ALPHA_PLANNER_TIMEOUT: spec(504, 'timeout', 'The alpha planner exceeded its time budget.'),
-  ALPHA_IMAGE_TIMEOUT: spec(504, 'timeout', 'The alpha image step exceeded its time budget.'),
-  // The alpha lanes (ours, where the spec leaves the code open).
-  ALPHA_SPEND_CAP_REACHED: spec(402, 'auth', 'The alpha account used its credits or reached its monthly spending limit (retrying will not help).'),
-  INVALID_ALPHA_PLANNER_MODEL: spec(400, 'bad_request', 'Unknown alpha planner model (alpha-4.3, alpha-4.5, alpha-4.6).'),
-  ALPHA_OUTPUT_DOWNLOAD_FAILED: spec(502, 'upstream', 'The alpha image could not be downloaded safely.'),
-  CLIGEN_GENERATION_FAILED: spec(502, 'upstream', 'Local CLI image generation failed.'),
-  CLIGEN_TIMEOUT: spec(504, 'timeout', 'The generation CLI exceeded its time limit.'),
-  CLIGEN_QUOTA_EXHAUSTED: spec(429, 'upstream', 'The generation CLI quota is exhausted.'),
-  CLIGEN_VIDEO_UNSUPPORTED: spec(400, 'bad_request', 'The cligen lane does not generate video.'),
-  CLIGEN_REF_TOO_MANY: spec(400, 'bad_request', 'cligen accepts at most three references.'),
-  // Ours (the contract's name): cligen has no mask edit.
-  CLIGEN_MASK_UNSUPPORTED: spec(400, 'bad_request', 'cligen edits cannot use a mask.'),
-  BETA_API_KEY_MISSING: spec(401, 'auth', 'beta-api needs an API key or service-account credentials.'),
-  INVALID_BETA_API_IMAGE_MODEL: spec(400, 'bad_request', 'beta-api models are nano-fruit-2 and nano-fruit-pro.'),
-  BETA_API_RATE_LIMITED: spec(429, 'upstream', 'beta-api rate limit reached.'),
-  BETA_API_SAFETY_BLOCKED: spec(422, 'upstream', 'beta-api blocked the generation with its safety filter.'),
-  BETA_API_NO_IMAGE: spec(502, 'upstream', 'The beta-api response held no image.'),
   GENERATION_TIMEOUT: spec(504, 'timeout', 'The generation exceeded its time limit.'),
   VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs provider alpha or alpha-api.'),
   ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
   // Account switching (ours: the spec names the routes and states, not these codes).
   AUTH_SWITCH_NOT_FOUND: spec(404, 'bad_request', 'No such account switch: it ended more than two minutes ago, or never began.'),
   AUTH_SWITCH_DENIED: spec(403, 'auth', 'The sign-in was declined.'),
-  EPSILON_REF_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),
-  EPSILON_EDIT_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not edit images.'),
-  EPSILON_MASK_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take masks.'),
-  // The gamma, delta and epsilon lanes (ours, where the spec leaves the code open).
-  GAMMA_REF_TOO_MANY: spec(400, 'bad_request', 'gamma accepts at most ten reference images.'),
-  GAMMA_UPLOAD_FAILED: spec(502, 'upstream', 'A reference upload to gamma failed.'),
-  GAMMA_UPLOAD_NO_URL: spec(502, 'upstream', 'gamma took a reference upload but gave no URL for it.'),
-  GAMMA_NO_PREDICTION_ID: spec(502, 'upstream', 'gamma accepted the generation without a prediction id.'),
-  GAMMA_GENERATION_FAILED: spec(502, 'upstream', 'gamma reported the generation as failed.'),
-  GAMMA_OUTPUT_DOWNLOAD_FAILED: spec(502, 'upstream', 'The gamma output image could not be downloaded safely.'),
-  INVALID_DELTA_IMAGE_MODEL: spec(400, 'bad_request', 'delta models are image-01 and image-01-live.'),
-  DELTA_REF_TOO_MANY: spec(400, 'bad_request', 'delta accepts at most one reference image.'),
-  DELTA_INSUFFICIENT_BALANCE: spec(402, 'auth', 'The delta account balance is insufficient; top it up (retrying will not help).'),
-  DELTA_INVALID_PARAMETERS: spec(400, 'bad_request', 'delta refused the request parameters.'),
-  DELTA_ACCOUNT_VERIFICATION_REQUIRED: spec(403, 'auth', 'The delta account needs real-name verification before it can generate.'),
-  DELTA_NO_IMAGE: spec(502, 'upstream', 'The delta answer held no image.'),
-  EPSILON_SUBSCRIPTION_REQUIRED: spec(402, 'auth', 'epsilon needs an active subscription for this generation.'),
-  EPSILON_USAGE_EXHAUSTED: spec(402, 'auth', 'The epsilon subscription has no generations left (its charge meter and credits are empty).'),
-  EPSILON_BAD_REQUEST: spec(400, 'bad_request', 'epsilon refused the request as invalid.'),
-  EPSILON_REQUEST_CONFLICT: spec(409, 'upstream', 'epsilon refused the request as conflicting (another generation is running).'),
-  EPSILON_EMPTY_IMAGE: spec(502, 'upstream', 'epsilon answered with an empty body.'),
-  EPSILON_RESPONSE_NOT_ZIP: spec(502, 'upstream', 'epsilon answered with something other than a ZIP archive.'),
-  EPSILON_ZIP_INVALID: spec(502, 'upstream', 'The epsilon ZIP archive is damaged or truncated.'),
-  EPSILON_ZIP_UNSUPPORTED: spec(502, 'upstream', 'The epsilon ZIP archive uses a feature the studio does not read.'),
-  EPSILON_ZIP_TOO_LARGE: spec(502, 'upstream', 'The epsilon ZIP entry is larger than the studio accepts.'),
-  EPSILON_IMAGE_INVALID: spec(502, 'upstream', 'The epsilon ZIP entry is not a PNG image.'),
 } as const satisfies Record<string, CodeSpec>;
+
+export const ERROR_CODES = mergeCodeTables(SHARED_CODES, ...LANE_CODE_TABLES);
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -7,7 +7,7 @@ import { readJsonFile, writeJsonFile } from '../common/json-file.js';
 import type { ManagerConfig } from './config.js';
 import { LaunchedWorker } from './launcher.js';
 import { MANAGER_LIMITS } from './limits.js';
-import { isChatServer } from './worker-client.js';
+import { chatServerCheck } from './worker-http.js';
 import { WorkerFollower } from './worker-follower.js';
 import type { InstanceDetail, InstanceSource, InstanceSummary } from './views.js';
 
@@ -98,9 +98,8 @@ export class Instances {
     const origin = workerOrigin(url);
     if (this.byOrigin(origin)) throw new ServiceError('INSTANCE_EXISTS', `${origin} is already followed.`, { details: { id: this.byOrigin(origin)?.record.id } });
     this.assertRoom();
-    if (!(await isChatServer(origin, token ?? this.config.workerToken))) {
-      throw new ServiceError('INSTANCE_UNREACHABLE', `${origin} did not answer GET /api/health as an agent chat server.`, { details: { url: origin } });
-    }
+    const refusal = await chatServerCheck(origin, token ?? this.config.workerToken);
+    if (refusal) throw new ServiceError('INSTANCE_UNREACHABLE', `${origin} is not followed: ${refusal}.`, { details: { url: origin } });
     if (this.byOrigin(origin)) throw new ServiceError('INSTANCE_EXISTS', `${origin} is already followed.`);
     const instance = this.register({ id: newId(), origin, source: 'added', addedAt: new Date().toISOString(), ...(token && { token }) });
     return this.summary(instance);
@@ -214,9 +213,10 @@ export class Instances {
       if (this.byOrigin(origin) || this.discovering.has(origin)) continue;
       this.discovering.add(origin);
       probes.push(
-        isChatServer(origin, this.config.workerToken)
-          .then((found) => {
-            if (found && !this.closed && !this.byOrigin(origin) && this.instances.size < MANAGER_LIMITS.instancesMax) {
+        // A port that does not prove it holds the token is not followed (and is sent nothing secret).
+        chatServerCheck(origin, this.config.workerToken)
+          .then((refusal) => {
+            if (refusal === undefined && !this.closed && !this.byOrigin(origin) && this.instances.size < MANAGER_LIMITS.instancesMax) {
               this.register({ id: newId(), origin, source: 'discovered', addedAt: new Date().toISOString() });
             }
           })

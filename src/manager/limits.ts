@@ -23,6 +23,20 @@ export const MANAGER_LIMITS = {
   liveOutputChars: 500,
   /** Sessions whose latest message is read when a worker's state is (re)read. */
   snapshotSessionsMax: 20,
+  /**
+   * What the manager reads from a worker, at most: one body (health, status, sessions, a message)
+   * and one line of its event stream, in bytes. A chat server's largest (a 256 KiB answer, JSON
+   * escaped) fits; more is refused and the connection dropped.
+   */
+  workerReadMaxBytes: 2 * 1024 * 1024,
+  /** Any other string kept from a worker (ids, titles, names, statuses, versions, error texts), in characters: ids longer are ignored, other strings cut. */
+  workerFieldMaxChars: 200,
+  /** Sessions kept per worker; past it the least recently active one is forgotten. */
+  sessionsMax: 500,
+  /** Event stream: reconnect delays (doubling, with jitter) and the silence (3 of the worker's 15 s heartbeats) after which it is reopened. */
+  eventsReconnectMinMs: 1000,
+  eventsReconnectMaxMs: 5000,
+  eventsIdleTimeoutMs: 45_000,
   /** A launched worker must print its start line within this long. */
   launchTimeoutMs: 20_000,
 } as const;

@@ -1,8 +1,8 @@
-import { connectEvents, type EventConnection } from '../common/events/client.js';
 import type { ChannelEvent } from '../common/events/types.js';
 import { maskSecrets } from '../common/secrets.js';
 import { MANAGER_LIMITS } from './limits.js';
-import { getWorkerJson, type WorkerHealth } from './worker-client.js';
+import { followWorkerEvents } from './worker-events.js';
+import { getWorkerJson } from './worker-http.js';
 import { WorkerState, type QueueView, type WorkerSnapshot } from './worker-state.js';
 
 export interface FollowerOptions {
@@ -13,30 +13,21 @@ export interface FollowerOptions {
   onChange(change: string, event?: ChannelEvent): void;
 }
 
-interface StatusBody {
-  currentSessionId?: string;
-  queues?: Array<{ sessionId: string; active: unknown; pending: number }>;
-  goal?: unknown;
-  orc?: Record<string, unknown>;
-}
-interface SessionsBody {
-  sessions: Array<{ id: string; title?: string; updatedAt?: string }>;
-  currentSessionId?: string;
-}
-interface MessagesBody {
-  messages: Array<Record<string, unknown>>;
-  queue?: QueueView;
-}
+/** A worker's JSON as read: nothing in it is trusted to have the expected shape. */
+type Json = Record<string, unknown>;
+const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+/** At most `max` items of what should be an array. */
+const items = (value: unknown, max: number): Json[] => (Array.isArray(value) ? value.slice(0, max).map(object) : []);
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * Follows one worker server-side: its `GET /api/events` through the shared
- * event client (reconnect with back-off, resume with Last-Event-ID), its
+ * Follows one worker server-side: its `GET /api/events` (followWorkerEvents:
+ * reconnect with back-off, resume with Last-Event-ID, lines capped), its
  * state re-read over HTTP when the stream opens for the first time and after
  * a `replay_gap`, and its health polled. Everything lands in `state`.
  */
 export class WorkerFollower {
   readonly state = new WorkerState();
-  private connection: EventConnection | undefined;
   private healthTimer: NodeJS.Timeout | undefined;
   private readonly controller = new AbortController();
   private sseOpen = false;
@@ -47,8 +38,9 @@ export class WorkerFollower {
   constructor(private readonly options: FollowerOptions) {}
 
   start(): void {
-    this.connection = connectEvents(`${this.options.origin}/api/events`, {
-      headers: this.options.token ? { authorization: `Bearer ${this.options.token}` } : {},
+    void followWorkerEvents({
+      origin: this.options.origin,
+      token: this.options.token,
       signal: this.controller.signal,
       onEvent: (event) => this.onEvent(event),
       onStatus: (status) => {
@@ -58,12 +50,7 @@ export class WorkerFollower {
         if (status === 'open') void this.snapshot();
         this.updateHealth();
       },
-      onError: (error) => {
-        this.state.lastError = maskSecrets(String((error as Error)?.message ?? error), [this.options.token]);
-      },
-      // The worker's heartbeat is 15 s; a break is noticed by the socket closing or the health poll.
-      idleTimeoutMs: 45_000,
-      maxReconnectDelayMs: 5000,
+      onError: (error) => this.noteError(error),
     });
     const poll = () => {
       void this.pollHealth().finally(() => {
@@ -76,7 +63,6 @@ export class WorkerFollower {
   stop(): void {
     this.controller.abort();
     clearTimeout(this.healthTimer);
-    this.connection?.close();
     this.sseOpen = false;
   }
 
@@ -102,19 +88,26 @@ export class WorkerFollower {
     this.options.onChange('health');
   }
 
+  /** Error texts are ours, but may quote the worker: cut, and masked with its token. */
+  private noteError(error: unknown): string {
+    const message = maskSecrets(String((error as Error)?.message ?? error), [this.options.token]).slice(0, MANAGER_LIMITS.workerFieldMaxChars);
+    this.state.lastError = message;
+    return message;
+  }
+
   private async pollHealth(): Promise<void> {
     const started = performance.now();
     const at = new Date().toISOString();
     try {
-      const health = await getWorkerJson<WorkerHealth>(this.options.origin, '/api/health', this.options.token, this.controller.signal);
+      const health = object(await getWorkerJson(this.options.origin, '/api/health', this.options.token, this.controller.signal));
       if (health.service !== 'svc-chat') throw new Error('not an agent chat server');
       this.healthOk = true;
-      this.state.version = health.version;
+      this.state.setVersion(text(health.version));
       this.state.recordHealth({ at, ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 });
     } catch (error) {
       if (this.controller.signal.aborted) return;
       this.healthOk = false;
-      this.state.recordHealth({ at, ok: false, error: maskSecrets(String((error as Error)?.message ?? error), [this.options.token]) });
+      this.state.recordHealth({ at, ok: false, error: this.noteError(error) });
     }
     this.updateHealth();
   }
@@ -133,7 +126,7 @@ export class WorkerFollower {
           this.options.onChange('snapshot');
         } catch (error) {
           if (this.controller.signal.aborted) return;
-          this.state.lastError = maskSecrets(String((error as Error)?.message ?? error), [this.options.token]);
+          this.noteError(error);
         }
       } while (this.snapshotAgain && !this.controller.signal.aborted);
     })().finally(() => (this.snapshotting = undefined));
@@ -141,28 +134,31 @@ export class WorkerFollower {
   }
 
   private async readSnapshot(): Promise<WorkerSnapshot> {
-    const get = <T>(path: string) => getWorkerJson<T>(this.options.origin, path, this.options.token, this.controller.signal);
-    const [status, sessions, health] = await Promise.all([get<StatusBody>('/api/status'), get<SessionsBody>('/api/sessions'), get<WorkerHealth>('/api/health')]);
-    const recent = sessions.sessions.slice(0, MANAGER_LIMITS.snapshotSessionsMax);
+    const get = async (path: string) => object(await getWorkerJson(this.options.origin, path, this.options.token, this.controller.signal));
+    const recentMax = MANAGER_LIMITS.snapshotSessionsMax;
+    const [status, sessions, health] = await Promise.all([get('/api/status'), get(`/api/sessions?limit=${recentMax}`), get('/api/health')]);
+    // Only ids the cache would keep are asked about (a path is never built from anything else).
+    const recent = items(sessions.sessions, recentMax).filter((session) => WorkerState.isId(session.id));
     const latest = await Promise.all(
       recent.map(async (session) => {
-        const body = await get<MessagesBody>(`/api/sessions/${encodeURIComponent(session.id)}/messages?limit=1`);
-        return { sessionId: session.id, title: session.title, lastMessage: body.messages.at(-1) };
+        const body = await get(`/api/sessions/${encodeURIComponent(session.id as string)}/messages?limit=1`);
+        const messages = Array.isArray(body.messages) ? body.messages : [];
+        return { sessionId: session.id as string, title: text(session.title), lastMessage: messages.length > 0 ? object(messages.at(-1)) : undefined };
       }),
     );
     return {
-      currentSessionId: status.currentSessionId ?? sessions.currentSessionId,
-      queues: (status.queues ?? []).map((entry) => {
-        const queue: QueueView = { pending: entry.pending, active: entry.active !== null };
-        const traceId = (entry.active as { traceId?: unknown } | null)?.traceId;
+      currentSessionId: text(status.currentSessionId) ?? text(sessions.currentSessionId),
+      queues: items(status.queues, MANAGER_LIMITS.sessionsMax).map((entry) => {
+        const queue: QueueView = { pending: Number(entry.pending), active: entry.active !== null && entry.active !== undefined };
+        const traceId = object(entry.active).traceId;
         if (typeof traceId === 'string') queue.activeTraceId = traceId;
-        return { sessionId: entry.sessionId, queue };
+        return { sessionId: text(entry.sessionId) ?? '', queue };
       }),
       goal: status.goal ?? null,
-      orc: status.orc,
+      orc: status.orc === undefined ? undefined : object(status.orc),
       sessions: latest,
-      version: health.version,
-      demo: health.demo,
+      version: text(health.version),
+      demo: typeof health.demo === 'boolean' ? health.demo : undefined,
     };
   }
 }

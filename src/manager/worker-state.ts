@@ -8,20 +8,27 @@ import type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, 
 
 export type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
 
+// Everything a worker sends is untrusted: each kept string is bounded here, ids
+// longer than the field cap are ignored, other strings cut (MANAGER_LIMITS).
+const FIELD = MANAGER_LIMITS.workerFieldMaxChars;
+const PREVIEW = MANAGER_LIMITS.messagePreviewChars;
 const cut = (text: string, max: number): string => (text.length > max ? text.slice(0, max) : text);
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** A string, cut to `max` characters (default: the field cap). */
+const str = (value: unknown, max: number = FIELD): string | undefined => (typeof value === 'string' ? cut(value, max) : undefined);
+/** An id: a non-empty string within the field cap, else nothing. */
+const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 && value.length <= FIELD ? value : undefined);
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
 
 function agentStateOf(queue: QueueView): AgentState {
   return queue.active ? 'running' : queue.pending > 0 ? 'waiting' : 'idle';
 }
 
 function messageView(fields: Record<string, unknown>, at: string): MessageView | undefined {
-  const id = str(fields.id) ?? str(fields.messageId);
-  const sessionId = str(fields.sessionId);
+  const id = idOf(fields.id) ?? idOf(fields.messageId);
+  const sessionId = idOf(fields.sessionId);
   if (!id || !sessionId) return undefined;
-  const view: MessageView = { id, sessionId, role: str(fields.role) ?? 'assistant', content: cut(str(fields.content) ?? '', MANAGER_LIMITS.messagePreviewChars), at };
-  const traceId = str(fields.traceId);
+  const view: MessageView = { id, sessionId, role: str(fields.role) ?? 'assistant', content: str(fields.content, PREVIEW) ?? '', at: str(at) ?? '' };
+  const traceId = idOf(fields.traceId);
   if (traceId) view.traceId = traceId;
   const status = str(fields.status);
   if (status) view.status = status;
@@ -31,11 +38,11 @@ function messageView(fields: Record<string, unknown>, at: string): MessageView |
 function goalView(value: unknown): GoalView | null {
   if (!value || typeof value !== 'object') return null;
   const goal = value as Record<string, unknown>;
-  const goalId = str(goal.goalId) ?? str(goal.id);
+  const goalId = idOf(goal.goalId) ?? idOf(goal.id);
   if (!goalId) return null;
-  const view: GoalView = { goalId, objective: str(goal.objective) ?? '', status: str(goal.status) ?? 'active' };
-  if (str(goal.sessionId)) view.sessionId = str(goal.sessionId);
-  if (typeof goal.continuations === 'number') view.continuations = goal.continuations;
+  const view: GoalView = { goalId, objective: str(goal.objective, PREVIEW) ?? '', status: str(goal.status) ?? 'active' };
+  if (idOf(goal.sessionId)) view.sessionId = idOf(goal.sessionId);
+  if (typeof goal.continuations === 'number') view.continuations = num(goal.continuations);
   if (str(goal.autoStopped)) view.autoStopped = str(goal.autoStopped);
   if (str(goal.pauseGate)) view.pauseGate = str(goal.pauseGate);
   return view;
@@ -43,18 +50,21 @@ function goalView(value: unknown): GoalView | null {
 
 function orcView(value: Record<string, unknown>): OrcView {
   const view: OrcView = { phase: str(value.phase) ?? 'idle', status: str(value.status) ?? 'idle' };
-  if (str(value.task)) view.task = str(value.task);
-  if (str(value.sessionId)) view.sessionId = str(value.sessionId);
+  if (str(value.task)) view.task = str(value.task, PREVIEW);
+  if (idOf(value.sessionId)) view.sessionId = idOf(value.sessionId);
   return view;
 }
+
+/** A recent event's description, in characters. */
+const SUMMARY = 120;
 
 function summarize(event: ChannelEvent): string {
   switch (event.event) {
     case 'message':
-      return `${str(event.role)}: ${cut(str(event.content) ?? '', 120)}`;
+      return `${str(event.role)}: ${str(event.content, SUMMARY) ?? ''}`;
     case 'agent_output':
     case 'agent_thinking':
-      return cut(str(event.content) ?? '', 120);
+      return str(event.content, SUMMARY) ?? '';
     case 'agent_tool':
       return `tool ${str(event.name)}`;
     case 'agent_done':
@@ -66,11 +76,11 @@ function summarize(event: ChannelEvent): string {
     case 'replay_gap':
       return `replay gap (${str(event.reason)})`;
     default:
-      return str(event.reason) ?? str(event.prompt) ?? str(event.goalId) ?? str(event.sessionId) ?? '';
+      return str(event.reason, SUMMARY) ?? str(event.prompt, SUMMARY) ?? str(event.goalId, SUMMARY) ?? str(event.sessionId, SUMMARY) ?? '';
   }
 }
 
-/** A worker's state from its `GET /api/status` and sessions, as the snapshot reader gathers it. */
+/** A worker's state from its `GET /api/status` and sessions, as the snapshot reader gathers it (not yet bounded). */
 export interface WorkerSnapshot {
   currentSessionId?: string;
   queues: Array<{ sessionId: string; queue: QueueView }>;
@@ -81,6 +91,23 @@ export interface WorkerSnapshot {
   demo?: boolean;
 }
 
+const IDLE_QUEUE: QueueView = { pending: 0, active: false };
+
+/** A queue from the worker, bounded. */
+function queueView(pending: unknown, active: boolean, activeTraceId: unknown): QueueView {
+  const queue: QueueView = { pending: num(pending), active };
+  const traceId = idOf(activeTraceId);
+  if (traceId) queue.activeTraceId = traceId;
+  return queue;
+}
+
+/**
+ * The cache of one worker. Bounded whatever the worker sends: strings are
+ * capped (above), at most `sessionsMax` sessions are kept (the least recently
+ * active is forgotten first), and the worker-wide agent state is kept as
+ * counts updated with each session's, so a summary costs the same with one
+ * session or with the cap.
+ */
 export class WorkerState {
   health: Health = 'connecting';
   lastSeen: string | undefined;
@@ -93,15 +120,23 @@ export class WorkerState {
   version: string | undefined;
   demo: boolean | undefined;
   lastError: string | undefined;
+  /** In order of last activity, least recent first. */
   readonly sessions = new Map<string, SessionView>();
   readonly recent: RecentEvent[] = [];
   readonly healthHistory: HealthSample[] = [];
+  /** Sessions per agent state other than idle: the worker-wide state without a scan. */
+  private readonly counts: Record<Exclude<AgentState, 'idle'>, number> = { running: 0, waiting: 0 };
+
+  /** Whether the cache keeps this as an id (the snapshot asks the worker about those only). */
+  static isId(value: unknown): value is string {
+    return idOf(value) !== undefined;
+  }
 
   /** Applies one event of the worker's channel; true when the cached state changed. */
   apply(event: ChannelEvent, at = new Date().toISOString()): boolean {
     this.lastSeen = at;
     this.remember(event, at);
-    const sessionId = str(event.sessionId);
+    const sessionId = idOf(event.sessionId);
     switch (event.event) {
       case 'message': {
         const message = messageView(event, at);
@@ -115,21 +150,19 @@ export class WorkerState {
       case 'agent_output': {
         if (!sessionId) return false;
         const session = this.session(sessionId, at);
-        session.liveOutput = (session.liveOutput ?? '') + (str(event.content) ?? '');
-        if (session.liveOutput.length > MANAGER_LIMITS.liveOutputChars) session.liveOutput = session.liveOutput.slice(-MANAGER_LIMITS.liveOutputChars);
-        session.agentState = 'running';
+        const tail = MANAGER_LIMITS.liveOutputChars;
+        session.liveOutput = ((session.liveOutput ?? '') + (str(event.content, tail) ?? '')).slice(-tail);
+        this.setAgentState(session, 'running');
         return true;
       }
       case 'agent_done': {
         if (!sessionId) return false;
-        this.session(sessionId, at).lastDone = { traceId: str(event.traceId) ?? '', status: str(event.status) ?? '' };
+        this.session(sessionId, at).lastDone = { traceId: idOf(event.traceId) ?? '', status: str(event.status) ?? '' };
         return true;
       }
       case 'queue_update': {
         if (!sessionId) return false;
-        const session = this.session(sessionId, at);
-        session.queue = { pending: num(event.pending), active: event.active === true, ...(str(event.activeTraceId) && { activeTraceId: str(event.activeTraceId) }) };
-        session.agentState = agentStateOf(session.queue);
+        this.setQueue(this.session(sessionId, at), queueView(event.pending, event.active === true, event.activeTraceId));
         return true;
       }
       case 'session_switched':
@@ -152,35 +185,38 @@ export class WorkerState {
   applySnapshot(snapshot: WorkerSnapshot, at = new Date().toISOString()): void {
     this.snapshotAt = at;
     this.lastSeen = at;
-    this.currentSessionId = snapshot.currentSessionId;
+    this.currentSessionId = idOf(snapshot.currentSessionId);
     this.goal = goalView(snapshot.goal);
     if (snapshot.orc) this.orc = orcView(snapshot.orc);
-    if (snapshot.version) this.version = snapshot.version;
+    this.setVersion(snapshot.version);
     if (snapshot.demo !== undefined) this.demo = snapshot.demo;
-    const queues = new Map(snapshot.queues.map((entry) => [entry.sessionId, entry.queue]));
+    const queues = new Map<string, QueueView>();
+    for (const { sessionId, queue } of snapshot.queues.slice(0, MANAGER_LIMITS.sessionsMax)) {
+      if (idOf(sessionId)) queues.set(sessionId, queueView(queue.pending, queue.active, queue.activeTraceId));
+    }
     for (const session of this.sessions.values()) {
       // A session not in the queue list is idle now.
-      session.queue = queues.get(session.sessionId) ?? { pending: 0, active: false };
-      session.agentState = agentStateOf(session.queue);
+      this.setQueue(session, queues.get(session.sessionId) ?? IDLE_QUEUE);
       if (!session.queue.active) delete session.liveOutput;
     }
-    for (const entry of snapshot.sessions) {
+    for (const entry of snapshot.sessions.slice(0, MANAGER_LIMITS.snapshotSessionsMax)) {
+      if (!idOf(entry.sessionId)) continue;
       const session = this.session(entry.sessionId, at);
-      if (entry.title !== undefined) session.title = entry.title;
+      if (entry.title !== undefined) session.title = str(entry.title);
       const message = entry.lastMessage ? messageView(entry.lastMessage, str(entry.lastMessage.createdAt) ?? at) : undefined;
       // An event that arrived while the state was read may be newer than what was read.
       if (message && !(session.lastMessage && session.lastMessage.at > message.at)) session.lastMessage = message;
-      session.queue = queues.get(entry.sessionId) ?? { pending: 0, active: false };
-      session.agentState = agentStateOf(session.queue);
+      this.setQueue(session, queues.get(entry.sessionId) ?? IDLE_QUEUE);
     }
-    for (const [sessionId, queue] of queues) {
-      const session = this.session(sessionId, at);
-      session.queue = queue;
-      session.agentState = agentStateOf(queue);
+    for (const [sessionId, queue] of queues) this.setQueue(this.session(sessionId, at), queue);
+    for (const session of this.sessions.values()) {
+      const message = session.lastMessage;
+      if (message && (!this.latestMessage || message.at >= this.latestMessage.at)) this.latestMessage = message;
     }
-    const latest = [...this.sessions.values()].map((session) => session.lastMessage).filter((message): message is MessageView => message !== undefined);
-    latest.sort((a, b) => a.at.localeCompare(b.at));
-    this.latestMessage = latest.at(-1) ?? this.latestMessage;
+  }
+
+  setVersion(version: string | undefined): void {
+    if (version) this.version = str(version);
   }
 
   recordHealth(sample: HealthSample): void {
@@ -191,29 +227,51 @@ export class WorkerState {
 
   /** The worker-wide agent state: running if any session runs, else waiting if any waits. */
   agentState(): AgentState {
-    let state: AgentState = 'idle';
-    for (const session of this.sessions.values()) {
-      if (session.agentState === 'running') return 'running';
-      if (session.agentState === 'waiting') state = 'waiting';
-    }
-    return state;
+    return this.counts.running > 0 ? 'running' : this.counts.waiting > 0 ? 'waiting' : 'idle';
   }
 
   /** The queue of the current session (or of no session: empty). */
   queue(): QueueView {
-    return (this.currentSessionId && this.sessions.get(this.currentSessionId)?.queue) || { pending: 0, active: false };
+    return (this.currentSessionId && this.sessions.get(this.currentSessionId)?.queue) || IDLE_QUEUE;
   }
 
+  private setQueue(session: SessionView, queue: QueueView): void {
+    session.queue = queue;
+    this.setAgentState(session, agentStateOf(queue));
+  }
+
+  private setAgentState(session: SessionView, state: AgentState): void {
+    if (session.agentState !== 'idle') this.counts[session.agentState] -= 1;
+    session.agentState = state;
+    if (state !== 'idle') this.counts[state] += 1;
+  }
+
+  /** The session, created if new (forgetting the least recently active one past the cap), now the most recent. */
   private session(sessionId: string, at: string): SessionView {
     let session = this.sessions.get(sessionId);
-    if (!session) this.sessions.set(sessionId, (session = { sessionId, agentState: 'idle', queue: { pending: 0, active: false }, updatedAt: at }));
+    if (session) {
+      this.sessions.delete(sessionId);
+    } else {
+      session = { sessionId, agentState: 'idle', queue: IDLE_QUEUE, updatedAt: at };
+      if (this.sessions.size >= MANAGER_LIMITS.sessionsMax) this.forgetLeastRecent();
+    }
+    this.sessions.set(sessionId, session);
     session.updatedAt = at;
     return session;
   }
 
+  private forgetLeastRecent(): void {
+    for (const session of this.sessions.values()) {
+      if (session.sessionId === this.currentSessionId) continue;
+      this.setAgentState(session, 'idle');
+      this.sessions.delete(session.sessionId);
+      return;
+    }
+  }
+
   private remember(event: ChannelEvent, at: string): void {
-    const entry: RecentEvent = { at, event: event.event, topic: event.topic, summary: summarize(event) };
-    const sessionId = str(event.sessionId);
+    const entry: RecentEvent = { at, event: str(event.event) ?? '', topic: str(event.topic) ?? '', summary: cut(summarize(event), SUMMARY) };
+    const sessionId = idOf(event.sessionId);
     if (sessionId) entry.sessionId = sessionId;
     this.recent.push(entry);
     if (this.recent.length > MANAGER_LIMITS.recentEventsMax) this.recent.shift();

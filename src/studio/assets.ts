@@ -1,9 +1,7 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { writeFileAtomicAsync } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import { ASSET_TOPIC, type AssetEventName, type AssetEventPayload, type AssetRecord } from './api/index.js';
 import type { StudioContext } from './context.js';
-import { isValidAssetFilename, newAssetFilename, pathInside } from './media/filename.js';
+import { isValidAssetFilename, newAssetFilename } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
 import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
@@ -15,9 +13,6 @@ export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
 
 export type { AssetRecord } from './api/index.js';
-
-/** Generated images are the user's own: readable by them alone. */
-const PRIVATE_FILE = 0o600;
 
 /** URL prefix the file routes serve assets under (thumbnails under `thumbs/`). */
 export const GENERATED_URL_PREFIX = '/generated/';
@@ -80,10 +75,9 @@ async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt:
   const names = Array.from({ length: NAME_DRAWS }, () => newAssetFilename(createdAt, prompt, format)).filter(
     (filename) => !isNameTaken(ctx.db, filename, thumbnailNameOf(filename)),
   );
-  const paths = names.map((filename) => pathInside(ctx.paths.generatedDir, filename));
-  const written = paths.length ? await ctx.files.writeFirstFree(paths, image, { mode: PRIVATE_FILE, exclusive: true, transfer: true }) : undefined;
+  const written = await ctx.assets.create(names, image);
   if (!written) throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
-  return names[paths.indexOf(written)];
+  return written;
 }
 
 /** The row of an asset, from its file's facts and its metadata. */
@@ -120,10 +114,10 @@ function rowOf(facts: { filename: string; thumbnail: string; format: AssetFormat
  */
 export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   let adopted = 0;
-  for (const entry of await readdir(ctx.paths.generatedDir, { withFileTypes: true })) {
-    if (!entry.isFile() || !isValidAssetFilename(entry.name) || findAsset(ctx.db, entry.name)) continue;
-    const path = pathInside(ctx.paths.generatedDir, entry.name);
-    const bytes = await readFile(path);
+  for (const name of await ctx.assets.names('generated')) {
+    if (!isValidAssetFilename(name) || findAsset(ctx.db, name)) continue;
+    const bytes = await ctx.assets.read('generated', name);
+    if (!(bytes instanceof Buffer)) continue;
     const format = sniffImageType(bytes);
     const metadata = format ? await readEmbeddedMetadata(bytes) : undefined;
     if (!format || !metadata) continue;
@@ -133,8 +127,8 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
     } catch {
       continue; // a damaged file is not given back
     }
-    insertAsset(ctx.db, rowOf({ filename: entry.name, thumbnail: thumbnailNameOf(entry.name), format, size: header.displayed, bytes: bytes.length, metadata }));
-    void finishAsset(ctx, entry.name);
+    insertAsset(ctx.db, rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }));
+    void finishAsset(ctx, name);
     adopted += 1;
   }
   return adopted;
@@ -201,7 +195,7 @@ export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<A
   try {
     insertAsset(ctx.db, row);
   } catch (error) {
-    await rm(pathInside(ctx.paths.generatedDir, filename), { force: true });
+    await ctx.assets.remove('generated', filename);
     throw error;
   }
   void finishAsset(ctx, filename);
@@ -220,7 +214,9 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
     if (!row || row.thumbnail_state !== 'pending') return;
     let thumbnail: Buffer;
     try {
-      thumbnail = await makeThumbnail(await readFile(pathInside(ctx.paths.generatedDir, filename)));
+      const bytes = await ctx.assets.read('generated', filename);
+      if (!(bytes instanceof Buffer)) throw new Error('its file is gone');
+      thumbnail = await makeThumbnail(bytes);
     } catch (error) {
       const problem = new ServiceError('UPSTREAM_FAILED', `The image ${filename} is damaged: it does not decode (${(error as Error).message}). It was removed from history.`, {
         details: { filename, requestId: row.request_id },
@@ -231,7 +227,7 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       return;
     }
     // A derived file: no fsync (a crash loses it, and start-up makes it again from the pending row).
-    await writeFileAtomicAsync(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), thumbnail, PRIVATE_FILE);
+    await ctx.assets.replace('thumbnails', row.thumbnail, thumbnail);
     setThumbnailState(ctx.db, filename, 'ready');
     publishAssetEvent(ctx, 'thumbnail_ready', { filename, requestId: row.request_id, thumbnailUrl: thumbnailUrl(filename) });
   });

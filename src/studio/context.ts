@@ -7,16 +7,19 @@ import type { EventChannelOptions } from '../common/events/types.js';
 import type { LaneId } from './api/index.js';
 import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
+import { sessionFilePath } from './auth/session-files.js';
 import { LaneCooldowns } from './catalog/cooldowns.js';
 import { KeyStore } from './keys/store.js';
 import { LANES } from './catalog/registry.js';
-import { alphaSessionFile } from './lanes/alpha/session-file.js';
-import { imageJobHandler } from './jobs/image-job.js';
+import { JOB_HANDLERS } from './jobs/kinds.js';
 import { DerivedWork } from './media/derived-work.js';
 import { Jobs } from './jobs/jobs.js';
 import { studioPaths, type StudioPaths } from './paths.js';
 import { Settings } from './settings.js';
 import { openDatabase, type StudioDatabase } from './store/database.js';
+import { SqliteJobStore } from './store/jobs.js';
+import { LocalAssetStore } from './store/asset-files.js';
+import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from './version.js';
 
 /**
@@ -67,8 +70,10 @@ export interface StudioContext {
   readonly cooldowns: LaneCooldowns;
   /** Work derived from saved assets (thumbnails, the full decode), off the request path. */
   readonly derived: DerivedWork;
-  /** Atomic, durable writes of the images themselves, one hop each on their own thread. */
+  /** Atomic, durable writes on their own thread (the asset store's and the job inputs'). */
   readonly files: DurableWriter;
+  /** Where asset bytes live (the AssetStore port; files of the state dir today). Nothing else reads or writes them. */
+  readonly assets: AssetStore;
   readonly demo: boolean;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
@@ -76,10 +81,8 @@ export interface StudioContext {
   configuredUpstreamUrl(lane: LaneId, endpoint?: string): string | undefined;
   /** The key for a namespace: environment, then the saved one, then a demo placeholder. */
   key(namespace: KeyNamespace): ResolvedKey | undefined;
-  /** The chat OAuth session file the `oauth` lane reads. */
-  oauthAuthFile(): string;
-  /** The alpha OAuth session file (`svc alpha login` writes it). */
-  alphaAuthFile(): string;
+  /** The session file of a lane whose credential is an OAuth session (`oauth`: the chat CLI's; `alpha`: `svc alpha login` writes it). */
+  sessionFile(lane: LaneId): string;
   close(): Promise<void>;
 }
 
@@ -96,6 +99,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const db = openDatabase(paths.databaseFile);
   const events = new EventChannel(options.events);
   const demo = options.demo;
+  const files = new DurableWriter();
   const keyStore = KeyStore.of(paths, settings, Boolean(demo));
   // The keys it starts with, used or not: a vendor may echo any key it was ever sent.
   const secrets = new SecretRegistry().hold();
@@ -122,7 +126,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
-    files: new DurableWriter(),
+    files,
+    assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
@@ -140,11 +145,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       secrets.add(resolved?.value);
       return resolved;
     },
-    alphaAuthFile() {
-      return demo?.sessionFiles.alpha ?? alphaSessionFile(env, paths.home);
-    },
-    oauthAuthFile() {
-      return demo?.sessionFiles.oauth ?? settings.get().oauthAuthFile ?? paths.oauthAuthFile;
+    sessionFile(lane) {
+      return sessionFilePath(LANES[lane], { env, home: paths.home, settings: settings.get(), demoFile: demo?.sessionFiles[lane] });
     },
     async close() {
       // Thumbnails under way finish (they write the database); the ones not started wait for the next start.
@@ -156,6 +158,6 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     },
   };
   // The job service needs the finished context (its handlers run lanes with it).
-  (ctx as { jobs: Jobs }).jobs = new Jobs(ctx, [imageJobHandler]);
+  (ctx as { jobs: Jobs }).jobs = new Jobs(ctx, new SqliteJobStore(db), JOB_HANDLERS);
   return ctx;
 }

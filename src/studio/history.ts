@@ -1,14 +1,10 @@
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { isAtomicTempName, isThisBootsTempName } from '../common/atomic-file.js';
 import { ServiceError } from '../common/errors.js';
 import { recordOf, type AssetRecord } from './assets.js';
 import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { StudioContext } from './context.js';
-import { fileExists, pathInside } from './media/filename.js';
 import {
   findAsset,
   listLiveAssets,
@@ -199,7 +195,7 @@ export async function restoreHistoryAsset(ctx: StudioContext, filename: string, 
       details: { filename, deletedAt: row.deleted_at, restorableUntil },
     });
   }
-  if (!(await fileExists(pathInside(ctx.paths.generatedDir, filename)))) {
+  if (!(await ctx.assets.exists('generated', filename))) {
     throw new ServiceError('NOT_FOUND', `The file of ${filename} is gone from the generated directory.`, { details: { filename } });
   }
   markAssetRestored(ctx.db, filename);
@@ -214,34 +210,8 @@ export async function sweepExpired(ctx: StudioContext, now: Date = new Date()): 
   const cutoff = new Date(now.getTime() - retentionDays(ctx) * DAY_MS).toISOString();
   let purged = 0;
   for (const row of tombstonesDeletedBefore(ctx.db, cutoff)) {
-    await Promise.all([
-      rm(pathInside(ctx.paths.generatedDir, row.filename), { force: true }),
-      rm(pathInside(ctx.paths.thumbnailsDir, row.thumbnail), { force: true }),
-    ]);
+    await Promise.all([ctx.assets.remove('generated', row.filename), ctx.assets.remove('thumbnails', row.thumbnail)]);
     if (removeTombstone(ctx.db, row.filename)) purged += 1;
   }
   return purged;
-}
-
-/**
- * Removes the temp files of interrupted writes from the generated and
- * thumbnail dirs: every one not written by this process start (their boot id
- * says so; a reused pid cannot fool it). Returns how many.
- */
-export async function removeOrphanTempFiles(ctx: StudioContext): Promise<number> {
-  let removed = 0;
-  for (const dir of [ctx.paths.generatedDir, ctx.paths.thumbnailsDir]) {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isFile() || !isAtomicTempName(entry.name) || isThisBootsTempName(entry.name)) continue;
-      await rm(join(dir, entry.name), { force: true });
-      removed += 1;
-    }
-  }
-  return removed;
 }

@@ -44,7 +44,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     throw new Error(`Invalid configuration: ${(error as Error).message}`, { cause: error });
   }
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
-  ctx.jobs.recover();
+  await ctx.jobs.recover();
   const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   let port: number;

@@ -1,7 +1,7 @@
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import { adoptOrphanAssets, finishPendingAssets } from './assets.js';
-import { removeOrphanTempFiles, sweepExpired } from './history.js';
+import { sweepExpired } from './history.js';
 
 // The studio's housekeeping, started by main.ts while the server runs: at
 // start-up, assets a stop left without a thumbnail get one and complete
@@ -41,7 +41,7 @@ export function startMaintenance(ctx: StudioContext, options: { intervalMs?: num
     });
   };
   const sweep = async () => {
-    await removeOrphanTempFiles(ctx);
+    await ctx.assets.removeLeftovers();
     await sweepExpired(ctx);
     await ctx.jobs.sweep(jobRetentionMs(ctx));
   };

@@ -11,8 +11,6 @@ export interface StudioPaths {
   readonly descriptorFile: string;
   /** Input images of jobs, content-addressed, so a queued job keeps its references across a restart. */
   readonly jobInputsDir: string;
-  /** Default location of the chat OAuth session file used by the `oauth` lane. */
-  readonly oauthAuthFile: string;
 }
 
 export function studioPaths(env: Readonly<Record<string, string | undefined>>): StudioPaths {
@@ -26,6 +24,5 @@ export function studioPaths(env: Readonly<Record<string, string | undefined>>): 
     thumbnailsDir: join(generatedDir, '.thumbs'),
     descriptorFile: join(home, 'server.json'),
     jobInputsDir: join(home, 'job-inputs'),
-    oauthAuthFile: resolve(env.SVC_OAUTH_AUTH_FILE || join(home, 'oauth', 'auth.json')),
   };
 }

@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
 import { loadSharp } from '../common/sharp.js';
 import { ServiceError, type ErrorCode } from '../common/errors.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
-import { isValidAssetFilename, pathInside } from './media/filename.js';
+import type { InputDescriptor } from './api/index.js';
+import { isValidAssetFilename } from './media/filename.js';
 import { mimeOf, sniffImageType, type ImageFormat } from './media/image-type.js';
 import { findAsset } from './store/assets.js';
 import { inputHash } from './jobs/inputs.js';
@@ -30,17 +30,7 @@ export interface ReferenceImage {
   sha256: string;
 }
 
-/** An input image as a job stores it: where it came from and what it is, never its bytes. */
-export interface InputDescriptor {
-  readonly source: 'inline' | 'history';
-  readonly filename?: string;
-  readonly format: ImageFormat;
-  readonly width: number;
-  readonly height: number;
-  readonly bytes: number;
-  /** The stored copy (jobs/inputs.ts), so a queued or retried job has its images after a restart. */
-  readonly sha256: string;
-}
+export type { InputDescriptor };
 
 export const describeInput = (image: ReferenceImage): InputDescriptor => ({
   source: image.source,
@@ -132,15 +122,10 @@ async function historyBytes(ctx: StudioContext, filename: string, where: Where):
   const row = findAsset(ctx.db, filename);
   const notFound = () => fail('REFERENCE_NOT_FOUND', `${label(where)} names ${filename}, which is not in history.`, where, { filename });
   if (!row || row.deleted_at !== null) throw notFound();
-  const path = pathInside(ctx.paths.generatedDir, filename);
-  try {
-    const { size } = await stat(path);
-    if (size > LIMITS.referenceMaxBytes) throw tooLarge(size, where);
-    return await readFile(path);
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    throw notFound();
-  }
+  const bytes = await ctx.assets.read('generated', filename, { maxBytes: LIMITS.referenceMaxBytes });
+  if (bytes === undefined) throw notFound();
+  if ('tooLarge' in bytes) throw tooLarge(bytes.tooLarge, where);
+  return bytes;
 }
 
 async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise<ReferenceImage> {

@@ -3,7 +3,6 @@ import { BOOT_ID } from '../../src/common/atomic-file.js';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { saveAsset } from '../../src/studio/assets.js';
-import { removeOrphanTempFiles } from '../../src/studio/history.js';
 import { startMaintenance } from '../../src/studio/maintenance.js';
 import { studioPaths } from '../../src/studio/paths.js';
 import { makeTempHome } from '../helpers/studio.js';
@@ -85,7 +84,7 @@ describe('crash safety', () => {
       );
       // The periodic sweep removes them too.
       writeFileSync(earlier[0], 'partial');
-      expect(await removeOrphanTempFiles(studio.ctx)).toBe(1);
+      expect(await studio.ctx.assets.removeLeftovers()).toBe(1);
       expect(listDir(paths.generatedDir)).toEqual([current, '.thumbs', 'not-a-temp.png']);
     } finally {
       await studio.stop();

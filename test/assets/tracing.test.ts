@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AssetRecord, GenerationResult } from '../../src/studio/api/index.js';
+import { jobRecord, jobSummary, type AssetRecord, type GenerationResult } from '../../src/studio/api/index.js';
 import { checkSvg } from '../../src/studio/media/svg.js';
-import { startRig, type Rig } from '../generate/rig.js';
+import { collectEvents, startRig, type Rig } from '../generate/rig.js';
 
 // POST /api/assets/derived?kind=vector-svg: a stored raster traced to SVG,
 // saved as an asset of its own; and POST /api/assets, how a local file gets
@@ -79,6 +79,39 @@ describe('tracing to SVG', () => {
     const again = await trace(`kind=vector-svg&source=${svg.filename}`);
     expect(again.status).toBe(415);
     expect((await errorOf(again)).code).toBe('TRACE_SOURCE_UNSUPPORTED');
+  });
+
+  it('is a job of kind trace: async with a requestId, typed in GET /api/jobs, the same request once, its events on a stream', async () => {
+    const query = `kind=vector-svg&source=${source.filename}&preset=poster&async=true&requestId=trace-async-1`;
+    const accepted = await trace(query);
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toEqual({ requestId: 'trace-async-1', status: 'accepted' });
+    let record = jobRecord.parse(await (await rig.get('/api/jobs/trace-async-1')).json());
+    for (let tries = 0; tries < 200 && record.finishedAt === null; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      record = jobRecord.parse(await (await rig.get('/api/jobs/trace-async-1')).json());
+    }
+    expect(record).toMatchObject({ kind: 'trace', state: 'succeeded', provider: null, model: 'vtracer', error: null });
+    if (record.kind !== 'trace' || !record.result) throw new Error('a trace record with its result was expected');
+    expect(record.request).toMatchObject({ kind: 'vector-svg', source: source.filename, preset: 'poster', parameters: { colorPrecision: 4, filterSpeckle: 8 } });
+    expect(record.result).toMatchObject({ format: 'svg', derivedFrom: source.filename, requestId: 'trace-async-1' });
+    expect(jobSummary(record)).toEqual({ prompt: null, size: null, outputs: 1, source: source.filename });
+
+    // The same requestId and query again: the same job, no second SVG.
+    const before = ((await (await rig.get('/api/history?kind=vector-svg&limit=100')).json()) as { items: AssetRecord[] }).items.length;
+    expect((await trace(query)).status).toBe(202);
+    const after = ((await (await rig.get('/api/history?kind=vector-svg&limit=100')).json()) as { items: AssetRecord[] }).items.length;
+    expect(after).toBe(before);
+    // Another query with that requestId is refused; async without a requestId too.
+    expect((await errorOf(await trace(`kind=vector-svg&source=${source.filename}&async=true&requestId=trace-async-1`))).code).toBe('REQUEST_ID_IN_USE');
+    expect((await errorOf(await trace(`kind=vector-svg&source=${source.filename}&async=true`))).code).toBe('REQUEST_ID_REQUIRED');
+
+    // Per-request SSE: queued, rendering, saving, then done with the SVG's record.
+    const streamed = await fetch(`${rig.studio.url}/api/assets/derived?kind=vector-svg&source=${source.filename}&requestId=trace-sse-1`, { method: 'POST', headers: { accept: 'text/event-stream' } });
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const events = await collectEvents(streamed);
+    expect(events.map((event) => (event.event === 'phase' ? event.phase : event.event))).toEqual(['queued', 'rendering', 'saving', 'done']);
+    expect(events.at(-1)).toMatchObject({ event: 'done', kind: 'trace', result: { format: 'svg', requestId: 'trace-sse-1' } });
   });
 
   it('keeps the derived asset when its source is deleted', async () => {

@@ -1,12 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connectEvents, type EventConnection } from '../../src/common/events/client.js';
 import type { ChannelEvent } from '../../src/common/events/types.js';
 import { ACCEPTED_HEADERS } from '../../src/chat/http/accepted-headers.js';
 import { startChatServer, type RunningChatServer, type StartChatServerOptions } from '../../src/chat/server.js';
 
 export const makeTempHome = (): string => mkdtempSync(join(tmpdir(), 'svc-chat-test-'));
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `svc-chat serve --demo` as a child process (through tsx), so that it can be SIGKILLed; answers its URL. */
+export async function serveChild(home: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--demo', '--port', '0', '--json'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CHAT_HOME: home, SVC_CHAT_WORKDIR: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no start line: ${output} ${stderr}`)), 20_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('\n')) {
+        clearTimeout(timer);
+        resolve((JSON.parse(output.split('\n')[0]) as { url: string }).url);
+      }
+    });
+  });
+  return { child, url, stderr: () => stderr };
+}
 
 /** Where a prompt went: the X-Chat-* headers of its NDJSON answer. */
 export interface AcceptedRun {

@@ -1,34 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hangPid, isAlive, makeTempHome, recordEvents, startTestChat, waitFor } from './helpers.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** `svc-chat serve --demo` as a child (through tsx); answers its URL. */
-async function serve(home: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--demo', '--port', '0', '--json'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CHAT_HOME: home, SVC_CHAT_WORKDIR: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no start line: ${output} ${stderr}`)), 20_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('\n')) {
-        clearTimeout(timer);
-        resolve((JSON.parse(output.split('\n')[0]) as { url: string }).url);
-      }
-    });
-  });
-  return { child, url, stderr: () => stderr };
-}
+import { hangPid, isAlive, makeTempHome, recordEvents, serveChild, startTestChat, waitFor } from './helpers.js';
 
 describe('robustness', () => {
   const cleanup: Array<() => unknown> = [];
@@ -39,7 +12,7 @@ describe('robustness', () => {
   it('a chat server killed with SIGKILL leaves no agent process once it is restarted (and its phase turn is interrupted)', async () => {
     const home = makeTempHome();
     cleanup.push(() => rmSync(home, { recursive: true, force: true }));
-    const first = await serve(home);
+    const first = await serveChild(home);
     cleanup.push(() => first.child.kill('SIGKILL'));
     const events = await recordEvents(first.url);
     // The hanging turn is a PABCD phase's: its state must survive the kill too.
@@ -64,7 +37,7 @@ describe('robustness', () => {
     expect(isAlive(agent)).toBe(true);
     expect(isAlive(grandchild)).toBe(true);
 
-    const second = await serve(home);
+    const second = await serveChild(home);
     cleanup.push(() => second.child.kill('SIGKILL'));
     await waitFor('the leftovers to be reaped', () => !isAlive(agent) && !isAlive(grandchild), 5000);
     expect(second.stderr()).toContain(`killed agent process group ${agent}`);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
 import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
+import { resolveModel } from '../../src/studio/catalog/models.js';
+import { LANES } from '../../src/studio/catalog/registry.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 
 // Several processes sharing one database could run the queue: two studios
@@ -38,6 +40,11 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** The api lane's model as planning resolves it. */
+const plannedModel = (requested: string) => {
+  const { id, upstreamId } = resolveModel(LANES.api, requested);
+  return { requested, id, upstreamId };
+};
 const record = async (studio: RunningStudio, requestId: string): Promise<JobRecord> => jobRecord.parse(await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json());
 
 describe('two engines over one database file', () => {
@@ -88,7 +95,7 @@ describe('two engines over one database file', () => {
         kind: 'generate',
         lane: 'api',
         model: 'lang-5.6-luna',
-        request: { operation: 'generate', slots: [{ requestId: `keyed-${index}`, lane: 'api', model: 'lang-5.6-luna', fields: { prompt: `keyed ${index}`, format: 'png', options: {} } }], inputs: { references: [] } },
+        request: { operation: 'generate', slots: [{ requestId: `keyed-${index}`, lane: 'api', model: plannedModel('lang-5.6-luna'), fields: { prompt: `keyed ${index}`, format: 'png', options: {} } }], inputs: { references: [] } },
         orderingKey: 'session-1',
       });
       outcomes.push(submitted.outcome.then(() => ends.push(`keyed-${index}`)));

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,4 +58,16 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Servers a test starts, stopped after each test, the last started first: `track(started, stop)` registers one and answers it. */
+export function stoppedAfterEach(): <T>(started: T, stop: (started: T) => unknown) => T {
+  const steps: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const step of steps.splice(0).reverse()) await step();
+  });
+  return (started, stop) => {
+    steps.push(() => stop(started));
+    return started;
+  };
 }

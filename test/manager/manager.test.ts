@@ -1,25 +1,13 @@
 import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { startTestManager, waitFor, type TestManager } from './helpers.js';
+import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from './helpers.js';
 
 describe('the manager', () => {
-  const cleanup: Array<() => unknown> = [];
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse()) await step();
-  });
-
-  async function chat(options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> {
-    const server = await startTestChat(options);
-    cleanup.push(() => server.stop());
-    return server;
-  }
-  async function manager(options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> {
-    const started = await startTestManager(options);
-    cleanup.push(() => started.stop());
-    return started;
-  }
+  const track = stoppedAfterEach();
+  const chat = async (options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> => track(await startTestChat(options), (server) => server.stop());
+  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> => track(await startTestManager(options), (started) => started.stop());
 
   it('follows two chat servers: each one’s latest message, agent state, queue, goal and phase, and marks a stopped one offline', async () => {
     const [one, two] = [await chat(), await chat()];
@@ -155,7 +143,7 @@ describe('the manager', () => {
     const worker = await chat();
     const first = await startTestManager();
     const home = first.home;
-    cleanup.push(() => rmSync(home, { recursive: true, force: true }));
+    track(home, (dir) => rmSync(dir, { recursive: true, force: true }));
     await first.request('POST', '/api/instances', { url: worker.url });
     const launched = await first.request<{ instance: { id: string; url: string } }>('POST', '/api/instances/launch', { demo: true });
     // Closing the manager stops the worker it launched (cleanly).

@@ -151,7 +151,7 @@ describe('Settings: keys, quota and account switching in chromium', () => {
     const billingMeter = page.locator('#quota-alpha .quota-billing meter');
     expect(Number(await billingMeter.getAttribute('value'))).toBe(42.5);
     expect(Number(await billingMeter.getAttribute('max'))).toBe(300);
-    expect(await billingMeter.getAttribute('aria-label')).toBe('alpha billing: $42.50 of $300.00 used');
+    expect(await billingMeter.getAttribute('aria-label')).toBe('Alpha (alpha) billing: $42.50 of $300.00 used');
     for (const id of ['oauth', 'alpha', 'epsilon'] as const) {
       const card = page.locator(`#quota-${id}`);
       expect(await card.getAttribute('data-authenticated')).toBe(String(quota[id].authenticated));

@@ -37,8 +37,10 @@ export class Orchestrator {
   ) {
     const row = db.prepare('SELECT data FROM orchestration WHERE id = 1').get() as { data: string } | undefined;
     this.state = row ? (JSON.parse(row.data) as OrcState) : IDLE_STATE();
-    // A phase turn that was running when the server stopped did not finish.
-    if (this.state.status === 'running') this.state = { ...this.state, status: 'interrupted', updatedAt: new Date().toISOString() };
+    // A phase turn that was running when the server stopped did not finish; one that was still
+    // waiting runs now (the chat service took its queue over), so its end is still recorded.
+    const waiting = this.state.traceId !== undefined && chat.liveTraceIds().has(this.state.traceId);
+    if (this.state.status === 'running' && !waiting) this.state = { ...this.state, status: 'interrupted', updatedAt: new Date().toISOString() };
     this.persist();
     chat.onRunEnded((ended) => this.afterRun(ended));
   }

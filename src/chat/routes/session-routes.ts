@@ -11,13 +11,15 @@ const CreateBody = z.object({
 });
 const IdParams = z.object({ id: z.string().min(1).max(100) });
 const MessagesQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
+const SessionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
 
 /** Sessions: list, create, switch, and a session's messages. */
 export const sessionRoutes: ChatRoutes = async (app, { runtime: { service } }) => {
-  app.get('/api/sessions', async () => {
+  app.get('/api/sessions', async (request) => {
+    const { limit } = parseWith(SessionsQuery, request.query, { what: 'query' });
     // First: it creates the first session when there is none.
     const currentSessionId = service.store.currentSessionId();
-    return { sessions: service.store.listSessions(), currentSessionId };
+    return { sessions: service.store.listSessions(limit), currentSessionId };
   });
 
   app.post('/api/sessions', async (request, reply) => {

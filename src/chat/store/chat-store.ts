@@ -104,9 +104,9 @@ export class ChatStore {
     return row ? toSession(row) : undefined;
   }
 
-  /** Most recently active first. */
-  listSessions(): ChatSession[] {
-    return (this.db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC`).all() as SessionRow[]).map(toSession);
+  /** Most recently active first; all of them unless a limit is given. */
+  listSessions(limit = -1): ChatSession[] {
+    return (this.db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`).all(limit) as SessionRow[]).map(toSession);
   }
 
   /** The current session; one is created when there is none (first start, or it was removed). */

@@ -59,4 +59,24 @@ export const CHAT_MIGRATIONS: readonly string[] = [
   // home by mistake does not reap the agents of one that is still running.
   `ALTER TABLE agent_processes ADD COLUMN owner_pid INTEGER;
    ALTER TABLE agent_processes ADD COLUMN owner_start_ticks INTEGER;`,
+  // 4: the run queue, durable: every run waiting or running, in its session's order, with the
+  // server process that holds it. A server killed with SIGKILL leaves its rows; the next start
+  // ends the running ones `interrupted` and runs the waiting ones. Prompts an earlier version
+  // left without an answer are taken in as running, so they end `interrupted` too.
+  `CREATE TABLE run_queue (
+     trace_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+     message_id TEXT NOT NULL,
+     agent TEXT,
+     origin TEXT NOT NULL,
+     position INTEGER NOT NULL,
+     started_at TEXT,
+     owner_pid INTEGER,
+     owner_start_ticks INTEGER,
+     owner_boot_id TEXT
+   );
+   INSERT OR IGNORE INTO run_queue (trace_id, session_id, message_id, agent, origin, position, started_at)
+     SELECT u.trace_id, u.session_id, u.id, u.agent, 'user', u.seq, u.created_at FROM messages u
+     WHERE u.role = 'user' AND u.trace_id IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.role = 'assistant' AND a.trace_id = u.trace_id);`,
 ];

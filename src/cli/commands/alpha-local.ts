@@ -1,5 +1,5 @@
+import { sessionFilePath } from '../../studio/auth/session-files.js';
 import { LANES } from '../../studio/catalog/registry.js';
-import { alphaSessionFile } from '../../studio/lanes/alpha/session-file.js';
 import { studioPaths } from '../../studio/paths.js';
 import { Settings } from '../../studio/settings.js';
 
@@ -7,6 +7,7 @@ import { Settings } from '../../studio/settings.js';
 export function inProcessTarget(env: Readonly<Record<string, string | undefined>>): { issuerUrl: string; file: string } {
   const paths = studioPaths(env);
   const endpoint = LANES.alpha.endpoints.issuer;
-  const issuerUrl = (env[endpoint.env] || new Settings(paths.configFile).get().upstreams?.['alpha.issuer'] || endpoint.default || '').replace(/\/+$/, '');
-  return { issuerUrl, file: alphaSessionFile(env, paths.home) };
+  const settings = new Settings(paths.configFile).get();
+  const issuerUrl = (env[endpoint.env] || settings.upstreams?.['alpha.issuer'] || endpoint.default || '').replace(/\/+$/, '');
+  return { issuerUrl, file: sessionFilePath(LANES.alpha, { env, home: paths.home, settings }) };
 }

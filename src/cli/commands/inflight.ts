@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { InflightJob, JobRecord, RetryAnswer } from '../../studio/api/index.js';
+import { jobSummary, type InflightJob, type JobRecord, type RetryAnswer } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
 
@@ -40,11 +40,15 @@ export function registerInflight(program: Command): void {
       const { client, out } = commandContext(command);
       const job = await client.json<JobRecord>('GET', `/api/jobs/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
       out.result(job, () => {
-        const lines = [`${job.requestId}  ${job.kind} on ${job.provider ?? 'several lanes'}${job.model ? `/${job.model}` : ''}`, `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`];
+        const summary = jobSummary(job);
+        const lines = [`${job.requestId}  ${job.kind} on ${job.provider ?? (job.kind === 'trace' ? 'the tracer' : 'several lanes')}${job.model ? `/${job.model}` : ''}`, `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`];
+        if (summary.prompt !== null) lines.push(`prompt: ${summary.prompt}${summary.size ? ` (${summary.size})` : ''}${summary.outputs > 1 ? `, ${summary.outputs} outputs` : ''}`);
+        if (summary.source !== null) lines.push(`traces: ${summary.source}`);
         if (job.position) lines.push(`queued: position ${job.position}`);
         if (job.attempts.length > 1) lines.push(`attempt ${job.attempt} of ${job.attempts.length}: ${job.attempts.map((attempt) => `${attempt.requestId} (${attempt.state})`).join(', ')}`);
         if (job.error) lines.push(`${out.color.red(job.error.code)}: ${job.error.message}`);
         if (job.result && 'images' in job.result) lines.push(...job.result.images.map((image) => `${out.color.green('✓')} ${image.filename}`));
+        if (job.result && 'filename' in job.result) lines.push(`${out.color.green('✓')} ${job.result.filename}`);
         if (job.result && 'results' in job.result) lines.push(`${job.result.succeeded} of ${job.result.results.length} outputs succeeded`);
         return lines.join('\n');
       });

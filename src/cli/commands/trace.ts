@@ -24,8 +24,9 @@ export function registerTrace(program: Command): void {
     .option('--preset <name>', 'general (default), poster, photo, line-art')
     .option('--param <name=value>', 'one tracer parameter, e.g. colorPrecision=4 (repeatable; see `svc capabilities --json`)', (value: string, previous: string[] = []) => [...previous, value])
     .option('-o, --out <file>', 'also write the SVG here')
+    .option('--request-id <id>', 'the trace job\'s request id (follow it with `svc job`, cancel it with `svc inflight cancel`)')
     .description('Trace an image to a vector SVG, saved in history next to its source')
-    .action(async (image: string, options: { preset?: string; param?: string[]; out?: string }, command: Command) => {
+    .action(async (image: string, options: { preset?: string; param?: string[]; out?: string; requestId?: string }, command: Command) => {
       const { client, out } = commandContext(command);
       const pairs = parameters(options.param);
       let source = image;
@@ -35,7 +36,7 @@ export function registerTrace(program: Command): void {
         const imported = await client.json<AssetRecord>('POST', '/api/assets', { body: { data: bytes.toString('base64'), name: basename(image) }, timeoutMs: 60_000 });
         source = imported.filename;
       }
-      const query = new URLSearchParams({ kind: 'vector-svg', source, ...(options.preset ? { preset: options.preset } : {}) });
+      const query = new URLSearchParams({ kind: 'vector-svg', source, ...(options.preset ? { preset: options.preset } : {}), ...(options.requestId ? { requestId: options.requestId } : {}) });
       for (const [name, value] of pairs) query.append(name, value);
       const svg = await client.json<AssetRecord>('POST', `/api/assets/derived?${query}`, { timeoutMs: 120_000 });
       let saved: string | undefined;

@@ -7,6 +7,7 @@ import { ReplayBuffer } from './replay-buffer.js';
 import { SseConnection, type CloseReason } from './sse-connection.js';
 import type {
   ChannelEvent,
+  EventBus,
   EventChannelOptions,
   InternalListener,
   PublishOptions,
@@ -74,12 +75,12 @@ function cursorOf(request: FastifyRequest): string | undefined {
  * in-process listeners. Everything runs synchronously on publish, so a
  * connection's replay and its live events can never interleave or race.
  */
-export class EventChannel {
+export class EventChannel implements EventBus {
   /** Random per channel (so per process start); the prefix of every id. */
   readonly runId = newRunId();
   private readonly settings: Settings;
   private readonly onListenerError: (error: unknown, event: ChannelEvent) => void;
-  private readonly replay: ReplayBuffer;
+  private readonly buffer: ReplayBuffer;
   private readonly streams = new Set<Stream>();
   private counted = 0;
   private subscriptions: readonly Subscription[] = [];
@@ -91,7 +92,7 @@ export class EventChannel {
   constructor(options: EventChannelOptions = {}) {
     this.settings = validated(options);
     this.onListenerError = options.onListenerError ?? ((error) => console.error('event channel: a listener failed:', error));
-    this.replay = new ReplayBuffer(this.settings.replaySize);
+    this.buffer = new ReplayBuffer(this.settings.replaySize);
   }
 
   /** Active `GET /api/events` connections (per-request streams and internal listeners are not counted). */
@@ -100,14 +101,14 @@ export class EventChannel {
   }
 
   publish(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): ChannelEvent {
-    const seq = this.replay.lastSeq + 1;
+    const seq = this.buffer.lastSeq + 1;
     const live = buildEvent(topic, event, fields, eventId(this.runId, seq));
     // The live frame is serialized at most once, and only if a connection takes the event:
     // a partial image nobody watches is never turned into a megabyte of JSON.
     let frame: Buffer | undefined;
     const liveFrame = () => (frame ??= encodeFrame(live, options.payloadId));
     // The replay copy is serialized before the seq is taken: an event that cannot be serialized throws here and publishes nothing.
-    this.replay.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes, options.payloadId));
+    this.buffer.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes, options.payloadId));
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
       if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();
@@ -116,9 +117,19 @@ export class EventChannel {
     return live;
   }
 
+  replay(cursor: string): ChannelEvent[] {
+    // The held frames are the events' replayed JSON: read back, not kept twice. The cursor is the `id:` line.
+    return this.replayFrames(cursor).map((frame) => {
+      const text = frame.toString('utf8');
+      const data = text.indexOf('\ndata: ');
+      const fields = JSON.parse(text.slice(data + 7, text.lastIndexOf('\n\n'))) as Record<string, unknown>;
+      return { ...fields, id: text.slice(4, data) } as ChannelEvent;
+    });
+  }
+
   /** Every event published after this call, in order, with transient fields. Returns the unsubscribe. */
   subscribe(listener: InternalListener): () => void {
-    const subscription: Subscription = { listener, afterSeq: this.replay.lastSeq, active: true };
+    const subscription: Subscription = { listener, afterSeq: this.buffer.lastSeq, active: true };
     this.subscriptions = [...this.subscriptions, subscription];
     return () => {
       if (!subscription.active) return;
@@ -164,7 +175,7 @@ export class EventChannel {
    * The id is the channel's current cursor, so resuming from it misses nothing.
    */
   sendEnded(reply: FastifyReply, topic: string, event: string, fields: Record<string, unknown>): void {
-    const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.runId, this.replay.lastSeq)));
+    const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.runId, this.buffer.lastSeq)));
     const open = [...this.streams].find((stream) => stream.reply === reply);
     if (open) {
       open.connection.send(frame);
@@ -189,9 +200,9 @@ export class EventChannel {
   private replayFrames(cursorText: string | undefined): Buffer[] {
     if (cursorText === undefined) return [];
     const cursor = parseCursor(cursorText);
-    const { oldestSeq, lastSeq } = this.replay;
+    const { oldestSeq, lastSeq } = this.buffer;
     const ours = cursor?.runId === this.runId;
-    if (cursor && ours && cursor.seq >= oldestSeq - 1 && cursor.seq <= lastSeq) return this.replay.after(cursor.seq);
+    if (cursor && ours && cursor.seq >= oldestSeq - 1 && cursor.seq <= lastSeq) return this.buffer.after(cursor.seq);
 
     const reason: ReplayGapReason = !cursor || (ours && cursor.seq > lastSeq) ? 'invalid_cursor' : ours ? 'evicted' : 'unknown_run';
     const gap: ReplayGapEvent = {
@@ -203,7 +214,7 @@ export class EventChannel {
       ...(reason === 'evicted' && cursor ? { missed: oldestSeq - 1 - cursor.seq } : {}),
       id: gapId(this.runId, oldestSeq - 1),
     };
-    return [encodeFrame(gap), ...this.replay.after(oldestSeq - 1)];
+    return [encodeFrame(gap), ...this.buffer.after(oldestSeq - 1)];
   }
 
   private attach(reply: FastifyReply, preamble: Buffer, counted: boolean, options?: StreamOptions): Promise<void> {

@@ -29,6 +29,24 @@ export interface PublishOptions {
 
 export type InternalListener = (event: ChannelEvent) => void;
 
+/**
+ * The port producers and in-process consumers code against: publish,
+ * subscribe, replay. The event channel (channel.ts) is its first
+ * implementation and also serves it as SSE; a fan-out across studio instances
+ * will be a second one, not a rewrite of the producers.
+ */
+export interface EventBus {
+  publish(topic: string, event: string, fields?: Record<string, unknown>, options?: PublishOptions): ChannelEvent;
+  /** Every event published after this call, in order, with transient fields. Returns the unsubscribe. */
+  subscribe(listener: InternalListener): () => void;
+  /**
+   * The events held after `cursor` (an event id), oldest first, as replayed
+   * (transient fields omitted); a cursor that cannot be honoured answers a
+   * `replay_gap` notice first, then every event held.
+   */
+  replay(cursor: string): ChannelEvent[];
+}
+
 export interface EventChannelOptions {
   /** Events kept for replay (default 1000). */
   replaySize?: number;

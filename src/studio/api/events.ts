@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { errorPayload, generationResult, multimodeResult, slotOutcome } from './results.js';
+import { jobResult } from './jobs.js';
+import { errorPayload, slotOutcome } from './results.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
 
 // Payloads of the events every job publishes on the shared channel (topic
@@ -26,7 +27,7 @@ export const generationEventPayloads = {
   partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
   slot_done: z.object({ ...base, slot: z.number().int(), result: slotOutcome }),
   slot_error: z.object({ ...base, slot: z.number().int(), error: errorPayload }),
-  done: z.object({ ...base, result: z.union([generationResult, multimodeResult]) }),
+  done: z.object({ ...base, result: jobResult }),
   error: z.object({ ...base, error: errorPayload }),
 } as const;
 

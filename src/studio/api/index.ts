@@ -9,3 +9,5 @@ export * from './nodes.js';
 export * from './keys.js';
 export * from './quota.js';
 export * from './auth.js';
+export * from './jobs.js';
+export * from './job-summary.js';

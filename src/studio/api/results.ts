@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ASSET_FORMATS, COMMON_CONTROLS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_STATES } from './values.js';
+import { ASSET_FORMATS, COMMON_CONTROLS, LANE_STATES } from './values.js';
 
 // Result bodies of the studio's HTTP API: what the server answers and what
 // `done` events carry. The server builds these types; tests check answers
@@ -90,80 +90,6 @@ export const multimodeResult = z.object({
   failed: z.number().int(),
 });
 export type MultimodeResult = z.infer<typeof multimodeResult>;
-
-/** What a job produced, by kind. */
-export const jobResult = z.union([generationResult, multimodeResult]);
-export type JobResult = z.infer<typeof jobResult>;
-
-/** 202 answer of an async POST. */
-export const acceptedAnswer = z.object({ requestId: z.string(), status: z.literal('accepted') });
-
-/** A job not finished yet, as GET /api/inflight lists it: running, waiting on its upstream, or queued. */
-export const inflightJob = z.object({
-  requestId: z.string(),
-  kind: z.enum(JOB_KINDS),
-  /** The lane it runs on (`auto` resolved); `multimode` when slots use several. */
-  provider: z.string(),
-  model: z.string().optional(),
-  state: z.enum(['queued', 'running', 'waiting']),
-  /** Queued: 1 for the next job to start, 2 for the one after, ... */
-  position: z.number().int().optional(),
-  phase: z.enum(JOB_PHASES),
-  createdAt: z.string(),
-  /** Null while it is queued. */
-  startedAt: z.string().nullable(),
-  /** Multimode: how many outputs. */
-  slots: z.number().int().optional(),
-  attempt: z.number().int(),
-  priority: z.number().int(),
-  /** True once a cancel was asked for. */
-  cancelling: z.boolean(),
-});
-export type InflightJob = z.infer<typeof inflightJob>;
-
-/** One attempt of a job (a retry is a new attempt with its own requestId). */
-export const jobAttempt = z.object({ requestId: z.string(), attempt: z.number().int(), state: z.enum(JOB_STATES), createdAt: z.string(), finishedAt: z.string().nullable() });
-
-/** GET /api/jobs/:requestId: a job at any point of its life, and for a while after it ended. */
-export const jobRecord = z.object({
-  requestId: z.string(),
-  kind: z.enum(JOB_KINDS),
-  state: z.enum(JOB_STATES),
-  /** Queued: its place (1 = next). */
-  position: z.number().int().nullable(),
-  phase: z.enum(JOB_PHASES).nullable(),
-  provider: z.string().nullable(),
-  model: z.string().nullable(),
-  priority: z.number().int(),
-  createdAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  /** When its time is up: set when it first starts, kept across restarts. */
-  deadline: z.string().nullable(),
-  /** Waiting: when the next status call is due. */
-  nextCheckAt: z.string().nullable(),
-  /** The upstream's own operation (a prediction, a video job), when the lane has one. */
-  upstream: z.object({ operationId: z.string(), state: z.string().nullable() }).nullable(),
-  /** Whether its first billable upstream call may have been sent (then it is never sent again by itself). */
-  reachedUpstream: z.boolean(),
-  /** After a cancel of a job with an upstream operation: whether the vendor confirmed it (null: not asked). */
-  cancelConfirmed: z.boolean().nullable(),
-  /** 1 for the first attempt; a retry's is higher. */
-  attempt: z.number().int(),
-  /** The first attempt's requestId, on a retry. */
-  retryOf: z.string().nullable(),
-  /** Every attempt of this job, the first one first (itself included). */
-  attempts: z.array(jobAttempt),
-  /** The request as accepted: no secrets, input images as descriptors, never their bytes. */
-  request: z.record(z.string(), z.unknown()),
-  result: jobResult.nullable(),
-  error: errorPayload.nullable(),
-});
-export type JobRecord = z.infer<typeof jobRecord>;
-
-/** 202 answer of POST /api/jobs/:requestId/retry. */
-export const retryAnswer = z.object({ requestId: z.string(), status: z.literal('accepted'), attempt: z.number().int(), retryOf: z.string() });
-export type RetryAnswer = z.infer<typeof retryAnswer>;
 
 /** One lane in GET /api/providers. */
 export const providerStatus = z.object({

@@ -62,12 +62,17 @@ export function sizeProblem(size: string): string | undefined {
 /** Printable ASCII without spaces: a requestId travels in headers and URLs (`/api/jobs/:id`). */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 
-/** What a job is. Image kinds (a node job is an image job that also records its node); video, agent turn and MCP kinds join with their routes. */
-export const JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
+/** The jobs that make images (a node job is an image job that also records its node). */
+export const IMAGE_JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
+/**
+ * What a job is: an image job, or a trace (POST /api/assets/derived); video, agent turn and MCP
+ * kinds join with their routes. Each kind's stored request and result are typed in api/jobs.ts.
+ */
+export const JOB_KINDS = [...IMAGE_JOB_KINDS, 'trace'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** What made an asset: a generation (of a kind of job), a trace, an import (an asset record's `kind`). */
-export const ASSET_KINDS = [...JOB_KINDS, 'vector-svg', 'import'] as const;
+/** What made an asset: a generation (of a kind of image job), a trace, an import (an asset record's `kind`). */
+export const ASSET_KINDS = [...IMAGE_JOB_KINDS, 'vector-svg', 'import'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
 
 /** What an asset is, by its format: history's `kind=` filter takes these as well as an ASSET_KINDS value. */

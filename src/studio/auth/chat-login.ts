@@ -51,7 +51,7 @@ export function writeChatSession(file: string, tokens: DeviceTokens, now = new D
 export async function startChatLogin(ctx: StudioContext, options: { signal?: AbortSignal } = {}): Promise<AccountLogin> {
   const grant = chatLoginGrant(ctx);
   const authorization = await requestDeviceCode(grant, { signal: options.signal });
-  const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) => writeChatSession(ctx.oauthAuthFile(), tokens));
+  const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) => writeChatSession(ctx.sessionFile('oauth'), tokens));
   // The code is shown first and the end awaited later: never an unhandled rejection meanwhile.
   completion.catch(() => undefined);
   const { userCode, verificationUrl, expiresInSeconds, intervalSeconds } = authorization;

@@ -10,7 +10,7 @@ import { needsRefresh } from '../lanes/oauth/refresh.js';
 // expiry read from the tokens' claims. Never a token.
 
 export function oauthStatus(ctx: StudioContext): OauthStatusBody {
-  const file = ctx.oauthAuthFile();
+  const file = ctx.sessionFile('oauth');
   let session;
   try {
     session = readChatSessionSync(file);

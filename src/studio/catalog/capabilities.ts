@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import { COMMON_SIZES, type CapabilitiesBody, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
+import { capabilitiesBody, COMMON_SIZES, type CapabilitiesBody, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import { timeoutVariable } from '../lanes/budget.js';
-import * as alpha from '../lanes/alpha/controls.js';
-import { ALPHA_PHASES } from '../lanes/alpha/phases.js';
-import { ALPHA_SIZE_TABLE } from '../lanes/alpha/sizes.js';
-import * as beta from '../lanes/beta-api/controls.js';
-import { LANG_IMAGE_MODEL } from '../lanes/responses/models.js';
 import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
+import { laneExtras } from './extras.js';
 import { LIMITS } from './limits.js';
 import { catalogAliases, catalogModels } from './models.js';
 import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
+
+// What the lanes add (their module's `capabilities`), merged once. The contract names the
+// defaults, so the lanes' defaults must be exactly those (checked when the module loads).
+const LANE_VALUES = laneExtras('values');
+const LANE_DEFAULTS = capabilitiesBody.shape.defaults.strict().parse(laneExtras('defaults'));
 
 /** The body of GET /api/capabilities: the registry, as clients see it. */
 export function capabilities(version: string): CapabilitiesBody {
@@ -41,7 +42,7 @@ export function capabilities(version: string): CapabilitiesBody {
     autoOrder: [...AUTO_ORDER],
     models: catalogModels(),
     aliases: catalogAliases(),
-    defaults: { imageRenderer: LANG_IMAGE_MODEL, alphaPlanner: alpha.DEFAULT_ALPHA_PLANNER },
+    defaults: LANE_DEFAULTS,
     values: {
       quality: QUALITIES,
       moderation: MODERATIONS,
@@ -49,18 +50,8 @@ export function capabilities(version: string): CapabilitiesBody {
       format: IMAGE_FORMATS,
       sizes: COMMON_SIZES,
       sizeRule: SIZE_RULE,
-      alphaPlanners: alpha.ALPHA_PLANNER_VERSIONS,
-      alphaResolutions: alpha.ALPHA_RESOLUTIONS,
-      alphaAspectRatios: alpha.ALPHA_ASPECT_RATIOS,
-      /** Every native selection with its pixels (the size picker's values). */
-      alphaSizes: ALPHA_SIZE_TABLE,
-      /** The pipeline's steps, in order: the phase each publishes, its budget, its variable, its timeout code. */
-      alphaPhases: Object.entries(ALPHA_PHASES).map(([step, phase]) => ({ step, phase: phase.jobPhase, budgetSeconds: phase.budgetMs / 1000, variable: phase.env, timeoutCode: phase.timeoutCode })),
-      betaAspectRatios: beta.BETA_ASPECT_RATIOS,
-      betaResolutionTiers: beta.BETA_RESOLUTION_TIERS,
-      betaCost: beta.BETA_COST_TABLE,
-      videoResolutions: alpha.VIDEO_RESOLUTIONS,
-      videoDurationSeconds: alpha.VIDEO_DURATION_SECONDS,
+      // The lanes' own values: price tables, native sizes, phases, video.
+      ...LANE_VALUES,
       tracing: {
         presets: TRACE_PRESETS,
         defaultPreset: DEFAULT_TRACE_PRESET,

@@ -34,7 +34,7 @@ function credentialStatus(ctx: StudioContext, lane: LaneModule): LaneStatus | un
       return { state: 'needs_credential', reason: `No key: set ${names} in the environment or under "keys" in config.json.` };
     }
     case 'oauth-session': {
-      const file = credential.session === 'chat' ? ctx.oauthAuthFile() : ctx.alphaAuthFile();
+      const file = ctx.sessionFile(lane.id);
       if (existsSync(file)) return undefined;
       return { state: 'needs_credential', reason: `No ${credential.session} OAuth session at ${file}: ${credential.remedy}.` };
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../../common/errors.js';
-import { GRAPH_LIMITS, type GenerationResult, type GraphPosition, type GraphSnapshot, type NodeGenerationResult, type NodeRecord } from '../api/index.js';
+import { GRAPH_LIMITS, type GenerationResult, type NodeJobSpec, type GraphPosition, type GraphSnapshot, type NodeGenerationResult, type NodeRecord } from '../api/index.js';
 import { assetUrl, thumbnailUrl } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import type { Operation } from '../jobs/plan.js';
@@ -13,18 +13,6 @@ import { liveSession } from './sessions.js';
 // session, a fresh id), what it records once its image is saved (the node
 // row, and the node in the session's graph when the client asked), and the
 // stored node as GET /api/node/:nodeId answers it.
-
-/** What a node job stores beside its image request, to record the node when the image is saved. */
-export interface NodeJobSpec {
-  readonly nodeId: string;
-  readonly sessionId: string | null;
-  readonly parentNodeId: string | null;
-  readonly addToGraph: boolean;
-  readonly position?: GraphPosition;
-}
-
-/** A node job's request: the image job's, plus `node`. */
-export const nodeSpecOf = (request: Readonly<Record<string, unknown>>): NodeJobSpec => request.node as NodeJobSpec;
 
 export interface NodePlan {
   readonly spec: NodeJobSpec;

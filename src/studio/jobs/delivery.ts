@@ -66,8 +66,13 @@ export interface Delivery {
   readonly mode: DeliveryMode;
   /** From `watchClient` at route entry. */
   readonly client: ClientPresence;
-  /** The job to create. */
+  /** The job to create, with the fingerprint of the client's request. */
   readonly job: JobSpec;
+  /**
+   * By default a client that goes away cancels its job (nobody is left to receive the answer);
+   * `cancelOnDisconnect: false` keeps it running so the result can be picked up from history.
+   */
+  readonly cancelOnDisconnect: boolean;
 }
 
 /** The fields of a body that say how to deliver the job, not what it is: the same job may be asked for either way. */
@@ -96,31 +101,28 @@ export function fingerprintOf(kind: string, body: unknown): string {
  * queue, runs, publishes its events and records its states. The same
  * requestId with the same body is the same job: it is answered, never run again.
  */
-export async function deliver(ctx: StudioContext, request: FastifyRequest & { body: unknown }, reply: FastifyReply, { mode, client, job: spec }: Delivery): Promise<JobResult | FastifyReply> {
-  // By default a client that goes away cancels its job (nobody is left to receive the answer);
-  // `cancelOnDisconnect: false` keeps it running so the result can be picked up from history.
-  const cancelOnDisconnect = (request.body as { cancelOnDisconnect?: boolean } | undefined)?.cancelOnDisconnect !== false;
+export async function deliver(ctx: StudioContext, reply: FastifyReply, { mode, client, job, cancelOnDisconnect }: Delivery): Promise<JobResult | undefined> {
   if (mode !== 'async' && cancelOnDisconnect && client.gone) {
     // Gone during planning: the job never starts (no upstream call, nothing saved, no requestId held).
     throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
   }
-  const job: JobSpec = { ...spec, fingerprint: fingerprintOf(spec.kind, request.body) };
   const cancel = (why: string) => () => void ctx.jobs.cancel(job.requestId, why).catch(() => {});
   if (mode === 'async') {
     // Errors reach the client as `error` events (and GET /api/jobs/:id); nothing is left to await here.
     await ctx.jobs.submit(job);
-    return reply.code(202).send({ requestId: job.requestId, status: 'accepted' });
+    reply.code(202).send({ requestId: job.requestId, status: 'accepted' });
+    return undefined;
   }
   if (mode === 'stream') {
     // A requestId taken by another request is refused as plain JSON, before the stream opens.
-    ctx.jobs.checkRequestId(job.requestId, job.fingerprint ?? null);
+    await ctx.jobs.checkRequestId(job.requestId, job.fingerprint ?? null);
     // The same request again, its job already ended: this stream says how, and ends.
-    const record = ctx.jobs.get(job.requestId);
+    const record = await ctx.jobs.get(job.requestId);
     if (record?.finishedAt) {
       const base = { requestId: record.requestId, kind: record.kind };
       if (record.result) ctx.events.sendEnded(reply, GENERATION_TOPIC, 'done', { ...base, result: record.result });
       else ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { ...base, error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error });
-      return reply;
+      return undefined;
     }
     // Subscribed before the job is submitted, so even `phase: queued` is on the stream.
     // A client following another request's job (the same request again) leaving does not cancel it.
@@ -132,7 +134,7 @@ export async function deliver(ctx: StudioContext, request: FastifyRequest & { bo
       ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
     }
     await streaming;
-    return reply;
+    return undefined;
   }
   const submitted = await ctx.jobs.submit(job);
   if (cancelOnDisconnect && !submitted.existing) client.onGone(cancel('The client disconnected before the answer.'));

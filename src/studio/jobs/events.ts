@@ -1,4 +1,4 @@
-import type { EventChannel } from '../../common/events/channel.js';
+import type { EventBus } from '../../common/events/types.js';
 import { GENERATION_TOPIC, type GenerationEventName, type GenerationEventPayload } from '../api/index.js';
 
 /**
@@ -7,7 +7,7 @@ import { GENERATION_TOPIC, type GenerationEventName, type GenerationEventPayload
  * `b64` of a partial never enters the replay buffer.
  */
 export class GenerationEvents {
-  constructor(private readonly channel: EventChannel) {}
+  constructor(private readonly channel: EventBus) {}
 
   private publish<E extends GenerationEventName>(event: E, payload: GenerationEventPayload<E>, transientFields?: readonly string[]): void {
     this.channel.publish(GENERATION_TOPIC, event, payload, transientFields ? { transientFields } : undefined);

@@ -1,25 +1,38 @@
-import type { ImageFormat, JobKind, JobPhase, JobResult } from '../api/index.js';
+import type { ImageFormat, JobKind, JobPhase, JobRequestOf, JobResult } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { GenerationEvents } from './events.js';
+import type { ImageInputs } from './plan.js';
 
-// What a job kind is: a handler registered by kind that runs a stored job.
-// What a kind declares once: whether its jobs can resume from a recorded
-// operation, its time budget, and whether its first upstream call follows
-// its start at once (then the start is the billing checkpoint).
+// What a job kind is: its stored request and result (zod schemas in the
+// contract, api/jobs.ts) and its handler, one per kind in a table that names
+// every kind. What a handler declares once: whether its jobs can resume from a
+// recorded operation, its time budget, and whether its first upstream call
+// follows its start at once (then the start is the billing checkpoint).
+
+/** A stored job as its handler judges it: its kind, its request typed by that kind, its operation. */
+export interface StoredJob<K extends JobKind = JobKind> {
+  readonly kind: K;
+  readonly request: JobRequestOf<K>;
+  readonly operation: UpstreamOperation | null;
+}
+
+/** What a kind's job holds in memory beside its stored request: decoded input images, while the process that accepted it runs it. */
+export interface HeldInputs {
+  readonly generate: ImageInputs;
+  readonly edit: ImageInputs;
+  readonly multimode: ImageInputs;
+  readonly node: ImageInputs;
+  readonly trace: never;
+}
 
 /** A job as its handler receives it: the stored row's facts plus what runs it now. */
-export interface JobContext {
+export interface JobContext<K extends JobKind = JobKind> extends StoredJob<K> {
   readonly requestId: string;
-  readonly kind: JobKind;
   readonly lane: string | null;
   readonly model: string | null;
-  /** The accepted request, as stored (JSON: no secrets, input images as descriptors). */
-  readonly request: Readonly<Record<string, unknown>>;
   /** Decoded input images when the job was created in this process; absent otherwise (the handler loads them). */
-  readonly inputs: unknown;
-  /** The upstream operation recorded by an earlier run (a resumed job), else null. */
-  readonly operation: UpstreamOperation | null;
+  readonly inputs: HeldInputs[K] | undefined;
   /** When the job's time is up (ms since the epoch), stored at its first start. */
   readonly deadline: number;
   /** Aborted when the job is cancelled. */
@@ -28,10 +41,10 @@ export interface JobContext {
   /** Publishes and records a phase (`slot` inside a batch). */
   phase(phase: JobPhase, fields?: { slot?: number; provider?: string; model?: string }): void;
   partial(image: { index: number; b64: string; format: ImageFormat; slot?: number }): void;
-  /** The billing checkpoint: the first billable upstream call is about to be sent. */
-  sending(): void;
-  /** Stores the upstream operation (before any status call), with its id and state for readers. */
-  recordOperation(operation: UpstreamOperation, id: string, state: string | null): void;
+  /** The billing checkpoint: the first billable upstream call is about to be sent; settles once it is stored. */
+  sending(): Promise<void>;
+  /** Stores the upstream operation (before any status call), with its id and state for readers; settles once it is stored. */
+  recordOperation(operation: UpstreamOperation, id: string, state: string | null): Promise<void>;
   /** The vendor's state of the operation changed. */
   upstreamState(state: string | null): void;
   /** Waits (state `waiting`, the time stored) until `at`; rejects with the cancel reason. */
@@ -40,23 +53,19 @@ export interface JobContext {
   cancelConfirmed(confirmed: boolean): void;
 }
 
-/** A stored job as the handler judges it. */
-export interface StoredJob {
-  readonly kind: JobKind;
-  readonly request: Readonly<Record<string, unknown>>;
-  readonly operation: UpstreamOperation | null;
-}
-
-export interface JobHandler {
-  readonly kinds: readonly JobKind[];
+export interface JobHandler<K extends JobKind> {
   /**
    * Whether this job continues after a restart from its recorded operation.
    * Jobs that cannot, and may have reached their upstream, end `interrupted`.
    */
-  canResume(job: StoredJob): boolean;
+  canResume(job: StoredJob<K>): boolean;
   /** Whether the job's first billable upstream call follows its start at once (its start is then the checkpoint). */
-  reachesUpstreamAtStart(job: StoredJob): boolean;
+  reachesUpstreamAtStart(job: StoredJob<K>): boolean;
   /** The job's time budget from its first start (ms). */
-  budgetMs(ctx: StudioContext, job: StoredJob): number;
-  run(ctx: StudioContext, job: JobContext): Promise<JobResult>;
+  budgetMs(ctx: StudioContext, job: StoredJob<K>): number;
+  /** Runs the job; what it answers is stored and read back with its kind's result schema. */
+  run(ctx: StudioContext, job: JobContext<K>): Promise<JobResult>;
 }
+
+/** Every kind's handler: a new kind does not exist until it has one. */
+export type JobHandlers = { readonly [K in JobKind]: JobHandler<K> };

@@ -1,17 +1,16 @@
 import { performance } from 'node:perf_hooks';
-import type { AssetRecord, GenerationResult, JobResult, MultimodeResult, SlotOutcome } from '../api/index.js';
+import { IMAGE_JOB_KINDS, type AssetRecord, type GenerationResult, type ImageJobRequest, type JobResult, type MultimodeResult, type NodeJobRequest, type SlotOutcome, type SlotPlan } from '../api/index.js';
 import { ServiceError } from '../../common/errors.js';
 import { saveAsset } from '../assets.js';
 import { UpstreamError } from '../upstream/index.js';
-import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import { nodeSpecOf, recordNode, sessionLinkOf } from '../graphs/nodes.js';
+import { recordNode, sessionLinkOf } from '../graphs/nodes.js';
 import { laneTimeoutMs } from '../lanes/budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOperation } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './records.js';
-import { laneRequest, type ImageInputs, type ImageJobRequest, type SlotPlan } from './plan.js';
+import { laneRequest, type ImageInputs } from './plan.js';
 import { runSteps } from './steps.js';
 
 // The handler of image jobs: generate and edit (one slot) and multimode (every
@@ -22,10 +21,14 @@ import { runSteps } from './steps.js';
 // image job's upstream call died with the process, and nothing is saved
 // before a lane returned every image.
 
+/** The kinds of jobs that make images. */
+type ImageKind = (typeof IMAGE_JOB_KINDS)[number];
+type ImageJob = JobContext<ImageKind>;
+
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
 /** The lane call: a direct call, or the lane's steps driven by the engine (started, or continued from a recorded operation). */
-function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest, laneJob: LaneJob, lane: LaneModule): Promise<LaneImageResult> {
+function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, laneJob: LaneJob, lane: LaneModule): Promise<LaneImageResult> {
   const adapter = lane.adapter;
   const steps = adapter?.steps;
   if (steps) {
@@ -37,7 +40,7 @@ function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest
       timeout: (operation) => steps.timeout(operation, laneTimeoutMs(ctx, lane)),
     });
   }
-  const operation = (job.request as ImageJobRequest).operation;
+  const { operation } = job.request;
   const run = operation === 'edit' ? adapter?.edit : adapter?.generate;
   if (!run) throw new Error(`The ${lane.id} lane lost its ${operation} operation after planning.`);
   return run(ctx, request, laneJob);
@@ -47,10 +50,10 @@ function callLane(ctx: StudioContext, job: JobContext, request: LaneImageRequest
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
  * no longer interrupts it, so no half-written asset is left behind.
  */
-async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
+async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
   const started = performance.now();
-  // The images will be written on the writer's thread: it starts while the upstream works.
-  ctx.files.warm();
+  // The images will be written: the store gets ready while the upstream works.
+  ctx.assets.warm();
   const { lane, request } = laneRequest(ctx, slot, inputs);
   const slotField = index !== undefined ? { slot: index } : {};
   const identity = { provider: lane.id, model: request.model.id, ...slotField };
@@ -120,10 +123,10 @@ async function runSlot(ctx: StudioContext, job: JobContext, slot: SlotPlan, inpu
  * with `done` even when some slots failed (partial success is reported, never
  * hidden). Only a cancelled batch ends in `error`.
  */
-async function runBatch(ctx: StudioContext, job: JobContext, request: ImageJobRequest, inputs: ImageInputs): Promise<MultimodeResult> {
+async function runBatch(ctx: StudioContext, job: ImageJob, request: ImageJobRequest, inputs: ImageInputs): Promise<MultimodeResult> {
   const results = await Promise.all(
     request.slots.map(async (slot, index): Promise<SlotOutcome> => {
-      const identity = { slot: index, provider: slot.lane, model: resolveModel(LANES[slot.lane], slot.model).id };
+      const identity = { slot: index, provider: slot.lane, model: slot.model.id };
       try {
         const result = await runSlot(ctx, job, slot, inputs, index);
         const outcome: SlotOutcome = { ...identity, ok: true, image: result.images[0], ...(result.revisedPrompt ? { revisedPrompt: result.revisedPrompt } : {}) };
@@ -155,27 +158,27 @@ async function storedInputs(ctx: StudioContext, request: ImageJobRequest): Promi
 }
 
 /** The lane of a one-slot job whose lane runs as steps. */
-const steppedLane = (request: Readonly<Record<string, unknown>>): LaneModule | undefined => {
-  const slots = (request as Partial<ImageJobRequest>).slots;
-  const lane = slots?.length === 1 ? LANES[slots[0].lane] : undefined;
+const steppedLane = (request: ImageJobRequest): LaneModule | undefined => {
+  const lane = request.slots.length === 1 ? LANES[request.slots[0].lane] : undefined;
   return lane?.adapter?.steps ? lane : undefined;
 };
 
-export const imageJobHandler: JobHandler = {
-  kinds: ['generate', 'edit', 'multimode', 'node'],
+/** A node job's request carries its node. */
+const isNodeRequest = (request: ImageJobRequest | NodeJobRequest): request is NodeJobRequest => 'node' in request;
+
+export const imageJobHandler: JobHandler<ImageKind> = {
   // One image job resumes when its lane runs as steps and it recorded its operation; a batch
   // (several operations, one per slot) does not.
   canResume: (job) => job.kind !== 'multimode' && job.operation !== null && steppedLane(job.request) !== undefined,
   // A direct lane call starts with the job; a lane with steps says when it sends (`sending`).
   reachesUpstreamAtStart: (job) => job.kind === 'multimode' || steppedLane(job.request) === undefined,
-  budgetMs: (ctx, job) => Math.max(...((job.request as Partial<ImageJobRequest>).slots ?? []).map((slot) => laneTimeoutMs(ctx, LANES[slot.lane])), 0),
+  budgetMs: (ctx, job) => Math.max(...job.request.slots.map((slot) => laneTimeoutMs(ctx, LANES[slot.lane])), 0),
   async run(ctx, job): Promise<JobResult> {
-    const request = job.request as ImageJobRequest;
-    const inputs = (job.inputs as ImageInputs | undefined) ?? (job.operation ? NO_INPUTS : await storedInputs(ctx, request));
+    const { request } = job;
+    const inputs = job.inputs ?? (job.operation ? NO_INPUTS : await storedInputs(ctx, request));
     if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
-    if (job.kind !== 'node') return runSlot(ctx, job, request.slots[0], inputs);
-    const node = nodeSpecOf(request);
-    const result = await runSlot(ctx, job, request.slots[0], inputs, undefined, sessionLinkOf(ctx, node));
-    return recordNode(ctx, node, request.operation, result);
+    if (!isNodeRequest(request)) return runSlot(ctx, job, request.slots[0], inputs);
+    const result = await runSlot(ctx, job, request.slots[0], inputs, undefined, sessionLinkOf(ctx, request.node));
+    return recordNode(ctx, request.node, request.operation, result);
   },
 };

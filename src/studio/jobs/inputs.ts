@@ -54,10 +54,10 @@ export class JobInputs {
   }
 
   /** Removes the stored files no job holds that are older than `minAgeMs`; answers how many. */
-  async sweep(held: (hash: string) => boolean, minAgeMs: number, at = Date.now()): Promise<number> {
+  async sweep(held: (hash: string) => Promise<boolean>, minAgeMs: number, at = Date.now()): Promise<number> {
     let removed = 0;
     for (const name of await readdir(this.dir).catch(() => [])) {
-      if (!HASH.test(name) || held(name)) continue;
+      if (!HASH.test(name) || (await held(name))) continue;
       const path = join(this.dir, name);
       const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: at }));
       if (at - mtimeMs < minAgeMs) continue;

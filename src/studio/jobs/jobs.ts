@@ -2,41 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../common/errors.js';
-import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type InflightJob, type JobKind, type JobRecord, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
+import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import {
-  cancelRequestedJobs,
-  claimJobs,
-  findJob,
-  finishJob,
-  inputHeld,
-  insertJob,
-  jobAttempts,
-  jobInputHashes,
-  markReachedUpstream,
-  orphanedJobs,
-  queuePosition,
-  releaseLeases,
-  renewLeases,
-  requestJobCancel,
-  requeueJob,
-  setCancelConfirmed,
-  setJobActivity,
-  setJobOperation,
-  setJobPhase,
-  setUpstreamState,
-  sweepFinishedJobs,
-  takeOverJob,
-  unfinishedJobs,
-  type ClaimLimits,
-  type JobRow,
-  type NewJobRow,
-} from '../store/jobs.js';
+import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
-import type { JobContext, JobHandler, StoredJob } from './handlers.js';
+import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
 import { jobLimits, type JobLimits } from './limits.js';
-import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, requestOf, resultOf, storedFailure } from './records.js';
+import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
 // The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
@@ -80,9 +53,6 @@ function ownerIsDead(owner: string): boolean {
 /** Whether a stored job is the one a client's request (its fingerprint) asks for again. */
 const sameRequest = (existing: JobRow, fingerprint: string | null): boolean => fingerprint !== null && existing.fingerprint === fingerprint;
 
-/** What became of an orphaned job this engine took over. */
-type Adoption = { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted'; readonly error: ServiceError };
-
 export interface Submitted {
   readonly requestId: string;
   /** The same requestId and body came before: this is that job, not a new one. */
@@ -96,37 +66,55 @@ export class Jobs {
   readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   readonly events: GenerationEvents;
   readonly inputs: JobInputs;
-  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly handlers: Partial<JobHandlers>;
   private readonly limits: JobLimits;
   private readonly leaseMs: number;
   private readonly running = new Map<string, RunningJob>();
   /** Jobs submitted here that have not started yet: their request as an object and their decoded inputs. */
-  private readonly held = new Map<string, { readonly request: Readonly<Record<string, unknown>>; readonly inputs: unknown }>();
+  private readonly held = new Map<string, { readonly request: JobRequest; readonly inputs: HeldInputs[JobKind] | undefined }>();
   private readonly waiters = new Map<string, Array<(outcome: Outcome) => void>>();
   private timer: NodeJS.Timeout | undefined;
   private lastRenewal = 0;
+  private ticking = false;
   private stopping = false;
 
   constructor(
     private readonly ctx: StudioContext,
-    handlers: readonly JobHandler[],
+    /** Where the queue lives: the JobStore port (SQLite today: store/jobs.ts). */
+    private readonly store: JobStore,
+    /** The handler of every kind this engine runs (the studio's: jobs/kinds.ts); rows of other kinds are left to other engines. */
+    handlers: Partial<JobHandlers>,
   ) {
+    this.handlers = handlers;
     this.events = new GenerationEvents(ctx.events);
     this.inputs = new JobInputs(ctx.paths.jobInputsDir, ctx.files);
     this.limits = jobLimits(ctx);
     const lease = Number(ctx.env.SVC_JOB_LEASE_MS);
     this.leaseMs = Number.isInteger(lease) && lease >= 300 ? lease : DEFAULT_LEASE_MS;
-    for (const handler of handlers) for (const kind of handler.kinds) this.handlers.set(kind, handler);
   }
 
-  private handlerOf(kind: JobKind): JobHandler {
-    const handler = this.handlers.get(kind);
+  private handlerOf<K extends JobKind>(kind: K): JobHandler<K> {
+    const handler: JobHandler<K> | undefined = this.handlers[kind];
     if (!handler) throw new Error(`No job handler for kind ${kind}.`);
     return handler;
   }
 
+  /** Whether a stored job continues from its recorded operation (a row this engine cannot read does not). */
+  private canResume(row: JobRow): boolean {
+    if (!Object.hasOwn(this.handlers, row.kind)) return false;
+    try {
+      const stored = this.stored(row);
+      return this.handlerOf(stored.kind).canResume(stored);
+    } catch (error) {
+      console.error(`job ${row.id} cannot be resumed:`, error);
+      return false;
+    }
+  }
+
+  /** A stored job: its request as submitted here (held), else parsed from its row by its kind's schema. */
   private stored(row: JobRow): StoredJob {
-    return { kind: kindOf(row), request: this.held.get(row.id)?.request ?? requestOf(row), operation: operationOf(row) };
+    const held = this.held.get(row.id);
+    return held ? { kind: kindOf(row), request: held.request, operation: operationOf(row) } : storedJobOf(row);
   }
 
   /**
@@ -156,11 +144,11 @@ export class Jobs {
     // Held before the insert: a claim in the same transaction reads the request from here, not from JSON.
     const alreadyHeld = this.held.has(requestId);
     if (!alreadyHeld) this.held.set(requestId, { request: spec.request, inputs: spec.inputs });
-    const inserted = insertJob(this.ctx.db, row, [...new Set(images.map((image) => image.sha256))], this.stopping ? undefined : this.claimLimits());
+    const inserted = await this.store.insert(row, [...new Set(images.map((image) => image.sha256))], this.stopping ? undefined : this.claimLimits());
     if ('existing' in inserted) {
       if (!alreadyHeld) this.held.delete(requestId);
       const { existing } = inserted;
-      if (sameRequest(existing, spec.fingerprint ?? null)) return { requestId, existing: true, outcome: this.outcome(requestId) };
+      if (sameRequest(existing, spec.fingerprint ?? null)) return { requestId, existing: true, outcome: this.outcome(existing) };
       throw this.requestIdInUse(existing);
     }
     // Watched before it can start, so even a job that ends at once reaches its waiter with its own error.
@@ -172,8 +160,8 @@ export class Jobs {
   }
 
   /** REQUEST_ID_IN_USE when another request has this requestId (the same request may follow its job). */
-  checkRequestId(requestId: string, fingerprint: string | null): void {
-    const existing = findJob(this.ctx.db, requestId);
+  async checkRequestId(requestId: string, fingerprint: string | null): Promise<void> {
+    const existing = await this.store.find(requestId);
     if (existing && !sameRequest(existing, fingerprint)) throw this.requestIdInUse(existing);
   }
 
@@ -197,9 +185,8 @@ export class Jobs {
   }
 
   /** Settles with the job's result or rejects with its error, whenever and wherever it ends. */
-  outcome(requestId: string): Promise<JobResult> {
-    const row = findJob(this.ctx.db, requestId);
-    return this.answer(row?.finished_at ? Promise.resolve(outcomeOf(row)) : this.watch(requestId));
+  private outcome(row: JobRow): Promise<JobResult> {
+    return this.answer(row.finished_at ? Promise.resolve(outcomeOf(row)) : this.watch(row.id));
   }
 
   private watch(requestId: string): Promise<Outcome> {
@@ -228,9 +215,14 @@ export class Jobs {
   }
 
   /** One claim pass: what may start now, within the limits, starts here. */
-  pump(): void {
-    if (this.stopping || !this.ctx.db.open) return;
-    for (const row of claimJobs(this.ctx.db, this.claimLimits())) this.start(row);
+  private pump(): void {
+    if (this.stopping || !this.store.open) return;
+    this.store.claim(this.claimLimits()).then(
+      (rows) => {
+        for (const row of rows) this.start(row);
+      },
+      (error: unknown) => console.error('A claim pass of the job engine failed:', error),
+    );
   }
 
   /** The limits and the claim of this engine, for one pass. */
@@ -239,7 +231,7 @@ export class Jobs {
     return {
       overall: this.limits.overall,
       laneLimit: this.limits.lane,
-      accepts: (row) => this.handlers.has(row.kind as JobKind),
+      accepts: (row) => Object.hasOwn(this.handlers, row.kind),
       claim: (row) => {
         const stored = this.stored(row);
         const handler = this.handlerOf(stored.kind);
@@ -256,9 +248,10 @@ export class Jobs {
 
   private start(row: JobRow): void {
     const held = this.held.get(row.id);
+    const stored = this.stored(row);
     this.held.delete(row.id);
     const resumeAt = row.state === 'waiting' ? row.next_check_at : null;
-    const job = new RunningJob(row.id, kindOf(row), row.lane, row.model, held?.request ?? requestOf(row), held?.inputs, operationOf(row), row.deadline_at ?? Infinity, phaseOf(row));
+    const job = new RunningJob(row.id, stored.kind, row.lane, row.model, stored.request, held?.inputs, stored.operation, row.deadline_at ?? Infinity, phaseOf(row));
     this.running.set(row.id, job);
     void this.run(job, resumeAt);
   }
@@ -277,16 +270,16 @@ export class Jobs {
       if (resumeAt !== null && resumeAt > Date.now()) await context.waitUntil(resumeAt);
       // Once a handler returns, its result stands: a cancel that came during saving does not undo saved work.
       const result = await this.handlerOf(kind).run(ctx, context);
-      if (finishJob(ctx.db, requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
+      if (await this.store.finish(requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
         events.done({ ...base, result });
         this.settle(requestId, { ok: true, result });
       }
     } catch (error) {
       const failure = jobFailure(job.signal, error, requestId);
-      if (!job.detached && ctx.db.open) {
+      if (!job.detached && this.store.open) {
         const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
         const payload = failure.toBody().error;
-        if (finishJob(ctx.db, requestId, { state, error: payload, phase: job.phase }, now())) {
+        if (await this.store.finish(requestId, { state, error: payload, phase: job.phase }, now())) {
           events.error({ ...base, error: payload });
           this.settle(requestId, { ok: false, error: failure });
         }
@@ -299,24 +292,28 @@ export class Jobs {
   }
 
   private context(job: RunningJob): JobContext {
-    const { ctx, events } = this;
+    const { events, store } = this;
     const { requestId, kind } = job;
+    /** A write of this job's row; a job that outlived the shutdown grace finds the store closed: nothing to record then. */
+    const write = async (action: () => Promise<unknown>): Promise<void> => {
+      if (store.open) await action();
+    };
+    /** A write nobody waits for: its failure is logged, never the job's. */
+    const record = (action: () => Promise<unknown>): void => {
+      write(action).catch((error: unknown) => console.error(`job ${requestId}: a write failed:`, error));
+    };
     let phaseWrite: NodeJS.Immediate | undefined;
     const writePhase = () => {
       phaseWrite = undefined;
-      // A job that outlived the shutdown grace finds the database closed: nothing to record then.
-      if (ctx.db.open) setJobPhase(ctx.db, requestId, job.phase, now());
+      record(() => store.setPhase(requestId, job.phase, now()));
     };
-    // An ending job's last phase goes with finishJob; one detached at shutdown stays unfinished, so its phase is written now.
+    // An ending job's last phase goes with its end; one detached at shutdown stays unfinished, so its phase is written now.
     void job.settled.then(() => {
       if (!phaseWrite) return;
       clearImmediate(phaseWrite);
       phaseWrite = undefined;
       if (job.detached) writePhase();
     });
-    const write = (action: () => void) => {
-      if (ctx.db.open) action();
-    };
     return {
       requestId,
       kind,
@@ -338,41 +335,42 @@ export class Jobs {
       partial({ index, b64, format, slot }) {
         events.partial({ requestId, kind, index, format, b64, ...(slot !== undefined ? { slot } : {}) });
       },
-      sending: () => write(() => markReachedUpstream(ctx.db, requestId, now())),
-      recordOperation(operation, id, state) {
+      // Stored before the call is sent: a crash after it must not send it again.
+      sending: () => write(() => store.markReachedUpstream(requestId, now())),
+      async recordOperation(operation, id, state) {
         job.operation = operation;
-        write(() => setJobOperation(ctx.db, requestId, operation, id, state, now()));
+        await write(() => store.setOperation(requestId, operation, id, state, now()));
       },
-      upstreamState: (state) => write(() => setUpstreamState(ctx.db, requestId, state, now())),
+      upstreamState: (state) => record(() => store.setUpstreamState(requestId, state, now())),
       waitUntil: async (at) => {
         if (job.signal.aborted) throw job.signal.reason;
-        write(() => setJobActivity(ctx.db, requestId, 'waiting', at, now()));
+        await write(() => store.setActivity(requestId, 'waiting', at, now()));
         try {
           await sleep(Math.max(0, at - Date.now()), undefined, { signal: job.signal });
         } catch {
           throw job.signal.reason;
         }
-        write(() => setJobActivity(ctx.db, requestId, 'running', null, now()));
+        await write(() => store.setActivity(requestId, 'running', null, now()));
       },
-      cancelConfirmed: (confirmed) => write(() => setCancelConfirmed(ctx.db, requestId, confirmed)),
+      cancelConfirmed: (confirmed) => record(() => store.setCancelConfirmed(requestId, confirmed)),
     };
   }
 
   /** A job at any point of its life, and until the retention sweep after it ended. */
-  get(requestId: string): JobRecord | undefined {
-    const row = findJob(this.ctx.db, requestId);
+  async get(requestId: string): Promise<JobRecord | undefined> {
+    const row = await this.store.find(requestId);
     if (!row) return undefined;
     const live = this.running.get(requestId);
     return recordOf(row, {
-      position: row.state === 'queued' ? queuePosition(this.ctx.db, row) : null,
+      position: row.state === 'queued' ? await this.store.position(row) : null,
       ...(live ? { phase: live.phase } : {}),
-      attempts: jobAttempts(this.ctx.db, row.retry_of ?? row.id),
+      attempts: await this.store.attempts(row.retry_of ?? row.id),
     });
   }
 
   /** The jobs not finished (GET /api/inflight): running and waiting ones first, then the queue in order. */
-  inflight(): InflightJob[] {
-    const rows = unfinishedJobs(this.ctx.db);
+  async inflight(): Promise<InflightJob[]> {
+    const rows = await this.store.unfinished();
     const queued = rows.filter((row) => row.state === 'queued').sort((a, b) => b.priority - a.priority || a.seq - b.seq);
     const active = rows.filter((row) => row.state !== 'queued');
     return [
@@ -391,19 +389,21 @@ export class Jobs {
    * spec's "force-remove"); one running in another process is asked to stop.
    */
   async cancel(requestId: string, message = 'The job was cancelled (DELETE /api/inflight).'): Promise<InflightJob> {
-    const row = findJob(this.ctx.db, requestId);
+    const row = await this.store.find(requestId);
     if (!row || row.finished_at) throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
     const cancelled = inflightOf(row, { cancelling: true });
     if (row.state === 'queued') {
-      if (this.end(row, 'cancelled', new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }), 'queued')) {
+      if (await this.end(row, 'cancelled', new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }), 'queued')) {
         this.held.delete(requestId);
         return cancelled;
       }
-      // Claimed meanwhile (by another process: a claim here is synchronous): ask that one.
+      // Claimed meanwhile: asked below, here or through the row.
     }
     const job = this.running.get(requestId);
     if (!job) {
-      requestJobCancel(this.ctx.db, requestId, now());
+      await this.store.requestCancel(requestId, now());
+      // Claimed here a moment ago (its start follows its claim's answer): cancelled as it starts; elsewhere, at that process's heartbeat.
+      setImmediate(() => this.running.get(requestId)?.cancel(message));
       return cancelled;
     }
     job.cancel(message);
@@ -413,16 +413,16 @@ export class Jobs {
     if (this.running.get(requestId) === job) {
       // It did not wind down in time: it ends now; whatever it does later finds the row ended.
       this.running.delete(requestId);
-      this.end(row, 'cancelled', job.signal.reason instanceof ServiceError ? job.signal.reason : new ServiceError('JOB_CANCELLED', message));
+      await this.end(row, 'cancelled', job.signal.reason instanceof ServiceError ? job.signal.reason : new ServiceError('JOB_CANCELLED', message));
       this.pump();
     }
     return { ...cancelled, phase: job.phase };
   }
 
   /** Ends a job that is not running here, with its `error` event; false when it had ended or left `from`. */
-  private end(row: JobRow, state: JobState, error: ServiceError, from?: JobState): boolean {
+  private async end(row: JobRow, state: JobState, error: ServiceError, from?: JobState): Promise<boolean> {
     const payload = error.toBody().error;
-    if (!finishJob(this.ctx.db, row.id, { state, error: payload, ...(from ? { from } : {}) }, now())) return false;
+    if (!(await this.store.finish(row.id, { state, error: payload, ...(from ? { from } : {}) }, now()))) return false;
     this.events.error({ requestId: row.id, kind: kindOf(row), error: payload });
     this.settle(row.id, { ok: false, error });
     return true;
@@ -433,19 +433,18 @@ export class Jobs {
    * request and input images, its own requestId (default `<first>~<attempt>`),
    * linked to the first attempt; every attempt stays listed.
    */
-  retry(requestId: string, newRequestId?: string): RetryAnswer {
-    const row = findJob(this.ctx.db, requestId);
+  async retry(requestId: string, newRequestId?: string): Promise<RetryAnswer> {
+    const row = await this.store.find(requestId);
     if (!row) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}".`, { details: { requestId } });
     if (!RETRYABLE_JOB_STATES.includes(row.state)) {
       throw new ServiceError('JOB_NOT_RETRYABLE', `The job is ${row.state}; only a failed, cancelled or interrupted job can be retried.`, { details: { requestId, state: row.state } });
     }
     const first = row.retry_of ?? row.id;
-    const attempt = Math.max(...jobAttempts(this.ctx.db, first).map((known) => known.attempt)) + 1;
+    const attempt = Math.max(...(await this.store.attempts(first)).map((known) => known.attempt)) + 1;
     const suffix = `~${attempt}`;
     const id = newRequestId ?? `${first.slice(0, 128 - suffix.length)}${suffix}`;
     if (!REQUEST_ID_PATTERN.test(id)) throw new ServiceError('BAD_REQUEST', `"${id}" is not a valid requestId.`, { details: { field: 'requestId', pattern: REQUEST_ID_PATTERN.source } });
-    const inserted = insertJob(
-      this.ctx.db,
+    const inserted = await this.store.insert(
       {
         id,
         kind: row.kind,
@@ -459,7 +458,7 @@ export class Jobs {
         attempt,
         retry_of: first,
       },
-      jobInputHashes(this.ctx.db, row.id),
+      await this.store.inputHashes(row.id),
     );
     if ('existing' in inserted) throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${id}" exists; choose another requestId for the retry.`, { details: { requestId: id } });
     this.announce({ requestId: id, kind: kindOf(row), lane: row.lane, model: row.model, position: inserted.position });
@@ -473,70 +472,72 @@ export class Jobs {
    * cancels asked by other processes honoured, waiters of jobs that ended
    * elsewhere settled, and a claim pass.
    */
-  recover(): { resumed: number; requeued: number; interrupted: number } {
-    const counts = this.adoptOrphans();
+  async recover(): Promise<{ resumed: number; requeued: number; interrupted: number }> {
+    const counts = await this.adoptOrphans();
     clearInterval(this.timer);
-    this.timer = setInterval(() => this.tick(), Math.min(1000, Math.floor(this.leaseMs / 3)));
+    this.timer = setInterval(() => void this.tick(), Math.min(1000, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
     this.pump();
     return counts;
   }
 
-  private adoptOrphans(): { resumed: number; requeued: number; interrupted: number } {
-    const { db } = this.ctx;
+  private async adoptOrphans(): Promise<{ resumed: number; requeued: number; interrupted: number }> {
     // A job this engine runs is never an orphan, whatever its lease says (the heartbeat renews it first anyway).
-    const orphans = orphanedJobs(db, Date.now(), ownerIsDead).filter((row) => !(row.lease_owner === this.owner && this.running.has(row.id)));
-    if (orphans.length === 0) return { resumed: 0, requeued: 0, interrupted: 0 };
-    // Decided in one transaction (1,000 orphans at start-up are one commit), then started and published.
-    const decided = db.transaction(() =>
-      orphans.flatMap((row): Adoption[] => {
-        const at = Date.now();
-        // Ours first (one process wins), then decided by the billing rule.
-        if (!takeOverJob(db, row, this.owner, at + this.leaseMs, now())) return [];
-        const mine: JobRow = { ...row, lease_owner: this.owner, lease_expires_at: at + this.leaseMs };
-        if (row.reached_upstream === 0 && requeueJob(db, mine, now())) return [{ row: mine, action: 'requeued' }];
-        const handler = this.handlers.get(row.kind as JobKind);
-        if (handler && row.operation !== null && handler.canResume(this.stored(row))) return [{ row: mine, action: 'resumed' }];
+    const orphans = (await this.store.orphans(Date.now(), ownerIsDead)).filter((row) => !(row.lease_owner === this.owner && this.running.has(row.id)));
+    const counts = { resumed: 0, requeued: 0, interrupted: 0 };
+    if (orphans.length === 0) return counts;
+    const errors = new Map<string, ServiceError>();
+    // Ours first (one process wins), then decided by the billing rule, in one transaction of the store.
+    const adopted = await this.store.adopt(
+      orphans,
+      () => ({ owner: this.owner, until: Date.now() + this.leaseMs, at: now() }),
+      (row) => {
+        if (row.operation !== null && this.canResume(row)) return { action: 'resumed' };
         const error = new ServiceError(
           'JOB_INTERRUPTED',
           'The studio stopped after this job may have reached its upstream, and nothing of it was saved; it is not sent again by itself. Retry it (POST /api/jobs/:id/retry).',
           { details: { requestId: row.id, phase: row.phase } },
         );
-        return finishJob(db, row.id, { state: 'interrupted', error: error.toBody().error }, now()) ? [{ row: mine, action: 'interrupted', error }] : [];
-      }),
-    )();
-    const counts = { resumed: 0, requeued: 0, interrupted: 0 };
-    for (const decision of decided) {
-      counts[decision.action] += 1;
-      if (decision.action === 'resumed') this.start(decision.row);
-      if (decision.action === 'interrupted') {
-        this.events.error({ requestId: decision.row.id, kind: kindOf(decision.row), error: decision.error.toBody().error });
-        this.settle(decision.row.id, { ok: false, error: decision.error });
+        errors.set(row.id, error);
+        return { action: 'interrupted', error: error.toBody().error };
+      },
+    );
+    for (const { row, action } of adopted) {
+      counts[action] += 1;
+      if (action === 'resumed') this.start(row);
+      const error = errors.get(row.id);
+      if (action === 'interrupted' && error) {
+        this.events.error({ requestId: row.id, kind: kindOf(row), error: error.toBody().error });
+        this.settle(row.id, { ok: false, error });
       }
     }
     return counts;
   }
 
-  private tick(): void {
-    const { db } = this.ctx;
-    if (this.stopping || !db.open) return;
+  private async tick(): Promise<void> {
+    const { store } = this;
+    // One heartbeat at a time: a slow store does not pile them up.
+    if (this.stopping || this.ticking || !store.open) return;
+    this.ticking = true;
     try {
       const at = Date.now();
       if (this.running.size && at - this.lastRenewal >= this.leaseMs / 3) {
-        renewLeases(db, this.owner, at + this.leaseMs);
+        await store.renewLeases(this.owner, at + this.leaseMs);
         this.lastRenewal = at;
       }
-      for (const id of cancelRequestedJobs(db, this.owner)) this.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
-      this.adoptOrphans();
-      for (const requestId of this.waiters.keys()) {
-        const row = this.running.has(requestId) ? undefined : findJob(db, requestId);
+      for (const id of await store.cancelRequested(this.owner)) this.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
+      await this.adoptOrphans();
+      for (const requestId of [...this.waiters.keys()]) {
+        const row = this.running.has(requestId) ? undefined : await store.find(requestId);
         if (row?.finished_at) this.settle(requestId, outcomeOf(row));
       }
       // Inputs held for a job another process claimed (it loads them from the stored files) are let go.
-      for (const requestId of this.held.keys()) if (findJob(db, requestId)?.state !== 'queued') this.held.delete(requestId);
+      for (const requestId of [...this.held.keys()]) if ((await store.find(requestId))?.state !== 'queued') this.held.delete(requestId);
       this.pump();
     } catch (error) {
       console.error('The job engine heartbeat failed:', error);
+    } finally {
+      this.ticking = false;
     }
   }
 
@@ -558,13 +559,13 @@ export class Jobs {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(jobs.map((job) => job.settled)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
-    if (this.ctx.db.open) releaseLeases(this.ctx.db, this.owner);
+    if (this.store.open) await this.store.releaseLeases(this.owner);
   }
 
   /** Removes jobs that ended longer ago than the retention, then the input files no job holds; returns how many jobs. */
   async sweep(retentionMs: number, at = Date.now()): Promise<number> {
-    const removed = sweepFinishedJobs(this.ctx.db, new Date(at - retentionMs).toISOString());
-    await this.inputs.sweep((hash) => !this.ctx.db.open || inputHeld(this.ctx.db, hash), INPUT_GRACE_MS, at);
+    const removed = await this.store.sweepFinished(new Date(at - retentionMs).toISOString());
+    await this.inputs.sweep(async (hash) => !this.store.open || (await this.store.inputHeld(hash)), INPUT_GRACE_MS, at);
     return removed;
   }
 }

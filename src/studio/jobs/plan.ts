@@ -1,12 +1,13 @@
 import { ServiceError } from '../../common/errors.js';
-import { COMMON_CONTROLS, type CommonControl, type JobKind, type LaneId, type SlotFields } from '../api/index.js';
+import { COMMON_CONTROLS, type CommonControl, type ImageJobRequest, type PlannedModel, type SlotFields, type SlotPlan } from '../api/index.js';
 import { pickLane } from '../catalog/auto.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES, operationsOf } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
+import { parseLaneOptions } from '../lanes/define-lane.js';
 import { settingOf } from '../lanes/settings.js';
 import type { LaneImageRequest, LaneModule } from '../lanes/types.js';
-import { describeInput, loadImageInput, loadReferences, type InputDescriptor, type ReferenceImage } from '../references.js';
+import { describeInput, loadImageInput, loadReferences, type ReferenceImage } from '../references.js';
 import type { JobSpec } from './running-job.js';
 
 // From a validated request to an image job: which lane (resolving `auto`),
@@ -16,26 +17,10 @@ import type { JobSpec } from './running-job.js';
 // async requests. The plan is split in two: what is stored with the job (JSON)
 // and the decoded images only this process holds.
 
-export type Operation = 'generate' | 'edit';
+export type Operation = ImageJobRequest['operation'];
 
 /** The settings of one output, as a slot of a request gives them. */
 export type ImageFields = Omit<SlotFields, 'provider'> & { readonly provider?: SlotFields['provider']; readonly prompt: string; readonly negativePrompt?: string };
-
-/** One output, resolved: stored with the job. */
-export interface SlotPlan {
-  readonly requestId: string;
-  readonly lane: LaneId;
-  /** The model id asked for, or the lane's default at planning time. */
-  readonly model: string;
-  readonly fields: Omit<ImageFields, 'provider' | 'model'>;
-}
-
-/** What an image job stores: its operation, slots and input descriptors (never the bytes). */
-export interface ImageJobRequest extends Record<string, unknown> {
-  readonly operation: Operation;
-  readonly slots: readonly SlotPlan[];
-  readonly inputs: { readonly references: readonly InputDescriptor[]; readonly image?: InputDescriptor; readonly mask?: InputDescriptor };
-}
 
 /** The decoded input images, shared by every slot of a batch (immutable). */
 export interface ImageInputs {
@@ -80,34 +65,21 @@ function checkControls(lane: LaneModule, fields: Omit<ImageFields, 'prompt'>): v
   }
 }
 
-/** The lane's own options, validated by the lane's schema (the AI SDK's providerOptions, per lane). */
-function laneOptions(lane: LaneModule, options: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!lane.options) {
-    if (options && Object.keys(options).length > 0) {
-      throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no options.`, { details: { lane: lane.id, field: 'options', unknown: Object.keys(options) } });
-    }
-    return {};
-  }
-  const parsed = lane.options.safeParse(options ?? {});
-  if (parsed.success) return parsed.data as Record<string, unknown>;
-  const issue = parsed.error.issues[0];
-  const field = ['options', ...issue.path.map(String)].join('.');
-  const details: Record<string, unknown> = { lane: lane.id, field };
-  if (issue.code === 'invalid_value') details.valid = issue.values;
-  if (issue.code === 'unrecognized_keys') Object.assign(details, { unknown: issue.keys, valid: Object.keys(lane.options.shape) });
-  throw new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issue.message}`, { details });
-}
-
 /** Lane, model, checks and the credential preflight of one slot; no image is decoded here. */
 async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean, batch: boolean): Promise<SlotPlan> {
   const { provider, model: requested, options, prompt, ...rest } = fields;
   const lane = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls: controlsSet(rest) });
-  checkOperation(lane, operation, mask, batch);
-  checkControls(lane, rest);
-  const resolvedOptions = laneOptions(lane, options);
-  const model = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined));
+  // Auto picks only a lane that can take the request; a named lane is checked here, with its own codes.
+  if (provider !== undefined && provider !== 'auto') {
+    checkOperation(lane, operation, mask, batch);
+    checkControls(lane, rest);
+  }
+  const resolvedOptions = parseLaneOptions(lane, options);
+  // Resolved once (aliases, the lane default, compatibility): what is stored is what runs, after a restart too.
+  const { requested: asked, id, upstreamId } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined));
   lane.adapter?.preflight?.(ctx);
-  return { requestId, lane: lane.id, model: model.requested, fields: { prompt, ...rest, format: rest.format ?? DEFAULT_FORMAT, options: resolvedOptions } };
+  const model: PlannedModel = { requested: asked, id, upstreamId };
+  return { requestId, lane: lane.id, model, fields: { prompt, ...rest, format: rest.format ?? DEFAULT_FORMAT, options: resolvedOptions } };
 }
 
 /** How many references a lane takes next to an edited image, and the code for more. */
@@ -164,27 +136,21 @@ export async function planImageJob(
 }
 
 /**
- * The job of a plan: its identity (the lane and model that run; null when the
- * slots of a batch differ), the stored request, the decoded inputs for this
- * process and the input images to store with it. Every route that creates an
- * image job ends here.
+ * The job of a plan, its kind and stored request aside (the route names them):
+ * its identity (the lane and model that run; null when the slots of a batch
+ * differ), the decoded inputs for this process and the input images to store
+ * with it.
  */
-export function imageJobSpec(
-  plan: ImagePlan,
-  job: { readonly requestId: string; readonly kind: JobKind; readonly priority?: number; readonly extra?: Readonly<Record<string, unknown>> },
-): JobSpec {
+export function imageJob(plan: ImagePlan, requestId: string): Omit<JobSpec<'generate'>, 'kind' | 'request'> {
   const lanes = new Set(plan.request.slots.map((slot) => slot.lane));
-  const models = new Set(plan.request.slots.map((slot) => resolveModel(LANES[slot.lane], slot.model).id));
+  const models = new Set(plan.request.slots.map((slot) => slot.model.id));
   const { references, image, mask } = plan.inputs;
   return {
-    requestId: job.requestId,
-    kind: job.kind,
+    requestId,
     lane: lanes.size === 1 ? [...lanes][0] : null,
     model: models.size === 1 ? [...models][0] : null,
-    request: { ...plan.request, ...job.extra },
     inputs: plan.inputs,
     inputImages: [...references, ...(image ? [image] : []), ...(mask ? [mask] : [])],
-    ...(job.priority !== undefined ? { priority: job.priority } : {}),
   };
 }
 
@@ -197,7 +163,7 @@ export function laneRequest(ctx: StudioContext, slot: SlotPlan, inputs: ImageInp
     request: {
       requestId: slot.requestId,
       prompt: fields.prompt,
-      model: resolveModel(lane, slot.model),
+      model: slot.model,
       format: fields.format ?? DEFAULT_FORMAT,
       quality: fields.quality,
       size: fields.size,

@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import { isErrorCode, ServiceError } from '../../common/errors.js';
 import { toServiceError } from '../../common/http-errors.js';
-import { errorPayload, jobResult, JOB_KINDS, JOB_PHASES, type ErrorPayload, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult } from '../api/index.js';
+import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
+import type { StoredJob } from './handlers.js';
 import type { JobRow } from '../store/jobs.js';
 import { UpstreamError } from '../upstream/index.js';
 
@@ -22,24 +24,32 @@ export const phaseOf = (row: Pick<JobRow, 'phase'>): JobPhase | null => JOB_PHAS
 const jsonObject = (text: string | null): Record<string, unknown> | null => {
   if (text === null) return null;
   const value: unknown = JSON.parse(text);
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : null;
 };
-
-export const requestOf = (row: Pick<JobRow, 'request'>): Record<string, unknown> => jsonObject(row.request) ?? {};
 
 export const operationOf = (row: Pick<JobRow, 'operation'>): UpstreamOperation | null => jsonObject(row.operation);
 
-/**
- * The stored result, checked against the contract and kept whole: a node
- * result carries its node fields beyond the generic result's, and parsing
- * would strip them.
- */
-export function resultOf(row: Pick<JobRow, 'result'>): JobResult | null {
+/** A stored request, parsed with its kind's schema (the contract's): the request of that kind, or an error naming the job. */
+function parseRequest<K extends JobKind>(kind: K, row: Pick<JobRow, 'id' | 'request'>): JobRequestOf<K> {
+  const schema: z.ZodType<JobRequestOf<K>> = JOB_REQUESTS[kind];
+  const parsed = schema.safeParse(JSON.parse(row.request));
+  if (!parsed.success) throw new Error(`The stored request of job ${row.id} (${kind}) does not match its kind: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** A stored job as a handler judges it: its kind, its request typed by that kind, its operation. */
+export function storedJobOf(row: Pick<JobRow, 'id' | 'kind' | 'request' | 'operation'>): StoredJob {
+  const kind = kindOf(row);
+  return { kind, request: parseRequest(kind, row), operation: operationOf(row) };
+}
+
+/** The stored result, parsed with its kind's schema (a node result keeps its node fields). */
+export function resultOf(row: Pick<JobRow, 'id' | 'kind' | 'result'>): JobResult | null {
   if (row.result === null) return null;
-  const value: unknown = JSON.parse(row.result);
-  const checked = jobResult.safeParse(value);
-  if (!checked.success) throw new Error(`A stored job result does not match the contract: ${checked.error.message}`);
-  return value as JobResult;
+  const kind = kindOf(row);
+  const parsed = JOB_RESULTS[kind].safeParse(JSON.parse(row.result));
+  if (!parsed.success) throw new Error(`The stored result of job ${row.id} (${kind}) does not match its kind: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 export const errorOf = (row: Pick<JobRow, 'error'>): ErrorPayload | null => (row.error === null ? null : errorPayload.parse(JSON.parse(row.error)));
@@ -61,14 +71,11 @@ export function jobFailure(signal: AbortSignal, error: unknown, requestId: strin
 }
 
 /** A multimode job's output count, from its stored slots. */
-const slotsOf = (row: JobRow): number | undefined => {
-  if (row.kind !== 'multimode') return undefined;
-  const slots = requestOf(row).slots;
-  return Array.isArray(slots) ? slots.length : undefined;
-};
+const slotsOf = (job: StoredJob): number | undefined => (job.kind === 'multimode' && 'slots' in job.request ? job.request.slots.length : undefined);
 
+/** The record of a stored job, checked against the contract (its request and result by its kind). */
 export function recordOf(row: JobRow, extra: { position: number | null; phase?: JobPhase; attempts: readonly JobRow[] }): JobRecord {
-  return {
+  return jobRecord.parse({
     requestId: row.id,
     kind: kindOf(row),
     state: row.state,
@@ -88,14 +95,14 @@ export function recordOf(row: JobRow, extra: { position: number | null; phase?: 
     attempt: row.attempt,
     retryOf: row.retry_of,
     attempts: extra.attempts.map((attempt) => ({ requestId: attempt.id, attempt: attempt.attempt, state: attempt.state, createdAt: attempt.created_at, finishedAt: attempt.finished_at })),
-    request: requestOf(row),
-    result: resultOf(row),
+    request: JSON.parse(row.request),
+    result: row.result === null ? null : JSON.parse(row.result),
     error: errorOf(row),
-  };
+  });
 }
 
-export function inflightOf(row: JobRow, live: { position?: number; phase?: JobPhase; cancelling: boolean }): InflightJob {
-  const slots = slotsOf(row);
+export function inflightOf(row: JobRow, live: { position?: number; phase?: JobPhase; cancelling: boolean; job?: StoredJob }): InflightJob {
+  const slots = row.kind === 'multimode' ? slotsOf(live.job ?? storedJobOf(row)) : undefined;
   const state = row.state === 'queued' || row.state === 'waiting' ? row.state : 'running';
   return {
     requestId: row.id,

@@ -1,19 +1,20 @@
 import { ServiceError } from '../../common/errors.js';
-import type { JobKind, JobPhase } from '../api/index.js';
+import type { JobKind, JobPhase, JobRequestOf } from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { ReferenceImage } from '../references.js';
+import type { HeldInputs } from './handlers.js';
 
 /** What a new job is: the facts stored with it, and the decoded inputs only this process holds. */
-export interface JobSpec {
+export interface JobSpec<K extends JobKind = JobKind> {
   readonly requestId: string;
-  readonly kind: JobKind;
+  readonly kind: K;
   /** The lane (`auto` resolved); null when the slots of a batch use several. */
   readonly lane: string | null;
   readonly model: string | null;
   /** The accepted request as stored: JSON, no secrets, input images as descriptors. */
-  readonly request: Readonly<Record<string, unknown>>;
+  readonly request: JobRequestOf<K>;
   /** Decoded inputs for the handler, while this process holds them. */
-  readonly inputs?: unknown;
+  readonly inputs?: HeldInputs[K];
   /** The input images to store with the job (content-addressed), so it can wait or be retried. */
   readonly inputImages?: readonly ReferenceImage[];
   /** Higher runs first (default 0). */
@@ -42,8 +43,8 @@ export class RunningJob {
     readonly kind: JobKind,
     readonly lane: string | null,
     readonly model: string | null,
-    readonly request: Readonly<Record<string, unknown>>,
-    readonly inputs: unknown,
+    readonly request: JobRequestOf<JobKind>,
+    readonly inputs: HeldInputs[JobKind] | undefined,
     /** Set by a resumed job's row, then by the handler once it records one. */
     public operation: UpstreamOperation | null,
     readonly deadline: number,

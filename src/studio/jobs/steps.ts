@@ -31,7 +31,7 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
       const started = await steps.start();
       operation = started.operation;
       state = started.state;
-      job.recordOperation(operation, started.id, state ?? null);
+      await job.recordOperation(operation, started.id, state ?? null);
       wait = intervals[0];
     }
     for (let call = 1; ; call += 1) {

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { OTHER_KEY_NAMESPACES, type KeyStatus, type KeysStatusBody, type KeyVerdict } from '../api/keys.js';
+import { ServiceError } from '../../common/errors.js';
+import { keysStatusBody, MANAGED_KEY_NAMESPACES, OTHER_KEY_NAMESPACES, type KeyStatus, type KeysStatusBody, type KeyVerdict } from '../api/keys.js';
 import { envKey } from '../auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';
+import { LANE_MODULES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import { parseServiceAccount } from '../lanes/beta-api/credentials.js';
-import { checkKey, type CheckOutcome } from './checks.js';
+import { checkKey, KEY_CHECKS, type CheckOutcome } from './checks.js';
 import { maskKey } from './mask.js';
 
 // `GET /api/keys/status`: each key, masked, with the verdict of a live check.
@@ -81,35 +82,21 @@ export async function keyStatus(ctx: StudioContext, namespace: KeyNamespace, opt
     ...(entry.verdict === 'unchecked' ? { lastVerdict: entry.lastVerdict ?? null } : {}),
     ...(entry.reason ? { reason: entry.reason } : {}),
   };
-  return namespace === 'cloud' ? { ...status, ...serviceAccountFacts(key.value) } : status;
+  // A key the vendor's form describes better than its ends (a service account) is shown that way.
+  return { ...status, ...KEY_CHECKS[namespace].describe?.(key.value) };
 }
 
-/** A service account is shown by its project, its email and its masked key id, never its private key. */
-function serviceAccountFacts(value: string): Partial<KeyStatus> {
-  try {
-    const account = parseServiceAccount(value, 'the service account');
-    return { masked: account.private_key_id ? maskKey(account.private_key_id) : null, projectId: account.project_id, clientEmail: account.client_email };
-  } catch {
-    return { masked: null };
-  }
-}
+/** The contract's check that the namespaces and the lanes' additions make its answer, no more, no less. */
+const isKeysStatusBody = (body: unknown): body is KeysStatusBody => keysStatusBody.strict().safeParse(body).success;
 
-/** Every namespace's status, checks in parallel. */
+/** Every namespace's status, checks in parallel: the managed ones at the top, the others under `otherKeys`, plus what the lanes add (beta-api's auth mode). */
 export async function keysStatus(ctx: StudioContext, options: { verify?: boolean } = {}): Promise<KeysStatusBody> {
-  const [omni, alpha, beta, cloud, ...others] = await Promise.all(
-    (['omni', 'alpha', 'beta', 'cloud', ...OTHER_KEY_NAMESPACES] as KeyNamespace[]).map((namespace) => keyStatus(ctx, namespace, options)),
-  );
-  const otherKeys = Object.fromEntries(OTHER_KEY_NAMESPACES.map((namespace, index) => [namespace, others[index]])) as KeysStatusBody['otherKeys'];
-  return { omni, alpha, beta, cloud, otherKeys, betaAuthMode: betaAuthMode(ctx) };
-}
-
-/** The saved beta-api mode and the one in force (spec: with both and no saved mode, cloud). */
-function betaAuthMode(ctx: StudioContext): KeysStatusBody['betaAuthMode'] {
-  const saved = ctx.keyStore.betaAuthMode() ?? null;
-  const key = ctx.key('beta');
-  const account = ctx.key('cloud');
-  const effective = key && (!account || saved === 'apikey') ? 'apikey' : account ? 'cloud' : null;
-  return { saved, effective };
+  const statuses = async (namespaces: readonly KeyNamespace[]) =>
+    Object.fromEntries(await Promise.all(namespaces.map(async (namespace) => [namespace, await keyStatus(ctx, namespace, options)] as const)));
+  const [managed, otherKeys] = await Promise.all([statuses(MANAGED_KEY_NAMESPACES), statuses(OTHER_KEY_NAMESPACES)]);
+  const body: unknown = Object.assign({ ...managed, otherKeys }, ...LANE_MODULES.map((lane) => lane.keyStatus?.(ctx)));
+  if (!isKeysStatusBody(body)) throw new ServiceError('INTERNAL_ERROR', 'The key namespaces and the lanes do not make the key status the contract describes.');
+  return body;
 }
 
 /** Whether the environment sets this namespace's key (then it cannot be changed through the API). */

@@ -1,14 +1,19 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../common/errors.js';
-import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, Quality, ReasoningEffort, Usage } from '../api/index.js';
+import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, PlannedModel, Quality, ReasoningEffort, Usage } from '../api/index.js';
+import type { KeyStatus, KeysStatusBody } from '../api/keys.js';
+import type { QuotaResult } from '../api/quota.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { StudioContext } from '../context.js';
+import type { UpstreamError } from '../upstream/index.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
 // the lane is (credential, limits, time budget, upstream endpoints), its
-// models, its controls and own options, its error codes, and its adapter. The
-// catalog assembles the registry from the modules; validation, discovery,
-// defaults, the CLI and the web UI read the registry.
+// models, its controls and own options, its codes, what it knows beyond
+// generating (its session file, key checks, quota probe, capability extras),
+// and its adapter. Its error code definitions are its `codes.ts` (data the one
+// code table merges). The catalog assembles the registry from the modules;
+// validation, discovery, defaults, keys, quota, the CLI and the web UI read it.
 
 export interface LaneStatus {
   readonly state: LaneState;
@@ -55,7 +60,7 @@ export interface LaneModels {
 }
 
 /** The lane's own codes (spec) where a generic one would otherwise answer. */
-export interface LaneCodes {
+export interface LaneCodes<OptionName extends string = string> {
   /** Answered when the credential is missing. */
   readonly missingCredential: ErrorCode;
   readonly invalidModel?: ErrorCode;
@@ -64,7 +69,7 @@ export interface LaneCodes {
   readonly tooManyReferences?: ErrorCode;
   readonly videoUnsupported?: ErrorCode;
   /** The code a bad value of one of the lane's own options answers (else BAD_REQUEST), by option name. */
-  readonly options?: Readonly<Record<string, ErrorCode>>;
+  readonly options?: { readonly [Name in OptionName]?: ErrorCode };
   /** Every other code this lane can answer (documentation and the code-coverage tests read it). */
   readonly answers?: readonly ErrorCode[];
 }
@@ -91,11 +96,14 @@ export interface LaneInputImage {
   readonly mime: string;
 }
 
+/** A lane's own options as the registry holds every lane: by name, types erased (`defineLane` restores them). */
+export type LaneOptionValues = Readonly<Record<string, unknown>>;
+
 /** One image generation or edit, validated and resolved before the lane sees it. */
-export interface LaneImageRequest {
+export interface LaneImageRequest<Options = LaneOptionValues> {
   readonly requestId: string;
   readonly prompt: string;
-  readonly model: ResolvedModel;
+  readonly model: PlannedModel;
   readonly format: ImageFormat;
   readonly quality?: Quality;
   readonly size?: string;
@@ -103,7 +111,7 @@ export interface LaneImageRequest {
   readonly reasoning?: ReasoningEffort;
   readonly negativePrompt?: string;
   /** The lane's own options, already validated by its `options` schema. */
-  readonly options: Readonly<Record<string, unknown>>;
+  readonly options: Options;
   readonly references: readonly LaneInputImage[];
   /** Edits: the image to change, and optionally a mask (transparent = editable). */
   readonly image?: LaneInputImage;
@@ -123,7 +131,7 @@ export interface LaneJob {
    * The checkpoint of a lane with steps: its first billable upstream call is about to be sent.
    * Before it, a crash runs the job again; after it, only a recorded operation lets it go on.
    */
-  sending(): void;
+  sending(): Promise<void>;
 }
 
 /** What a lane's long upstream work is, as the job stores it: whatever the vendor needs (JSON). */
@@ -142,13 +150,14 @@ export type StepStatus =
  * the vendor's Retry-After, the job's stored deadline), so a restarted studio
  * continues every such job from its operation.
  */
-export interface LaneSteps {
+export interface LaneSteps<Options = LaneOptionValues> {
   /** Its steps edit as well as generate. */
   readonly edits: boolean;
   /** Waits between status calls, the last one repeating. */
   readonly pollIntervalsMs: readonly number[];
-  start(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
-  status(ctx: StudioContext, request: LaneImageRequest, operation: UpstreamOperation, job: LaneJob): Promise<StepStatus>;
+  // Properties, not methods, so their options are checked strictly (a method's parameters are not).
+  readonly start: (ctx: StudioContext, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
+  readonly status: (ctx: StudioContext, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
   /** Asks the vendor to stop; answers whether it confirmed. Absent: the polls stop, the vendor is not told. */
   cancel?(ctx: StudioContext, operation: UpstreamOperation): Promise<boolean>;
   /** The error of a job whose deadline passed. */
@@ -168,36 +177,42 @@ export interface LaneImageResult {
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
-export type ImageOperation = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob) => Promise<LaneImageResult>;
+export type ImageOperation<Options = LaneOptionValues> = (ctx: StudioContext, request: LaneImageRequest<Options>, job: LaneJob) => Promise<LaneImageResult>;
 
 /**
  * What a lane does. Its operations are its capabilities: a lane without
  * `edit` cannot edit, and nothing else says so. Versioned, so a lane written
  * against an older interface is recognised rather than misread.
  */
-export interface LaneAdapter {
+export interface LaneAdapter<Options = LaneOptionValues> {
   readonly specificationVersion: 'v1';
   /** A readiness check beyond the credential rule (e.g. a session file that cannot be used). */
   probe?(ctx: StudioContext): Promise<LaneStatus | undefined>;
   /** Checks before a job is accepted (credential usable, ...); throws a ServiceError. */
   preflight?(ctx: StudioContext): void;
-  generate?: ImageOperation;
-  edit?: ImageOperation;
+  generate?: ImageOperation<Options>;
+  edit?: ImageOperation<Options>;
   /** A lane whose generation (and edit, when `steps.edits`) is long upstream work runs it as steps instead; its jobs survive a restart. */
-  steps?: LaneSteps;
+  steps?: LaneSteps<Options>;
 }
 
-export interface LaneModule {
+/**
+ * A lane. `Options` is the schema of its own options; its adapter receives
+ * them typed (`z.output<Options>`). The registry holds every lane as the
+ * default `LaneModule`, options erased: `defineLane` (lanes/define-lane.ts) makes
+ * one from a typed module, validating the options where they are erased.
+ */
+export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly id: LaneId;
   readonly label: string;
   readonly description: string;
   readonly credential: Credential;
-  readonly codes: LaneCodes;
+  readonly codes: LaneCodes<keyof z.output<Options> & string>;
   readonly models: LaneModels;
   /** The shared request controls the lane takes. */
   readonly controls: readonly CommonControl[];
   /** The lane's own controls in the request's `options`, validated here (strict: unknown names are refused). */
-  readonly options?: z.ZodObject;
+  readonly options?: Options;
   /** Most input images per request: references, an edited or parent image, an agent's current image. */
   readonly maxInputImages: number;
   /** Its edit takes a mask. */
@@ -212,8 +227,55 @@ export interface LaneModule {
   readonly endpoints: Readonly<Record<string, Endpoint>>;
   /** Persisted defaults (GET/PUT /api/defaults), by name. */
   readonly settings?: Readonly<Record<string, LaneSetting<unknown>>>;
+  /** `oauth-session` lanes: where the session file is (GET /api/providers, the lane, quota, sign-in). */
+  readonly sessionFile?: SessionFile;
+  /** The live check of each key namespace of its credential (GET /api/keys/status, PUT /api/keys/:provider). */
+  readonly keyChecks?: { readonly [Namespace in KeyNamespace]?: KeyCheck };
+  /** Fields it adds to GET /api/keys/status (beta-api: which of its two credentials is in force). */
+  readonly keyStatus?: (ctx: StudioContext) => Partial<KeysStatusBody>;
+  /** Its usage bar in GET /api/quota, under its id. */
+  readonly quota?: (ctx: StudioContext) => Promise<QuotaResult>;
+  /** Its entries in GET /api/capabilities beyond the module itself (price tables, native sizes, phases). */
+  readonly capabilities?: CapabilityExtras;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
-  readonly adapter?: LaneAdapter;
+  readonly adapter?: LaneAdapter<z.output<Options>>;
+}
+
+/**
+ * Where an `oauth-session` lane's session file is: a demo's file, else its credential's
+ * `fileEnv`, else the file `setting` of config.json names (when the lane has one), else `home`
+ * under the studio's home (auth/session-files.ts).
+ */
+export interface SessionFile {
+  readonly home: string;
+  readonly setting?: 'oauthAuthFile';
+}
+
+/**
+ * The live check of a key (keys/checks.ts answers its verdict): the free endpoint that says
+ * whether the vendor takes the key (the key-check endpoints the lane contracts name), what
+ * counts as a refusal, and the vendor's key form.
+ */
+export interface KeyCheck {
+  /** The vendor's key form, enforced on save when the lane talks to the vendor itself (its default URL). */
+  readonly form?: { readonly pattern: RegExp; readonly description: string };
+  /** One call with the key; throws what the call threw. Absent: the vendor has no free check. */
+  readonly verify?: (ctx: StudioContext, value: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<void>;
+  /** Whether a failed call means the key itself was refused (default: 401 or 403). */
+  readonly refused?: (error: UpstreamError) => boolean;
+  /** What the key status shows of the key instead of its masked value (a service account: its project and email). */
+  readonly describe?: (value: string) => Partial<KeyStatus>;
+}
+
+/**
+ * What a lane adds to GET /api/capabilities, merged across the lanes by name: `values` (valid
+ * values: price tables, native sizes, phases), `defaults` and `limits`. Lanes sharing a fact
+ * (the alpha pair) share the object; two lanes naming the same entry differently is refused.
+ */
+export interface CapabilityExtras {
+  readonly values?: Readonly<Record<string, unknown>>;
+  readonly defaults?: Readonly<Record<string, string>>;
+  readonly limits?: Readonly<Record<string, unknown>>;
 }
 
 /** A model after aliases, the lane default and the lane's compatibility mapping. */

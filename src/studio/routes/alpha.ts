@@ -10,7 +10,7 @@ export const alphaRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/alpha/session', async (): Promise<AlphaSessionBody> => alphaSessionInfo(ctx));
 
   app.delete('/api/alpha/session', async (): Promise<AlphaLogoutBody> => {
-    const removed = removeAlphaSession(ctx.alphaAuthFile());
+    const removed = removeAlphaSession(ctx.sessionFile('alpha'));
     noteAlphaSessionChanged(ctx);
     return { removed, auth: 'none' };
   });

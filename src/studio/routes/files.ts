@@ -1,7 +1,7 @@
-import { open } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
-import { filenameParam, pathInside } from '../media/filename.js';
+import type { AssetSpace, AssetStore } from '../media/asset-store.js';
+import { filenameParam } from '../media/filename.js';
 import { mimeOf, type AssetFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
 import { findAsset, findLiveByThumbnail } from '../store/assets.js';
@@ -22,33 +22,17 @@ const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
 /** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
-async function sendFile(reply: FastifyReply, dir: string, filename: string, format: AssetFormat): Promise<FastifyReply> {
-  const path = pathInside(dir, filename);
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    throw notFound(filename);
-  }
-  try {
-    const { size } = await handle.stat();
-    reply.headers({
-      'content-type': mimeOf(format),
-      'content-length': String(size),
-      'cache-control': CACHE_CONTROL,
-      'x-content-type-options': 'nosniff',
-      ...(format === 'svg' ? { 'content-security-policy': SVG_POLICY } : {}),
-    });
-    // A bounded stream ends right after its last byte instead of one more read later, so the
-    // response finishes before a client that counted Content-Length bytes moves on (and a
-    // closing server finds the connection idle).
-    if (size > 0) return reply.send(handle.createReadStream({ start: 0, end: size - 1 }));
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  await handle.close();
-  return reply.send(Buffer.alloc(0));
+async function sendFile(reply: FastifyReply, assets: AssetStore, space: AssetSpace, filename: string, format: AssetFormat): Promise<FastifyReply> {
+  const body = await assets.open(space, filename);
+  if (!body) throw notFound(filename);
+  reply.headers({
+    'content-type': mimeOf(format),
+    'content-length': String(body.size),
+    'cache-control': CACHE_CONTROL,
+    'x-content-type-options': 'nosniff',
+    ...(format === 'svg' ? { 'content-security-policy': SVG_POLICY } : {}),
+  });
+  return reply.send(body.stream);
 }
 
 /** GET /generated/:filename and /generated/thumbs/:filename: files of live history assets only. */
@@ -57,7 +41,7 @@ export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
     const filename = filenameParam(request.params);
     const row = findAsset(ctx.db, filename);
     if (!row || row.deleted_at !== null) throw notFound(filename);
-    return sendFile(reply, ctx.paths.generatedDir, filename, row.format);
+    return sendFile(reply, ctx.assets, 'generated', filename, row.format);
   });
 
   app.get('/generated/thumbs/:filename', async (request, reply) => {
@@ -72,6 +56,6 @@ export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
       row = findLiveByThumbnail(ctx.db, filename);
     }
     if (!row || row.thumbnail_state !== 'ready') throw notFound(filename);
-    return sendFile(reply, ctx.paths.thumbnailsDir, filename, THUMBNAIL.format);
+    return sendFile(reply, ctx.assets, 'thumbnails', filename, THUMBNAIL.format);
   });
 };

@@ -2,7 +2,7 @@ import { parseWith } from '../../common/validation.js';
 import { historyQuery } from '../api/index.js';
 import { readEmbeddedMetadata } from '../assets.js';
 import { deleteHistoryAsset, getHistoryAsset, HISTORY_PAGE_DEFAULTS, listHistory, listHistoryGroups, restoreHistoryAsset } from '../history.js';
-import { filenameParam, pathInside } from '../media/filename.js';
+import { filenameParam } from '../media/filename.js';
 import type { StudioRoutes } from './plugin.js';
 
 /** GET /api/history (+ one asset, delete, restore). */
@@ -35,7 +35,8 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/history/:filename', async (request) => {
     const filename = filenameParam(request.params);
     const record = getHistoryAsset(ctx, filename);
-    const embeddedMetadata = await readEmbeddedMetadata(pathInside(ctx.paths.generatedDir, filename)).catch(() => undefined);
+    const bytes = await ctx.assets.read('generated', filename);
+    const embeddedMetadata = bytes instanceof Buffer ? await readEmbeddedMetadata(bytes).catch(() => undefined) : undefined;
     return { ...record, embeddedMetadata: embeddedMetadata ?? null };
   });
 

@@ -7,7 +7,7 @@ import type { StudioRoutes } from './plugin.js';
 export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/jobs/:requestId', async (request) => {
     const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
-    const job = ctx.jobs.get(requestId);
+    const job = await ctx.jobs.get(requestId);
     if (!job) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`, { details: { requestId } });
     return job;
   });
@@ -15,10 +15,10 @@ export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/jobs/:requestId/retry', async (request, reply) => {
     const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
     const body = parseWith(retryRequest, request.body ?? {});
-    return reply.code(202).send(ctx.jobs.retry(requestId, body.requestId));
+    return reply.code(202).send(await ctx.jobs.retry(requestId, body.requestId));
   });
 
-  app.get('/api/inflight', async () => ({ jobs: ctx.jobs.inflight() }));
+  app.get('/api/inflight', async () => ({ jobs: await ctx.jobs.inflight() }));
 
   app.delete<{ Params: { id: string } }>('/api/inflight/:id', async (request) => {
     const job = await ctx.jobs.cancel(request.params.id);

@@ -1,15 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { parseWith } from '../../common/validation.js';
 import { API_LIMITS, COMMON_SIZES, GRAPH_ID_PATTERN, nodeGenerateRequest, nodeIdParam, REQUEST_ID_PATTERN, SIZE_RULE } from '../api/index.js';
 import { getNode, planNode } from '../graphs/nodes.js';
-import { deliver, deliveryMode, watchClient } from '../jobs/delivery.js';
-import { imageJobSpec, planImageJob } from '../jobs/plan.js';
+import { imageJob, planImageJob } from '../jobs/plan.js';
+import { addJobRoute } from '../jobs/route.js';
 import type { StudioRoutes } from './plugin.js';
 
 // Node generation: POST /api/node/generate (a root node, or a child edit of a
 // parent node) and GET /api/node/:nodeId. One job path with classic
-// generation: planned by planImageJob, delivered by deliver (sync, async 202,
-// per-request SSE), run by the image job handler as kind `node`.
+// generation: the one job route (sync, async 202, per-request SSE), planned by
+// planImageJob, run by the image job handler as kind `node`.
 
 /** What a client can send instead, per field, where the schema cannot say. */
 const HINTS = {
@@ -22,16 +21,16 @@ const HINTS = {
 };
 
 export const nodeRoutes: StudioRoutes = async (app, { ctx }) => {
-  app.post('/api/node/generate', async (request, reply) => {
-    const client = watchClient(request, reply);
-    const body = parseWith(nodeGenerateRequest, request.body, { hints: HINTS });
-    const mode = deliveryMode(request, body);
-    const requestId = body.requestId ?? randomUUID();
-    const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, priority, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
-    const { spec, parent } = planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
-    // A child edits its parent's image, named by its history file: it counts as an input image of the lane.
-    const plan = await planImageJob(ctx, [{ requestId, fields }], { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) }, parent ? 'edit' : 'generate');
-    return deliver(ctx, request, reply, { mode, client, job: imageJobSpec(plan, { requestId, kind: 'node', priority, extra: { node: spec } }) });
+  addJobRoute(app, ctx, {
+    url: '/api/node/generate',
+    parse: (request) => parseWith(nodeGenerateRequest, request.body, { hints: HINTS }),
+    async plan(ctx, body, requestId) {
+      const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, priority: _priority, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
+      const { spec, parent } = planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
+      // A child edits its parent's image, named by its history file: it counts as an input image of the lane.
+      const plan = await planImageJob(ctx, [{ requestId, fields }], { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) }, parent ? 'edit' : 'generate');
+      return { ...imageJob(plan, requestId), kind: 'node', request: { ...plan.request, node: spec } };
+    },
   });
 
   app.get('/api/node/:nodeId', async (request) => getNode(ctx, parseWith(nodeIdParam, request.params, { what: 'path parameter', hints: HINTS }).nodeId));

@@ -1,57 +1,16 @@
 import type { JobState } from '../api/index.js';
+import type { Adopted, ClaimLimits, Inserted, JobEnd, JobRow, JobStore, Lease, NewJobRow, OrphanVerdict } from '../jobs/job-store.js';
 import type { StudioDatabase } from './database.js';
 
-// The jobs table (migrations 3 and 9): the durable queue. One row per job,
-// kept after it ends until the retention sweep. SQL stays here, behind these
-// functions; the engine (jobs/) decides, this file only reads and writes.
-// Every write that decides who runs a job (a claim, a take-over) is a
-// conditional UPDATE inside an IMMEDIATE transaction, so several processes
-// sharing the database file never both win the same job.
+// The jobs table (migrations 3, 9 and 10): the durable queue, and the first
+// implementation of the engine's JobStore port (SqliteJobStore, at the end).
+// One row per job, kept after it ends until the retention sweep. SQL stays
+// here; the engine (jobs/) decides, this file only reads and writes. Every
+// write that decides who runs a job (a claim, a take-over) is a conditional
+// UPDATE inside an IMMEDIATE transaction, so several processes sharing the
+// database file never both win the same job.
 
-export interface JobRow {
-  /** SQLite's rowid: the order jobs were accepted in (FIFO within a priority). */
-  seq: number;
-  id: string;
-  kind: string;
-  lane: string | null;
-  model: string | null;
-  state: JobState;
-  phase: string | null;
-  priority: number;
-  ordering_key: string | null;
-  fingerprint: string | null;
-  attempt: number;
-  retry_of: string | null;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  deadline_at: number | null;
-  next_check_at: number | null;
-  reached_upstream: number;
-  operation: string | null;
-  upstream_operation_id: string | null;
-  upstream_state: string | null;
-  cancel_requested: number;
-  cancel_confirmed: number | null;
-  request: string;
-  result: string | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  updated_at: string;
-  finished_at: string | null;
-}
-
-export type NewJobRow = Pick<JobRow, 'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at' | 'priority' | 'ordering_key' | 'fingerprint' | 'attempt' | 'retry_of'>;
-
-/** What a claim writes: who holds the job, until when, and the deadline it keeps from its first start. */
-export interface Claim {
-  readonly owner: string;
-  readonly leaseUntil: number;
-  readonly at: string;
-  readonly deadline: number | null;
-  /** The job's first upstream call follows at once: from now a crash must not run it again. */
-  readonly reachesUpstream: boolean;
-}
+export type { JobRow, NewJobRow, ClaimLimits };
 
 const ACTIVE = `state IN ('running', 'waiting')`;
 const COLUMNS = 'rowid AS seq, *';
@@ -143,7 +102,7 @@ export function insertJob(
   row: NewJobRow,
   inputHashes: readonly string[],
   limits?: ClaimLimits,
-): { readonly seq: number; readonly position: number; readonly claimed: JobRow[] } | { readonly existing: JobRow } {
+): Inserted {
   const s = prepared(db);
   return db
     .transaction(() => {
@@ -209,16 +168,6 @@ export const unfinishedJobs = (db: StudioDatabase): JobRow[] => prepared(db).unf
 /** 1 for the next job to start, 2 for the one after, ... (priority first, then the order they came in). */
 export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
   (prepared(db).position.get({ priority: row.priority, seq: row.seq })?.ahead ?? 0) + 1;
-
-/** Limits of one claim pass: overall, and for a lane (Infinity when it has none). */
-export interface ClaimLimits {
-  readonly overall: number;
-  laneLimit(lane: string | null): number;
-  /** Whether this process will run a job of that kind and lane now (e.g. it has the handler). */
-  accepts(row: JobRow): boolean;
-  /** The claim's fields for that row. */
-  claim(row: JobRow): Claim;
-}
 
 /** How many queued rows one pass looks at: enough for every lane to find its next job. */
 const CLAIM_SCAN = 500;
@@ -328,12 +277,7 @@ export const cancelRequestedJobs = (db: StudioDatabase, owner: string): string[]
  * Ends a job (in its last phase, when given); false when it had already ended,
  * or (with `from`) was no longer in that state.
  */
-export const finishJob = (
-  db: StudioDatabase,
-  id: string,
-  end: { state: JobState; phase?: string; result?: unknown; error?: unknown; from?: JobState },
-  at: string,
-): boolean =>
+export const finishJob = (db: StudioDatabase, id: string, end: JobEnd, at: string): boolean =>
   prepared(db).finish.run({
     id,
     state: end.state,
@@ -343,13 +287,6 @@ export const finishJob = (
     at,
     from: end.from ?? null,
   }).changes === 1;
-
-/** Ends many jobs in one transaction (start-up recovery). */
-export function finishJobs(db: StudioDatabase, ends: readonly { id: string; state: JobState; error: unknown }[], at: string): void {
-  db.transaction(() => {
-    for (const { id, ...end } of ends) finishJob(db, id, end, at);
-  })();
-}
 
 export const jobInputHashes = (db: StudioDatabase, id: string): string[] => prepared(db).inputsOf.all(id).map((row) => row.hash);
 
@@ -364,3 +301,112 @@ export function sweepFinishedJobs(db: StudioDatabase, cutoff: string): number {
 
 /** Whether any job (of any state) holds the input file of this hash. */
 export const inputHeld = (db: StudioDatabase, hash: string): boolean => Boolean(prepared(db).inputInUse.get(hash));
+
+/** The JobStore port over one SQLite database (better-sqlite3 is synchronous: each answer is already settled). */
+export class SqliteJobStore implements JobStore {
+  constructor(private readonly db: StudioDatabase) {}
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  async insert(row: NewJobRow, inputHashes: readonly string[], limits?: ClaimLimits): Promise<Inserted> {
+    return insertJob(this.db, row, inputHashes, limits);
+  }
+
+  async claim(limits: ClaimLimits): Promise<JobRow[]> {
+    return claimJobs(this.db, limits);
+  }
+
+  async find(id: string): Promise<JobRow | undefined> {
+    return findJob(this.db, id);
+  }
+
+  async attempts(root: string): Promise<JobRow[]> {
+    return jobAttempts(this.db, root);
+  }
+
+  async unfinished(): Promise<JobRow[]> {
+    return unfinishedJobs(this.db);
+  }
+
+  async position(row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {
+    return queuePosition(this.db, row);
+  }
+
+  async renewLeases(owner: string, until: number): Promise<void> {
+    renewLeases(this.db, owner, until);
+  }
+
+  async releaseLeases(owner: string): Promise<void> {
+    releaseLeases(this.db, owner);
+  }
+
+  async orphans(now: number, isDead: (owner: string) => boolean): Promise<JobRow[]> {
+    return orphanedJobs(this.db, now, isDead);
+  }
+
+  /** One transaction for every orphan (1,000 at start-up are one commit). */
+  async adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]> {
+    const { db } = this;
+    return db.transaction(() =>
+      rows.flatMap((row): Adopted[] => {
+        const { owner, until, at } = lease(row);
+        if (!takeOverJob(db, row, owner, until, at)) return [];
+        const mine: JobRow = { ...row, lease_owner: owner, lease_expires_at: until };
+        if (row.reached_upstream === 0 && requeueJob(db, mine, at)) return [{ row: mine, action: 'requeued' }];
+        const decided = verdict(row);
+        if (decided.action === 'resumed') return [{ row: mine, action: 'resumed' }];
+        return finishJob(db, row.id, { state: 'interrupted', error: decided.error }, at) ? [{ row: mine, action: 'interrupted' }] : [];
+      }),
+    )();
+  }
+
+  async setPhase(id: string, phase: string, at: string): Promise<void> {
+    setJobPhase(this.db, id, phase, at);
+  }
+
+  async setActivity(id: string, state: 'running' | 'waiting', next: number | null, at: string): Promise<void> {
+    setJobActivity(this.db, id, state, next, at);
+  }
+
+  async markReachedUpstream(id: string, at: string): Promise<void> {
+    markReachedUpstream(this.db, id, at);
+  }
+
+  async setOperation(id: string, operation: unknown, operationId: string, state: string | null, at: string): Promise<void> {
+    setJobOperation(this.db, id, operation, operationId, state, at);
+  }
+
+  async setUpstreamState(id: string, state: string | null, at: string): Promise<void> {
+    setUpstreamState(this.db, id, state, at);
+  }
+
+  async setCancelConfirmed(id: string, confirmed: boolean): Promise<void> {
+    setCancelConfirmed(this.db, id, confirmed);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    return requestJobCancel(this.db, id, at);
+  }
+
+  async cancelRequested(owner: string): Promise<string[]> {
+    return cancelRequestedJobs(this.db, owner);
+  }
+
+  async finish(id: string, end: JobEnd, at: string): Promise<boolean> {
+    return finishJob(this.db, id, end, at);
+  }
+
+  async inputHashes(id: string): Promise<string[]> {
+    return jobInputHashes(this.db, id);
+  }
+
+  async inputHeld(hash: string): Promise<boolean> {
+    return inputHeld(this.db, hash);
+  }
+
+  async sweepFinished(cutoff: string): Promise<number> {
+    return sweepFinishedJobs(this.db, cutoff);
+  }
+}

@@ -244,4 +244,14 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (job_id, hash)
    ) WITHOUT ROWID;
    CREATE INDEX job_inputs_hash ON job_inputs (hash);`,
+  // 10: typed job kinds. An image job's slot stores its model resolved once at planning
+  // ({ requested, id, upstreamId }) instead of the id asked for. A job of schema 9 keeps what it
+  // asked for, and what ran: the row's model when it had one model for every slot.
+  `UPDATE jobs SET request = json_set(request, '$.slots', (
+     SELECT json_group_array(json_set(slot.value, '$.model', json_object(
+       'requested', json_extract(slot.value, '$.model'),
+       'id', COALESCE(jobs.model, json_extract(slot.value, '$.model')),
+       'upstreamId', COALESCE(jobs.model, json_extract(slot.value, '$.model')))))
+     FROM json_each(jobs.request, '$.slots') AS slot))
+   WHERE json_type(request, '$.slots[0].model') = 'text';`,
 ];

@@ -7,10 +7,12 @@ import { parseVendorError } from './vendor-error.js';
 // The one upstream HTTP client. Every lane call goes through `callUpstream`,
 // which owns what each call needs and none should write twice: the time
 // budget (the whole call, reading the body included), linking the job's
-// cancel to the request, no redirects, bounded error bodies, Retry-After,
-// classification into UpstreamError, and masking the credentials the call sent
-// (with every one the studio holds, in every spelling) out of anything it reports. It never retries: a retry of a billable call
-// could bill twice, so retrying is the lane's explicit decision.
+// cancel to the request (the call ends by either, whatever the transport
+// does), no redirects, bounded error bodies, Retry-After, classification into
+// UpstreamError, and masking the credentials the call sent (with every one the
+// studio holds, in every spelling) out of anything it reports. It never
+// retries: a retry of a billable call could bill twice, so retrying is the
+// lane's explicit decision.
 
 export interface UpstreamRequest {
   /** Who calls (named in errors). */
@@ -48,6 +50,24 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
     void reader.cancel().catch(() => {});
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
+}
+
+/**
+ * `work`, or the signal's reason as soon as it aborts, whichever comes first.
+ * The abort is passed to fetch too, but a call must not depend on the
+ * transport honouring it: Node 20's fetch (undici 6), sending its body
+ * without a clone (`redirect: 'error'`), may leave the response body's read
+ * pending after the abort when the answer began while the body was still
+ * being sent. A `work` that loses settles unobserved.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 const transportReason = (error: unknown): string => {
@@ -92,23 +112,27 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
   try {
     let response: Response;
     try {
-      response = await fetch(request.url, {
-        method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
-        headers: request.headers,
-        body: request.body,
-        // No redirects (an upstream that moves is a failure, not a hop to somewhere unchecked), and no
-        // window: fetch then sends the body itself, not a teed clone that would keep every byte in memory.
-        redirect: 'error',
-        window: null,
-        signal: controller.signal,
-      });
+      response = await untilAborted(
+        fetch(request.url, {
+          method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
+          headers: request.headers,
+          body: request.body,
+          // No redirects (an upstream that moves is a failure, not a hop to somewhere unchecked), and no
+          // window: with both, fetch sends the body itself, not a teed clone that would keep every byte
+          // in memory. The price is the abort gap that untilAborted closes.
+          redirect: 'error',
+          window: null,
+          signal: controller.signal,
+        }),
+        controller.signal,
+      );
     } catch (error) {
       throw failure(error, 'connect');
     }
     if (!response.ok) {
       let body = '';
       try {
-        body = await readBounded(response, ERROR_BODY_MAX_BYTES);
+        body = await untilAborted(readBounded(response, ERROR_BODY_MAX_BYTES), controller.signal);
       } catch (error) {
         throw failure(error, 'stream');
       }
@@ -124,7 +148,7 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
       });
     }
     try {
-      return await read(response, controller.signal);
+      return await untilAborted(read(response, controller.signal), controller.signal);
     } catch (error) {
       throw failure(error, 'stream');
     }

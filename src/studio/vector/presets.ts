@@ -67,3 +67,30 @@ export const TRACE_MAX_SIDE = 2048;
 export const TRACE_CONCURRENCY = 2;
 /** Time budget of one trace, waiting for a slot included; SVC_TRACE_TIMEOUT_MS overrides it. */
 export const TRACE_TIMEOUT_MS = 60_000;
+
+/**
+ * What one trace may take and make. VTracer has no limits of its own: a
+ * 2048² noise image with the most detailed parameters makes 4 million paths
+ * (390 MB of SVG, 5 GB of memory). An image whose sampled estimate is over
+ * `maxPaths` or `maxSvgBytes` is refused before the trace; a trace that goes
+ * over any of them anyway is stopped. An SVG past these sizes is of no use in
+ * a browser or an editor anyway (a traced photograph makes some 25,000 paths
+ * and 12 MB with `general`).
+ */
+export interface TraceLimits {
+  /** Most pixels of the stored image (its header is read before it is decoded). */
+  readonly maxSourcePixels: number;
+  readonly maxPaths: number;
+  readonly maxSvgBytes: number;
+  /** The tracer process's memory (measured: 150–300 MB plus some 5 bytes per SVG byte). */
+  readonly maxMemoryBytes: number;
+}
+
+const MAX_SVG_BYTES = 32 * 1024 * 1024;
+
+export const TRACE_LIMITS: TraceLimits = {
+  maxSourcePixels: 40_000_000,
+  maxPaths: 200_000,
+  maxSvgBytes: MAX_SVG_BYTES,
+  maxMemoryBytes: 512 * 1024 * 1024 + 16 * MAX_SVG_BYTES,
+};

@@ -1,12 +1,11 @@
 import { ServiceError } from '../../common/errors.js';
-import { loadSharp } from '../../common/sharp.js';
-import { TRACE_CONCURRENCY, TRACE_MAX_SIDE, type TraceParameters } from './presets.js';
+import { TRACE_CONCURRENCY, TRACE_LIMITS, TRACE_MAX_SIDE, type TraceLimits, type TraceParameters } from './presets.js';
+import { runTracerProcess } from './tracer-process.js';
 
-// Tracing a raster image to SVG with VTracer (the native binding runs on
-// libuv's thread pool, off the event loop), a few at a time, within a time
-// budget. The binding does not stop a trace it has started: a trace past its
-// budget answers TRACE_TIMEOUT at once and keeps its slot until it ends, so
-// the pool is never oversubscribed.
+// Tracing a raster image to SVG with VTracer, a few at a time, within a time
+// budget and the limits of TRACE_LIMITS. Each trace runs in a process of its
+// own (tracer-process.ts): past its budget, on cancel, or over a limit it is
+// killed, its slot and its memory are free at once, and nothing waits for it.
 
 export interface TraceOutcome {
   readonly svg: string;
@@ -35,77 +34,49 @@ async function slot(signal: AbortSignal): Promise<() => void> {
     });
   }
   running += 1;
+  let released = false;
   return () => {
+    if (released) return;
+    released = true;
     running -= 1;
     waiting.shift()?.();
   };
 }
 
-const vectorizer = () => import('@neplex/vectorizer');
-
-/** VTracer's configuration for our parameters. */
-async function tracerConfig(parameters: TraceParameters) {
-  const { ColorMode, Hierarchical, PathSimplifyMode } = await vectorizer();
-  return {
-    colorMode: parameters.colorMode === 'binary' ? ColorMode.Binary : ColorMode.Color,
-    hierarchical: parameters.hierarchical === 'cutout' ? Hierarchical.Cutout : Hierarchical.Stacked,
-    filterSpeckle: parameters.filterSpeckle,
-    colorPrecision: parameters.colorPrecision,
-    layerDifference: parameters.layerDifference,
-    mode: parameters.mode === 'none' ? PathSimplifyMode.None : parameters.mode === 'polygon' ? PathSimplifyMode.Polygon : PathSimplifyMode.Spline,
-    cornerThreshold: parameters.cornerThreshold,
-    lengthThreshold: parameters.lengthThreshold,
-    maxIterations: parameters.maxIterations,
-    spliceThreshold: parameters.spliceThreshold,
-    pathPrecision: parameters.pathPrecision,
-  };
-}
-
 /**
- * Traces `source` (PNG, JPEG or WebP bytes). `signal` aborts the wait (the
- * client left); `budgetMs` bounds the whole call.
+ * Traces `source` (PNG, JPEG or WebP bytes). `signal` cancels (the client
+ * left: JOB_CANCELLED); `budgetMs` bounds the whole call (TRACE_TIMEOUT);
+ * `limits` (default TRACE_LIMITS) bound the work and the SVG
+ * (TRACE_SOURCE_TOO_LARGE, TRACE_TOO_COMPLEX). Every way out ends the tracer.
  */
-export async function traceImage(source: Buffer, parameters: TraceParameters, options: { signal: AbortSignal; budgetMs: number }): Promise<TraceOutcome> {
+export async function traceImage(
+  source: Buffer,
+  parameters: TraceParameters,
+  options: { signal: AbortSignal; budgetMs: number; limits?: Partial<TraceLimits> },
+): Promise<TraceOutcome> {
   const budget = AbortSignal.timeout(options.budgetMs);
   const signal = AbortSignal.any([options.signal, budget]);
-  const timedOut = () => new ServiceError('TRACE_TIMEOUT', `Tracing took longer than ${Math.round(options.budgetMs / 1000)} s.`, { details: { timeoutMs: options.budgetMs } });
+  const limits = { ...TRACE_LIMITS, ...options.limits };
+  // Why a trace ended early: the client's cancel wins over the budget.
+  const stopped = () =>
+    options.signal.aborted
+      ? new ServiceError('JOB_CANCELLED', 'The client left before the trace finished.')
+      : new ServiceError('TRACE_TIMEOUT', `Tracing took longer than ${Math.round(options.budgetMs / 1000)} s.`, { details: { timeoutMs: options.budgetMs } });
   let release: (() => void) | undefined;
   try {
     release = await slot(signal);
-    const sharp = await loadSharp();
-    const meta = await sharp(source).metadata();
-    const { data, info } = await sharp(source)
-      .autoOrient()
-      .resize({ width: TRACE_MAX_SIDE, height: TRACE_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
-      .ensureAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const { vectorizeRaw } = await vectorizer();
-    const started = performance.now();
-    const tracing = vectorizeRaw(data, { width: info.width, height: info.height }, await tracerConfig(parameters));
-    const finished = tracing.finally(() => {
-      release?.();
-      release = undefined;
-    });
-    const svg = await new Promise<string>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      finished.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
-    return {
-      svg,
-      sourceSize: { width: meta.autoOrient.width, height: meta.autoOrient.height },
-      tracedSize: { width: info.width, height: info.height },
-      tracerMs: Math.round(performance.now() - started),
-    };
+    const result = await runTracerProcess(source, { parameters, maxSide: TRACE_MAX_SIDE, limits }, signal);
+    if (result.kind === 'aborted') throw stopped();
+    if (result.kind === 'crashed') throw new ServiceError('TRACE_FAILED', `The tracer process ended unexpectedly (${result.reason}).`);
+    const { outcome } = result;
+    if (!outcome.ok) throw new ServiceError(outcome.code, outcome.message, { details: outcome.details });
+    return { svg: result.svg.toString('utf8'), sourceSize: outcome.sourceSize, tracedSize: outcome.tracedSize, tracerMs: outcome.tracerMs };
   } catch (error) {
-    if (budget.aborted) throw timedOut();
-    if (options.signal.aborted) throw new ServiceError('JOB_CANCELLED', 'The client left before the trace finished.');
     if (error instanceof ServiceError) throw error;
+    // Only the wait for a slot throws something else: the signal's reason.
+    if (signal.aborted) throw stopped();
     throw new ServiceError('TRACE_FAILED', `The tracer could not trace the image: ${(error as Error).message}.`, { cause: error });
   } finally {
-    // Only when the trace never started (the wait or the decode failed); a started one releases itself.
-    if (release && running > 0) release();
+    release?.();
   }
 }

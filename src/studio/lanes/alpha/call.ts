@@ -21,7 +21,7 @@ export interface AlphaCredential {
 }
 
 /** The session file and issuer of the `alpha` lane. */
-export const sessionTarget = (ctx: StudioContext): SessionTarget => ({ file: ctx.alphaAuthFile(), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
+export const sessionTarget = (ctx: StudioContext): SessionTarget => ({ file: ctx.sessionFile('alpha'), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
 
 /** ALPHA_API_KEY (environment, then config.json); API_KEY_REQUIRED without one. */
 export function alphaApiKey(ctx: StudioContext): string {
@@ -36,7 +36,7 @@ export function checkAlphaCredential(ctx: StudioContext, lane: AlphaLaneId): voi
     alphaApiKey(ctx);
     return;
   }
-  if (!readAlphaSession(ctx.alphaAuthFile())) throw loginRequired(ctx.alphaAuthFile(), 'There is no alpha session.');
+  if (!readAlphaSession(ctx.sessionFile('alpha'))) throw loginRequired(ctx.sessionFile('alpha'), 'There is no alpha session.');
 }
 
 async function credentialOf(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, rejected?: string): Promise<AlphaCredential> {

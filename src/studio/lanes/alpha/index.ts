@@ -1,11 +1,15 @@
-import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
+import { defineLane } from '../define-lane.js';
 import type { ImageOperation, LaneAdapter, LaneModule, LaneSetting, LaneStatus, ModelSpec } from '../types.js';
 import { checkAlphaCredential, type AlphaLaneId } from './call.js';
-import { ALPHA_ASPECT_RATIOS, ALPHA_PLANNER_VERSIONS, ALPHA_RESOLUTIONS, DEFAULT_ALPHA_PLANNER, type AlphaPlanner } from './controls.js';
+import { ALPHA_CAPABILITIES, ALPHA_MAX_INPUT_IMAGES } from './capabilities.js';
+import { ALPHA_PLANNER_VERSIONS, DEFAULT_ALPHA_PLANNER, type AlphaPlanner } from './controls.js';
+import { ALPHA_KEY_CHECK } from './key-check.js';
+import { alphaOptions, type AlphaOptions } from './options.js';
 import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
 import { runAlpha } from './pipeline.js';
+import { alphaQuota } from './quota.js';
 import { readAlphaSession } from './session-file.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
@@ -35,19 +39,13 @@ const shared = {
   models: { list: MODELS, default: 'alpha-image-2.0', defaultVideo: 'alpha-video-1.5', aliases: { 'alpha-video-1.5-preview': 'alpha-video-1.5' } },
   // The vendor answers JPEG and takes no format; size maps to aspect_ratio and resolution (sizes.ts).
   controls: ['quality', 'size'],
-  options: z
-    .object({
-      aspectRatio: z.enum(ALPHA_ASPECT_RATIOS).optional().describe('Native aspect ratio (instead of size).'),
-      resolution: z.enum(ALPHA_RESOLUTIONS).optional().describe('Native resolution (instead of size).'),
-      plannerModel: z.enum(ALPHA_PLANNER_VERSIONS).optional().describe('Planner model of this request.'),
-    })
-    .strict(),
-  // Spec: at most three input images in total (references, node parent image, agent current image).
-  maxInputImages: 3,
+  options: alphaOptions,
+  maxInputImages: ALPHA_MAX_INPUT_IMAGES,
   // The sum of the three phase budgets (phases.ts); each phase has its own.
   timeoutMs: ALPHA_PIPELINE_BUDGET_MS,
   settings: { plannerModel: plannerSetting },
-} as const satisfies Partial<LaneModule>;
+  capabilities: ALPHA_CAPABILITIES,
+} as const satisfies Partial<LaneModule<typeof alphaOptions>>;
 
 const codes = {
   invalidModel: 'INVALID_ALPHA_IMAGE_MODEL',
@@ -72,8 +70,8 @@ const codes = {
 } as const;
 
 /** One pipeline for both lanes: generate and edit are the same run (edits go to images/edits). */
-function adapter(id: AlphaLaneId, lane: () => LaneModule): LaneAdapter {
-  const run: ImageOperation = (ctx, request, job) => runAlpha(ctx, lane(), request, job);
+function adapter(id: AlphaLaneId, lane: () => LaneModule): LaneAdapter<AlphaOptions> {
+  const run: ImageOperation<AlphaOptions> = (ctx, request, job) => runAlpha(ctx, lane(), request, job);
   return { specificationVersion: 'v1', preflight: (ctx) => checkAlphaCredential(ctx, id), generate: run, edit: run };
 }
 
@@ -83,7 +81,7 @@ function adapter(id: AlphaLaneId, lane: () => LaneModule): LaneAdapter {
  */
 async function probeSession(ctx: StudioContext): Promise<LaneStatus | undefined> {
   try {
-    const session = readAlphaSession(ctx.alphaAuthFile());
+    const session = readAlphaSession(ctx.sessionFile('alpha'));
     if (session && session.expiresAt !== undefined && session.expiresAt <= Date.now() && !session.refreshToken) {
       return { state: 'needs_credential', reason: 'The alpha session expired and holds no refresh token: run `svc alpha login`.' };
     }
@@ -94,11 +92,12 @@ async function probeSession(ctx: StudioContext): Promise<LaneStatus | undefined>
   }
 }
 
-export const alphaLane: LaneModule = {
+export const alphaLane: LaneModule = defineLane({
   id: 'alpha',
   label: 'Alpha',
   description: 'Alpha with its OAuth session: web search, planner pass, then the image API.',
   credential: { kind: 'oauth-session', session: 'alpha', fileEnv: 'SVC_ALPHA_AUTH_FILE', remedy: 'run `svc alpha login`' },
+  sessionFile: { home: 'alpha/auth.json' },
   codes: { ...codes, missingCredential: 'ALPHA_AUTH_FAILED' },
   ...shared,
   endpoints: {
@@ -107,16 +106,19 @@ export const alphaLane: LaneModule = {
     issuer: { env: 'SVC_ALPHA_ISSUER_URL', default: 'https://auth.x.ai' },
     billing: { env: 'SVC_ALPHA_BILLING_URL', default: 'https://cli-chat-proxy.grok.com' },
   },
+  // The bar of the account its session signs in as (alpha-api's key has none).
+  quota: alphaQuota,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
-};
+});
 
-export const alphaApiLane: LaneModule = {
+export const alphaApiLane: LaneModule = defineLane({
   id: 'alpha-api',
   label: 'Alpha API',
   description: 'The alpha pipeline authenticated by ALPHA_API_KEY.',
   credential: { kind: 'key', namespaces: ['alpha'] },
+  keyChecks: { alpha: ALPHA_KEY_CHECK },
   codes: { ...codes, missingCredential: 'API_KEY_REQUIRED', answers: [...codes.answers, 'API_KEY_REQUIRED'] },
   ...shared,
   endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
   adapter: adapter('alpha-api', () => alphaApiLane),
-};
+});

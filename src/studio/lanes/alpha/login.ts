@@ -39,5 +39,5 @@ export async function startAlphaLogin(target: AlphaLoginTarget, options: { signa
 
 /** A login through the studio (its account switch): its issuer and session file; server.json follows. */
 export function startStudioAlphaLogin(ctx: StudioContext, options: { signal?: AbortSignal } = {}): Promise<AlphaLogin> {
-  return startAlphaLogin({ issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.alphaAuthFile() }, { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) });
+  return startAlphaLogin({ issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.sessionFile('alpha') }, { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) });
 }

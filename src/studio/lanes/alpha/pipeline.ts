@@ -7,7 +7,8 @@ import { downloadImage } from './download.js';
 import { createImage } from './images.js';
 import { ALPHA_PHASES } from './phases.js';
 import { planPrompt, searchWeb } from './planner.js';
-import { alphaSelection, type AlphaSizeOptions } from './sizes.js';
+import type { AlphaOptions } from './options.js';
+import { alphaSelection } from './sizes.js';
 
 // One alpha job (spec: Alpha pipeline): the mandatory web search, the planner
 // pass yielding the English final prompt, then the image, each its own phase
@@ -15,14 +16,9 @@ import { alphaSelection, type AlphaSizeOptions } from './sizes.js';
 // search's citations, the planner and the vendor's cost (USD) are in its
 // settings, which the asset and its file metadata keep.
 
-/** The lane's own options (the request's `options`). */
-export interface AlphaOptions extends AlphaSizeOptions {
-  readonly plannerModel?: AlphaPlanner;
-}
-
-export async function runAlpha(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+export async function runAlpha(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest<AlphaOptions>, job: LaneJob): Promise<LaneImageResult> {
   const laneId = lane.id as AlphaLaneId;
-  const options = request.options as AlphaOptions;
+  const { options } = request;
   // Before any upstream call: a size and native options together are refused here.
   const selection = alphaSelection(request.size, options);
   const planner = options.plannerModel ?? settingOf<AlphaPlanner>(ctx, lane, 'plannerModel');

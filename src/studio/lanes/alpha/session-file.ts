@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import { writeJsonFile } from '../../../common/json-file.js';
@@ -100,6 +99,3 @@ export function removeAlphaSession(file: string): boolean {
   rmSync(file, { force: true });
   return true;
 }
-
-/** The session file's location: SVC_ALPHA_AUTH_FILE, else `<SVC_HOME>/alpha/auth.json`. */
-export const alphaSessionFile = (env: Readonly<Record<string, string | undefined>>, home: string): string => env.SVC_ALPHA_AUTH_FILE || join(home, 'alpha', 'auth.json');

@@ -1,6 +1,7 @@
 import { ServiceError } from '../../../common/errors.js';
 import { parseSize } from '../../api/index.js';
 import { ALPHA_ASPECT_RATIOS, ALPHA_DEFAULT_SELECTION, ALPHA_PIXELS, ALPHA_RESOLUTIONS, type AlphaAspectRatio, type AlphaResolution } from './controls.js';
+import type { AlphaOptions } from './options.js';
 
 // From a request to the vendor's two controls. A `<w>x<h>` size maps to the
 // native aspect ratio nearest to w/h (by the log of the ratios, so 2:1 and 1:2
@@ -32,13 +33,8 @@ export function nearestAspectRatio(width: number, height: number): AlphaAspectRa
   return best;
 }
 
-export interface AlphaSizeOptions {
-  readonly aspectRatio?: AlphaAspectRatio;
-  readonly resolution?: AlphaResolution;
-}
-
 /** The selection a request runs with; BAD_REQUEST when it names a size and the options both. */
-export function alphaSelection(size: string | undefined, options: AlphaSizeOptions): AlphaSelection {
+export function alphaSelection(size: string | undefined, options: Pick<AlphaOptions, 'aspectRatio' | 'resolution'>): AlphaSelection {
   if (size !== undefined) {
     if (options.aspectRatio !== undefined || options.resolution !== undefined) {
       throw new ServiceError('BAD_REQUEST', 'Give alpha either a size or options.aspectRatio / options.resolution, not both.', { details: { field: 'size', lane: 'alpha' } });

@@ -85,7 +85,7 @@ export async function probeAlphaStatus(ctx: StudioContext): Promise<AlphaStatus>
 /** Whether there is a usable session file (an access token in it). */
 export function alphaAuth(ctx: StudioContext): 'oauth' | 'none' {
   try {
-    return readAlphaSession(ctx.alphaAuthFile()) ? 'oauth' : 'none';
+    return readAlphaSession(ctx.sessionFile('alpha')) ? 'oauth' : 'none';
   } catch {
     return 'none';
   }
@@ -105,7 +105,7 @@ export interface AlphaSessionInfo {
 export function alphaSessionInfo(ctx: StudioContext): AlphaSessionInfo {
   let session: AlphaSession | undefined;
   try {
-    session = readAlphaSession(ctx.alphaAuthFile());
+    session = readAlphaSession(ctx.sessionFile('alpha'));
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     return { auth: 'none', refreshable: false, problem: error.message };

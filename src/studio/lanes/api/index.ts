@@ -1,7 +1,8 @@
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { responsesImage } from '../responses/image-call.js';
-import { API_MODELS } from '../responses/models.js';
+import { bearer, keyedGet } from '../key-check.js';
+import { API_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { booleanSetting, modelSetting, reasoningSetting, settingOf, sizeSetting } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
 
@@ -32,6 +33,8 @@ export const apiLane: LaneModule = {
   label: 'API',
   description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
   credential: { kind: 'key', namespaces: ['omni'] },
+  // Responses contract: the API's model list with the bearer key.
+  keyChecks: { omni: { form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' }, verify: keyedGet('api', '/models', bearer) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     answers: ['AUTH_API_KEY_INVALID', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],
@@ -50,6 +53,7 @@ export const apiLane: LaneModule = {
     size: sizeSetting('1024x1024', 'SVC_API_IMAGE_SIZE'),
     allowWebSearch: booleanSetting(true, 'SVC_API_ALLOW_WEB_SEARCH'),
   },
+  capabilities: RESPONSES_CAPABILITIES,
   adapter: {
     specificationVersion: 'v1',
     preflight: (ctx) => void apiKey(ctx),

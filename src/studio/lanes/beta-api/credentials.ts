@@ -42,12 +42,21 @@ export function parseServiceAccount(text: string, source: string): ServiceAccoun
   });
 }
 
-/** The mode in force and its credential; BETA_API_KEY_MISSING when neither is configured. */
-export function betaCredential(ctx: StudioContext): BetaCredential {
+/** The saved mode (config.json `betaAuthMode`) and the one in force: with both configured the saved one, and without one the service account. */
+export function betaAuthModes(ctx: StudioContext): { saved: BetaAuthMode | null; effective: BetaAuthMode | null } {
+  const saved = ctx.keyStore.betaAuthMode() ?? null;
   const key = ctx.key('beta');
   const account = ctx.key('cloud');
-  // Both configured: the saved mode wins, and without one the service account does.
-  if (key && (!account || ctx.keyStore.betaAuthMode() === 'apikey')) return { mode: 'apikey', key: key.value };
+  const effective = key && (!account || saved === 'apikey') ? 'apikey' : account ? 'cloud' : null;
+  return { saved, effective };
+}
+
+/** The mode in force and its credential; BETA_API_KEY_MISSING when neither is configured. */
+export function betaCredential(ctx: StudioContext): BetaCredential {
+  const { effective } = betaAuthModes(ctx);
+  const key = ctx.key('beta');
+  if (effective === 'apikey' && key) return { mode: 'apikey', key: key.value };
+  const account = ctx.key('cloud');
   if (!account) {
     throw new ServiceError('BETA_API_KEY_MISSING', 'beta-api needs BETA_API_KEY or CLOUD_SERVICE_ACCOUNT_JSON: set one in the environment or under "keys" in config.json.', {
       details: { lane: 'beta-api', env: ['BETA_API_KEY', 'CLOUD_SERVICE_ACCOUNT_JSON'] },

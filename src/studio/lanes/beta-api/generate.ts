@@ -11,23 +11,16 @@ import {
   BETA_IMAGE_SIZE_ENUM,
   BETA_RENDERED_TIER,
   betaPixelSize,
-  type BetaAspectRatio,
   type BetaModelId,
-  type BetaResolutionTier,
 } from './controls.js';
 import { betaCredential, type BetaCredential } from './credentials.js';
 import { betaCallError, parseBetaError } from './errors.js';
+import type { BetaOptions } from './options.js';
 
 // One beta-api image: `POST …:generateContent` on the key surface
 // (`x-goog-api-key`) or, in the cloud mode, on the cloud surface with a bearer
 // token from the service account. One budget (120 s, SVC_BETA_API_TIMEOUT_MS)
 // covers the token exchange and the call.
-
-/** The lane's own options (the request's `options`). */
-export interface BetaOptions {
-  readonly aspectRatio?: BetaAspectRatio;
-  readonly resolution?: BetaResolutionTier;
-}
 
 /** The cloud surface's location: the preview image models are served from `global` (contract §7). */
 export const CLOUD_LOCATION = 'global';
@@ -60,10 +53,10 @@ async function target(ctx: StudioContext, credential: BetaCredential, upstreamMo
   return { url: `${ctx.upstreamUrl('beta-api', 'cloud')}${path}`, headers: { authorization: `Bearer ${token}` }, secret: token };
 }
 
-export async function betaImage(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+export async function betaImage(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest<BetaOptions>, job: LaneJob): Promise<LaneImageResult> {
   const credential = betaCredential(ctx);
   const model = request.model.id as BetaModelId;
-  const selection = selectionOf(credential, model, request.options as BetaOptions);
+  const selection = selectionOf(credential, model, request.options);
   const budgetMs = laneTimeoutMs(ctx, lane);
   const endsAt = Date.now() + budgetMs;
   const remaining = () => Math.max(1, endsAt - Date.now());

@@ -10,6 +10,10 @@ import { cligenImage, cligenProgram } from './generate.js';
 
 /** Spec: output fixed at 1024x1024 JPEG. */
 export const CLIGEN_OUTPUT = { width: 1024, height: 1024, format: 'jpeg' } as const;
+/** Spec: at most 3 references (an edited image counts as one). */
+const MAX_INPUT_IMAGES = 3;
+/** Spec: process timeout 360 seconds. */
+const TIMEOUT_MS = 360_000;
 
 /** Contract §1: the override, then the vendor installer's locations, then PATH; run with the studio's HOME unless SVC_CLIGEN_HOME names another. */
 const credential: ProgramCredential = {
@@ -34,10 +38,8 @@ export const cligenLane: LaneModule = {
   },
   models: { list: [NANO_FRUIT_2], default: NANO_FRUIT_2.id },
   controls: [],
-  // Spec: at most 3 references (an edited image counts as one).
-  maxInputImages: 3,
-  // Spec: process timeout 360 seconds.
-  timeoutMs: 360_000,
+  maxInputImages: MAX_INPUT_IMAGES,
+  timeoutMs: TIMEOUT_MS,
   endpoints: {},
   adapter: {
     specificationVersion: 'v1',
@@ -48,4 +50,5 @@ export const cligenLane: LaneModule = {
     generate: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
     edit: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
   },
+  capabilities: { limits: { cligenReferences: MAX_INPUT_IMAGES, cligenOutput: CLIGEN_OUTPUT, cligenProcessTimeoutSeconds: TIMEOUT_MS / 1000 } },
 };

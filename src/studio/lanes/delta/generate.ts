@@ -6,6 +6,7 @@ import { callUpstream, readJson } from '../../upstream/index.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImage, LaneImageRequest, LaneImageResult, LaneInputImage, LaneJob, LaneModule } from '../types.js';
 import { baseRespFailure, deltaError, parseDeltaError } from './errors.js';
+import type { DeltaOptions } from './options.js';
 import { deltaSize } from './sizes.js';
 
 // One delta generation: `POST {base}/v1/image_generation` with a JSON body,
@@ -16,12 +17,6 @@ export const DELTA_PROMPT_MAX_CHARS = 1500;
 /** Contract §2: a subject reference is JPEG or PNG under 10 MB. */
 export const DELTA_REFERENCE_MAX_BYTES = 10 * 1024 * 1024;
 const DELTA_REFERENCE_TYPES = ['image/jpeg', 'image/png'];
-
-/** The lane's own options (the request's `options`). */
-export interface DeltaOptions {
-  readonly seed?: number;
-  readonly promptOptimizer?: boolean;
-}
 
 const count = z.union([z.number(), z.string()]).nullish();
 const answerSchema = z.looseObject({
@@ -72,11 +67,11 @@ function imagesOf(answer: DeltaAnswer): LaneImage[] {
   });
 }
 
-export async function deltaGenerate(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+export async function deltaGenerate(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest<DeltaOptions>, job: LaneJob): Promise<LaneImageResult> {
   checkRequest(request);
   const model = request.model.upstreamId;
   const size = deltaSize(model, request.size);
-  const options = request.options as DeltaOptions;
+  const { options } = request;
   const promptOptimizer = options.promptOptimizer ?? false;
   const body = {
     model,

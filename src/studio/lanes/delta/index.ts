@@ -1,8 +1,9 @@
-import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+import { defineLane } from '../define-lane.js';
+import type { ImageOperation, LaneModule } from '../types.js';
 import { deltaGenerate } from './generate.js';
+import { deltaOptions, type DeltaOptions } from './options.js';
 
 // The `delta` lane: one synchronous JSON endpoint whose answers carry a
 // `base_resp` status envelope (contract: delta-image-generation-base-resp).
@@ -14,13 +15,18 @@ function deltaKey(ctx: StudioContext): string {
   return key.value;
 }
 
-const generate = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> => deltaGenerate(ctx, deltaLane, deltaKey(ctx), request, job);
+const generate: ImageOperation<DeltaOptions> = (ctx, request, job) => deltaGenerate(ctx, deltaLane, deltaKey(ctx), request, job);
 
-export const deltaLane: LaneModule = {
+/** Spec: delta takes one reference. */
+const MAX_INPUT_IMAGES = 1;
+
+export const deltaLane: LaneModule = defineLane({
   id: 'delta',
   label: 'Delta',
   description: 'Single JSON endpoint with a base_resp envelope; models image-01 and image-01-live, one subject reference.',
   credential: { kind: 'key', namespaces: ['delta'] },
+  // No free endpoint (its one route generates and bills): no live check.
+  keyChecks: { delta: {} },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     invalidModel: 'INVALID_DELTA_IMAGE_MODEL',
@@ -48,14 +54,8 @@ export const deltaLane: LaneModule = {
     default: 'image-01',
   },
   controls: ['size'],
-  options: z
-    .object({
-      seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('The same seed and prompt give the same image.'),
-      promptOptimizer: z.boolean().optional().describe('Let the vendor rewrite the prompt (default false).'),
-    })
-    .strict(),
-  // Spec: delta takes one reference.
-  maxInputImages: 1,
+  options: deltaOptions,
+  maxInputImages: MAX_INPUT_IMAGES,
   timeoutMs: 300_000,
   endpoints: { base: { env: 'SVC_DELTA_BASE_URL', default: 'https://api.minimax.io' } },
   adapter: {
@@ -63,4 +63,5 @@ export const deltaLane: LaneModule = {
     preflight: (ctx) => void deltaKey(ctx),
     generate,
   },
-};
+  capabilities: { limits: { deltaReferences: MAX_INPUT_IMAGES } },
+});

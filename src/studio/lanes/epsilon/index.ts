@@ -1,9 +1,12 @@
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
+import { defineLane } from '../define-lane.js';
+import { bearer, keyedGet } from '../key-check.js';
+import type { ImageOperation, LaneModule } from '../types.js';
 import { epsilonGenerate } from './generate.js';
 import { EPSILON_DEFAULT_MODEL, EPSILON_MODELS } from './models.js';
-import { epsilonOptions } from './options.js';
+import { epsilonOptions, type EpsilonOptions } from './options.js';
+import { epsilonQuota } from './quota.js';
 
 // The `epsilon` lane: text-to-image only, answered as a ZIP holding a PNG
 // (contract: epsilon-zip-image-generation). It takes a negative prompt and the
@@ -16,13 +19,18 @@ function epsilonKey(ctx: StudioContext): string {
   return key.value;
 }
 
-const generate = (ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> => epsilonGenerate(ctx, epsilonLane, epsilonKey(ctx), request, job);
+const generate: ImageOperation<EpsilonOptions> = (ctx, request, job) => epsilonGenerate(ctx, epsilonLane, epsilonKey(ctx), request, job);
 
-export const epsilonLane: LaneModule = {
+/** Spec: no references (any reference answers EPSILON_REF_UNSUPPORTED). */
+const MAX_INPUT_IMAGES = 0;
+
+export const epsilonLane: LaneModule = defineLane({
   id: 'epsilon',
   label: 'Epsilon',
   description: 'Text-to-image only, with a negative prompt and native sampling controls; answers a ZIP holding a PNG.',
   credential: { kind: 'key', namespaces: ['epsilon'] },
+  // Contract §1: `GET /user/data`, the free key check.
+  keyChecks: { epsilon: { verify: keyedGet('epsilon', '/user/data', bearer) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     maskUnsupported: 'EPSILON_MASK_UNSUPPORTED',
@@ -51,8 +59,7 @@ export const epsilonLane: LaneModule = {
   models: { list: EPSILON_MODELS, default: EPSILON_DEFAULT_MODEL },
   controls: ['size', 'negativePrompt'],
   options: epsilonOptions,
-  // Spec: no references (any reference answers EPSILON_REF_UNSUPPORTED).
-  maxInputImages: 0,
+  maxInputImages: MAX_INPUT_IMAGES,
   // Contract §2: the source's 180 s timeout.
   timeoutMs: 180_000,
   endpoints: { base: { env: 'SVC_EPSILON_BASE_URL', default: 'https://image.novelai.net' } },
@@ -61,4 +68,6 @@ export const epsilonLane: LaneModule = {
     preflight: (ctx) => void epsilonKey(ctx),
     generate,
   },
-};
+  quota: epsilonQuota,
+  capabilities: { limits: { epsilonReferences: MAX_INPUT_IMAGES } },
+});

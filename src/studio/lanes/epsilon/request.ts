@@ -30,7 +30,7 @@ function dimensions(size: string): { width: number; height: number } {
 }
 
 /** Checks what the options schema cannot see, then builds the call; throws a 400 before any upstream call. */
-export function epsilonCall(request: LaneImageRequest): EpsilonCall {
+export function epsilonCall(request: LaneImageRequest<EpsilonOptions>): EpsilonCall {
   const size = request.size ?? EPSILON_DEFAULT_SIZE;
   const { width, height } = dimensions(size);
   const negative = request.negativePrompt ?? '';
@@ -39,7 +39,7 @@ export function epsilonCall(request: LaneImageRequest): EpsilonCall {
       details: { lane: 'epsilon', field: 'negativePrompt', max: EPSILON_NEGATIVE_PROMPT_MAX, got: negative.length },
     });
   }
-  const options = request.options as EpsilonOptions;
+  const { options } = request;
   const chosen = { ...EPSILON_DEFAULTS, ...options };
   const version5 = isVersion5(request.model.id);
   // Version 4.5 runs the standard quality preset and no straight alpha (contract §2).

@@ -1,8 +1,10 @@
-import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
+import { defineLane } from '../define-lane.js';
+import { bearer, keyedGet } from '../key-check.js';
 import type { LaneModule } from '../types.js';
-import { GAMMA_BACKGROUNDS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
+import { gammaOptions } from './options.js';
+import { GAMMA_UPSTREAM_MODELS } from './protocol.js';
 import { gammaSteps } from './run.js';
 
 // The `gamma` lane: an asynchronous "prediction" image API (contract:
@@ -17,11 +19,16 @@ function gammaKey(ctx: StudioContext): string {
   return key.value;
 }
 
-export const gammaLane: LaneModule = {
+/** Spec: up to 10 references (an edited image counts as one). */
+const MAX_INPUT_IMAGES = 10;
+
+export const gammaLane: LaneModule = defineLane({
   id: 'gamma',
   label: 'Gamma',
   description: 'Direct image generation and edit API (submit, then poll), up to 10 references.',
   credential: { kind: 'key', namespaces: ['gamma'] },
+  // Contract §1: `GET /models`, any 2xx = valid.
+  keyChecks: { gamma: { verify: keyedGet('gamma', '/models', bearer) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     tooManyReferences: 'GAMMA_REF_TOO_MANY',
@@ -44,9 +51,8 @@ export const gammaLane: LaneModule = {
     default: 'gamma-image-2',
   },
   controls: ['quality', 'size', 'format'],
-  options: z.object({ background: z.enum(GAMMA_BACKGROUNDS).optional().describe('transparent makes a PNG whatever the format.') }).strict(),
-  // Spec: up to 10 references (an edited image counts as one).
-  maxInputImages: 10,
+  options: gammaOptions,
+  maxInputImages: MAX_INPUT_IMAGES,
   // Contract §4: the source's overall deadline of 180 s.
   timeoutMs: 180_000,
   endpoints: { base: { env: 'SVC_GAMMA_BASE_URL', default: 'https://api.atlascloud.ai/api/v1' } },
@@ -55,4 +61,5 @@ export const gammaLane: LaneModule = {
     preflight: (ctx) => void gammaKey(ctx),
     steps: gammaSteps(gammaKey),
   },
-};
+  capabilities: { limits: { gammaReferences: MAX_INPUT_IMAGES } },
+});

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { StudioContext } from '../../context.js';
 import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus } from '../types.js';
 import { budgetSpent } from './errors.js';
+import type { GammaOptions } from './options.js';
 import { downloadOutput } from './output.js';
 import { readPrediction, submitPrediction } from './prediction.js';
 import { GAMMA_DEFAULTS, GAMMA_POLL_INTERVALS_MS, GAMMA_UPSTREAM_MODELS } from './protocol.js';
@@ -11,10 +12,6 @@ import { uploadReferences, type GammaCall } from './upload.js';
 // each status call reads the prediction and, once it is done, downloads the
 // output (§4). The job's stored deadline (SVC_GAMMA_TIMEOUT_MS from its first
 // start) bounds every call, a resumed one included.
-
-export interface GammaOptions {
-  readonly background?: 'auto' | 'opaque' | 'transparent';
-}
 
 /** What the job stores of a gamma generation. */
 const gammaOperation = z.object({ predictionId: z.string().min(1), upstreamModel: z.string(), references: z.number().int() });
@@ -28,8 +25,8 @@ const gammaCall = (ctx: StudioContext, key: string, job: LaneJob): GammaCall => 
 });
 
 /** The settings a request runs with (§3): defaults filled in, a transparent background as PNG. */
-function settingsOf(request: LaneImageRequest) {
-  const background = (request.options as GammaOptions).background ?? GAMMA_DEFAULTS.background;
+function settingsOf(request: LaneImageRequest<GammaOptions>) {
+  const background = request.options.background ?? GAMMA_DEFAULTS.background;
   return {
     size: request.size ?? GAMMA_DEFAULTS.size,
     quality: request.quality ?? GAMMA_DEFAULTS.quality,
@@ -40,7 +37,7 @@ function settingsOf(request: LaneImageRequest) {
 }
 
 /** A generation, or an edit (the edit model when there are input images, an edited image first). */
-export function gammaSteps(key: (ctx: StudioContext) => string): LaneSteps {
+export function gammaSteps(key: (ctx: StudioContext) => string): LaneSteps<GammaOptions> {
   return {
     edits: true,
     pollIntervalsMs: GAMMA_POLL_INTERVALS_MS,
@@ -64,7 +61,7 @@ export function gammaSteps(key: (ctx: StudioContext) => string): LaneSteps {
         ...(images.length ? { images } : {}),
       };
       // Uploads bill nothing; the submit does.
-      job.sending();
+      await job.sending();
       const { id, status } = await submitPrediction(call, body);
       job.phase('rendering');
       const operation: GammaOperation = { predictionId: id, upstreamModel, references: inputs.length };

@@ -3,11 +3,12 @@ import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { isRejectedToken } from '../responses/errors.js';
 import { responsesImage } from '../responses/image-call.js';
-import { OAUTH_MODELS } from '../responses/models.js';
+import { OAUTH_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { modelSetting, reasoningSetting, settingOf } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, LaneStatus } from '../types.js';
 import { readChatSessionSync, type ChatSession } from './auth-file.js';
 import { accountIdClaim } from './jwt.js';
+import { chatQuota } from './quota.js';
 import { usableSession } from './refresh.js';
 
 // The `oauth` lane: the chat vendor's subscription backend with the user's chat
@@ -54,7 +55,7 @@ async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob):
 /** A session file that exists but cannot be used is `needs_credential`, not `ready` (same rule as preflight). */
 async function probe(ctx: StudioContext): Promise<LaneStatus | undefined> {
   try {
-    readChatSessionSync(ctx.oauthAuthFile());
+    readChatSessionSync(ctx.sessionFile('oauth'));
     return undefined;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
@@ -67,6 +68,8 @@ export const oauthLane: LaneModule = {
   label: 'Chat OAuth',
   description: 'The chat vendor backend with the local chat OAuth session; a lang planner plans, lang-image-2 renders.',
   credential: { kind: 'oauth-session', session: 'chat', fileEnv: 'SVC_OAUTH_AUTH_FILE', remedy: 'sign in with the chat CLI' },
+  // config.json's `oauthAuthFile` may point at the chat CLI's own file.
+  sessionFile: { home: 'oauth/auth.json', setting: 'oauthAuthFile' },
   codes: {
     missingCredential: 'OAUTH_UNAVAILABLE',
     answers: ['AUTH_CHATGPT_EXPIRED', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],
@@ -81,11 +84,13 @@ export const oauthLane: LaneModule = {
     issuer: { env: 'SVC_OAUTH_ISSUER_URL', default: 'https://auth.openai.com' },
   },
   settings: { model: modelSetting(MODELS.default), reasoning: reasoningSetting('low') },
+  quota: chatQuota,
+  capabilities: RESPONSES_CAPABILITIES,
   adapter: {
     specificationVersion: 'v1',
     probe,
     // Refuses the job (401 OAUTH_UNAVAILABLE) before it is accepted, even when async, if the session cannot be used.
-    preflight: (ctx) => void readChatSessionSync(ctx.oauthAuthFile()),
+    preflight: (ctx) => void readChatSessionSync(ctx.sessionFile('oauth')),
     generate: run,
     edit: run,
   },

@@ -38,7 +38,7 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
  * session for everyone.
  */
 export async function usableSession(ctx: StudioContext, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
-  const file = ctx.oauthAuthFile();
+  const file = ctx.sessionFile('oauth');
   const session = held(ctx, await readChatSession(file));
   if (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session)) return session;
   let pending = refreshing.get(file);

@@ -1,10 +1,13 @@
-import type { ModelSpec } from '../types.js';
+import type { CapabilityExtras, ModelSpec } from '../types.js';
 
 // The lang models of the two Responses lanes (spec: Models). Each lane lists
 // the ones it runs; on `oauth` the api ids run as the nearest oauth model.
 
 /** The image model the hosted tool renders with on `oauth` and `api`. */
 export const LANG_IMAGE_MODEL = 'lang-image-2';
+
+/** What the two Responses lanes add to GET /api/capabilities. */
+export const RESPONSES_CAPABILITIES: CapabilityExtras = { defaults: { imageRenderer: LANG_IMAGE_MODEL } };
 
 const lang = (id: string, description: string, extra: Partial<ModelSpec> = {}): ModelSpec => ({ id, kind: 'chat', description, ...extra });
 

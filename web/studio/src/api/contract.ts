@@ -57,6 +57,7 @@ export {
   parseSize,
   sizeProblem,
 } from '../../../../src/studio/api/values.js';
+export { jobSummary, type JobSummary } from '../../../../src/studio/api/job-summary.js';
 export type { AssetKind, CommonControl, ImageFormat, JobKind, JobPhase, JobState, LaneId, LaneState, MediaKind, Moderation, ProviderId, Quality, ReasoningEffort } from '../../../../src/studio/api/values.js';
 
 import type { HistoryQuery, ProviderCapabilities } from '../../../../src/studio/api/index.js';

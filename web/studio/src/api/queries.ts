@@ -140,3 +140,20 @@ export const lanesOf = (capabilities: CapabilitiesBody | undefined): LaneCapabil
   (capabilities?.providers ?? []).filter((provider): provider is LaneCapabilities => provider.routingMode === false);
 
 export const statusOf = (providers: ProviderStatus[] | undefined, id: string): ProviderStatus | undefined => providers?.find((provider) => provider.id === id);
+
+/** A lane's label from the catalog (its id until the catalog is read). */
+export const laneLabel = (capabilities: CapabilitiesBody | undefined, id: string): string => lanesOf(capabilities).find((lane) => lane.id === id)?.label ?? id;
+
+/** The key namespaces a lane's credential takes (none unless it is a key). */
+const keyNamespacesOf = (lane: LaneCapabilities): string[] => {
+  const { namespaces } = lane.credential;
+  return lane.credential.kind === 'key' && Array.isArray(namespaces) ? namespaces.filter((name): name is string => typeof name === 'string') : [];
+};
+
+/** What a key is for, from the catalog: the lane whose credential it is. */
+export function keyUse(capabilities: CapabilitiesBody | undefined, namespace: string): string {
+  const lane = lanesOf(capabilities).find((candidate) => keyNamespacesOf(candidate).includes(namespace));
+  if (!lane) return '';
+  const count = keyNamespacesOf(lane).length;
+  return count > 1 ? `the ${lane.id} lane (one of its ${count} credentials)` : `the ${lane.id} lane`;
+}

@@ -1,5 +1,5 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import type { AssetRecord, ErrorPayload, GenerationEvent, InflightJob, JobKind, JobPhase, JobRecord, JobResult, MultimodeResult } from '../api/contract';
+import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult } from '../api/contract';
 
 // Jobs as this page sees them: the ones it started and any it hears of on the
 // event stream (the CLI's, another tab's). They are server state, kept in the
@@ -95,10 +95,13 @@ function withSlot(job: LiveJob, slot: number, change: Partial<LiveSlot>): LiveJo
 }
 
 const isMultimode = (result: JobResult): result is MultimodeResult => 'results' in result;
+/** A trace's result is the SVG's asset record itself. */
+const isAsset = (result: JobResult): result is AssetRecord => 'filename' in result;
 
 /** The slots a finished job shows: its images, or each slot's outcome. */
 function slotsOfResult(job: LiveJob, result: JobResult): LiveSlot[] {
   // The partial renders go: the image replaces them (and they are large).
+  if (isAsset(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result, partial: undefined }];
   if (isMultimode(result)) {
     return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error, partial: undefined }));
   }
@@ -157,13 +160,11 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
   return replace(jobs, job);
 }
 
-/** What a job record says of its request: prompt, slot count, size asked for (the record's request is not typed by the contract). */
+/** What a job record says of its request: prompt, slot count, size asked for. */
 function describeRequest(record: JobRecord): Pick<LiveJob, 'prompt' | 'frame'> & { slotCount: number } {
-  const slots = Array.isArray(record.request.slots) ? (record.request.slots as unknown[]) : [];
-  const first = slots[0] as { fields?: { prompt?: unknown; size?: unknown } } | undefined;
-  const prompt = typeof first?.fields?.prompt === 'string' ? first.fields.prompt : undefined;
-  const size = typeof first?.fields?.size === 'string' ? /^(\d+)x(\d+)$/.exec(first.fields.size) : null;
-  return { prompt, frame: size ? { width: Number(size[1]), height: Number(size[2]) } : undefined, slotCount: Math.max(1, slots.length) };
+  const summary = jobSummary(record);
+  const size = summary.size ? parseSize(summary.size) : undefined;
+  return { prompt: summary.prompt ?? summary.source ?? undefined, frame: size ? { width: size.width, height: size.height } : undefined, slotCount: summary.outputs };
 }
 
 /** Merges GET /api/jobs/:id: fills in what the page did not know, and the end when the job is over. */

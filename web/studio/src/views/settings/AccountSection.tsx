@@ -2,15 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { SwitchCancelled, SwitchProvider, SwitchRequest, SwitchStarted } from '../../api/contract';
 import { api, toErrorPayload } from '../../api/http';
-import { queryKeys, useAuthSwitch, useOauthStatus } from '../../api/queries';
+import { laneLabel, queryKeys, useAuthSwitch, useCapabilities, useOauthStatus } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { formatTime } from '../../components/format';
 
-/** The accounts a device-code sign-in can switch. */
-const ACCOUNTS: Record<SwitchProvider, { label: string; what: string }> = {
-  oauth: { label: 'chat account', what: 'the session the oauth lane runs on' },
-  alpha: { label: 'alpha account', what: 'the session of the alpha lane' },
-};
+/** The accounts a device-code sign-in can switch (the contract's), in the order shown; each is named by its lane. */
+const ACCOUNTS: readonly SwitchProvider[] = ['oauth', 'alpha'];
 
 /** The device-code dialog: the code, the link, and the sign-in's state until it ends. */
 function SwitchDialog({ started, onClose }: { started: SwitchStarted; onClose: () => void }) {
@@ -19,7 +16,8 @@ function SwitchDialog({ started, onClose }: { started: SwitchStarted; onClose: (
   const poll = useAuthSwitch(started.sessionId);
   const [copied, setCopied] = useState(false);
   const status = poll.data?.status ?? 'pending';
-  const label = ACCOUNTS[started.provider].label;
+  const capabilities = useCapabilities();
+  const label = `${laneLabel(capabilities.data, started.provider)} account`;
 
   useEffect(() => {
     const element = dialog.current;
@@ -105,6 +103,7 @@ function SwitchDialog({ started, onClose }: { started: SwitchStarted; onClose: (
 /** The chat session's status, and switching an account by a device code. */
 export function AccountSection() {
   const oauth = useOauthStatus();
+  const capabilities = useCapabilities();
   const [started, setStarted] = useState<SwitchStarted>();
   /** The button that opened the dialog: focus goes back to it. */
   const trigger = useRef<HTMLButtonElement | null>(null);
@@ -151,19 +150,19 @@ export function AccountSection() {
       )}
       <p className="hint">Switching signs in with a code you approve in the browser; the lane uses the new account from its next call.</p>
       <div className="form-actions">
-        {(Object.keys(ACCOUNTS) as SwitchProvider[]).map((provider) => (
+        {ACCOUNTS.map((provider) => (
           <button
             key={provider}
             type="button"
             data-provider={provider}
-            title={`Sign in to ${ACCOUNTS[provider].what} with another account`}
+            title={`Sign in to the session the ${provider} lane runs on with another account`}
             onClick={(event) => {
               trigger.current = event.currentTarget;
               start.mutate({ provider });
             }}
             disabled={start.isPending}
           >
-            Switch {ACCOUNTS[provider].label}
+            Switch {laneLabel(capabilities.data, provider)} account
           </button>
         ))}
       </div>

@@ -2,26 +2,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import type { ApiKeyNamespace, CloudKeySaveRequest, KeyChangeBody, KeySaveRequest, KeysStatusBody, KeyStatus } from '../../api/contract';
 import { api, toErrorPayload } from '../../api/http';
-import { queryKeys, useKeysStatus, verifyKeys } from '../../api/queries';
+import { keyUse, queryKeys, useCapabilities, useKeysStatus, verifyKeys } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { formatTime } from '../../components/format';
 
 type ManagedNamespace = ApiKeyNamespace | 'cloud';
-type OtherNamespace = keyof KeysStatusBody['otherKeys'];
 
-/** The keys with routes, in the order shown: what each is for. */
-const MANAGED: Record<ManagedNamespace, string> = {
-  omni: 'the api lane',
-  alpha: 'the alpha-api lane',
-  beta: 'the beta-api lane (API key mode)',
-  cloud: 'the beta-api lane (service account mode)',
-};
-/** The other lanes' keys: shown, set through the environment or config.json only. */
-const OTHERS: Record<OtherNamespace, string> = {
-  gamma: 'the gamma lane',
-  delta: 'the delta lane',
-  epsilon: 'the epsilon lane',
-};
+/** The keys with routes, in the order shown (what each is for comes from the catalog: the lane whose credential it is). */
+const MANAGED: readonly ManagedNamespace[] = ['omni', 'alpha', 'beta', 'cloud'];
 
 const SOURCE_LABELS: Record<KeyStatus['source'], string> = {
   env: 'from the environment',
@@ -148,6 +136,7 @@ function KeyForm({ namespace, onDone }: { namespace: ManagedNamespace; onDone: (
 
 /** One of the four keys with routes: status, set, remove (a key from the environment is locked). */
 function ManagedKeyRow({ namespace, status, onChange }: { namespace: ManagedNamespace; status: KeyStatus; onChange: (body: KeyChangeBody) => void }) {
+  const capabilities = useCapabilities();
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [saved, setSaved] = useState(false);
@@ -166,7 +155,7 @@ function ManagedKeyRow({ namespace, status, onChange }: { namespace: ManagedName
     <li className="key-row" id={`key-${namespace}`} data-namespace={namespace} data-source={status.source} data-valid={status.valid}>
       <div className="lane-name">
         <strong>{namespace}</strong>
-        <span className="muted">{MANAGED[namespace]}</span>
+        <span className="muted">{keyUse(capabilities.data, namespace)}</span>
         <VerdictBadge status={status} />
         {locked && (
           <span className="state-badge key-locked" title={`Set by ${status.env} in the environment`}>
@@ -229,6 +218,7 @@ function ManagedKeyRow({ namespace, status, onChange }: { namespace: ManagedName
 /** The API keys: masked, where each comes from, and the vendor's verdict; set, verify, remove. */
 export function KeysSection() {
   const queryClient = useQueryClient();
+  const capabilities = useCapabilities();
   const keys = useKeysStatus();
   const verify = useMutation({ mutationFn: verifyKeys, onSuccess: (body) => queryClient.setQueryData(queryKeys.keysStatus, body) });
   const body = keys.data;
@@ -255,7 +245,7 @@ export function KeysSection() {
       {body && (
         <>
           <ul className="lane-list key-list">
-            {(Object.keys(MANAGED) as ManagedNamespace[]).map((namespace) => (
+            {MANAGED.map((namespace) => (
               <ManagedKeyRow key={namespace} namespace={namespace} status={body[namespace]} onChange={changed} />
             ))}
           </ul>
@@ -268,13 +258,13 @@ export function KeysSection() {
           <h3 className="sub-title">Other lanes&apos; keys</h3>
           <p className="hint">Set with their environment variable or under &quot;keys&quot; in config.json.</p>
           <ul className="lane-list key-list">
-            {(Object.keys(OTHERS) as OtherNamespace[]).map((namespace) => {
-              const status = body.otherKeys[namespace];
+            {/* The other lanes' keys: shown, set through the environment or config.json only. */}
+            {Object.entries(body.otherKeys).map(([namespace, status]) => {
               return (
                 <li key={namespace} className="key-row" id={`key-${namespace}`} data-namespace={namespace} data-source={status.source} data-valid={status.valid}>
                   <div className="lane-name">
                     <strong>{namespace}</strong>
-                    <span className="muted">{OTHERS[namespace]}</span>
+                    <span className="muted">{keyUse(capabilities.data, namespace)}</span>
                     <VerdictBadge status={status} />
                   </div>
                   <KeyFacts status={status} />

@@ -1,15 +1,8 @@
-import type { QuotaBody, QuotaResult } from '../../api/contract';
+import type { QuotaResult } from '../../api/contract';
 import { toErrorPayload } from '../../api/http';
-import { useQuota } from '../../api/queries';
+import { laneLabel, useCapabilities, useQuota } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { formatTime } from '../../components/format';
-
-/** The accounts with a bar, in the order shown. */
-const ACCOUNTS: Record<keyof QuotaBody, string> = {
-  oauth: 'Chat account (oauth)',
-  alpha: 'alpha',
-  epsilon: 'epsilon',
-};
 
 const WINDOW_LABELS: Record<string, string> = { '5h': '5 hours', '7d': '7 days', monthly: 'Month', weekly: 'Week', 'v5-battery': 'Battery' };
 
@@ -77,6 +70,7 @@ function QuotaCard({ id, title, result }: { id: string; title: string; result: Q
 /** Usage bars of the accounts the studio signs in with. */
 export function QuotaSection() {
   const quota = useQuota();
+  const capabilities = useCapabilities();
   return (
     <section className="settings-section" id="quota" aria-labelledby="quota-title" aria-busy={quota.isFetching}>
       <div className="section-head">
@@ -88,8 +82,9 @@ export function QuotaSection() {
       {quota.error && <ErrorNotice error={toErrorPayload(quota.error)} />}
       {quota.data && (
         <ul className="lane-list quota-list">
-          {(Object.keys(ACCOUNTS) as Array<keyof QuotaBody>).map((id) => (
-            <QuotaCard key={id} id={id} title={ACCOUNTS[id]} result={quota.data[id]} />
+          {/* One bar per lane with a quota probe, in the answer's order, titled by the lane. */}
+          {Object.entries(quota.data).map(([id, result]) => (
+            <QuotaCard key={id} id={id} title={`${laneLabel(capabilities.data, id)} (${id})`} result={result} />
           ))}
         </ul>
       )}

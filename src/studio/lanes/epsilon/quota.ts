@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { QuotaResult } from '../api/quota.js';
-import type { StudioContext } from '../context.js';
-import { chargeMeter, subscriptionSchema } from '../lanes/epsilon/subscription.js';
-import { callUpstream, readJson } from '../upstream/index.js';
-import { clampPercent, notSignedIn, probeFailed } from './outcome.js';
+import type { QuotaResult } from '../../api/quota.js';
+import type { StudioContext } from '../../context.js';
+import { chargeMeter, subscriptionSchema } from './subscription.js';
+import { callUpstream, readJson } from '../../upstream/index.js';
+import { clampPercent, notSignedIn, probeFailed } from '../../quota/outcome.js';
 
 // epsilon's bar (contract §1.3): the subscription route with the lane's key.
 // The vendor's "charge" meter says how much is left; the bar, like every

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
-import type { QuotaResult, QuotaWindow } from '../api/quota.js';
-import type { StudioContext } from '../context.js';
-import { jwtClaims, accountIdClaim } from '../lanes/oauth/jwt.js';
-import { usableSession } from '../lanes/oauth/refresh.js';
-import { callUpstream, readJson, UpstreamError } from '../upstream/index.js';
-import { clampPercent, isoTime, notSignedIn, probeFailed } from './outcome.js';
+import { ServiceError } from '../../../common/errors.js';
+import type { QuotaResult, QuotaWindow } from '../../api/quota.js';
+import type { StudioContext } from '../../context.js';
+import { jwtClaims, accountIdClaim } from './jwt.js';
+import { usableSession } from './refresh.js';
+import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
+import { clampPercent, isoTime, notSignedIn, probeFailed } from '../../quota/outcome.js';
 
 // The chat OAuth session's bar (contract §1.1): the subscription backend's
 // usage route with the session the `oauth` lane uses (refreshed first when it

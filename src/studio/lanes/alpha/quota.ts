@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { QuotaResult } from '../api/quota.js';
-import type { StudioContext } from '../context.js';
-import { sessionTarget } from '../lanes/alpha/call.js';
-import { freshAlphaSession, isLoginRequired } from '../lanes/alpha/session.js';
-import { readAlphaSession, type AlphaSession } from '../lanes/alpha/session-file.js';
-import { callUpstream, readJson, type UpstreamError } from '../upstream/index.js';
-import { clampPercent, isoTime, notSignedIn, probeFailed } from './outcome.js';
+import type { QuotaResult } from '../../api/quota.js';
+import type { StudioContext } from '../../context.js';
+import { sessionTarget } from './call.js';
+import { freshAlphaSession, isLoginRequired } from './session.js';
+import { readAlphaSession, type AlphaSession } from './session-file.js';
+import { callUpstream, readJson, type UpstreamError } from '../../upstream/index.js';
+import { clampPercent, isoTime, notSignedIn, probeFailed } from '../../quota/outcome.js';
 
 // alpha's bar (contract §1.2) from the vendor's billing proxy, with the OAuth
 // session the `alpha` lane uses (refreshed first when it is about to expire).
@@ -85,7 +85,7 @@ async function monthly(ctx: StudioContext, session: AlphaSession): Promise<Quota
 export async function alphaQuota(ctx: StudioContext): Promise<QuotaResult> {
   let session: AlphaSession;
   try {
-    if (!readAlphaSession(ctx.alphaAuthFile())) return notSignedIn(PROVIDER, 'No alpha session: run `svc alpha login` (or POST /api/auth/switch {"provider":"alpha"}).');
+    if (!readAlphaSession(ctx.sessionFile('alpha'))) return notSignedIn(PROVIDER, 'No alpha session: run `svc alpha login` (or POST /api/auth/switch {"provider":"alpha"}).');
     session = await freshAlphaSession(sessionTarget(ctx));
   } catch (error) {
     if (isLoginRequired(error)) return notSignedIn(PROVIDER, (error as Error).message);

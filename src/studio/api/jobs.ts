@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { nodeGenerationResult } from './nodes.js';
+import { slotFields } from './requests.js';
+import { assetRecord, errorPayload, generationResult, multimodeResult } from './results.js';
+import { graphPosition } from './sessions.js';
+import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKind } from './values.js';
+
+// Jobs as the API shows them, typed by kind: what each kind stores as its
+// request (JSON: no secrets, input images as descriptors) and what it produces.
+// The engine parses a stored job with its kind's schemas, so no stored job is
+// ever cast; clients read a job's prompt and settings from the same types.
+
+/** An input image as a job stores it: where it came from and its stored copy, never its bytes. */
+export const inputDescriptor = z.object({
+  source: z.enum(['inline', 'history']),
+  filename: z.string().optional(),
+  format: z.enum(IMAGE_FORMATS),
+  width: z.number().int(),
+  height: z.number().int(),
+  bytes: z.number().int(),
+  /** The content address of the stored copy (a queued or retried job has its images after a restart). */
+  sha256: z.string(),
+});
+export type InputDescriptor = z.infer<typeof inputDescriptor>;
+
+/** The model of a slot, resolved once when the job was planned (aliases, the lane default, compatibility mapping). */
+export const plannedModel = z.object({
+  /** What the client asked for (or the default then). */
+  requested: z.string(),
+  /** Our canonical id of what runs. */
+  id: z.string(),
+  /** The id sent upstream. */
+  upstreamId: z.string(),
+});
+export type PlannedModel = z.infer<typeof plannedModel>;
+
+const { provider: _provider, model: _model, ...outputFields } = slotFields;
+
+/** One output of an image job, resolved: its lane, its model and its settings (the lane's options validated). */
+export const slotPlan = z.object({
+  requestId: z.string(),
+  lane: z.enum(LANE_IDS),
+  model: plannedModel,
+  fields: z.object({
+    ...outputFields,
+    prompt: z.string(),
+    negativePrompt: z.string().optional(),
+    format: z.enum(IMAGE_FORMATS),
+    options: z.record(z.string(), z.unknown()),
+  }),
+});
+export type SlotPlan = z.infer<typeof slotPlan>;
+
+/** The stored request of generate, edit and multimode jobs: the operation, one slot per output, the input images. */
+export const imageJobRequest = z.object({
+  operation: z.enum(['generate', 'edit']),
+  slots: z.array(slotPlan).min(1),
+  inputs: z.object({ references: z.array(inputDescriptor), image: inputDescriptor.optional(), mask: inputDescriptor.optional() }),
+});
+export type ImageJobRequest = z.infer<typeof imageJobRequest>;
+
+/** Where a node job's node goes, recorded once its image is saved. */
+export const nodeJobSpec = z.object({
+  nodeId: z.string(),
+  sessionId: z.string().nullable(),
+  parentNodeId: z.string().nullable(),
+  addToGraph: z.boolean(),
+  position: graphPosition.optional(),
+});
+export type NodeJobSpec = z.infer<typeof nodeJobSpec>;
+
+/** A node job's stored request: the image job's, plus its node. */
+export const nodeJobRequest = imageJobRequest.extend({ node: nodeJobSpec });
+export type NodeJobRequest = z.infer<typeof nodeJobRequest>;
+
+/** A trace's stored request (POST /api/assets/derived): the source in history and the tracer's parameters. */
+export const traceJobRequest = z.object({
+  kind: z.literal('vector-svg'),
+  source: z.string(),
+  preset: z.string(),
+  parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+export type TraceJobRequest = z.infer<typeof traceJobRequest>;
+
+/** Each kind's stored request and result, declared once. */
+export const JOB_KIND_SCHEMAS = {
+  generate: { request: imageJobRequest, result: generationResult },
+  edit: { request: imageJobRequest, result: generationResult },
+  multimode: { request: imageJobRequest, result: multimodeResult },
+  node: { request: nodeJobRequest, result: nodeGenerationResult },
+  trace: { request: traceJobRequest, result: assetRecord },
+} as const satisfies Record<JobKind, { request: z.ZodType; result: z.ZodType }>;
+
+export type JobRequestOf<K extends JobKind> = z.infer<(typeof JOB_KIND_SCHEMAS)[K]['request']>;
+export type JobResultOf<K extends JobKind> = z.infer<(typeof JOB_KIND_SCHEMAS)[K]['result']>;
+export type JobRequest = JobRequestOf<JobKind>;
+
+/** The schemas by kind, typed so that indexing by a kind `K` gives the parser of `K` (the engine parses stored jobs with these). */
+export const JOB_REQUESTS: { readonly [K in JobKind]: z.ZodType<JobRequestOf<K>> } = {
+  generate: imageJobRequest,
+  edit: imageJobRequest,
+  multimode: imageJobRequest,
+  node: nodeJobRequest,
+  trace: traceJobRequest,
+};
+export const JOB_RESULTS: { readonly [K in JobKind]: z.ZodType<JobResultOf<K>> } = {
+  generate: generationResult,
+  edit: generationResult,
+  multimode: multimodeResult,
+  node: nodeGenerationResult,
+  trace: assetRecord,
+};
+
+/** What a job produced, whatever its kind (`done.result`). The node result comes first: a generation's schema would strip its node fields. */
+export const jobResult = z.union([nodeGenerationResult, generationResult, multimodeResult, assetRecord]);
+export type JobResult = z.infer<typeof jobResult>;
+
+/** 202 answer of an async POST. */
+export const acceptedAnswer = z.object({ requestId: z.string(), status: z.literal('accepted') });
+
+/** A job not finished yet, as GET /api/inflight lists it: running, waiting on its upstream, or queued. */
+export const inflightJob = z.object({
+  requestId: z.string(),
+  kind: z.enum(JOB_KINDS),
+  /** The lane it runs on (`auto` resolved); `multimode` when slots use several; the kind for a job without a lane (a trace). */
+  provider: z.string(),
+  model: z.string().optional(),
+  state: z.enum(['queued', 'running', 'waiting']),
+  /** Queued: 1 for the next job to start, 2 for the one after, ... */
+  position: z.number().int().optional(),
+  phase: z.enum(JOB_PHASES),
+  createdAt: z.string(),
+  /** Null while it is queued. */
+  startedAt: z.string().nullable(),
+  /** Multimode: how many outputs. */
+  slots: z.number().int().optional(),
+  attempt: z.number().int(),
+  priority: z.number().int(),
+  /** True once a cancel was asked for. */
+  cancelling: z.boolean(),
+});
+export type InflightJob = z.infer<typeof inflightJob>;
+
+/** One attempt of a job (a retry is a new attempt with its own requestId). */
+export const jobAttempt = z.object({ requestId: z.string(), attempt: z.number().int(), state: z.enum(JOB_STATES), createdAt: z.string(), finishedAt: z.string().nullable() });
+
+/** What every job record has, whatever its kind. */
+const jobRecordBase = z.object({
+  requestId: z.string(),
+  state: z.enum(JOB_STATES),
+  /** Queued: its place (1 = next). */
+  position: z.number().int().nullable(),
+  phase: z.enum(JOB_PHASES).nullable(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  priority: z.number().int(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  /** When its time is up: set when it first starts, kept across restarts. */
+  deadline: z.string().nullable(),
+  /** Waiting: when the next status call is due. */
+  nextCheckAt: z.string().nullable(),
+  /** The upstream's own operation (a prediction, a video job), when the lane has one. */
+  upstream: z.object({ operationId: z.string(), state: z.string().nullable() }).nullable(),
+  /** Whether its first billable upstream call may have been sent (then it is never sent again by itself). */
+  reachedUpstream: z.boolean(),
+  /** After a cancel of a job with an upstream operation: whether the vendor confirmed it (null: not asked). */
+  cancelConfirmed: z.boolean().nullable(),
+  /** 1 for the first attempt; a retry's is higher. */
+  attempt: z.number().int(),
+  /** The first attempt's requestId, on a retry. */
+  retryOf: z.string().nullable(),
+  /** Every attempt of this job, the first one first (itself included). */
+  attempts: z.array(jobAttempt),
+  error: errorPayload.nullable(),
+});
+
+/** The record of one kind: its `request` and `result` typed by the kind's schemas. */
+const kindRecord = <K extends JobKind, Q extends z.ZodType, R extends z.ZodType>(kind: K, schemas: { readonly request: Q; readonly result: R }) =>
+  jobRecordBase.extend({ kind: z.literal(kind), request: schemas.request, result: schemas.result.nullable() });
+
+/** GET /api/jobs/:requestId: a job at any point of its life, and for a while after it ended; `request` and `result` by `kind`. */
+export const jobRecord = z.discriminatedUnion('kind', [
+  kindRecord('generate', JOB_KIND_SCHEMAS.generate),
+  kindRecord('edit', JOB_KIND_SCHEMAS.edit),
+  kindRecord('multimode', JOB_KIND_SCHEMAS.multimode),
+  kindRecord('node', JOB_KIND_SCHEMAS.node),
+  kindRecord('trace', JOB_KIND_SCHEMAS.trace),
+]);
+export type JobRecord = z.infer<typeof jobRecord>;
+
+/** 202 answer of POST /api/jobs/:requestId/retry. */
+export const retryAnswer = z.object({ requestId: z.string(), status: z.literal('accepted'), attempt: z.number().int(), retryOf: z.string() });
+export type RetryAnswer = z.infer<typeof retryAnswer>;

@@ -1,0 +1,14 @@
+import { ALPHA_CODES } from '../lanes/alpha/codes.js';
+import { BETA_API_CODES } from '../lanes/beta-api/codes.js';
+import { CLIGEN_CODES } from '../lanes/cligen/codes.js';
+import { DELTA_CODES } from '../lanes/delta/codes.js';
+import { EPSILON_CODES } from '../lanes/epsilon/codes.js';
+import { GAMMA_CODES } from '../lanes/gamma/codes.js';
+import { OAUTH_CODES } from '../lanes/oauth/codes.js';
+
+// Every lane's own error codes, one line per lane that has some, as the
+// registry lists the modules: common/errors.ts merges them into the one table.
+// A lane declares its codes in `codes.ts` (data only), not in its module:
+// the module throws ServiceErrors, whose type is the merged table.
+
+export const LANE_CODE_TABLES = [OAUTH_CODES, ALPHA_CODES, BETA_API_CODES, CLIGEN_CODES, GAMMA_CODES, DELTA_CODES, EPSILON_CODES] as const;

@@ -1,0 +1,13 @@
+import type { JobHandlers } from './handlers.js';
+import { imageJobHandler } from './image-job.js';
+import { traceJobHandler } from './trace-job.js';
+
+// The studio's job kinds and their handlers: every kind of the contract
+// (api/values.ts JOB_KINDS, typed in api/jobs.ts) is run by one of these.
+export const JOB_HANDLERS: JobHandlers = {
+  generate: imageJobHandler,
+  edit: imageJobHandler,
+  multimode: imageJobHandler,
+  node: imageJobHandler,
+  trace: traceJobHandler,
+};

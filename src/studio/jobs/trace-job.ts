@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { ServiceError } from '../../common/errors.js';
+import type { AssetRecord } from '../api/index.js';
+import { saveAsset } from '../assets.js';
+import type { StudioContext } from '../context.js';
+import { assertValidFilename } from '../media/filename.js';
+import { sniffImageType } from '../media/image-type.js';
+import { svgPathCount } from '../media/svg.js';
+import { findAsset, type AssetRow } from '../store/assets.js';
+import { DEFAULT_TRACE_PRESET, TRACE_PARAMETERS, TRACE_PRESET_NAMES, TRACE_PRESETS, TRACE_TIMEOUT_MS, type TraceParameters, type TracePresetName } from '../vector/presets.js';
+import { traceImage } from '../vector/trace.js';
+import type { JobHandler } from './handlers.js';
+import type { JobSpec } from './running-job.js';
+
+// Tracing a stored raster to SVG (POST /api/assets/derived) as a job of kind
+// `trace`: listed in /api/inflight, cancellable, async with a requestId like
+// every job; the synchronous answer stays for clients that wait. It never
+// reaches an upstream, so a trace cut by a restart simply runs again.
+
+const PARAMETER_NAMES = Object.keys(TRACE_PARAMETERS) as (keyof TraceParameters)[];
+const TRACEABLE_FORMATS: readonly string[] = ['png', 'jpeg', 'webp'];
+
+/** The preset's parameters with the request's overrides, each checked against its range. */
+function traceParameters(named: string | undefined, overrides: Readonly<Record<string, unknown>>): { preset: TracePresetName; parameters: TraceParameters } {
+  const preset = TRACE_PRESET_NAMES.find((name) => name === (named ?? DEFAULT_TRACE_PRESET));
+  if (!preset) {
+    throw new ServiceError('TRACE_PRESET_UNKNOWN', `Unknown tracing preset "${named}".`, { details: { field: 'preset', valid: TRACE_PRESET_NAMES } });
+  }
+  const parameters: TraceParameters = { ...TRACE_PRESETS[preset] };
+  for (const name of PARAMETER_NAMES) {
+    if (overrides[name] === undefined) continue;
+    const parsed = TRACE_PARAMETERS[name].safeParse(overrides[name]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const valid = issue.code === 'invalid_value' ? issue.values : { min: (issue as { minimum?: unknown }).minimum, max: (issue as { maximum?: unknown }).maximum };
+      throw new ServiceError('TRACE_PARAMETER_INVALID', `${name}: ${issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message}`, { details: { field: name, valid } });
+    }
+    Object.assign(parameters, { [name]: parsed.data });
+  }
+  return { preset, parameters };
+}
+
+/** The source of a trace: in history, not deleted, a raster. */
+function traceSource(ctx: StudioContext, filename: string): AssetRow {
+  const source = findAsset(ctx.db, filename);
+  if (!source || source.deleted_at !== null) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `${filename} is not in history.`, { details: { source: filename } });
+  if (!TRACEABLE_FORMATS.includes(source.format)) {
+    throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is ${source.format}: only PNG, JPEG and WebP images can be traced.`, { details: { source: source.filename, format: source.format } });
+  }
+  return source;
+}
+
+/** Time budget of one trace: SVC_TRACE_TIMEOUT_MS, else the default. */
+function traceBudget(ctx: StudioContext): number {
+  const override = Number(ctx.env.SVC_TRACE_TIMEOUT_MS);
+  return Number.isFinite(override) && override > 0 ? override : TRACE_TIMEOUT_MS;
+}
+
+/** Checks a trace request before its job is accepted: preset, parameters, source. */
+export function planTrace(ctx: StudioContext, query: { source: string; preset?: string; parameters: Readonly<Record<string, unknown>> }, requestId: string): JobSpec<'trace'> {
+  const { preset, parameters } = traceParameters(query.preset, query.parameters);
+  assertValidFilename(query.source, { field: 'source' });
+  traceSource(ctx, query.source);
+  return { requestId, kind: 'trace', lane: null, model: 'vtracer', request: { kind: 'vector-svg', source: query.source, preset, parameters } };
+}
+
+/** Every parameter, as a trace job stores them (planning filled in the preset's). */
+const storedParameters = z.object(TRACE_PARAMETERS);
+
+export const traceJobHandler: JobHandler<'trace'> = {
+  canResume: () => false,
+  reachesUpstreamAtStart: () => false,
+  budgetMs: (ctx) => traceBudget(ctx),
+  async run(ctx, job): Promise<AssetRecord> {
+    const { request } = job;
+    const parameters = storedParameters.parse(request.parameters);
+    job.phase('rendering', { provider: 'vector', model: 'vtracer' });
+    const source = traceSource(ctx, request.source);
+    const bytes = await ctx.assets.read('generated', source.filename);
+    if (bytes === undefined) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `The file of ${source.filename} is gone from history.`, { details: { source: source.filename } });
+    if (!(bytes instanceof Buffer) || !sniffImageType(bytes)) {
+      throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is not a PNG, JPEG or WebP image.`, { details: { source: source.filename, format: source.format } });
+    }
+    const traced = await traceImage(bytes, parameters, { signal: job.signal, budgetMs: Math.max(0, job.deadline - Date.now()) });
+    if (job.signal.aborted) throw job.signal.reason;
+    job.phase('saving', { provider: 'vector', model: 'vtracer' });
+    return saveAsset(ctx, {
+      bytes: Buffer.from(traced.svg),
+      vector: true,
+      derivedFrom: source.filename,
+      metadata: {
+        prompt: source.prompt,
+        ...(source.revised_prompt ? { revisedPrompt: source.revised_prompt } : {}),
+        lane: 'vector',
+        model: 'vtracer',
+        requestId: job.requestId,
+        kind: 'vector-svg',
+        ...(source.session_title ? { sessionTitle: source.session_title } : {}),
+        settings: {
+          derivedFrom: source.filename,
+          preset: request.preset,
+          parameters,
+          pathCount: svgPathCount(traced.svg),
+          sourceSize: traced.sourceSize,
+          tracedSize: traced.tracedSize,
+          tracerMs: traced.tracerMs,
+        },
+      },
+    });
+  },
+};
