@@ -4,6 +4,8 @@
  * must not stop because one waiter left.
  */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  // The promise that loses the race still settles later: its failure is nobody's news, and never unhandled.
+  promise.catch(() => {});
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { readSse } from '../common/events/client.js';
 import type { ChannelEvent } from '../common/events/types.js';
 import { MANAGER_LIMITS } from './limits.js';
@@ -51,17 +52,6 @@ function channelEvent(data: string, frameId: string | undefined): ChannelEvent |
   }
 }
 
-const sleep = (milliseconds: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, milliseconds);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /**
  * Follows a worker's `GET /api/events` until the signal aborts: through the
  * manager's worker connection (token only after proof, no redirect), each
@@ -110,7 +100,8 @@ export async function followWorkerEvents(options: WorkerEventsOptions): Promise<
     if (signal.aborted) break;
     options.onStatus('reconnecting');
     // Jitter spreads the reconnects of many followers after a worker restart.
-    await sleep(delay * (0.75 + Math.random() * 0.5), signal);
+    // An abort ends the wait early (and the loop after it).
+    await wait(delay * (0.75 + Math.random() * 0.5), undefined, { signal }).catch(() => {});
     delay = Math.min(delay * 2, MANAGER_LIMITS.eventsReconnectMaxMs);
   }
 }

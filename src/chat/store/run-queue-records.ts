@@ -38,26 +38,34 @@ interface Row {
  */
 export class RunQueueRecords {
   private readonly owner = recordProcessGroup(process.pid);
+  // Prepared once: every message writes here on its way in, at its start and with its answer.
+  private readonly statements;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    const insert = (edge: string) =>
+      db.prepare(
+        `INSERT INTO run_queue (trace_id, session_id, message_id, agent, origin, position, owner_pid, owner_start_ticks, owner_boot_id)
+         VALUES (?, ?, ?, ?, ?, (SELECT ${edge} FROM run_queue WHERE session_id = ?), ?, ?, ?)`,
+      );
+    this.statements = {
+      back: insert('COALESCE(MAX(position), 0) + 1'),
+      front: insert('COALESCE(MIN(position), 0) - 1'),
+      started: db.prepare('UPDATE run_queue SET started_at = ? WHERE trace_id = ?'),
+      remove: db.prepare('DELETE FROM run_queue WHERE trace_id = ?'),
+    };
+  }
 
   /** A new run, at the back of its session's queue, or at the front (a steer). */
   add(run: { traceId: string; sessionId: string; messageId: string; agent: string; origin: string }, place: 'back' | 'front'): void {
-    const edge = place === 'back' ? 'COALESCE(MAX(position), 0) + 1' : 'COALESCE(MIN(position), 0) - 1';
-    this.db
-      .prepare(
-        `INSERT INTO run_queue (trace_id, session_id, message_id, agent, origin, position, owner_pid, owner_start_ticks, owner_boot_id)
-         VALUES (?, ?, ?, ?, ?, (SELECT ${edge} FROM run_queue WHERE session_id = ?), ?, ?, ?)`,
-      )
-      .run(run.traceId, run.sessionId, run.messageId, run.agent, run.origin, run.sessionId, this.owner?.pgid ?? null, this.owner?.startTicks ?? null, this.owner?.bootId ?? null);
+    this.statements[place].run(run.traceId, run.sessionId, run.messageId, run.agent, run.origin, run.sessionId, this.owner?.pgid ?? null, this.owner?.startTicks ?? null, this.owner?.bootId ?? null);
   }
 
   markStarted(traceId: string): void {
-    this.db.prepare('UPDATE run_queue SET started_at = ? WHERE trace_id = ?').run(new Date().toISOString(), traceId);
+    this.statements.started.run(new Date().toISOString(), traceId);
   }
 
   remove(traceId: string): void {
-    this.db.prepare('DELETE FROM run_queue WHERE trace_id = ?').run(traceId);
+    this.statements.remove.run(traceId);
   }
 
   /**

@@ -61,6 +61,12 @@ export interface Submitted {
   readonly outcome: Promise<JobResult>;
 }
 
+/** What one claim pass read: the stored job of each row it looked at, and the rows it could not read. */
+class ClaimPass {
+  readonly read = new Map<string, StoredJob>();
+  readonly unreadable: Array<[JobRow, Error]> = [];
+}
+
 export class Jobs {
   /** Who holds the leases of the jobs this engine runs: host, pid and a nonce. */
   readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -214,26 +220,44 @@ export class Jobs {
     for (const resolve of list) resolve(outcome);
   }
 
-  /** One claim pass: what may start now, within the limits, starts here. */
+  /**
+   * One claim pass: what may start now, within the limits, starts here. A
+   * queued row whose stored request its kind cannot read ends `failed`: left
+   * queued, it would hold up its ordering key, and every pass would trip on it.
+   */
   private pump(): void {
     if (this.stopping || !this.store.open) return;
-    this.store.claim(this.claimLimits()).then(
+    const pass = new ClaimPass();
+    this.store.claim(this.claimLimits(pass)).then(
       (rows) => {
-        for (const row of rows) this.start(row);
+        for (const row of rows) this.start(row, pass.read.get(row.id));
+        for (const [row, error] of pass.unreadable) {
+          const failure = new ServiceError('INTERNAL_ERROR', `The stored request of job ${row.id} cannot be read (${error.message}); it was not run.`, { details: { requestId: row.id } });
+          void this.end(row, 'failed', failure, 'queued').catch((cause: unknown) => console.error(`job ${row.id} could not be ended:`, cause));
+        }
       },
       (error: unknown) => console.error('A claim pass of the job engine failed:', error),
     );
   }
 
-  /** The limits and the claim of this engine, for one pass. */
-  private claimLimits(): ClaimLimits {
+  /** The limits and the claim of this engine, for one pass; each row's stored job is read once, into `pass`. */
+  private claimLimits(pass = new ClaimPass()): ClaimLimits {
     const at = Date.now();
     return {
       overall: this.limits.overall,
       laneLimit: this.limits.lane,
-      accepts: (row) => Object.hasOwn(this.handlers, row.kind),
+      accepts: (row) => {
+        if (!Object.hasOwn(this.handlers, row.kind)) return false;
+        try {
+          pass.read.set(row.id, this.stored(row));
+          return true;
+        } catch (error) {
+          pass.unreadable.push([row, error instanceof Error ? error : new Error(String(error))]);
+          return false;
+        }
+      },
       claim: (row) => {
-        const stored = this.stored(row);
+        const stored = pass.read.get(row.id) ?? this.stored(row);
         const handler = this.handlerOf(stored.kind);
         return {
           owner: this.owner,
@@ -246,9 +270,8 @@ export class Jobs {
     };
   }
 
-  private start(row: JobRow): void {
+  private start(row: JobRow, stored = this.stored(row)): void {
     const held = this.held.get(row.id);
-    const stored = this.stored(row);
     this.held.delete(row.id);
     const resumeAt = row.state === 'waiting' ? row.next_check_at : null;
     const job = new RunningJob(row.id, stored.kind, row.lane, row.model, stored.request, held?.inputs, stored.operation, row.deadline_at ?? Infinity, phaseOf(row));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
-import type { AssetRecord } from '../api/index.js';
+import { IMAGE_FORMATS, type AssetRecord } from '../api/index.js';
 import { saveAsset } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { assertValidFilename } from '../media/filename.js';
@@ -18,7 +18,6 @@ import type { JobSpec } from './running-job.js';
 // reaches an upstream, so a trace cut by a restart simply runs again.
 
 const PARAMETER_NAMES = Object.keys(TRACE_PARAMETERS) as (keyof TraceParameters)[];
-const TRACEABLE_FORMATS: readonly string[] = ['png', 'jpeg', 'webp'];
 
 /** The preset's parameters with the request's overrides, each checked against its range. */
 function traceParameters(named: string | undefined, overrides: Readonly<Record<string, unknown>>): { preset: TracePresetName; parameters: TraceParameters } {
@@ -44,7 +43,7 @@ function traceParameters(named: string | undefined, overrides: Readonly<Record<s
 function traceSource(ctx: StudioContext, filename: string): AssetRow {
   const source = findAsset(ctx.db, filename);
   if (!source || source.deleted_at !== null) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `${filename} is not in history.`, { details: { source: filename } });
-  if (!TRACEABLE_FORMATS.includes(source.format)) {
+  if (!(IMAGE_FORMATS as readonly string[]).includes(source.format)) {
     throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is ${source.format}: only PNG, JPEG and WebP images can be traced.`, { details: { source: source.filename, format: source.format } });
   }
   return source;

@@ -1,3 +1,4 @@
+import { abortable } from '../../common/abortable.js';
 import { ServiceError } from '../../common/errors.js';
 import { maskCredentials } from '../../common/secrets.js';
 import { retryAfterSeconds } from './retry-after.js';
@@ -52,24 +53,6 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
   return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
 }
 
-/**
- * `work`, or the signal's reason as soon as it aborts, whichever comes first.
- * The abort is passed to fetch too, but a call must not depend on the
- * transport honouring it: Node 20's fetch (undici 6), sending its body
- * without a clone (`redirect: 'error'`), may leave the response body's read
- * pending after the abort when the answer began while the body was still
- * being sent. A `work` that loses settles unobserved.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 const transportReason = (error: unknown): string => {
   const inner = (error as { cause?: { code?: string; message?: string } })?.cause;
   return inner?.code ?? inner?.message ?? (error as Error)?.message ?? 'unknown';
@@ -112,14 +95,16 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
   try {
     let response: Response;
     try {
-      response = await untilAborted(
+      response = await abortable(
         fetch(request.url, {
           method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
           headers: request.headers,
           body: request.body,
           // No redirects (an upstream that moves is a failure, not a hop to somewhere unchecked), and no
           // window: with both, fetch sends the body itself, not a teed clone that would keep every byte
-          // in memory. The price is the abort gap that untilAborted closes.
+          // in memory. The price: Node 20's fetch (undici 6) may then leave a
+          // body read pending after the abort (the answer began while the body was still being
+          // sent), so every step of the call is raced against the signal (abortable).
           redirect: 'error',
           window: null,
           signal: controller.signal,
@@ -132,7 +117,7 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
     if (!response.ok) {
       let body = '';
       try {
-        body = await untilAborted(readBounded(response, ERROR_BODY_MAX_BYTES), controller.signal);
+        body = await abortable(readBounded(response, ERROR_BODY_MAX_BYTES), controller.signal);
       } catch (error) {
         throw failure(error, 'stream');
       }
@@ -148,7 +133,7 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
       });
     }
     try {
-      return await untilAborted(read(response, controller.signal), controller.signal);
+      return await abortable(read(response, controller.signal), controller.signal);
     } catch (error) {
       throw failure(error, 'stream');
     }
