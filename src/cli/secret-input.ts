@@ -21,8 +21,9 @@ export async function readStdin(maxBytes: number): Promise<string> {
 export function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) throw new CliError('stdin is not a terminal: pipe the key in with --stdin.', EXIT_CODES.usage, 'USAGE');
-  process.stderr.write(question);
+  // Echo goes off before the question shows: a key typed or pasted the moment it appears is never echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {

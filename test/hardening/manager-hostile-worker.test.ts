@@ -79,8 +79,14 @@ describe('a hostile worker', () => {
     const sessions = MANAGER_LIMITS.sessionsMax * 4;
     // Long, yet every event stays within the line cap (which the test before covers).
     const long = huge(400 * 1024);
+    // Its state read agrees with its events (the last sessions wait; the same goal and orchestration, as long as a
+    // body may be), whichever the manager applies last.
+    const waiting = Array.from({ length: MANAGER_LIMITS.sessionsMax }, (_, index) => ({ sessionId: `s-${sessions - MANAGER_LIMITS.sessionsMax + index}`, pending: 1, active: null }));
+    const longish = huge(8 * 1024);
+    const status = { queues: waiting, goal: { goalId: 'g-1', objective: longish, status: longish, autoStopped: longish }, orc: { phase: longish, status: longish, task: longish } };
     const hostile = await worker({
       '/api/health': (_request, response) => json(response, { ok: true, service: 'svc-chat', version: long }),
+      '/api/status': (_request, response) => json(response, status),
       '/api/sessions': (_request, response) => json(response, { sessions: [{ id: long, title: long }] }),
       '/api/events': events((response) => {
         for (let index = 0; index < sessions; index += 1) send(response, { topic: 'queue', event: 'queue_update', sessionId: `s-${index}`, pending: 1, active: false });
