@@ -10,6 +10,7 @@ import { registerStorage } from './commands/storage.js';
 import { CliError } from './client.js';
 import { registerDefaults } from './commands/defaults.js';
 import { registerEvents } from './commands/events.js';
+import { registerFlow } from './commands/flow.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerHistory } from './commands/history.js';
 import { registerInflight } from './commands/inflight.js';
@@ -20,9 +21,10 @@ import { registerSessions } from './commands/sessions.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 import { registerTrace } from './commands/trace.js';
+import { registerVideo } from './commands/video.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerVideo, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerFlow, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

@@ -107,6 +107,9 @@ const SHARED_CODES = {
   // Account switching (ours: the spec names the routes and states, not these codes).
   AUTH_SWITCH_NOT_FOUND: spec(404, 'bad_request', 'No such account switch: it ended more than two minutes ago, or never began.'),
   AUTH_SWITCH_DENIED: spec(403, 'auth', 'The sign-in was declined.'),
+  // A full disk (ours: the spec names no code for it). Reads go on; writes wait for space.
+  STORAGE_FULL: spec(507, 'internal', 'The disk holding the server\'s files is full.'),
+  AUTH_SWITCH_TOO_MANY: spec(429, 'bad_request', 'Too many sign-ins of this account started in the last minute; try again after Retry-After.'),
 } as const satisfies Record<string, CodeSpec>;
 
 export const ERROR_CODES = mergeCodeTables(SHARED_CODES, ...LANE_CODE_TABLES);

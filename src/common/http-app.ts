@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
+import { boundHalfOpen } from './half-open.js';
 import { sendError, toServiceError } from './http-errors.js';
 import { installSecurity, redactTokenInUrl, type SecurityOptions } from './http-security.js';
 
@@ -11,6 +12,8 @@ export interface HttpAppOptions {
   logger?: boolean;
   /** Most time to receive a whole request, headers and body (default 30 s); then Node answers 408 and closes. */
   requestTimeoutMs?: number;
+  /** The server's state directory: a full-disk error names its disk's free space. */
+  storageDir?: string;
 }
 
 /** Bounds on what a connection may hold, shared by both servers. */
@@ -21,6 +24,8 @@ export const CONNECTION_LIMITS = {
   headersTimeoutMs: 10_000,
   /** Open connections at once: event streams (at most 256), requests and idle keep-alive sockets. */
   maxConnections: 1024,
+  /** Of those, connections that have not sent a whole request head yet (past it the oldest is closed). */
+  halfOpenShare: 512,
 } as const;
 
 /**
@@ -70,11 +75,12 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return503OnClosing: true,
     // Router-level failures (undecodable URL, over-long path part) get the one error shape too.
     frameworkErrors: (error, _request, reply) => {
-      sendError(reply, toServiceError(error));
+      sendError(reply, toServiceError(error, options.storageDir));
     },
   });
 
   app.server.maxConnections = CONNECTION_LIMITS.maxConnections;
+  boundHalfOpen(app.server, CONNECTION_LIMITS.halfOpenShare);
 
   // Ordinary clients send `Content-Type: application/json` on a DELETE or a body-less POST: an empty
   // body is no body, not bad JSON. Anything else goes to Fastify's own parser (prototype-poisoning safe).
@@ -92,7 +98,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       reply.raw.destroy();
       return;
     }
-    const serviceError = toServiceError(error);
+    const serviceError = toServiceError(error, options.storageDir);
     if (serviceError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unhandled error');
     if (reply.raw.headersSent) {
       // A streaming answer already started; the stream's own code reports errors.
@@ -107,5 +113,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   );
 
   installSecurity(app, options.security);
+
+  // Bodies are read as sent: a compressed one would only fail later as "bad JSON", or be stored as
+  // its compressed bytes. Refused up front, by name.
+  app.addHook('onRequest', async (request, reply) => {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      return sendError(reply, new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding.slice(0, 40)}" is not accepted: send the body uncompressed.`, { details: { contentEncoding: encoding.slice(0, 40), accepted: ['identity'] } }));
+    }
+  });
   return app;
 }

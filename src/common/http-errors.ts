@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply } from 'fastify';
 import { ServiceError, type ErrorCode } from './errors.js';
+import { isStorageFull, storageFullError } from './storage-full.js';
 
 /** Sends the one error shape. Used by the error handler and by routes that answer errors themselves. */
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
@@ -18,9 +19,13 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
 };
 
-/** Maps anything thrown inside a request to a ServiceError without leaking internals. */
-export function toServiceError(error: unknown): ServiceError {
+/**
+ * Maps anything thrown inside a request (or a job) to a ServiceError without leaking internals.
+ * `storageDir`: the directory whose disk a full-disk error names.
+ */
+export function toServiceError(error: unknown, storageDir?: string): ServiceError {
   if (error instanceof ServiceError) return error;
+  if (isStorageFull(error)) return storageFullError(storageDir);
   const fastifyError = error as FastifyError;
   const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped) return new ServiceError(mapped, mapped === 'BAD_REQUEST' ? fastifyError.message : undefined);

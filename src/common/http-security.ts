@@ -9,14 +9,16 @@ export interface SecurityOptions {
    * accepted in `Host` and whose requests may change state.
    */
   allowedOrigins: readonly string[];
-  /** When set, every request must carry it (`Authorization: Bearer …`, or on GET `?token=` for EventSource). */
+  /** When set, every request must carry it (`Authorization: Bearer …`, or on GET/HEAD `?token=` for EventSource). */
   token?: string;
-  /** GET paths served without the token (a page's own static files, which hold no data). */
+  /** GET (and HEAD) paths served without the token (a page's own static files, which hold no data). */
   publicPaths?: readonly string[];
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Reads: HEAD is GET without the body, so it follows GET's rules (public paths, a query token). */
+const READS = new Set(['GET', 'HEAD']);
 
 /**
  * A Host header parsed as the URL standard parses a host (`localhost:3333` →
@@ -64,7 +66,7 @@ function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
   // A query token only on reads (EventSource cannot send headers); writes must use the header.
-  if (request.method !== 'GET') return undefined;
+  if (!READS.has(request.method)) return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return typeof query?.token === 'string' ? query.token : undefined;
 }
@@ -108,7 +110,7 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
       }
     }
 
-    if (tokenDigest && !(request.method === 'GET' && publicPaths.has(request.url.split('?')[0]))) {
+    if (tokenDigest && !(READS.has(request.method) && publicPaths.has(request.url.split('?')[0]))) {
       const presented = presentedToken(request);
       if (!presented || !timingSafeEqual(digest(presented), tokenDigest)) {
         return sendError(reply, new ServiceError('TOKEN_REQUIRED'));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FaultBook, FaultValidationError, faultKinds, normalizeRouteKey, parseFaultSpec, type ActiveFault, type FaultSpec } from './harness/faults.js';
 import { MultipartError, multipartBoundary, parseMultipart, type MultipartForm } from './harness/multipart.js';
@@ -124,7 +125,12 @@ export interface Simulator {
   waitForRequest(predicate: (entry: RequestLogEntry) => boolean, options?: WaitOptions): Promise<RequestLogEntry>;
   /** SSE answers still being written. */
   openStreams(): number;
+  /** Takes HTTP upgrade requests (a WebSocket endpoint); without a handler an upgrade is refused. */
+  onUpgrade(handler: UpgradeHandler): void;
 }
+
+/** An HTTP upgrade request (a WebSocket handshake) as node:http hands it over. */
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 interface Route {
   readonly method: string;
@@ -241,6 +247,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   let log: RequestLogEntry[] = [];
   let nextRequestId = 1;
   let server: Server | undefined;
+  let upgradeHandler: UpgradeHandler | undefined;
   let baseUrl: string | undefined;
   let streaming = 0;
   const waiters = new Set<(entry: RequestLogEntry) => void>();
@@ -451,6 +458,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
           else res.destroy();
         });
       });
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (upgradeHandler) upgradeHandler(req, socket, head);
+        else socket.destroy();
+      });
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(port, '127.0.0.1', () => resolve());
@@ -507,6 +518,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     },
     openStreams() {
       return streaming;
+    },
+    onUpgrade(handler) {
+      upgradeHandler = handler;
     },
   };
   return simulator;

@@ -3,6 +3,7 @@ import { startBetaSimulator, type BetaSimulator } from './beta/simulator.js';
 import { startFakeCligen, type FakeCligen } from './cligen/index.js';
 import { startDeltaSimulator, type DeltaSimulator } from './delta/index.js';
 import { startEpsilonSimulator, type EpsilonSimulator } from './epsilon/index.js';
+import { startFlowSimulator, type FlowSimulator } from './flow/index.js';
 import { startGammaSimulator, type GammaSimulator } from './gamma/index.js';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from './responses-simulator.js';
 
@@ -140,8 +141,18 @@ const cligenMember: SuiteMember = async () => {
   return { name: 'cligen', simulator: cligen, upstreams: {}, keys: {}, sessions: {}, env: { SVC_CLIGEN_BIN: cligen.program, SVC_CLIGEN_HOME: cligen.home }, close: () => cligen.close() };
 };
 
+/** Demo pacing of the node-graph server: a 20-step sampler takes about two seconds. */
+const DEMO_FLOW_STEP_MS = 100;
+
+/** The local node-graph server behind `flow`: no credential; a sampler step takes `latencyMs` / 20. */
+const flowMember: SuiteMember = async (options) => {
+  const stepMs = options.latencyMs !== undefined ? options.latencyMs / 20 : options.demo ? DEMO_FLOW_STEP_MS : 5;
+  const flow = await startFlowSimulator({ port: options.port, stepMs });
+  return { name: 'flow', simulator: flow, upstreams: { flow: flow.url }, keys: {}, sessions: {}, close: () => flow.close() };
+};
+
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, cligenMember];
+const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, flowMember, cligenMember];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
@@ -156,6 +167,7 @@ export interface SimulatorSuite {
     readonly gamma: GammaSimulator;
     readonly delta: DeltaSimulator;
     readonly epsilon: EpsilonSimulator;
+    readonly flow: FlowSimulator;
     readonly cligen: FakeCligen;
   };
   close(): Promise<void>;

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { createHttpApp } from '../common/http-app.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
+import { agentRoutes } from './routes/agent.js';
 import { alphaRoutes } from './routes/alpha.js';
 import { assetRoutes } from './routes/assets.js';
 import { defaultsRoutes } from './routes/defaults.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { fileRoutes } from './routes/files.js';
+import { flowRoutes } from './routes/flow.js';
 import { generateRoutes } from './routes/generate.js';
 import { historyRoutes } from './routes/history.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -15,9 +17,11 @@ import { quotaRoutes } from './routes/quota.js';
 import { authSwitchRoutes } from './routes/auth-switch.js';
 import { oauthStatusRoutes } from './routes/oauth-status.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { promptBuilderRoutes } from './routes/prompt-builder.js';
 import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { storageRoutes } from './routes/storage.js';
+import { videoRoutes } from './routes/video.js';
 import { studioWebPublicPaths, webRoutes } from './routes/web.js';
 
 /** The event channel's route. */
@@ -26,7 +30,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, eventRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -42,6 +46,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     bodyLimit: LIMITS.requestBodyMaxBytes,
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
+    storageDir: ctx.paths.home,
     security: {
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(ctx.settings.get().allowedOrigins ?? [])],
       token: options.token,

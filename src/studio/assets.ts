@@ -1,5 +1,6 @@
 import { ServiceError } from '../common/errors.js';
-import { ASSET_TOPIC, type AssetEventName, type AssetEventPayload, type AssetRecord } from './api/index.js';
+import { isStorageFull } from '../common/storage-full.js';
+import { ASSET_TOPIC, videoFacts, type AssetEventName, type AssetEventPayload, type AssetRecord, type VideoFacts } from './api/index.js';
 import type { StudioContext } from './context.js';
 import { isValidAssetFilename, newAssetFilename } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
@@ -8,6 +9,7 @@ import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
 import { assetsWithPendingThumbnails, findAsset, insertAsset, isNameTaken, markAssetDeleted, setThumbnailState, type AssetRow, type NewAssetRow } from './store/assets.js';
 import { readImageHeader } from './media/image-header.js';
 import { checkSvg, svgSize, withSvgMetadata } from './media/svg.js';
+import { adoptOrphanVideo } from './video/save-video.js';
 
 export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
@@ -29,7 +31,15 @@ function parseSettings(text: string): Record<string, unknown> {
   }
 }
 
+/** A video's facts, kept in its settings when it was saved (media/video probe). */
+function videoFactsOf(row: AssetRow, settings: Record<string, unknown>): { video: VideoFacts } | Record<string, never> {
+  if (row.format !== 'mp4') return {};
+  const parsed = videoFacts.safeParse(settings.video);
+  return parsed.success ? { video: parsed.data } : {};
+}
+
 export function recordOf(row: AssetRow): AssetRecord {
+  const settings = parseSettings(row.settings);
   return {
     filename: row.filename,
     url: assetUrl(row.filename),
@@ -48,9 +58,10 @@ export function recordOf(row: AssetRow): AssetRecord {
     sessionTitle: row.session_current_title ?? row.session_title,
     sessionId: row.session_id,
     revisedPrompt: row.revised_prompt,
-    settings: parseSettings(row.settings),
+    settings,
     thumbnailReady: row.thumbnail_state === 'ready',
     derivedFrom: row.derived_from,
+    ...videoFactsOf(row, settings),
   };
 }
 
@@ -71,7 +82,7 @@ const NAME_DRAWS = 5;
  * overwritten; a stray thumbnail may be (it is derived). The bytes move to the
  * writer's thread: `image` is empty afterwards.
  */
-async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
+export async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
   const names = Array.from({ length: NAME_DRAWS }, () => newAssetFilename(createdAt, prompt, format)).filter(
     (filename) => !isNameTaken(ctx.db, filename, thumbnailNameOf(filename)),
   );
@@ -81,7 +92,7 @@ async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt:
 }
 
 /** The row of an asset, from its file's facts and its metadata. */
-function rowOf(facts: { filename: string; thumbnail: string; format: AssetFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
+export function rowOf(facts: { filename: string; thumbnail: string; format: AssetFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
   const { metadata } = facts;
   return {
     filename: facts.filename,
@@ -116,6 +127,11 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   let adopted = 0;
   for (const name of await ctx.assets.names('generated')) {
     if (!isValidAssetFilename(name) || findAsset(ctx.db, name)) continue;
+    if (name.endsWith('.mp4')) {
+      // A video says what it is in its container's tag (read back with ffprobe).
+      if (await adoptOrphanVideo(ctx, name).catch(() => false)) adopted += 1;
+      continue;
+    }
     const bytes = await ctx.assets.read('generated', name);
     if (!(bytes instanceof Buffer)) continue;
     const format = sniffImageType(bytes);
@@ -227,7 +243,13 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       return;
     }
     // A derived file: no fsync (a crash loses it, and start-up makes it again from the pending row).
-    await ctx.assets.replace('thumbnails', row.thumbnail, thumbnail);
+    try {
+      await ctx.assets.replace('thumbnails', row.thumbnail, thumbnail);
+    } catch (error) {
+      // No room: the row stays pending and the next start makes it (the image is served meanwhile).
+      if (isStorageFull(error)) return;
+      throw error;
+    }
     setThumbnailState(ctx.db, filename, 'ready');
     publishAssetEvent(ctx, 'thumbnail_ready', { filename, requestId: row.request_id, thumbnailUrl: thumbnailUrl(filename) });
   });

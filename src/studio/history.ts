@@ -13,6 +13,7 @@ import {
   searchExpression,
   searchLiveAssets,
   markAssetRestored,
+  removeAsset,
   removeTombstone,
   tombstonesDeletedBefore,
   type AssetFilter,
@@ -182,6 +183,25 @@ export function deleteHistoryAsset(ctx: StudioContext, filename: string, now = n
     if (!markAssetDeleted(ctx.db, filename, deletedAt)) return deleteHistoryAsset(ctx, filename, now); // lost a race: read again
   }
   return { filename, deletedAt, restorableUntil: restorableUntilOf(ctx, deletedAt) };
+}
+
+export interface Purged {
+  filename: string;
+  purged: true;
+  /** The image's bytes given back to the disk (its thumbnail's aside). */
+  freedBytes: number;
+}
+
+/**
+ * Deletes an asset now, live or tombstoned, with no undo. Files first, then the row: removing a file
+ * needs no free space, so this works on a full disk (where even a tombstone, a database write, may not).
+ */
+export async function purgeHistoryAsset(ctx: StudioContext, filename: string): Promise<Purged> {
+  const row = findAsset(ctx.db, filename);
+  if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
+  await Promise.all([ctx.assets.remove('generated', row.filename), ctx.assets.remove('thumbnails', row.thumbnail)]);
+  removeAsset(ctx.db, row.filename);
+  return { filename: row.filename, purged: true, freedBytes: row.bytes };
 }
 
 /** Brings a tombstoned asset back within the retention window; a live asset answers as is. */

@@ -1,5 +1,7 @@
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { isStorageFull } from '../common/storage-full.js';
 import { effectiveDefaults } from './defaults.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
@@ -32,6 +34,18 @@ export interface RunningStudio {
   close(): Promise<void>;
 }
 
+/** Start-up work that writes, on a full disk: the studio starts anyway (reads work, writes answer STORAGE_FULL). */
+async function onFullDisk<T>(work: () => Promise<T>, fallback: T, what: string, cleanup?: () => void): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isStorageFull(error)) throw error;
+    cleanup?.();
+    process.stderr.write(`svc: the disk is full; starting anyway, ${what} at the next start with free space\n`);
+    return fallback;
+  }
+}
+
 /** Builds the context and app, binds (with port fallback) and advertises the bound port. */
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
   const ctx = createStudioContext(options);
@@ -44,7 +58,8 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     throw new Error(`Invalid configuration: ${(error as Error).message}`, { cause: error });
   }
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
-  await ctx.jobs.recover();
+  // On a full disk the studio still starts, so history can be read and space freed: they wait for a start with room.
+  await onFullDisk(async () => void (await ctx.jobs.recover()), undefined, 'jobs the last run left unfinished are recovered');
   const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   let port: number;
@@ -60,15 +75,12 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   const urlHost = advertised.includes(':') ? `[${advertised}]` : advertised;
   const url = `http://${urlHost}:${port}`;
   if (options.descriptor !== false) {
-    writeDescriptor(ctx.paths.descriptorFile, {
-      backend: { url },
-      port,
-      pid: process.pid,
-      version: ctx.version,
-      startedAt: ctx.startedAt,
-      demo: ctx.demo,
-      alpha: { auth: alphaAuth(ctx) },
-    });
+    const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, alpha: { auth: alphaAuth(ctx) } };
+    // No room to advertise: an older descriptor would send clients to a server that is gone, so it goes
+    // (removing frees space, it needs none), and clients find this one at the default port or SVC_SERVER.
+    await onFullDisk(async () => writeDescriptor(ctx.paths.descriptorFile, descriptor), undefined, `server.json is written (clients look at ${url} only if it is the default port or SVC_SERVER)`, () =>
+      rmSync(ctx.paths.descriptorFile, { force: true }),
+    );
   }
 
   const maintenance = startMaintenance(ctx, { onError: (error) => app.log.error({ err: error }, 'maintenance failed') });

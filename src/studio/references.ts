@@ -4,6 +4,7 @@ import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import type { InputDescriptor } from './api/index.js';
 import { isValidAssetFilename } from './media/filename.js';
+import { readImageHeader } from './media/image-header.js';
 import { mimeOf, sniffImageType, type ImageFormat } from './media/image-type.js';
 import { findAsset } from './store/assets.js';
 import { inputHash } from './jobs/inputs.js';
@@ -99,6 +100,15 @@ function base64Of(data: string, where: Where): string {
   return text;
 }
 
+/** The pixel size a file's header declares, or undefined when the header cannot be read. */
+function declaredSize(bytes: Buffer, format: ImageFormat): { width: number; height: number } | undefined {
+  try {
+    return readImageHeader(bytes, format);
+  } catch {
+    return undefined;
+  }
+}
+
 const decodedLength = (base64: string): number => Math.floor((base64.replace(/=+$/, '').length * 3) / 4);
 
 const tooLarge = (bytes: number, where: Where): ServiceError =>
@@ -134,6 +144,14 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
   if (bytes.length === 0) throw fail('REFERENCE_INVALID', `${label(where)} is empty.`, where);
   const format = sniffImageType(bytes);
   if (!format) throw fail('REFERENCE_TYPE_UNSUPPORTED', `${label(where)} is not a PNG, JPEG or WebP image.`, where);
+  // The header's size first: a small file can declare a huge image (a decompression bomb).
+  const maxPixels = LIMITS.referenceMaxPixels;
+  const tooManyPixels = (width: number, height: number) =>
+    fail('REFERENCE_TOO_MANY_PIXELS', `${label(where)} is ${width}x${height}; the limit is ${maxPixels / 1e6} megapixels.`, where, { width, height, maxPixels });
+  // Read by us before sharp: past its own pixel limit sharp will not even read the metadata, which
+  // would hide the reason. A header we cannot read is left to sharp to judge.
+  const declared = declaredSize(bytes, format);
+  if (declared && declared.width * declared.height > maxPixels) throw tooManyPixels(declared.width, declared.height);
   const sharp = await loadSharp();
   let width: number;
   let height: number;
@@ -142,11 +160,7 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
   } catch {
     throw fail('REFERENCE_INVALID', `${label(where)} cannot be decoded as ${format}.`, where);
   }
-  // The header's size first: a small file can declare a huge image (a decompression bomb).
-  const maxPixels = LIMITS.referenceMaxPixels;
-  if (width * height > maxPixels) {
-    throw fail('REFERENCE_TOO_MANY_PIXELS', `${label(where)} is ${width}x${height}; the limit is ${maxPixels / 1e6} megapixels.`, where, { width, height, maxPixels });
-  }
+  if (width * height > maxPixels) throw tooManyPixels(width, height);
   // Then every pixel, so a truncated or damaged image is refused here, never sent upstream. libvips
   // decodes on sharp's worker threads (off the event loop), streaming, in little memory.
   try {

@@ -26,6 +26,11 @@ describe('goals', () => {
 
     expect((await server.getJson<GoalBody>('/api/goal')).body.goal).toBeNull();
     expect((await post({ action: 'done' })).body.error?.code).toBe('GOAL_NOT_FOUND');
+    // A NUL could never reach the agent (the objective becomes part of an argv element): refused up front.
+    const nul = await post({ action: 'set', objective: 'write\u0000the report' });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error?.code).toBe('BAD_REQUEST');
+    expect((await server.getJson<GoalBody>('/api/goal')).body.goal).toBeNull();
     const set = await post({ action: 'set', objective: 'write the report' });
     expect(set.status).toBe(200);
     expect(set.body.goal).toMatchObject({ objective: 'write the report', status: 'active' });

@@ -190,6 +190,13 @@ describe('POST /api/generate/multimode', () => {
       [1, true, 1536, 1024],
     ]);
   });
+
+  it('refuses `outputs` and `n` together, naming both (neither silently wins)', async () => {
+    const response = await rig.post('/api/generate/multimode', { prompt: 'a tower', provider: 'api', n: 3, outputs: [{ size: '1024x1536' }] });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.message).toMatch(/outputs.*n|n.*outputs/);
+  });
 });
 
 describe('in-flight jobs', () => {

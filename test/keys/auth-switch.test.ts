@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlphaSimulator, type AlphaSimulator } from '../../src/sim/alpha/index.js';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
+import { SIGN_INS_PER_MINUTE } from '../../src/studio/auth/switch.js';
 import { oauthStatusBody, switchStarted, switchStatus, type SwitchStatus } from '../../src/studio/api/auth.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { waitFor } from '../lanes/gamma-delta-epsilon-rig.js';
@@ -156,5 +157,24 @@ describe('the alpha account (RFC 8628)', () => {
     const started = await start(studio, 'alpha');
     expect(alpha.devices.expire(started.userCode)).toBe(true);
     expect(await settled(studio, started.sessionId)).toMatchObject({ status: 'expired' });
+  });
+});
+
+describe('a bounded number of sign-ins per minute (issue 33, item 8)', () => {
+  it(`starts at most ${SIGN_INS_PER_MINUTE} per account per minute, then answers 429 with Retry-After, other accounts unaffected`, async () => {
+    const own = await studioFor(chat);
+    try {
+      for (let index = 0; index < SIGN_INS_PER_MINUTE; index += 1) await start(own, 'oauth');
+      const before = chat.simulator.requests({ route: 'POST /api/accounts/deviceauth/usercode' }).length;
+      const refused = await own.request('/api/auth/switch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'oauth' }) });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ error: { code: 'AUTH_SWITCH_TOO_MANY', details: { provider: 'oauth', limit: SIGN_INS_PER_MINUTE } } });
+      // The refused start never reached the issuer.
+      expect(chat.simulator.requests({ route: 'POST /api/accounts/deviceauth/usercode' }).length).toBe(before);
+      expect((await start(own, 'alpha')).provider).toBe('alpha');
+    } finally {
+      await own.stop();
+    }
   });
 });

@@ -76,6 +76,16 @@ describe('GET /api/keys/status', () => {
     expect(again.lastVerdict).toBeUndefined();
   });
 
+  it('takes no 200 that is not the vendor\'s answer for a verdict: a captive portal or a wrong base URL says unchecked (issue 33, item 8)', async () => {
+    for (const body of ['<html><body>Sign in to the hotel Wi-Fi</body></html>', { ok: true }]) {
+      suite.simulators.responses.simulator.fault('GET /v1/models', { status: 200, body, times: 1 });
+      const portal = (await rig.json('GET', '/api/keys/status?verify=1')).body.omni as Record<string, unknown>;
+      expect(portal).toMatchObject({ valid: 'unchecked', lastVerdict: 'valid' });
+      expect(portal.reason).toMatch(/not JSON|not as its protocol says/);
+    }
+    expect((await rig.json('GET', '/api/keys/status?verify=1')).body.omni).toMatchObject({ valid: 'valid' });
+  });
+
   it('refuses a query it does not know the values of', async () => {
     expectCode(await rig.json('GET', '/api/keys/status?verify=yes'), 400, 'BAD_REQUEST');
   });

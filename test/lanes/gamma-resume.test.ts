@@ -1,8 +1,5 @@
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobRecord } from '../../src/studio/api/index.js';
-import { makeTempHome } from '../helpers/studio.js';
-import { startSvc, type RunningSvc } from '../helpers/svc.js';
+import { startCrashRig, type CrashRig } from '../helpers/crash-rig.js';
 import { waitFor } from './gamma-delta-epsilon-rig.js';
 
 // The bar's crash test for gamma, with real processes: the simulators in
@@ -14,47 +11,26 @@ import { waitFor } from './gamma-delta-epsilon-rig.js';
 /** Each prediction runs this long upstream: long enough to kill the studio mid-poll. */
 const LATENCY_MS = 3000;
 
-let simulators: RunningSvc;
-let simEnv: Record<string, string>;
-let gammaOrigin: string;
-const home = makeTempHome('svc-gamma-resume-');
-const running: RunningSvc[] = [];
-
-async function startStudioProcess(): Promise<string> {
-  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv });
-  running.push(studio);
-  return String(studio.first.url);
-}
-
+let rig: CrashRig;
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const job = async (url: string, requestId: string) => jobRecord.parse(await (await fetch(`${url}/api/jobs/${requestId}`)).json());
-
+const job = (url: string, requestId: string) => rig.job(url, requestId);
 /** The gamma simulator's log of one route (it runs in the other process: read over HTTP). */
-async function simRequests(route: string): Promise<{ id: number; path: string; outcome: string }[]> {
-  const response = await fetch(`${gammaOrigin}/__sim/requests?route=${encodeURIComponent(route)}`);
-  return ((await response.json()) as { requests: { id: number; path: string; outcome: string }[] }).requests;
-}
+const simRequests = (route: string) => rig.simRequests<{ id: number; path: string; outcome: string }>('SVC_GAMMA_BASE_URL', route);
 
 beforeAll(async () => {
-  simulators = await startSvc(['sim', 'serve', '--latency', String(LATENCY_MS)]);
-  simEnv = (simulators.first as { env: Record<string, string> }).env;
-  gammaOrigin = new URL(simEnv.SVC_GAMMA_BASE_URL).origin;
+  rig = await startCrashRig('gamma-resume', LATENCY_MS);
 });
 
-afterAll(async () => {
-  for (const child of running) await child.stop('SIGKILL');
-  await simulators.stop();
-  rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
 
 describe('a gamma job across a studio crash', () => {
   it('svc sim serve gives the gamma, delta and epsilon lanes their base URLs and keys', () => {
-    expect(simEnv).toMatchObject({ SVC_GAMMA_BASE_URL: expect.stringMatching(/\/api\/v1$/), SVC_DELTA_BASE_URL: expect.any(String), SVC_EPSILON_BASE_URL: expect.any(String) });
-    expect(Object.keys(simEnv)).toEqual(expect.arrayContaining(['GAMMA_API_KEY', 'DELTA_API_KEY', 'EPSILON_API_KEY']));
+    expect(rig.simEnv).toMatchObject({ SVC_GAMMA_BASE_URL: expect.stringMatching(/\/api\/v1$/), SVC_DELTA_BASE_URL: expect.any(String), SVC_EPSILON_BASE_URL: expect.any(String) });
+    expect(Object.keys(rig.simEnv)).toEqual(expect.arrayContaining(['GAMMA_API_KEY', 'DELTA_API_KEY', 'EPSILON_API_KEY']));
   });
 
   it('SIGKILL during the poll, restart: the recorded prediction is resumed and the image lands in history', async () => {
-    const first = await startStudioProcess();
+    const first = await rig.startStudio();
     const accepted = await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a lighthouse in a storm', async: true, requestId: 'gamma-crash' });
     expect(accepted.status).toBe(202);
     // The prediction id is stored as soon as it is known; from then on the studio polls.
@@ -64,9 +40,9 @@ describe('a gamma job across a studio crash', () => {
     // Polling: running during a status call, waiting between two.
     expect(['running', 'waiting']).toContain(before.state);
     await waitFor('a first poll', async () => (await simRequests('GET /api/v1/model/prediction/:id')).length > 0);
-    await running.at(-1)?.stop('SIGKILL');
+    await rig.stopStudio('SIGKILL');
 
-    const restarted = await startStudioProcess();
+    const restarted = await rig.startStudio();
     const done = await waitFor('the resumed job to end', async () => {
       const record = await job(restarted, 'gamma-crash');
       return record.finishedAt === null ? undefined : record;
@@ -88,12 +64,12 @@ describe('a gamma job across a studio crash', () => {
   }, 30_000);
 
   it('a graceful stop (SIGTERM) mid-poll leaves the job to resume, not cancelled', async () => {
-    const first = await startStudioProcess();
+    const first = await rig.startStudio();
     expect((await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a calm harbour', async: true, requestId: 'gamma-stop' })).status).toBe(202);
     const recorded = await waitFor('the prediction id on the job', async () => (await job(first, 'gamma-stop')).upstream ?? undefined);
-    await running.at(-1)?.stop('SIGTERM');
+    await rig.stopStudio('SIGTERM');
 
-    const restarted = await startStudioProcess();
+    const restarted = await rig.startStudio();
     const done = await waitFor('the resumed job to end', async () => {
       const record = await job(restarted, 'gamma-stop');
       return record.finishedAt === null ? undefined : record;

@@ -202,6 +202,18 @@ describe('gamma failures', () => {
     }
   });
 
+  it('the time budget: a submit the vendor holds past the deadline is GENERATION_TIMEOUT too, not the cut call\'s error', async () => {
+    const slow = await startLaneRig({ upstreams: { gamma: sim.baseUrl }, env: { GAMMA_API_KEY: sim.apiKey, SVC_GAMMA_TIMEOUT_MS: '800' } });
+    sim.simulator.fault(GAMMA_ROUTES.submit, { latencyMs: 5_000, times: 1 });
+    try {
+      const body = await expectError(await generate({ prompt: 'held at the door' }, slow), 504, 'GENERATION_TIMEOUT');
+      expect(body.error.details).toMatchObject({ lane: 'gamma', timeoutMs: 800 });
+    } finally {
+      sim.simulator.clearFaults();
+      await slow.stop();
+    }
+  });
+
   it('cancel stops the poll: the poll in flight is aborted and the job ends cancelled', async () => {
     const accepted = await generate({ prompt: 'never ends [sim:never]', async: true, requestId: 'gamma-cancel' });
     expect(accepted.status).toBe(202);

@@ -141,7 +141,7 @@ describe('History and Settings in chromium against a demo studio', () => {
     await openDetail(page, 'landscape number 148');
     const href = (await page.locator('.detail a', { hasText: 'Download' }).getAttribute('href')) as string;
     const filename = href.split('/').pop() as string;
-    await page.click('.detail button:has-text("Delete")');
+    await page.click('.detail button:text-is("Delete")');
     await page.locator('.toast', { hasText: 'Image deleted.' }).waitFor();
     await tile(page, 'landscape number 148').waitFor({ state: 'detached' });
     expect(await page.locator('.detail').count()).toBe(0);
@@ -150,6 +150,22 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.click('.toast button:has-text("Undo")');
     await tile(page, 'landscape number 148').waitFor();
     expect((await fetch(`${studio.url}/api/history/${filename}`)).status).toBe(200);
+  });
+
+  it('deletes an image permanently after asking: its file is gone and no restore brings it back', async () => {
+    await openDetail(page, 'landscape number 145');
+    const href = (await page.locator('.detail a', { hasText: 'Download' }).getAttribute('href')) as string;
+    const filename = href.split('/').pop() as string;
+    await page.click('.detail button:text-is("Delete permanently")');
+    const ask = page.locator('.toast', { hasText: 'permanently?' });
+    await ask.waitFor();
+    // Asking changed nothing yet.
+    expect((await fetch(`${studio.url}/api/history/${filename}`)).status).toBe(200);
+    await ask.locator('button', { hasText: 'Delete permanently' }).click();
+    await page.locator('.toast', { hasText: 'Deleted permanently' }).waitFor();
+    await tile(page, 'landscape number 145').waitFor({ state: 'detached' });
+    expect((await fetch(`${studio.url}${href}`)).status).toBe(404);
+    expect((await fetch(`${studio.url}/api/history/${filename}/restore`, { method: 'POST' })).status).toBe(404);
   });
 
   it('remixes into the composer, asking first when the composer holds something', async () => {

@@ -123,6 +123,11 @@ describe('a studio with an access token, in chromium', () => {
     expect((await fetch(`${studio.url}/`)).status).toBe(200);
     expect((await fetch(`${studio.url}${asset('.js')}`)).status).toBe(200);
     expect((await fetch(`${studio.url}/api/capabilities`)).status).toBe(401);
+    // HEAD is GET without the body: the same paths are public, the rest needs the token (issue 33, item 8).
+    expect((await fetch(`${studio.url}/`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${studio.url}${asset('.js')}`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${studio.url}/api/capabilities`, { method: 'HEAD' })).status).toBe(401);
+    expect((await fetch(`${studio.url}/api/capabilities?token=${token}`, { method: 'HEAD' })).status).toBe(200);
     // With a token any Host reaches the token check (a rebinding page cannot present it).
     const refused = await rawRequest(studio.url, { path: '/api/health', headers: { host: 'rebind.example' } });
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'TOKEN_REQUIRED' } });

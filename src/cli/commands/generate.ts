@@ -105,7 +105,7 @@ export function timeoutMs(option: string | undefined): number {
  * Posts a generation with `Accept: text/event-stream` and follows its own
  * event stream: progress on stderr (TTY only), the result from `done`.
  */
-export async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number): Promise<T> {
+export async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number, describe?: EventLine): Promise<T> {
   const requestId = String(body.requestId);
   const recovery = `The studio keeps working on it: find the result later with \`svc history ls --json\` (requestId ${requestId}), or check \`svc inflight ls\`.`;
   const posted = client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
@@ -138,13 +138,16 @@ export async function streamJob<T>(client: StudioClient, out: Output, path: stri
     }
     // A server that answers the stream request with plain JSON (an older or another studio) gave the result itself.
     if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return (await response.json().catch(() => undefined)) as T;
-    return await followStream<T>(response, requestId, recovery, out);
+    return await followStream<T>(response, requestId, recovery, out, describe);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
 }
 
-async function followStream<T>(response: Response, requestId: string, recovery: string, out: Output): Promise<T> {
+/** A command's own progress line for an event it knows (video: planning, submitted, progress); undefined leaves the line as it is. */
+export type EventLine = (event: Record<string, unknown>) => string | undefined;
+
+async function followStream<T>(response: Response, requestId: string, recovery: string, out: Output, describe?: EventLine): Promise<T> {
   const live = process.stderr.isTTY && !out.json;
   let partials = 0;
   let phase = '';
@@ -161,8 +164,19 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
       // The event's name is in the payload (this studio) or on the standard `event:` line (others).
       const event = { ...(parsed as { event?: string; phase?: string; result?: T; error?: ErrorPayload; slot?: number }) };
       event.event = typeof event.event === 'string' ? event.event : message.event;
-      if (event.event === 'phase') {
-        phase = event.phase ?? phase;
+      const line = describe?.(event);
+      if (line !== undefined) {
+        phase = line;
+        show();
+      } else if (event.event === 'phase') {
+        // flow: the place in the node-graph server's own queue.
+        const place = (event as { queuePosition?: unknown }).queuePosition;
+        phase = typeof place === 'number' ? `${event.phase} (#${place} in the server's queue)` : (event.phase ?? phase);
+        show();
+      } else if (event.event === 'progress' && typeof (event as { value?: unknown }).value === 'number') {
+        // flow: the server's step progress.
+        const { value, max } = event as { value: number; max?: number };
+        phase = `rendering · step ${value}${typeof max === 'number' ? `/${max}` : ''}`;
         show();
       } else if (event.event === 'partial') {
         partials += 1;

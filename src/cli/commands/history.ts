@@ -103,11 +103,17 @@ export function registerHistory(program: Command): void {
   history
     .command('rm')
     .argument('<filename>', 'the image to delete (restorable for the retention window)')
+    .option('--permanent', 'delete now, files included, with no undo (frees the space at once, also on a full disk)')
     .description('Delete an image from history (it can be restored for a while)')
-    .action(async (filename: string, _options, command: Command) => {
+    .action(async (filename: string, options: { permanent?: boolean }, command: Command) => {
       const { client, out } = commandContext(command);
-      const body = await client.json<{ filename: string; restorableUntil?: string }>('DELETE', `/api/history/${encode(filename)}`, { timeoutMs: 15_000 });
-      out.result(body, () => `${out.color.green('✓')} deleted ${body.filename}${body.restorableUntil ? out.color.dim(` (restorable until ${body.restorableUntil}: svc history restore ${body.filename})`) : ''}`);
+      const query = options.permanent ? '?permanent=true' : '';
+      const body = await client.json<{ filename: string; restorableUntil?: string; freedBytes?: number }>('DELETE', `/api/history/${encode(filename)}${query}`, { timeoutMs: 15_000 });
+      out.result(body, () =>
+        body.freedBytes !== undefined
+          ? `${out.color.green('✓')} deleted ${body.filename} permanently ${out.color.dim(`(${body.freedBytes} bytes freed)`)}`
+          : `${out.color.green('✓')} deleted ${body.filename}${body.restorableUntil ? out.color.dim(` (restorable until ${body.restorableUntil}: svc history restore ${body.filename})`) : ''}`,
+      );
     });
 
   history

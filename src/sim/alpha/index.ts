@@ -6,6 +6,7 @@ import { alphaError, faultBody } from './errors.js';
 import { registerImagesRoutes } from './images-routes.js';
 import { MediaStore } from './media.js';
 import { registerResponsesRoutes } from './responses-routes.js';
+import { registerVideoRoutes, VIDEO_ROUTES } from './video-routes.js';
 import type { AlphaState } from './state.js';
 import { AlphaTokens, DEFAULT_ALPHA_ACCOUNT, type AlphaAccount, type MintOptions } from './tokens.js';
 
@@ -34,6 +35,10 @@ export const ALPHA_ROUTES = {
   responses: 'POST /v1/responses',
   models: 'GET /v1/models',
   media: 'GET /media/:name',
+  videoGenerations: VIDEO_ROUTES.generations,
+  videoEdits: VIDEO_ROUTES.edits,
+  videoExtensions: VIDEO_ROUTES.extensions,
+  videoPoll: VIDEO_ROUTES.poll,
   discovery: `GET ${ISSUER_PATHS.discovery}`,
   deviceAuthorization: `POST ${ISSUER_PATHS.deviceAuthorization}`,
   token: `POST ${ISSUER_PATHS.token}`,
@@ -53,6 +58,8 @@ export interface AlphaSimulatorOptions {
   readonly refreshTokenTtlSeconds?: number;
   /** How long an image render takes (default 0); the search and the planner take a quarter each. */
   readonly latencyMs?: number;
+  /** How long a video job runs (default: `latencyMs`; the demo's and `svc sim serve --latency`'s). */
+  readonly videoMs?: number;
   /** How long a media link stays valid (default 10 minutes). */
   readonly mediaTtlMs?: number;
   readonly login?: DeviceLoginOptions;
@@ -101,6 +108,7 @@ export async function startAlphaSimulator(options: AlphaSimulatorOptions = {}): 
   };
   registerImagesRoutes(state);
   registerResponsesRoutes(state);
+  registerVideoRoutes(state, { videoMs: options.videoMs ?? state.latencyMs });
   registerBillingRoutes(simulator, state.billing, tokens);
   const devices = registerAccountRoutes(state, options.login ?? {});
   const url = await simulator.start(options.port ?? 0);

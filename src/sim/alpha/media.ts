@@ -22,8 +22,8 @@ export class MediaStore {
   ) {}
 
   /** Keeps `bytes` and answers the name of its link (`/media/<name>`). */
-  put(bytes: Buffer, type: string, options: { expired?: boolean } = {}): string {
-    const name = `${newId('img')}.jpg`;
+  put(bytes: Buffer, type: string, options: { expired?: boolean; extension?: string } = {}): string {
+    const name = `${newId(options.extension === 'mp4' ? 'vid' : 'img')}.${options.extension ?? 'jpg'}`;
     this.files.set(name, { bytes, type, expiresAt: options.expired ? Date.now() - 1 : Date.now() + this.ttlMs });
     if (this.files.size > MAX_KEPT) this.files.delete(this.files.keys().next().value as string);
     return name;

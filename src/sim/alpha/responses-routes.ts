@@ -4,6 +4,7 @@ import type { ErrorAnswer, SimRequest, SimResponse } from '../harness.js';
 import { answer, authenticate, isRefusal } from './access.js';
 import { SIM_PLANNER_MODELS } from './catalog.js';
 import { alphaError, type ErrorShape } from './errors.js';
+import { conversationAnswer } from '../responses/conversation.js';
 import { newId, type AlphaState } from './state.js';
 import { parseAlphaTriggers, triggerTokens } from './triggers.js';
 
@@ -50,6 +51,9 @@ interface PlannerCall {
   /** Every text part (triggers are read from all of them). */
   readonly allText: string;
   readonly inputChars: number;
+  readonly instructions?: string;
+  /** Every text part of the last user message. */
+  readonly lastUserText: string;
 }
 
 function parseCall(request: SimRequest, shape: ErrorShape): PlannerCall | ErrorAnswer {
@@ -72,7 +76,16 @@ function parseCall(request: SimRequest, shape: ErrorShape): PlannerCall | ErrorA
   const search = choice !== 'none' && (tools as { type: string }[]).some((tool) => tool.type === 'web_search');
   const user = [...messages].reverse().find((message) => message.role === 'user');
   const allText = messages.flatMap((message) => message.texts).join('\n');
-  return { model, search, stream, subject: user?.texts[0] ?? '', allText, inputChars: allText.length + (typeof instructions === 'string' ? instructions.length : 0) };
+  return {
+    model,
+    search,
+    stream,
+    subject: user?.texts[0] ?? '',
+    allText,
+    inputChars: allText.length + (typeof instructions === 'string' ? instructions.length : 0),
+    ...(typeof instructions === 'string' ? { instructions } : {}),
+    lastUserText: user?.texts.join('\n') ?? '',
+  };
 }
 
 const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'image';
@@ -153,7 +166,9 @@ async function handleResponses(state: AlphaState, request: SimRequest, response:
   }
   const subject = parseAlphaTriggers(call.subject).cleaned;
   const searched = call.search ? searchOutput(subject, !triggers.has('no-citations')) : undefined;
-  const output = searched ? searched.items : [message(triggers.has('planner-empty') ? '' : plannedPrompt(subject, call.allText))];
+  // The studio's own conversations (prompt builder, Agent Mode's planner) get the answer they ask for.
+  const conversation = conversationAnswer(call.instructions, parseAlphaTriggers(call.lastUserText).cleaned, call.model);
+  const output = searched ? searched.items : [message(triggers.has('planner-empty') ? '' : (conversation ?? plannedPrompt(subject, call.allText)))];
   const outputChars = output.reduce((sum, item) => sum + JSON.stringify(item).length, 0);
   const body = {
     id: randomUUID(),

@@ -6,6 +6,7 @@ import { MAX_PARTIAL_IMAGES, REASONING_TOKENS, textTokens } from './catalog.js';
 import { MODERATION_MESSAGE, rateLimited, retryPhrase } from './errors.js';
 import type { ResponsesJob } from './request.js';
 import { newId } from './state.js';
+import { conversationAnswer } from './conversation.js';
 import { synthesizeJson } from './synthetic-json.js';
 
 // Plays one response: the event sequence of contract §5 (created,
@@ -44,6 +45,8 @@ function assistantText(job: ResponsesJob, madeImage: boolean): string {
   if (job.textFormat.type === 'json_schema') return JSON.stringify(synthesizeJson(job.textFormat.schema, job.prompt));
   if (job.textFormat.type === 'json_object') return JSON.stringify({ reply: `Simulated reply to: ${job.prompt}` });
   if (madeImage) return `Here is the simulated image: ${revisedPrompt(job.prompt)}.`;
+  const conversation = conversationAnswer(typeof job.echo.instructions === 'string' ? job.echo.instructions : null, job.prompt, job.model);
+  if (conversation !== undefined) return conversation;
   return `Simulated reply from ${job.model}. You said: "${job.prompt.slice(0, 400)}"`;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jobResult } from './jobs.js';
 import { errorPayload, slotOutcome } from './results.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
+import { VIDEO_MODES } from './video.js';
 
 // Payloads of the events every job publishes on the shared channel (topic
 // `generation`), so what `GET /api/events` and per-request SSE carry. Each
@@ -12,6 +13,8 @@ import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
 export const GENERATION_TOPIC = 'generation';
 
 const base = { requestId: z.string(), kind: z.enum(JOB_KINDS), slot: z.number().int().optional() };
+/** Which clip of a video job (1-based) and how many it has. */
+const videoClip = { clip: z.number().int().min(1), clips: z.number().int().min(1) };
 
 export const generationEventPayloads = {
   /** `state`: the job's (queued, running, waiting); `position`: a queued job's place (1 = next). */
@@ -22,11 +25,27 @@ export const generationEventPayloads = {
     model: z.string().optional(),
     state: z.enum(['queued', 'running', 'waiting']).optional(),
     position: z.number().int().optional(),
+    /** Ours: the job's place in the upstream's own queue (1 = next), while the upstream holds it waiting (flow). */
+    queuePosition: z.number().int().optional(),
   }),
+  /** Step progress inside the upstream's run (flow: a sampler's step `value` of `max`, in `node`). Ours where the spec names the event only. */
+  // A video's poll (below) is a `progress` too, with its own fields: the payload is one or the other.
+  progress: z.union([
+    z.object({ ...base, value: z.number().int(), max: z.number().int(), node: z.string().optional(), provider: z.string().optional(), model: z.string().optional() }),
+    /** Video (spec: Events 4), one poll: `fraction` 0–1 of the clip; `stalled` once the upstream has not moved for a while (SVC_VIDEO_STALL_MS). */
+    z.object({ ...base, ...videoClip, fraction: z.number().min(0).max(1), stalled: z.boolean(), upstreamState: z.string().optional() }),
+  ]),
   /** A low-quality intermediate render. `b64` reaches live listeners only: replayed copies omit it (`omitted: ['b64']`). */
   partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
   slot_done: z.object({ ...base, slot: z.number().int(), result: slotOutcome }),
   slot_error: z.object({ ...base, slot: z.number().int(), error: errorPayload }),
+  // Video (spec: Events 4): `planning`, `submitted`, `progress`…, `done` in that order, per clip
+  // (`clip` of `clips`: 1 of 1 for one video, a storyboard's each in turn), or `error`.
+  /** The planner model writes the clip's final prompt. */
+  planning: z.object({ ...base, ...videoClip, provider: z.string(), model: z.string(), plannerModel: z.string() }),
+  /** The upstream accepted the clip: its job id, the model asked for and the one that runs (the base model for references, edits, extensions). */
+  submitted: z.object({ ...base, ...videoClip, provider: z.string(), upstreamId: z.string(), requestedModel: z.string(), model: z.string(), mode: z.enum(VIDEO_MODES) }),
+  // `progress` (above): one poll's `fraction` and `stalled`.
   done: z.object({ ...base, result: jobResult }),
   error: z.object({ ...base, error: errorPayload }),
 } as const;

@@ -11,3 +11,7 @@ export * from './quota.js';
 export * from './auth.js';
 export * from './jobs.js';
 export * from './job-summary.js';
+export * from './video.js';
+export * from './prompt-builder.js';
+export * from './agent.js';
+export * from './flow.js';

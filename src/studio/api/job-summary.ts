@@ -17,6 +17,13 @@ export interface JobSummary {
 
 export function jobSummary(record: JobRecord): JobSummary {
   if (record.kind === 'trace') return { prompt: null, size: null, outputs: 1, source: record.request.source };
+  if (record.kind === 'video') {
+    const { clips, storyboard, resolution, inputs } = record.request;
+    // A storyboard makes its clips and their joined video.
+    return { prompt: clips[0].prompt, size: resolution ?? null, outputs: clips.length + (storyboard ? 1 : 0), source: inputs.source ?? null };
+  }
+  // An agent turn's text (its images are planned when it runs).
+  if (record.kind === 'agent-turn') return { prompt: record.request.prompt, size: null, outputs: 1, source: null };
   const first = record.request.slots[0];
   return { prompt: first.fields.prompt, size: first.fields.size ?? null, outputs: record.request.slots.length, source: null };
 }

@@ -3,6 +3,9 @@ import { nodeGenerationResult } from './nodes.js';
 import { slotFields } from './requests.js';
 import { assetRecord, errorPayload, generationResult, multimodeResult } from './results.js';
 import { graphPosition } from './sessions.js';
+import { inputDescriptor, plannedModel } from './jobs-base.js';
+import { videoJobRequest, videoResult } from './video.js';
+import { agentTurn, agentTurnJobRequest } from './agent.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKind } from './values.js';
 
 // Jobs as the API shows them, typed by kind: what each kind stores as its
@@ -10,29 +13,7 @@ import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKin
 // The engine parses a stored job with its kind's schemas, so no stored job is
 // ever cast; clients read a job's prompt and settings from the same types.
 
-/** An input image as a job stores it: where it came from and its stored copy, never its bytes. */
-export const inputDescriptor = z.object({
-  source: z.enum(['inline', 'history']),
-  filename: z.string().optional(),
-  format: z.enum(IMAGE_FORMATS),
-  width: z.number().int(),
-  height: z.number().int(),
-  bytes: z.number().int(),
-  /** The content address of the stored copy (a queued or retried job has its images after a restart). */
-  sha256: z.string(),
-});
-export type InputDescriptor = z.infer<typeof inputDescriptor>;
-
-/** The model of a slot, resolved once when the job was planned (aliases, the lane default, compatibility mapping). */
-export const plannedModel = z.object({
-  /** What the client asked for (or the default then). */
-  requested: z.string(),
-  /** Our canonical id of what runs. */
-  id: z.string(),
-  /** The id sent upstream. */
-  upstreamId: z.string(),
-});
-export type PlannedModel = z.infer<typeof plannedModel>;
+export { inputDescriptor, plannedModel, type InputDescriptor, type PlannedModel } from './jobs-base.js';
 
 const { provider: _provider, model: _model, ...outputFields } = slotFields;
 
@@ -89,6 +70,8 @@ export const JOB_KIND_SCHEMAS = {
   multimode: { request: imageJobRequest, result: multimodeResult },
   node: { request: nodeJobRequest, result: nodeGenerationResult },
   trace: { request: traceJobRequest, result: assetRecord },
+  video: { request: videoJobRequest, result: videoResult },
+  'agent-turn': { request: agentTurnJobRequest, result: agentTurn },
 } as const satisfies Record<JobKind, { request: z.ZodType; result: z.ZodType }>;
 
 export type JobRequestOf<K extends JobKind> = z.infer<(typeof JOB_KIND_SCHEMAS)[K]['request']>;
@@ -102,6 +85,8 @@ export const JOB_REQUESTS: { readonly [K in JobKind]: z.ZodType<JobRequestOf<K>>
   multimode: imageJobRequest,
   node: nodeJobRequest,
   trace: traceJobRequest,
+  video: videoJobRequest,
+  'agent-turn': agentTurnJobRequest,
 };
 export const JOB_RESULTS: { readonly [K in JobKind]: z.ZodType<JobResultOf<K>> } = {
   generate: generationResult,
@@ -109,10 +94,12 @@ export const JOB_RESULTS: { readonly [K in JobKind]: z.ZodType<JobResultOf<K>> }
   multimode: multimodeResult,
   node: nodeGenerationResult,
   trace: assetRecord,
+  video: videoResult,
+  'agent-turn': agentTurn,
 };
 
 /** What a job produced, whatever its kind (`done.result`). The node result comes first: a generation's schema would strip its node fields. */
-export const jobResult = z.union([nodeGenerationResult, generationResult, multimodeResult, assetRecord]);
+export const jobResult = z.union([nodeGenerationResult, videoResult, generationResult, multimodeResult, assetRecord, agentTurn]);
 export type JobResult = z.infer<typeof jobResult>;
 
 /** 202 answer of an async POST. */
@@ -187,6 +174,8 @@ export const jobRecord = z.discriminatedUnion('kind', [
   kindRecord('multimode', JOB_KIND_SCHEMAS.multimode),
   kindRecord('node', JOB_KIND_SCHEMAS.node),
   kindRecord('trace', JOB_KIND_SCHEMAS.trace),
+  kindRecord('video', JOB_KIND_SCHEMAS.video),
+  kindRecord('agent-turn', JOB_KIND_SCHEMAS['agent-turn']),
 ]);
 export type JobRecord = z.infer<typeof jobRecord>;
 

@@ -49,14 +49,16 @@ const generationFields = {
 export const generateRequest = z.object(generationFields).strict();
 /** POST /api/edit: `image` is the image to change; `mask` (transparent = editable) where the lane has it. */
 export const editRequest = z.object({ ...generationFields, image: imageInput, mask: imageInput.optional() }).strict();
-/** POST /api/generate/multimode: `outputs` lists each slot's overrides, `n` repeats the shared settings (default 2). */
+/** POST /api/generate/multimode: `outputs` lists each slot's overrides, or `n` repeats the shared settings (default 2); never both. */
 export const multimodeRequest = z
   .object({
     ...generationFields,
     outputs: z.array(z.object(slotFields).strict()).min(1).max(API_LIMITS.multimodeMaxOutputs).optional(),
     n: z.number().int().min(1).max(API_LIMITS.multimodeMaxOutputs).optional(),
   })
-  .strict();
+  .strict()
+  // Neither may silently win: a client sending both means something neither gives.
+  .refine((body) => !(body.outputs && body.n !== undefined), { message: 'give either outputs (one entry per slot) or n (copies of the shared settings), not both', path: ['n'] });
 
 export type GenerateRequest = z.infer<typeof generateRequest>;
 export type EditRequest = z.infer<typeof editRequest>;
@@ -97,6 +99,12 @@ export const HISTORY_KINDS = [...new Set([...(Object.keys(MEDIA_KINDS) as MediaK
 
 /** The filters of the item listing, every one combinable with the others. */
 const HISTORY_FILTERS = ['session', 'sessionId', 'q', 'provider', 'model', 'kind', 'since', 'until'] as const;
+
+/** DELETE /api/history/:filename: `permanent=true` deletes now, files and row, with no undo (default: a restorable tombstone). */
+export const historyDeleteQuery = z
+  .object({ permanent: z.enum(['1', 'true', '0', 'false']).optional() })
+  .strict()
+  .transform(({ permanent }) => ({ permanent: permanent === '1' || permanent === 'true' }));
 
 /** GET /api/history */
 export const historyQuery = z

@@ -10,7 +10,20 @@ export const errorPayload = z.object({ code: z.string(), message: z.string(), de
 export type ErrorPayload = z.infer<typeof errorPayload>;
 export const errorBody = z.object({ error: errorPayload });
 
-/** One saved image of history. */
+/** What history says of a video: read from the file by ffprobe when it was saved. */
+export const videoFacts = z.object({
+  durationSeconds: z.number(),
+  /** `480p`, `720p`, `1080p` (the short side), or `<n>p` for another size. */
+  resolution: z.string(),
+  /** The nearest of the video aspect ratios (16:9, 4:3, 3:2, 1:1, 2:3, 3:4, 9:16). */
+  aspectRatio: z.string(),
+  codec: z.string(),
+  fps: z.number(),
+  hasAudio: z.boolean(),
+});
+export type VideoFacts = z.infer<typeof videoFacts>;
+
+/** One saved asset of history (an image, an SVG or a video). */
 export const assetRecord = z.object({
   filename: z.string(),
   url: z.string(),
@@ -39,6 +52,8 @@ export const assetRecord = z.object({
   thumbnailReady: z.boolean(),
   /** A derived asset's source file (an SVG's traced raster); null otherwise. */
   derivedFrom: z.string().nullable(),
+  /** A video's facts (format mp4); its poster is `thumbnailUrl`. */
+  video: videoFacts.optional(),
 });
 export type AssetRecord = z.infer<typeof assetRecord>;
 
@@ -144,6 +159,8 @@ export const catalogModel = z.object({
   aliases: z.array(z.string()),
   /** Lanes on which this id runs as another model. */
   runsAs: z.record(z.string(), z.string()).optional(),
+  /** Ours: the model's own options (the request's `options`) as JSON Schema, for a model found at run time (a flow workflow's parameters). */
+  options: z.record(z.string(), z.unknown()).optional(),
 });
 export type CatalogModelEntry = z.infer<typeof catalogModel>;
 

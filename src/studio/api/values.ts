@@ -20,8 +20,8 @@ export type Quality = (typeof QUALITIES)[number];
 export type Moderation = (typeof MODERATIONS)[number];
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
-/** What history holds: raster images, and vector images traced from them. */
-export const ASSET_FORMATS = [...IMAGE_FORMATS, 'svg'] as const;
+/** What history holds: raster images, vector images traced from them, and videos (MP4). */
+export const ASSET_FORMATS = [...IMAGE_FORMATS, 'svg', 'mp4'] as const;
 export type AssetFormat = (typeof ASSET_FORMATS)[number];
 
 /**
@@ -65,18 +65,18 @@ export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 /** The jobs that make images (a node job is an image job that also records its node). */
 export const IMAGE_JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
 /**
- * What a job is: an image job, or a trace (POST /api/assets/derived); video, agent turn and MCP
- * kinds join with their routes. Each kind's stored request and result are typed in api/jobs.ts.
+ * What a job is: an image job, a trace (POST /api/assets/derived), or a video (POST /api/video/*);
+ * an agent turn (Agent Mode's queue items); MCP kinds join with their routes. Each kind's stored request and result are typed in api/jobs.ts.
  */
-export const JOB_KINDS = [...IMAGE_JOB_KINDS, 'trace'] as const;
+export const JOB_KINDS = [...IMAGE_JOB_KINDS, 'trace', 'video', 'agent-turn'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** What made an asset: a generation (of a kind of image job), a trace, an import (an asset record's `kind`). */
-export const ASSET_KINDS = [...IMAGE_JOB_KINDS, 'vector-svg', 'import'] as const;
+export const ASSET_KINDS = [...IMAGE_JOB_KINDS, 'video', 'vector-svg', 'import'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
 
 /** What an asset is, by its format: history's `kind=` filter takes these as well as an ASSET_KINDS value. */
-export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: [], 'vector-svg': ['svg'] } as const satisfies Record<string, readonly string[]>;
+export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: ['mp4'], 'vector-svg': ['svg'] } as const satisfies Record<string, readonly string[]>;
 export type MediaKind = keyof typeof MEDIA_KINDS;
 
 /**
@@ -96,7 +96,8 @@ export const JOB_PHASES = ['queued', 'searching', 'planning', 'rendering', 'savi
 export type JobPhase = (typeof JOB_PHASES)[number];
 
 /** What /api/providers says of a lane. */
-export const LANE_STATES = ['ready', 'needs_credential', 'needs_binary', 'cooling_down', 'unreachable', 'unavailable'] as const;
+/** `disconnected`: a lane whose models live on a local server none of which answers (flow: no workflow registered, or its servers down). */
+export const LANE_STATES = ['ready', 'needs_credential', 'needs_binary', 'cooling_down', 'unreachable', 'unavailable', 'disconnected'] as const;
 export type LaneState = (typeof LANE_STATES)[number];
 
 /** Ours, where the spec leaves them open; documented in docs/API.md. */

@@ -23,6 +23,12 @@ const KEEP_SETTLED_MS = 120_000;
 const MAX_SETTLED = 50;
 /** A sign-in still running this long after its code lapsed is stopped (the poller ends at the lapse itself). */
 const OVERRUN_MS = 5000;
+/**
+ * Sign-ins an account may start per minute. Each start asks the vendor's issuer for a code; a page or
+ * script looping on the button would otherwise have the studio hammer the issuer for the account.
+ */
+export const SIGN_INS_PER_MINUTE = 10;
+const MINUTE_MS = 60_000;
 
 /** How each account signs in: the device-code login that saves its session file. */
 const LOGINS: Readonly<Record<SwitchProvider, (ctx: StudioContext, signal: AbortSignal) => Promise<AccountLogin>>> = {
@@ -60,6 +66,8 @@ function ending(error: unknown): Pick<SwitchSession, 'status' | 'error'> {
 
 export class AccountSwitches {
   private readonly sessions = new Map<string, SwitchSession>();
+  /** When each account's recent sign-ins started (the last minute's). */
+  private readonly startedAt = new Map<SwitchProvider, number[]>();
 
   constructor(private readonly ctx: StudioContext) {}
 
@@ -67,7 +75,24 @@ export class AccountSwitches {
     return [...this.sessions.values()].filter((session) => session.status === 'pending');
   }
 
+  /** Counts a start against the account's minute, or refuses it with when the next one may start. */
+  private admit(provider: SwitchProvider): void {
+    const now = Date.now();
+    const recent = (this.startedAt.get(provider) ?? []).filter((at) => now - at < MINUTE_MS);
+    if (recent.length >= SIGN_INS_PER_MINUTE) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((recent[0] + MINUTE_MS - now) / 1000));
+      this.startedAt.set(provider, recent);
+      throw new ServiceError('AUTH_SWITCH_TOO_MANY', `The ${provider} account started ${SIGN_INS_PER_MINUTE} sign-ins in the last minute; the next may start in ${retryAfterSeconds} s.`, {
+        details: { provider, limit: SIGN_INS_PER_MINUTE, windowSeconds: MINUTE_MS / 1000, retryAfterSeconds },
+        headers: { 'retry-after': String(retryAfterSeconds) },
+      });
+    }
+    recent.push(now);
+    this.startedAt.set(provider, recent);
+  }
+
   async start(provider: SwitchProvider): Promise<SwitchStarted> {
+    this.admit(provider);
     const controller = new AbortController();
     let login: AccountLogin;
     try {

@@ -5,7 +5,8 @@ import { timeoutVariable } from '../lanes/budget.js';
 import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
 import { laneExtras } from './extras.js';
 import { LIMITS } from './limits.js';
-import { catalogAliases, catalogModels } from './models.js';
+import type { StudioContext } from '../context.js';
+import { catalogAliases, catalogModels, laneModels } from './models.js';
 import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
 
 // What the lanes add (their module's `capabilities`), merged once. The contract names the
@@ -61,5 +62,24 @@ export function capabilities(version: string): CapabilitiesBody {
     },
     keyNamespaces: KEY_NAMESPACES,
     limits: LIMITS,
+  };
+}
+
+/**
+ * The body with the models the lanes discover at run time (flow's workflows) read now: the
+ * declared part is built once (`capabilities`), this adds what changes while the studio runs.
+ */
+export function withDiscoveredModels(body: CapabilitiesBody, ctx: StudioContext): CapabilitiesBody {
+  const discovering = LANE_MODULES.filter((lane) => lane.models.discover);
+  if (discovering.length === 0) return body;
+  return {
+    ...body,
+    providers: body.providers.map((provider) => {
+      const lane = discovering.find((candidate) => candidate.id === provider.id);
+      if (!lane || provider.routingMode) return provider;
+      const models = laneModels(lane, ctx);
+      return { ...provider, models: models.map((model) => model.id), defaultModel: lane.models.default ?? models.find((model) => model.kind === 'image')?.id ?? null };
+    }),
+    models: catalogModels(ctx),
   };
 }

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import type { LaneId } from '../api/index.js';
+import type { StudioContext } from '../context.js';
 import type { LaneModule, ModelSpec, ResolvedModel } from '../lanes/types.js';
 import { LANE_MODULES } from './registry.js';
 
@@ -7,6 +9,13 @@ import { LANE_MODULES } from './registry.js';
 // the default, the lane's compatibility mapping (`runsAs`).
 
 const canonical = (lane: LaneModule, id: string): string => lane.models.aliases?.[id] ?? id;
+
+/** A lane's models: its declared list, and with a context the ones it discovers at run time (flow's workflows). */
+export const laneModels = (lane: LaneModule, ctx?: StudioContext): readonly ModelSpec[] => (ctx && lane.models.discover ? [...lane.models.list, ...lane.models.discover(ctx)] : lane.models.list);
+
+/** A lane's default model: declared, else the first image model it discovers. */
+const defaultModel = (lane: LaneModule, kind: 'image' | 'video', ctx?: StudioContext): string | undefined =>
+  kind === 'video' ? lane.models.defaultVideo : (lane.models.default ?? (ctx && lane.models.discover ? lane.models.discover(ctx).find((model) => model.kind === 'image')?.id : undefined));
 
 /** A model of this lane by id or alias. */
 export const laneModel = (lane: LaneModule, id: string): ModelSpec | undefined => lane.models.list.find((model) => model.id === canonical(lane, id));
@@ -23,12 +32,13 @@ export const lanesOfModel = (id: string): LaneId[] => LANE_MODULES.filter((lane)
  * cannot make this kind of output give IMAGE_MODEL_UNSUPPORTED, as do ids of
  * other lanes.
  */
-export function resolveModel(lane: LaneModule, requested: string | undefined, kind: 'image' | 'video' = 'image'): ResolvedModel {
-  const wanted = requested ?? (kind === 'video' ? lane.models.defaultVideo : lane.models.default);
+export function resolveModel(lane: LaneModule, requested: string | undefined, kind: 'image' | 'video' = 'image', ctx?: StudioContext): ResolvedModel {
+  const wanted = requested ?? defaultModel(lane, kind, ctx);
   const wantedKind = (model: ModelSpec) => (kind === 'video' ? model.kind === 'video' : model.kind !== 'video');
-  const valid = lane.models.list.filter(wantedKind).map((model) => model.id);
+  const models = laneModels(lane, ctx);
+  const valid = models.filter(wantedKind).map((model) => model.id);
   if (!wanted) throw new ServiceError('INVALID_IMAGE_MODEL', `The ${lane.id} lane has no default model; name one.`, { details: { lane: lane.id, valid } });
-  const spec = laneModel(lane, wanted);
+  const spec = models.find((model) => model.id === canonical(lane, wanted));
   if (!spec) {
     // A lane with its own code for a model it does not offer (e.g. beta-api: "not nano-fruit-2 or
     // nano-fruit-pro") answers it for every other id, another lane's included.
@@ -48,7 +58,9 @@ export function resolveModel(lane: LaneModule, requested: string | undefined, ki
 }
 
 /** One model across the lanes that offer it (GET /api/capabilities, `svc models`). */
-export interface CatalogModel extends Omit<ModelSpec, 'runsAs'> {
+export interface CatalogModel extends Omit<ModelSpec, 'runsAs' | 'options'> {
+  /** The model's own options as JSON Schema (a discovered model's parameters), when it has its own. */
+  readonly options?: Record<string, unknown>;
   readonly providers: LaneId[];
   readonly aliases: string[];
   /** Lanes on which the id runs as another model. */
@@ -56,10 +68,10 @@ export interface CatalogModel extends Omit<ModelSpec, 'runsAs'> {
 }
 
 /** Every model of every lane, merged by id; a model's own lane (where it does not run as another) describes it. */
-export function catalogModels(): CatalogModel[] {
+export function catalogModels(ctx?: StudioContext): CatalogModel[] {
   const merged = new Map<string, { spec: ModelSpec; providers: LaneId[]; aliases: Set<string>; runsAs: Partial<Record<LaneId, string>> }>();
   for (const lane of LANE_MODULES) {
-    for (const model of lane.models.list) {
+    for (const model of laneModels(lane, ctx)) {
       let entry = merged.get(model.id);
       if (!entry) merged.set(model.id, (entry = { spec: model, providers: [], aliases: new Set(), runsAs: {} }));
       else if (entry.spec.runsAs && !model.runsAs) entry.spec = model;
@@ -69,8 +81,8 @@ export function catalogModels(): CatalogModel[] {
     }
   }
   return [...merged.values()].map(({ spec, providers, aliases, runsAs }) => {
-    const { runsAs: _ignored, ...rest } = spec;
-    return { ...rest, providers, aliases: [...aliases], ...(Object.keys(runsAs).length ? { runsAs } : {}) };
+    const { runsAs: _ignored, options, ...rest } = spec;
+    return { ...rest, ...(options ? { options: z.toJSONSchema(options) } : {}), providers, aliases: [...aliases], ...(Object.keys(runsAs).length ? { runsAs } : {}) };
   });
 }
 

@@ -17,6 +17,10 @@ export class GenerationEvents {
     this.publish('phase', payload);
   }
 
+  progress(payload: GenerationEventPayload<'progress'>): void {
+    this.publish('progress', payload);
+  }
+
   partial(payload: GenerationEventPayload<'partial'> & { b64: string }): void {
     this.publish('partial', payload, ['b64']);
   }
@@ -27,6 +31,14 @@ export class GenerationEvents {
 
   slotError(payload: GenerationEventPayload<'slot_error'>): void {
     this.publish('slot_error', payload);
+  }
+
+  planning(payload: GenerationEventPayload<'planning'>): void {
+    this.publish('planning', payload);
+  }
+
+  submitted(payload: GenerationEventPayload<'submitted'>): void {
+    this.publish('submitted', payload);
   }
 
   done(payload: GenerationEventPayload<'done'>): void {

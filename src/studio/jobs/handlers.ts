@@ -3,6 +3,8 @@ import type { StudioContext } from '../context.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { GenerationEvents } from './events.js';
 import type { ImageInputs } from './plan.js';
+import type { VideoInputs } from '../video/video-job.js';
+import type { AgentTurnInputs } from '../agent/turn-inputs.js';
 
 // What a job kind is: its stored request and result (zod schemas in the
 // contract, api/jobs.ts) and its handler, one per kind in a table that names
@@ -24,6 +26,8 @@ export interface HeldInputs {
   readonly multimode: ImageInputs;
   readonly node: ImageInputs;
   readonly trace: never;
+  readonly video: VideoInputs;
+  readonly 'agent-turn': AgentTurnInputs;
 }
 
 /** A job as its handler receives it: the stored row's facts plus what runs it now. */
@@ -37,9 +41,13 @@ export interface JobContext<K extends JobKind = JobKind> extends StoredJob<K> {
   readonly deadline: number;
   /** Aborted when the job is cancelled. */
   readonly signal: AbortSignal;
+  /** Shutdown left it unfinished, to continue at the next start: its abort is not a cancel upstream. */
+  readonly detached: boolean;
   readonly events: GenerationEvents;
   /** Publishes and records a phase (`slot` inside a batch). */
-  phase(phase: JobPhase, fields?: { slot?: number; provider?: string; model?: string }): void;
+  phase(phase: JobPhase, fields?: { slot?: number; provider?: string; model?: string; queuePosition?: number }): void;
+  /** Records a phase without a `phase` event (a kind with events of its own: video). */
+  recordPhase(phase: JobPhase): void;
   partial(image: { index: number; b64: string; format: ImageFormat; slot?: number }): void;
   /** The billing checkpoint: the first billable upstream call is about to be sent; settles once it is stored. */
   sending(): Promise<void>;

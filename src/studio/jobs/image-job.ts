@@ -23,7 +23,7 @@ import { runSteps } from './steps.js';
 
 /** The kinds of jobs that make images. */
 type ImageKind = (typeof IMAGE_JOB_KINDS)[number];
-type ImageJob = JobContext<ImageKind>;
+export type ImageJob = JobContext<ImageKind>;
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
@@ -50,7 +50,7 @@ function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, 
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
  * no longer interrupts it, so no half-written asset is left behind.
  */
-async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
+export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
   const started = performance.now();
   // The images will be written: the store gets ready while the upstream works.
   ctx.assets.warm();
@@ -68,6 +68,11 @@ async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan, inputs
       job.phase(phase, identity);
     },
     partial: (image) => job.partial({ ...image, ...slotField }),
+    progress: (step) => job.events.progress({ requestId: job.requestId, kind: job.kind, ...identity, ...step }),
+    queuePosition(position) {
+      lastPhase = 'queued';
+      job.phase('queued', { ...identity, queuePosition: position });
+    },
     sending: () => job.sending(),
   };
   let output: LaneImageResult;
@@ -133,7 +138,7 @@ async function runBatch(ctx: StudioContext, job: ImageJob, request: ImageJobRequ
         job.events.slotDone({ requestId: job.requestId, kind: job.kind, slot: index, result: outcome });
         return outcome;
       } catch (error) {
-        const payload = jobFailure(job.signal, error, job.requestId).toBody().error;
+        const payload = jobFailure(job.signal, error, job.requestId, ctx.paths.home).toBody().error;
         job.events.slotError({ requestId: job.requestId, kind: job.kind, slot: index, error: payload });
         return { ...identity, ok: false, error: payload };
       }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../common/errors.js';
+import { assertFreeSpace } from '../../common/storage-full.js';
 import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
 import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
-import { jobLimits, type JobLimits } from './limits.js';
+import { jobLimits, storageReserveBytes, type JobLimits } from './limits.js';
 import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
@@ -132,6 +133,8 @@ export class Jobs {
   async submit(spec: JobSpec): Promise<Submitted> {
     const { requestId, kind } = spec;
     this.handlerOf(kind);
+    // Before anything is stored or billed: a job that could not save its result is refused, by name.
+    assertFreeSpace(this.ctx.paths.home, storageReserveBytes(this.ctx));
     const images = spec.inputImages ?? [];
     if (images.length) await this.inputs.store(images);
     const row: NewJobRow = {
@@ -298,7 +301,7 @@ export class Jobs {
         this.settle(requestId, { ok: true, result });
       }
     } catch (error) {
-      const failure = jobFailure(job.signal, error, requestId);
+      const failure = jobFailure(job.signal, error, requestId, this.ctx.paths.home);
       if (!job.detached && this.store.open) {
         const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
         const payload = failure.toBody().error;
@@ -347,6 +350,9 @@ export class Jobs {
       operation: job.operation,
       deadline: job.deadline,
       signal: job.signal,
+      get detached() {
+        return job.detached;
+      },
       events,
       phase(phase, fields = {}) {
         job.setPhase(phase);
@@ -354,6 +360,10 @@ export class Jobs {
         // call or the image write is under way by then); several phases in one turn write once.
         phaseWrite ??= setImmediate(writePhase);
         events.phase({ requestId, kind, phase, state: 'running', ...fields });
+      },
+      recordPhase(phase) {
+        job.setPhase(phase);
+        phaseWrite ??= setImmediate(writePhase);
       },
       partial({ index, b64, format, slot }) {
         events.partial({ requestId, kind, index, format, b64, ...(slot !== undefined ? { slot } : {}) });

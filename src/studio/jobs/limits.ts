@@ -1,3 +1,4 @@
+import { STORAGE_RESERVE_BYTES_DEFAULT } from '../../common/storage-full.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import { laneVariable } from '../lanes/budget.js';
@@ -31,3 +32,9 @@ export function jobLimits(ctx: Pick<StudioContext, 'env'>): JobLimits {
   }
   return { overall, lane: (lane) => (lane === null ? Infinity : (byLane.get(lane) ?? Infinity)) };
 }
+
+/**
+ * Free space a job needs before it is accepted (`SVC_STORAGE_RESERVE_BYTES`, default 64 MiB): a job
+ * accepted on a full disk could be billed upstream and then have nowhere to save its image.
+ */
+export const storageReserveBytes = (ctx: Pick<StudioContext, 'env'>): number => positiveInteger(ctx.env.SVC_STORAGE_RESERVE_BYTES) ?? STORAGE_RESERVE_BYTES_DEFAULT;

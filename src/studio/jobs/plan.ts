@@ -74,9 +74,10 @@ async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageF
     checkOperation(lane, operation, mask, batch);
     checkControls(lane, rest);
   }
-  const resolvedOptions = parseLaneOptions(lane, options);
   // Resolved once (aliases, the lane default, compatibility): what is stored is what runs, after a restart too.
-  const { requested: asked, id, upstreamId } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined));
+  const { requested: asked, id, upstreamId, spec } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined), 'image', ctx);
+  // A model with options of its own (a flow workflow's parameters) is validated by them, else the lane's.
+  const resolvedOptions = parseLaneOptions(spec.options ? { ...lane, options: spec.options } : lane, options);
   lane.adapter?.preflight?.(ctx);
   const model: PlannedModel = { requested: asked, id, upstreamId };
   return { requestId, lane: lane.id, model, fields: { prompt, ...rest, format: rest.format ?? DEFAULT_FORMAT, options: resolvedOptions } };

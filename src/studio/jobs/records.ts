@@ -61,11 +61,14 @@ export function storedFailure(row: JobRow): ServiceError {
   return new ServiceError(payload.code, payload.message, payload.details ? { details: payload.details } : {});
 }
 
-/** Why a job ended badly, in our terms: the cancel reason wins over whatever the abort caused. */
-export function jobFailure(signal: AbortSignal, error: unknown, requestId: string): ServiceError {
+/**
+ * Why a job ended badly, in our terms: the cancel reason wins over whatever the abort caused.
+ * `storageDir`: the studio's home, whose disk a full-disk failure names.
+ */
+export function jobFailure(signal: AbortSignal, error: unknown, requestId: string, storageDir?: string): ServiceError {
   if (signal.aborted && signal.reason instanceof ServiceError) return signal.reason;
   if (error instanceof UpstreamError) return error.toServiceError();
-  const mapped = toServiceError(error);
+  const mapped = toServiceError(error, storageDir);
   if (mapped.code === 'INTERNAL_ERROR') console.error(`job ${requestId} failed:`, error);
   return mapped;
 }

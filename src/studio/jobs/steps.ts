@@ -22,8 +22,13 @@ const VENDOR_CANCEL_MS = 5000;
 export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): Promise<Result> {
   let operation = job.operation;
   let state: string | undefined;
+  let expired = false;
+  const expire = () => {
+    expired = true;
+    return steps.timeout(operation);
+  };
   try {
-    if (Date.now() >= job.deadline) throw steps.timeout(operation);
+    if (Date.now() >= job.deadline) throw expire();
     const intervals = steps.pollIntervalsMs;
     // A fresh operation is given the first interval before its first status call; a resumed one is read at once.
     let wait: number | undefined;
@@ -40,7 +45,7 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
         if (next >= job.deadline) {
           // No status call would fit: wait out the budget (a cancel still ends it), then time out.
           await job.waitUntil(job.deadline);
-          throw steps.timeout(operation);
+          throw expire();
         }
         await job.waitUntil(next);
       }
@@ -53,11 +58,16 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
       wait = status.retryAfterMs ?? intervals[Math.min(call, intervals.length - 1)];
     }
   } catch (error) {
-    if (job.signal.aborted && operation && steps.cancel) {
+    // Every call's budget ends at the job's deadline, so a call cut there fails as whatever the cut
+    // looked like (a timeout, a connect that never finished): past the deadline, the job says what
+    // happened, its time ran out.
+    const failure = !expired && !job.signal.aborted && Date.now() >= job.deadline ? expire() : error;
+    // A job detached at shutdown continues at the next start: the vendor is not told to stop it.
+    if (job.signal.aborted && !job.detached && operation && steps.cancel) {
       const recorded = operation;
       const confirmed = await Promise.race([steps.cancel(recorded).catch(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, VENDOR_CANCEL_MS, false).unref())]);
       job.cancelConfirmed(confirmed);
     }
-    throw error;
+    throw failure;
   }
 }

@@ -48,6 +48,8 @@ export interface ModelSpec {
   readonly upstreamId?: string;
   /** On this lane the id runs as another of its models (e.g. lang-5.6-luna as lang-6-luna on oauth). */
   readonly runsAs?: string;
+  /** This model's own options (the request's `options`), in place of the lane's: a discovered model's parameters (flow). */
+  readonly options?: z.ZodObject;
 }
 
 export interface LaneModels {
@@ -57,6 +59,11 @@ export interface LaneModels {
   readonly defaultVideo?: string;
   /** Old ids still accepted, and what they mean now. */
   readonly aliases?: Readonly<Record<string, string>>;
+  /**
+   * Models found at run time (flow: its registered workflows), read on every use beside `list`;
+   * the first image model found is the default when `default` is absent.
+   */
+  readonly discover?: (ctx: StudioContext) => readonly ModelSpec[];
 }
 
 /** The lane's own codes (spec) where a generic one would otherwise answer. */
@@ -127,6 +134,10 @@ export interface LaneJob {
   phase(phase: Exclude<JobPhase, 'queued' | 'saving'>): void;
   /** A low-quality intermediate render; goes to listeners only, never to history. */
   partial(image: { index: number; b64: string; format: ImageFormat }): void;
+  /** Step progress the upstream reports (flow: a sampler's step `value` of `max`). */
+  progress?(step: { value: number; max: number; node?: string }): void;
+  /** The job's place in the upstream's own queue (1 = next) while it waits there. */
+  queuePosition?(position: number): void;
   /**
    * The checkpoint of a lane with steps: its first billable upstream call is about to be sent.
    * Before it, a crash runs the job again; after it, only a recorded operation lets it go on.

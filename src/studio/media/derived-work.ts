@@ -44,7 +44,8 @@ export class DerivedWork {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const wake of this.waiting.splice(0)) wake();
-    await Promise.all(this.tasks.values());
+    // A task's failure (a thumbnail on a full disk) is its own business, never the shutdown's.
+    await Promise.allSettled(this.tasks.values());
   }
 
   private slot(): Promise<boolean> {

@@ -10,8 +10,8 @@ import { EXTENSION, type AssetFormat } from './image-type.js';
 
 /** Fits the router's default 100-character path parameter (longer URLs get 414 before any route runs). */
 export const FILENAME_MAX_LENGTH = 100;
-/** Starts with a letter or digit (no leading dot), then letters, digits, `.`, `_`, `-`; an image extension (raster or svg). */
-const ASSET_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.(?:png|jpg|jpeg|webp|svg)$/;
+/** Starts with a letter or digit (no leading dot), then letters, digits, `.`, `_`, `-`; an asset extension (raster, svg or mp4). */
+const ASSET_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.(?:png|jpg|jpeg|webp|svg|mp4)$/;
 const SLUG_MAX_LENGTH = 40;
 
 export const isValidAssetFilename = (name: unknown): name is string =>

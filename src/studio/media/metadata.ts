@@ -88,7 +88,11 @@ export async function readEmbeddedMetadata(file: string | Buffer): Promise<Asset
   } catch {
     return undefined; // a damaged container: no metadata to trust
   }
-  if (json === undefined) return undefined;
+  return json === undefined ? undefined : parseMetadataPayload(json);
+}
+
+/** The metadata of an embedded JSON payload (any container: a video's tag too); undefined when foreign or malformed. */
+export function parseMetadataPayload(json: string): AssetMetadata | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

@@ -1,5 +1,5 @@
 import { LANE_IDS, type ProviderStatus } from '../api/index.js';
-import { capabilities } from '../catalog/capabilities.js';
+import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
 import { LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';
 import { alphaAuth } from '../lanes/alpha/status.js';
@@ -20,7 +20,7 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     alpha: { auth: alphaAuth(ctx) },
   }));
 
-  app.get('/api/capabilities', async () => body);
+  app.get('/api/capabilities', async () => withDiscoveredModels(body, ctx));
 
   app.get('/api/providers', async () => {
     const statuses = await Promise.all(LANE_IDS.map((id) => laneStatus(ctx, id)));

@@ -1,7 +1,7 @@
 import { parseWith } from '../../common/validation.js';
-import { historyQuery } from '../api/index.js';
+import { historyDeleteQuery, historyQuery } from '../api/index.js';
 import { readEmbeddedMetadata } from '../assets.js';
-import { deleteHistoryAsset, getHistoryAsset, HISTORY_PAGE_DEFAULTS, listHistory, listHistoryGroups, restoreHistoryAsset } from '../history.js';
+import { deleteHistoryAsset, getHistoryAsset, HISTORY_PAGE_DEFAULTS, listHistory, listHistoryGroups, purgeHistoryAsset, restoreHistoryAsset } from '../history.js';
 import { filenameParam } from '../media/filename.js';
 import type { StudioRoutes } from './plugin.js';
 
@@ -40,7 +40,12 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
     return { ...record, embeddedMetadata: embeddedMetadata ?? null };
   });
 
-  app.delete('/api/history/:filename', async (request) => deleteHistoryAsset(ctx, filenameParam(request.params)));
+  // `?permanent=true`: no tombstone, no undo; the files go at once (how space is freed on a full disk).
+  app.delete('/api/history/:filename', async (request) => {
+    const filename = filenameParam(request.params);
+    const { permanent } = parseWith(historyDeleteQuery, request.query, { what: 'query parameter' });
+    return permanent ? purgeHistoryAsset(ctx, filename) : deleteHistoryAsset(ctx, filename);
+  });
 
   app.post('/api/history/:filename/restore', async (request) => restoreHistoryAsset(ctx, filenameParam(request.params)));
 };

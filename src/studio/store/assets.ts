@@ -1,5 +1,5 @@
 import type { AssetFormat } from '../api/index.js';
-import type { StudioDatabase } from './database.js';
+import { statementsOf, type StudioDatabase } from './database.js';
 
 // The assets table (migration 2): one row per saved image. Live rows have
 // deleted_at NULL; tombstones keep their row (and files) until the sweeper
@@ -88,22 +88,13 @@ function statements(db: StudioDatabase) {
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
     tombstonesBefore: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at <= ? ORDER BY deleted_at'),
     remove: db.prepare<[string]>('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL'),
+    purge: db.prepare<[string]>('DELETE FROM assets WHERE filename = ?'),
     thumbnailState: db.prepare<[string, string]>('UPDATE assets SET thumbnail_state = ? WHERE filename = ?'),
     pendingThumbnails: db.prepare<[], AssetRow>(`SELECT * FROM assets WHERE thumbnail_state = 'pending' AND deleted_at IS NULL ORDER BY id`),
   };
 }
 
-type Statements = ReturnType<typeof statements>;
-const cache = new WeakMap<StudioDatabase, Statements>();
-
-function prepared(db: StudioDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) {
-    found = statements(db);
-    cache.set(db, found);
-  }
-  return found;
-}
+const prepared = statementsOf(statements);
 
 export const insertAsset = (db: StudioDatabase, row: NewAssetRow): void => {
   prepared(db).insert.run(row);
@@ -249,6 +240,9 @@ export const tombstonesDeletedBefore = (db: StudioDatabase, cutoff: string): Ass
 
 /** Removes a tombstone's row (never a live one). */
 export const removeTombstone = (db: StudioDatabase, filename: string): boolean => prepared(db).remove.run(filename).changes === 1;
+
+/** Removes an asset's row, live or not (a permanent delete, after its files). */
+export const removeAsset = (db: StudioDatabase, filename: string): boolean => prepared(db).purge.run(filename).changes === 1;
 
 export const setThumbnailState = (db: StudioDatabase, filename: string, state: AssetRow['thumbnail_state']): void => void prepared(db).thumbnailState.run(state, filename);
 

@@ -1,6 +1,6 @@
 import type { JobState } from '../api/index.js';
 import type { Adopted, ClaimLimits, Inserted, JobEnd, JobRow, JobStore, Lease, NewJobRow, OrphanVerdict } from '../jobs/job-store.js';
-import type { StudioDatabase } from './database.js';
+import { statementsOf, type StudioDatabase } from './database.js';
 
 // The jobs table (migrations 3, 9 and 10): the durable queue, and the first
 // implementation of the engine's JobStore port (SqliteJobStore, at the end).
@@ -81,14 +81,8 @@ function statements(db: StudioDatabase) {
   };
 }
 
+const prepared = statementsOf(statements);
 type Statements = ReturnType<typeof statements>;
-const cache = new WeakMap<StudioDatabase, Statements>();
-
-function prepared(db: StudioDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) cache.set(db, (found = statements(db)));
-  return found;
-}
 
 /**
  * Inserts a queued job and the input files it holds, notes its place in the

@@ -1,8 +1,8 @@
 // Schema migrations, applied in order on start; the database's user_version
 // is the number applied. Never edit a shipped entry: append a new one.
 
-// Pieces of migration 8's triggers (part of that migration's text: never change them; a change is a
-// new migration). `row` is `new` or `old`.
+// Pieces of migration 8's triggers (part of that migration's text, and of 11's: never change them; a
+// change is a new migration). `row` is `new` or `old`.
 
 /** The group of an asset row: its graph session, else its title, else ''. */
 const groupKey = (row: string): string =>
@@ -254,4 +254,123 @@ export const MIGRATIONS: readonly string[] = [
        'upstreamId', COALESCE(jobs.model, json_extract(slot.value, '$.model')))))
      FROM json_each(jobs.request, '$.slots') AS slot))
    WHERE json_type(request, '$.slots[0].model') = 'text';`,
+  // 11: videos in history: the format check widens to 'mp4' (SQLite changes a CHECK only by
+  // rebuilding the table). The rows keep their ids, so assets_fts (external content by id) stays
+  // valid; the triggers of migrations 7 and 8 go with the old table and are made again here, as
+  // are its indexes. The triggers are dropped first, so the copy and the drop fire none.
+  `DROP TRIGGER assets_fts_insert;
+   DROP TRIGGER assets_fts_delete;
+   DROP TRIGGER assets_fts_update;
+   DROP TRIGGER asset_groups_insert;
+   DROP TRIGGER asset_groups_tombstone;
+   DROP TRIGGER asset_groups_restore;
+   DROP TRIGGER asset_groups_move;
+   DROP TRIGGER asset_groups_delete;
+   CREATE TABLE assets_v11 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     filename TEXT NOT NULL UNIQUE,
+     thumbnail TEXT NOT NULL UNIQUE,
+     format TEXT NOT NULL CHECK (format IN ('png', 'jpeg', 'webp', 'svg', 'mp4')),
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     bytes INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     prompt TEXT NOT NULL,
+     lane TEXT NOT NULL,
+     model TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     session_title TEXT,
+     revised_prompt TEXT,
+     settings TEXT NOT NULL DEFAULT '{}',
+     deleted_at TEXT,
+     thumbnail_state TEXT NOT NULL DEFAULT 'ready' CHECK (thumbnail_state IN ('pending', 'ready', 'failed')),
+     derived_from TEXT,
+     session_id TEXT
+   );
+   INSERT INTO assets_v11 (id, filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, deleted_at, thumbnail_state, derived_from, session_id)
+     SELECT id, filename, thumbnail, format, width, height, bytes, created_at, prompt, lane, model, request_id, kind, session_title, revised_prompt, settings, deleted_at, thumbnail_state, derived_from, session_id FROM assets;
+   DROP TABLE assets;
+   ALTER TABLE assets_v11 RENAME TO assets;
+   CREATE INDEX assets_live_newest ON assets (created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_session ON assets (session_title, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_tombstones ON assets (deleted_at) WHERE deleted_at IS NOT NULL;
+   CREATE INDEX assets_request ON assets (request_id);
+   CREATE INDEX assets_thumbnail_pending ON assets (id) WHERE thumbnail_state = 'pending';
+   CREATE INDEX assets_derived_from ON assets (derived_from) WHERE derived_from IS NOT NULL;
+   CREATE INDEX assets_live_session_id ON assets (session_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_lane ON assets (lane, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_model ON assets (model, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_kind ON assets (kind, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE INDEX assets_live_format ON assets (format, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+   CREATE TRIGGER assets_fts_insert AFTER INSERT ON assets BEGIN
+     INSERT INTO assets_fts (rowid, prompt, revised_prompt) VALUES (new.id, new.prompt, new.revised_prompt);
+   END;
+   CREATE TRIGGER assets_fts_delete AFTER DELETE ON assets BEGIN
+     INSERT INTO assets_fts (assets_fts, rowid, prompt, revised_prompt) VALUES ('delete', old.id, old.prompt, old.revised_prompt);
+   END;
+   CREATE TRIGGER assets_fts_update AFTER UPDATE OF prompt, revised_prompt ON assets BEGIN
+     INSERT INTO assets_fts (assets_fts, rowid, prompt, revised_prompt) VALUES ('delete', old.id, old.prompt, old.revised_prompt);
+     INSERT INTO assets_fts (rowid, prompt, revised_prompt) VALUES (new.id, new.prompt, new.revised_prompt);
+   END;
+   CREATE TRIGGER asset_groups_insert AFTER INSERT ON assets WHEN new.deleted_at IS NULL BEGIN ${joinGroup('new')} END;
+   CREATE TRIGGER asset_groups_tombstone AFTER UPDATE OF deleted_at ON assets WHEN old.deleted_at IS NULL AND new.deleted_at IS NOT NULL BEGIN ${leaveGroup('old')} END;
+   CREATE TRIGGER asset_groups_restore AFTER UPDATE OF deleted_at ON assets WHEN old.deleted_at IS NOT NULL AND new.deleted_at IS NULL BEGIN ${joinGroup('new')} END;
+   CREATE TRIGGER asset_groups_move AFTER UPDATE OF session_id, session_title, created_at ON assets WHEN old.deleted_at IS NULL AND new.deleted_at IS NULL BEGIN
+     ${leaveGroup('old')} ${joinGroup('new')}
+   END;
+   CREATE TRIGGER asset_groups_delete AFTER DELETE ON assets WHEN old.deleted_at IS NULL BEGIN ${leaveGroup('old')} END;`,
+  // 12: Agent Mode. A session keeps its image settings, locks, its current image (and the ones before
+  // it, for /undo) and every image it made; a turn is one queue item: the job of its latest attempt
+  // (job_id), its state, its plan and what it made. Turns outlive their jobs (the retention sweep).
+  `CREATE TABLE agent_sessions (
+     id TEXT PRIMARY KEY,
+     title TEXT NOT NULL,
+     settings TEXT NOT NULL DEFAULT '{}',
+     web_search INTEGER NOT NULL DEFAULT 0,
+     style_lock TEXT,
+     subject_lock TEXT,
+     current_image TEXT,
+     previous_images TEXT NOT NULL DEFAULT '[]',
+     images TEXT NOT NULL DEFAULT '[]',
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX agent_sessions_newest ON agent_sessions (created_at DESC, id DESC);
+   CREATE TABLE agent_turns (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     session_id TEXT NOT NULL,
+     job_id TEXT NOT NULL,
+     attempt INTEGER NOT NULL DEFAULT 1,
+     state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+     prompt TEXT NOT NULL,
+     command TEXT,
+     plan TEXT,
+     final_prompt TEXT,
+     provider TEXT,
+     model TEXT,
+     input_image TEXT,
+     images TEXT NOT NULL DEFAULT '[]',
+     timings TEXT,
+     error TEXT,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT
+   );
+   CREATE INDEX agent_turns_session ON agent_turns (session_id, seq);
+   CREATE INDEX agent_turns_job ON agent_turns (job_id);`,
+  // 13: flow workflows (the workflow catalog of the flow lane: a registered node-graph workflow is a
+  // model). graph, bind and params are JSON; origin is the node-graph server the workflow runs on.
+  `CREATE TABLE flow_workflows (
+     id TEXT PRIMARY KEY,
+     label TEXT NOT NULL,
+     origin TEXT NOT NULL,
+     media_kind TEXT NOT NULL CHECK (media_kind IN ('image', 'video')),
+     graph TEXT NOT NULL,
+     bind TEXT NOT NULL,
+     params TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );`,
 ];

@@ -1,4 +1,4 @@
-import type { StudioDatabase } from './database.js';
+import { statementsOf, type StudioDatabase } from './database.js';
 
 // The nodes table (migration 6): one row per node generation, written by the
 // node job once its image is saved. Rows are never changed: a node is the
@@ -44,14 +44,7 @@ function statements(db: StudioDatabase) {
   };
 }
 
-type Statements = ReturnType<typeof statements>;
-const cache = new WeakMap<StudioDatabase, Statements>();
-
-function prepared(db: StudioDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) cache.set(db, (found = statements(db)));
-  return found;
-}
+const prepared = statementsOf(statements);
 
 export const insertNode = (db: StudioDatabase, row: NodeRow): void => void prepared(db).insert.run(row);
 

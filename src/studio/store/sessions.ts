@@ -1,4 +1,4 @@
-import type { StudioDatabase } from './database.js';
+import { statementsOf, type StudioDatabase } from './database.js';
 
 // The sessions table (migration 6): one row per graph session, its graph
 // snapshot as JSON and the snapshot's version. A deleted session keeps its row
@@ -47,14 +47,7 @@ function statements(db: StudioDatabase) {
   };
 }
 
-type Statements = ReturnType<typeof statements>;
-const cache = new WeakMap<StudioDatabase, Statements>();
-
-function prepared(db: StudioDatabase): Statements {
-  let found = cache.get(db);
-  if (!found) cache.set(db, (found = statements(db)));
-  return found;
-}
+const prepared = statementsOf(statements);
 
 export const insertSession = (db: StudioDatabase, row: Omit<SessionRow, 'deleted_at'>): void => void prepared(db).insert.run(row);
 

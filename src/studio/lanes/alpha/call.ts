@@ -55,6 +55,8 @@ export interface AlphaCall {
   remainingMs(): number;
   /** POSTs `body` (JSON) to `{base}{path}` and reads the answer; errors in the lane's codes. */
   send<T>(path: string, body: string | Blob, read: (response: Response) => Promise<T>): Promise<T>;
+  /** GETs `{base}{path}` (a video job's status) the same way. */
+  get<T>(path: string, read: (response: Response) => Promise<T>): Promise<T>;
   /** Maps a failure of this step (or of the download in it) to the lane's codes. */
   fail(error: unknown, what?: 'download'): unknown;
 }
@@ -76,14 +78,14 @@ export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal:
       const endsAt = Date.now() + budgetMs;
       const remainingMs = () => Math.max(1, endsAt - Date.now());
       const fail = (error: unknown, what?: 'download') => alphaError(what ?? step, error, { lane, credential: credential.kind, budgetMs });
-      const post = <T>(path: string, body: string | Blob, read: (response: Response) => Promise<T>) =>
+      const post = <T>(path: string, body: string | Blob | undefined, read: (response: Response) => Promise<T>) =>
         callUpstream(
           {
             lane,
             url: `${baseUrl}${path}`,
-            method: 'POST',
-            headers: { authorization: `Bearer ${credential.bearer}`, 'content-type': 'application/json', accept: 'application/json' },
-            body,
+            method: body === undefined ? 'GET' : 'POST',
+            headers: { authorization: `Bearer ${credential.bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json' },
+            ...(body === undefined ? {} : { body }),
             credentials: [credential.bearer],
             timeoutMs: remainingMs(),
             signal,
@@ -91,28 +93,31 @@ export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal:
           },
           read,
         );
-      return {
+      const send = async <T>(path: string, body: string | Blob | undefined, read: (response: Response) => Promise<T>): Promise<T> => {
+        try {
+          return await post(path, body, read);
+        } catch (error) {
+          const unauthorized = error instanceof UpstreamError && error.failure === 'http' && error.status === 401;
+          if (!unauthorized || credential.kind !== 'session') throw fail(error);
+          try {
+            credential = await credentialOf(ctx, lane, signal, credential.bearer);
+            return await post(path, body, read);
+          } catch (retryError) {
+            throw fail(retryError);
+          }
+        }
+      };
+      const call: AlphaCall = {
         lane,
         step,
         budgetMs,
         signal,
         remainingMs,
         fail,
-        async send(path, body, read) {
-          try {
-            return await post(path, body, read);
-          } catch (error) {
-            const unauthorized = error instanceof UpstreamError && error.failure === 'http' && error.status === 401;
-            if (!unauthorized || credential.kind !== 'session') throw fail(error);
-            try {
-              credential = await credentialOf(ctx, lane, signal, credential.bearer);
-              return await post(path, body, read);
-            } catch (retryError) {
-              throw fail(retryError);
-            }
-          }
-        },
+        send: (path, body, read) => send(path, body, read),
+        get: (path, read) => send(path, undefined, read),
       };
+      return call;
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   REFERENCE_TO_VIDEO_MAX_SECONDS,
   REFERENCE_TO_VIDEO_REFERENCES,
   VIDEO_DURATION_SECONDS,
+  VIDEO_ASPECT_RATIOS,
   VIDEO_RESOLUTIONS,
 } from './controls.js';
 import { ALPHA_PHASES } from './phases.js';
@@ -26,6 +27,7 @@ export const ALPHA_CAPABILITIES: CapabilityExtras = {
     /** The pipeline's steps, in order: the phase each publishes, its budget, its variable, its timeout code. */
     alphaPhases: Object.entries(ALPHA_PHASES).map(([step, phase]) => ({ step, phase: phase.jobPhase, budgetSeconds: phase.budgetMs / 1000, variable: phase.env, timeoutCode: phase.timeoutCode })),
     videoResolutions: VIDEO_RESOLUTIONS,
+    videoAspectRatios: VIDEO_ASPECT_RATIOS,
     videoDurationSeconds: VIDEO_DURATION_SECONDS,
   },
   defaults: { alphaPlanner: DEFAULT_ALPHA_PLANNER },

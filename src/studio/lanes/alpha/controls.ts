@@ -43,6 +43,12 @@ export const ALPHA_DEFAULT_SELECTION = { aspectRatio: '1:1', resolution: '1k' } 
 export const alphaPixelSize = (aspectRatio: AlphaAspectRatio, resolution: AlphaResolution): string => ALPHA_PIXELS[aspectRatio][resolution].join('x');
 
 export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
+/** The video API's aspect ratios (contract §5); omitted: 16:9 for text, the image's own for image-to-video. */
+export const VIDEO_ASPECT_RATIOS = ['16:9', '4:3', '3:2', '1:1', '2:3', '3:4', '9:16'] as const;
+/** The video models that take 1080p (and only for text-to-video and image-to-video with one image). */
+export const VIDEO_1080P_MODELS = ['alpha-video-1.5'] as const;
+/** The base model: reference-to-video, video-to-video edits and extensions run on it. */
+export const VIDEO_BASE_MODEL = 'alpha-video';
 export const VIDEO_DURATION_SECONDS = { min: 1, max: 15 } as const;
 /** References of a reference-to-video job (fewer is text- or image-to-video). */
 export const REFERENCE_TO_VIDEO_REFERENCES = { min: 2, max: 14 } as const;

@@ -72,7 +72,7 @@ async function addressesOf(hostname: string): Promise<string[]> {
 }
 
 /** The link checked: https on a public address, or the lane's own origin. */
-async function checkedLink(call: AlphaCall, link: string, ownOrigin: string): Promise<URL> {
+export async function checkedLink(call: AlphaCall, link: string, ownOrigin: string): Promise<URL> {
   let url: URL;
   try {
     url = new URL(link);

@@ -104,3 +104,15 @@ export async function planPrompt(call: AlphaCall, planner: string, prompt: strin
   if (!text) throw new ServiceError('UPSTREAM_FAILED', `The ${call.lane} planner answered without an image prompt.`, { details: { lane: call.lane, step: 'planner', retryable: true } });
   return { prompt: text, usage: usageOf(body) };
 }
+
+/** A conversation turned into one answer by the planner model, no tools (the prompt builder, Agent Mode's planner). */
+export async function converse(call: AlphaCall, planner: string, instructions: string, messages: readonly { role: 'user' | 'assistant'; text: string }[]): Promise<{ text: string; usage: TokenUsage }> {
+  const body = await respond(call, {
+    model: planner,
+    instructions,
+    input: messages.map((message) => ({ role: message.role, content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: message.text }] })),
+    store: false,
+    stream: false,
+  });
+  return { text: readAnswer(body).text, usage: usageOf(body) };
+}

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { responsesImage } from '../responses/image-call.js';
@@ -33,8 +34,8 @@ export const apiLane: LaneModule = {
   label: 'API',
   description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
   credential: { kind: 'key', namespaces: ['omni'] },
-  // Responses contract: the API's model list with the bearer key.
-  keyChecks: { omni: { form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' }, verify: keyedGet('api', '/models', bearer) } },
+  // Responses contract: the API's model list (`{ object: "list", data: [...] }`) with the bearer key.
+  keyChecks: { omni: { form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' }, verify: keyedGet('api', '/models', bearer, z.object({ data: z.array(z.unknown()) })) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     answers: ['AUTH_API_KEY_INVALID', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { maskKey } from '../../keys/mask.js';
@@ -11,9 +12,12 @@ import { parseBetaError } from './errors.js';
 // The live checks of the beta-api lane's two credentials.
 
 /** :generateContent contract §1: the key surface's model list; a bad key is a 400 whose reason says so. */
+/** `GET /v1beta/models` answers the model list (contract §1). */
+const BETA_MODEL_LIST = z.object({ models: z.array(z.unknown()) });
+
 export const BETA_KEY_CHECK: KeyCheck = {
   form: { pattern: /^AIza[0-9A-Za-z_-]{35}$/, description: 'is AIza followed by 35 letters, digits, - or _' },
-  verify: keyedGet('beta-api', '/v1beta/models', (key) => ({ 'x-goog-api-key': key }), parseBetaError),
+  verify: keyedGet('beta-api', '/v1beta/models', (key) => ({ 'x-goog-api-key': key }), BETA_MODEL_LIST, parseBetaError),
   refused: (error) => isRefusal(error) || (error.vendorType ?? '').startsWith('API_KEY_'),
 };
 

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { defineLane } from '../define-lane.js';
-import { bearer, keyedGet } from '../key-check.js';
+import { bearer, jsonObject, keyedGet } from '../key-check.js';
 import type { ImageOperation, LaneModule } from '../types.js';
 import { epsilonGenerate } from './generate.js';
 import { EPSILON_DEFAULT_MODEL, EPSILON_MODELS } from './models.js';
@@ -30,7 +30,7 @@ export const epsilonLane: LaneModule = defineLane({
   description: 'Text-to-image only, with a negative prompt and native sampling controls; answers a ZIP holding a PNG.',
   credential: { kind: 'key', namespaces: ['epsilon'] },
   // Contract §1: `GET /user/data`, the free key check.
-  keyChecks: { epsilon: { verify: keyedGet('epsilon', '/user/data', bearer) } },
+  keyChecks: { epsilon: { verify: keyedGet('epsilon', '/user/data', bearer, jsonObject) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     maskUnsupported: 'EPSILON_MASK_UNSUPPORTED',

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { defineLane } from '../define-lane.js';
-import { bearer, keyedGet } from '../key-check.js';
+import { bearer, jsonObject, keyedGet } from '../key-check.js';
 import type { LaneModule } from '../types.js';
 import { gammaOptions } from './options.js';
 import { GAMMA_UPSTREAM_MODELS } from './protocol.js';
@@ -27,8 +27,8 @@ export const gammaLane: LaneModule = defineLane({
   label: 'Gamma',
   description: 'Direct image generation and edit API (submit, then poll), up to 10 references.',
   credential: { kind: 'key', namespaces: ['gamma'] },
-  // Contract §1: `GET /models`, any 2xx = valid.
-  keyChecks: { gamma: { verify: keyedGet('gamma', '/models', bearer) } },
+  // Contract §1: `GET /models`, any 2xx = valid, when it is the vendor's JSON (a portal's page proves nothing).
+  keyChecks: { gamma: { verify: keyedGet('gamma', '/models', bearer, jsonObject) } },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
     tooManyReferences: 'GAMMA_REF_TOO_MANY',

@@ -20,7 +20,8 @@ export const OAUTH_ORIGINATOR = 'svc_studio';
 
 const MODELS = { list: OAUTH_MODELS, default: 'lang-6-luna' };
 
-function headers(session: ChatSession): Record<string, string> {
+/** The backend's headers for a call with this session (the prompt builder's text calls use them too). */
+export function headers(session: ChatSession): Record<string, string> {
   const out: Record<string, string> = {
     authorization: `Bearer ${session.accessToken}`,
     originator: OAUTH_ORIGINATOR,

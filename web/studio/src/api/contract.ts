@@ -38,6 +38,8 @@ export type {
   CloudKeySaveRequest,
   SwitchRequest,
   SwitchCancelled,
+  VideoResult,
+  AgentTurn,
 } from '../../../../src/studio/api/index.js';
 export {
   API_LIMITS,

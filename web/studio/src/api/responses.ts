@@ -50,6 +50,13 @@ export interface Tombstone {
   restorableUntil: string;
 }
 
+/** DELETE /api/history/:filename?permanent=true */
+export interface Purged {
+  filename: string;
+  purged: true;
+  freedBytes: number;
+}
+
 export interface Sourced<T> {
   value: T;
   source: 'env' | 'config' | 'builtin' | string;

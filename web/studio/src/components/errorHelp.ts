@@ -35,6 +35,7 @@ const HELP: Readonly<Record<string, ErrorHelp>> = {
   UPSTREAM_TIMEOUT: { meaning: 'The image service took too long.', remedy: 'Try again, perhaps with a lower quality or a smaller size.' },
   GENERATION_TIMEOUT: { meaning: 'The generation took too long.', remedy: 'Try again, perhaps with a lower quality or a smaller size.' },
   NETWORK_FAILED: { meaning: 'The studio could not reach the image service.', remedy: 'Check the network, proxy, VPN or firewall of this machine.' },
+  STORAGE_FULL: { meaning: "The disk holding the studio's files is full; browsing history still works.", remedy: 'Free space: delete images permanently in History (Delete permanently), or remove other files from that disk, then try again.' },
   JOB_CANCELLED: { meaning: 'The job was cancelled.' },
   JOB_INTERRUPTED: { meaning: 'The studio stopped while this job ran.', remedy: 'Run it again.' },
   INVALID_IMAGE_MODEL: { meaning: 'That model is not known.', remedy: 'Pick a model from the list.' },

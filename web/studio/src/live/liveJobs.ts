@@ -1,5 +1,5 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult } from '../api/contract';
+import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult, type VideoResult, type AgentTurn } from '../api/contract';
 
 // Jobs as this page sees them: the ones it started and any it hears of on the
 // event stream (the CLI's, another tab's). They are server state, kept in the
@@ -97,11 +97,18 @@ function withSlot(job: LiveJob, slot: number, change: Partial<LiveSlot>): LiveJo
 const isMultimode = (result: JobResult): result is MultimodeResult => 'results' in result;
 /** A trace's result is the SVG's asset record itself. */
 const isAsset = (result: JobResult): result is AssetRecord => 'filename' in result;
+/** A video job's result: its video (a storyboard's join) shows as the one output until the Video view exists. */
+const isVideo = (result: JobResult): result is VideoResult => 'video' in result && 'operation' in result;
+
+/** An agent turn's result is the turn: its images show as the outputs (the Agent view is a later issue). */
+const isAgentTurn = (result: JobResult): result is AgentTurn => 'itemId' in result;
 
 /** The slots a finished job shows: its images, or each slot's outcome. */
 function slotsOfResult(job: LiveJob, result: JobResult): LiveSlot[] {
   // The partial renders go: the image replaces them (and they are large).
   if (isAsset(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result, partial: undefined }];
+  if (isVideo(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.video, partial: undefined }];
+  if (isAgentTurn(result)) return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider ?? undefined, model: result.model ?? undefined, image, partial: undefined }));
   if (isMultimode(result)) {
     return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error, partial: undefined }));
   }

@@ -34,6 +34,7 @@ export const STATE_LABELS: Readonly<Record<ProviderStatus['state'], string>> = {
   cooling_down: 'cooling down',
   unreachable: 'unreachable',
   unavailable: 'not in this build',
+  disconnected: 'disconnected',
 };
 
 /** Image models of a lane (video models are for the video view). */

@@ -7,7 +7,7 @@ import { withToken } from '../../api/token';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { ImageFrame } from '../../components/ImageFrame';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
-import { copyPrompt, deleteAsset, editAsset, remixAsset, addAsReference } from './assetActions';
+import { confirmPermanentDelete, copyPrompt, deleteAsset, editAsset, remixAsset, addAsReference } from './assetActions';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -28,11 +28,11 @@ function CostAndTime({ asset }: { asset: AssetRecord }) {
 }
 
 /** The selected image: large, with how it was made and what can be done with it. */
-export function AssetDetail({ filename, onClose }: { filename: string; onClose(): void }) {
+export function AssetDetail({ filename, opening = 0, onClose }: { filename: string; /** Changes each time an image is opened, the one shown included. */ opening?: number; onClose(): void }) {
   const queryClient = useQueryClient();
   const detail = useAssetDetail(filename);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [filename]);
+  useEffect(() => heading.current?.focus(), [filename, opening]);
   const asset = detail.data;
   const metadata = asset?.embeddedMetadata;
   const settings = metadata?.settings ?? asset?.settings ?? {};
@@ -76,6 +76,9 @@ export function AssetDetail({ filename, onClose }: { filename: string; onClose()
             </button>
             <button type="button" className="danger" onClick={() => void deleteAsset(queryClient, asset)}>
               Delete
+            </button>
+            <button type="button" className="danger" onClick={() => confirmPermanentDelete(queryClient, asset)}>
+              Delete permanently
             </button>
           </div>
           <dl className="facts">

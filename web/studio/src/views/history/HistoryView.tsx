@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { toErrorPayload } from '../../api/http';
 import { useCapabilities, useHistoryGroups, useHistoryItems } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -73,13 +73,19 @@ export function HistoryView() {
   const grouped = useUi((state) => state.history.grouped);
   const selected = useUi((state) => state.selectedAsset);
   const selectAsset = useUi((state) => state.selectAsset);
+  // Each opening counts, that of the image already shown too: the details take the focus every time.
+  const [openings, setOpenings] = useState(0);
+  const open = (filename: string) => {
+    selectAsset(filename);
+    setOpenings((count) => count + 1);
+  };
   return (
     <div className={`history${selected ? ' with-detail' : ''}`}>
       <h1 className="visually-hidden">History</h1>
       <HistoryToolbar capabilities={capabilities.data} />
       <div className="history-body">
-        {grouped ? <GroupedGallery selected={selected} onOpen={selectAsset} /> : <ItemsGallery selected={selected} onOpen={selectAsset} />}
-        {selected && <AssetDetail filename={selected} onClose={() => selectAsset(undefined)} />}
+        {grouped ? <GroupedGallery selected={selected} onOpen={open} /> : <ItemsGallery selected={selected} onOpen={open} />}
+        {selected && <AssetDetail filename={selected} opening={openings} onClose={() => selectAsset(undefined)} />}
       </div>
     </div>
   );

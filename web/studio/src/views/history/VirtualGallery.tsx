@@ -115,8 +115,13 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
     if (row && element && (row.top < element.scrollTop || row.top + row.height > element.scrollTop + element.clientHeight)) {
       element.scrollTop = Math.max(0, row.top - (element.clientHeight - row.height) / 2);
     }
-    pendingFocus.current = next;
-    scroller.current?.querySelector<HTMLButtonElement>(`[data-index="${next}"]`)?.focus();
+    // Focused now when rendered; else once it is. A focus left pending would take focus back at the
+    // next render, from wherever it went meanwhile (the detail panel that Enter opened).
+    const target = scroller.current?.querySelector<HTMLButtonElement>(`[data-index="${next}"]`);
+    if (target) {
+      target.focus();
+      pendingFocus.current = undefined;
+    } else pendingFocus.current = next;
   };
 
   return (

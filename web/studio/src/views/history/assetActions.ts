@@ -1,7 +1,7 @@
 import type { InfiniteData, QueryClient } from '@tanstack/react-query';
 import type { AssetRecord } from '../../api/contract';
 import { api, toErrorPayload } from '../../api/http';
-import type { HistoryGroupsPage, HistoryPage, Tombstone } from '../../api/responses';
+import type { HistoryGroupsPage, HistoryPage, Purged, Tombstone } from '../../api/responses';
 import { errorHelp } from '../../components/errorHelp';
 import { navigate } from '../../router';
 import { useUi } from '../../store/ui';
@@ -41,11 +41,12 @@ export async function restoreAsset(queryClient: QueryClient, asset: AssetRecord)
   }
 }
 
-/** Deletes to a tombstone, with Undo in the message for as long as it shows. */
+/** Deletes to a tombstone, with Undo in the message for as long as it shows. On a full disk, offers the permanent delete. */
 export async function deleteAsset(queryClient: QueryClient, asset: AssetRecord): Promise<void> {
   try {
     await api<Tombstone>(path(asset.filename), { method: 'DELETE' });
   } catch (error) {
+    if (toErrorPayload(error).code === 'STORAGE_FULL') return confirmPermanentDelete(queryClient, asset, 'The disk is full: a deleted image keeps its space until it is deleted permanently.');
     failed('Delete', error);
     return;
   }
@@ -54,6 +55,27 @@ export async function deleteAsset(queryClient: QueryClient, asset: AssetRecord):
   dropFromListings(queryClient, asset.filename);
   refreshListings(queryClient);
   ui.showToast('Image deleted.', { label: 'Undo', run: () => void restoreAsset(queryClient, asset) });
+}
+
+/** Asks first (the message's action is the confirmation): a permanent delete has no undo. */
+export function confirmPermanentDelete(queryClient: QueryClient, asset: AssetRecord, why = 'This cannot be undone.'): void {
+  useUi.getState().showToast(`Delete ${asset.filename} permanently? ${why}`, { label: 'Delete permanently', run: () => void deletePermanently(queryClient, asset) });
+}
+
+/** Deletes the image and its files now (how space is freed on a full disk). */
+async function deletePermanently(queryClient: QueryClient, asset: AssetRecord): Promise<void> {
+  let purged: Purged;
+  try {
+    purged = await api<Purged>(`${path(asset.filename)}?permanent=true`, { method: 'DELETE' });
+  } catch (error) {
+    failed('Permanent delete', error);
+    return;
+  }
+  const ui = useUi.getState();
+  if (ui.selectedAsset === asset.filename) ui.selectAsset(undefined);
+  dropFromListings(queryClient, asset.filename);
+  refreshListings(queryClient);
+  ui.showToast(`Deleted permanently: ${Math.max(1, Math.round(purged.freedBytes / 1024))} KB freed.`);
 }
 
 export async function copyPrompt(prompt: string): Promise<void> {

@@ -1,0 +1,127 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ServiceError } from '../../common/errors.js';
+import { VIDEO_ASPECT_RATIOS, type AssetRecord, type VideoFacts } from '../api/index.js';
+import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
+import type { StudioContext } from '../context.js';
+import type { AssetMetadata } from '../media/metadata.js';
+import { embedVideoMetadata, extractFrame, looksLikeMp4, probeVideo, readVideoMetadata, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
+import { makeThumbnail, thumbnailNameOf } from '../media/thumbnail.js';
+import { findAsset, insertAsset } from '../store/assets.js';
+import { isValidAssetFilename } from '../media/filename.js';
+
+// Saving a video into history, for every producer of videos (the video jobs
+// here, the MCP lane `zeta` later): the bytes checked to be an MP4 with a
+// video stream (ffprobe), our metadata embedded in the container (streams
+// copied, never re-encoded), the poster thumbnail made from a frame, then the
+// file written atomically under a fresh name, the thumbnail beside it, and
+// the row last (ready at once: a video's thumbnail is made before the row,
+// in the job, not after it). A failure at any step leaves nothing in history.
+
+/** Where the poster frame is taken: a moment in, so a clip that starts from a blank canvas still shows its subject. */
+const POSTER_AT_SECONDS = 1;
+
+/** `480p`, `720p`, `1080p` by the short side. */
+const resolutionOf = (width: number, height: number): string => `${Math.min(width, height)}p`;
+
+/** The video aspect ratio nearest to width/height. */
+export function nearestVideoRatio(width: number, height: number): string {
+  let best: string = VIDEO_ASPECT_RATIOS[0];
+  let distance = Infinity;
+  for (const ratio of VIDEO_ASPECT_RATIOS) {
+    const [w, h] = ratio.split(':').map(Number);
+    const gap = Math.abs(Math.log(width / height) - Math.log(w / h));
+    if (gap < distance) [best, distance] = [ratio, gap];
+  }
+  return best;
+}
+
+/** What history keeps of a probed video. */
+export const videoFactsOf = (facts: ProbedFacts): VideoFacts => ({
+  durationSeconds: facts.durationSeconds,
+  resolution: resolutionOf(facts.width, facts.height),
+  aspectRatio: nearestVideoRatio(facts.width, facts.height),
+  codec: facts.codec,
+  fps: facts.fps,
+  hasAudio: facts.hasAudio,
+});
+
+export interface SaveVideoInput {
+  /** The MP4 as the producer got it (the upstream's download). */
+  readonly bytes: Buffer;
+  readonly metadata: AssetMetadata;
+  /** The asset it was made from (an edit's or extension's source). */
+  readonly derivedFrom?: string;
+  /** The graph session it belongs to. */
+  readonly session?: { readonly id: string; readonly title: string };
+  readonly signal?: AbortSignal;
+}
+
+/** Saves a video into history; answers its record (with its facts under `video`). */
+export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput): Promise<AssetRecord> {
+  if (!looksLikeMp4(input.bytes)) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a video that is not an MP4.');
+  const run = { env: ctx.env, ...(input.signal ? { signal: input.signal } : {}) };
+  const prepared = await withTempDir(async (dir) => {
+    const original = join(dir, 'original.mp4');
+    const embedded = join(dir, 'video.mp4');
+    await writeFile(original, input.bytes);
+    let facts: ProbedFacts;
+    try {
+      facts = await probeVideo(original, run);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'VIDEO_SOURCE_INVALID') throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: ${error.message}`, { cause: error });
+      throw error;
+    }
+    const video = videoFactsOf(facts);
+    const metadata: AssetMetadata = {
+      ...input.metadata,
+      settings: { ...input.metadata.settings, video },
+      sessionTitle: normalizeSessionTitle(input.session?.title ?? input.metadata.sessionTitle) ?? undefined,
+      createdAt: input.metadata.createdAt ?? new Date().toISOString(),
+    };
+    await embedVideoMetadata(original, embedded, metadata, run);
+    const poster = await extractFrame(embedded, dir, Math.min(POSTER_AT_SECONDS, facts.durationSeconds / 2), facts.durationSeconds, run);
+    return { bytes: await readFile(embedded), thumbnail: await makeThumbnail(poster), facts, metadata };
+  });
+  const { facts, metadata, thumbnail } = prepared;
+  const size = prepared.bytes.length;
+  const filename = await writeUnderFreshName(ctx, prepared.bytes, new Date(metadata.createdAt as string), metadata.prompt, 'mp4');
+  const row = {
+    ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: size, metadata }),
+    thumbnail_state: 'ready' as const,
+    derived_from: input.derivedFrom ?? null,
+    session_id: input.session?.id ?? null,
+  };
+  try {
+    await ctx.assets.replace('thumbnails', row.thumbnail, thumbnail);
+    insertAsset(ctx.db, row);
+  } catch (error) {
+    await ctx.assets.remove('generated', filename);
+    await ctx.assets.remove('thumbnails', row.thumbnail);
+    throw error;
+  }
+  return recordOf({ ...row, id: 0, deleted_at: null });
+}
+
+/**
+ * Gives history back a complete video whose row a crash lost (between the
+ * file's rename and the insert), from the metadata embedded in it: the server
+ * reads back what it wrote. Videos without our metadata are left alone.
+ */
+export async function adoptOrphanVideo(ctx: StudioContext, name: string): Promise<boolean> {
+  if (!isValidAssetFilename(name) || !name.endsWith('.mp4') || findAsset(ctx.db, name)) return false;
+  const bytes = await ctx.assets.read('generated', name);
+  if (!(bytes instanceof Buffer) || !looksLikeMp4(bytes)) return false;
+  return withTempDir(async (dir) => {
+    const file = join(dir, 'video.mp4');
+    await writeFile(file, bytes);
+    const metadata = await readVideoMetadata(file, { env: ctx.env }).catch(() => undefined);
+    if (!metadata) return false;
+    const facts = await probeVideo(file, { env: ctx.env });
+    const poster = await extractFrame(file, dir, Math.min(POSTER_AT_SECONDS, facts.durationSeconds / 2), facts.durationSeconds, { env: ctx.env });
+    const row = { ...rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: bytes.length, metadata }), thumbnail_state: 'ready' as const };
+    await ctx.assets.replace('thumbnails', row.thumbnail, await makeThumbnail(poster));
+    insertAsset(ctx.db, row);
+    return true;
+  });
+}

@@ -1,0 +1,103 @@
+import { rmSync } from 'node:fs';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSse } from '../../src/common/events/client.js';
+import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startStudio, type RunningStudio } from '../../src/studio/main.js';
+import { makeTempHome } from '../helpers/studio.js';
+import { runSvc } from '../helpers/svc.js';
+
+// The bar on a demo studio (`svc serve --demo`): the node-graph simulator
+// runs in-process with the sample workflow registered, `svc models flow`
+// lists it, and a generation returns a real image at the bound size while its
+// events show the upstream queue position and each sampler step.
+
+const home = makeTempHome('svc-flow-demo-');
+let demo: Demo;
+let studio: RunningStudio;
+
+beforeAll(async () => {
+  const env = { SVC_HOME: home, PATH: process.env.PATH };
+  demo = await startDemo(env);
+  studio = await startStudio({ env, port: 0, descriptor: false, demo: demo.options, onClose: demo.close });
+});
+afterAll(async () => {
+  await studio?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+/** The events of one generation, read from its own stream. */
+async function streamed(body: unknown): Promise<{ event: string; [field: string]: unknown }[]> {
+  const response = await post('/api/generate', body, { accept: 'text/event-stream' });
+  expect(response.status).toBe(200);
+  const events: { event: string; [field: string]: unknown }[] = [];
+  for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
+    const event = JSON.parse(message.data) as { event: string };
+    events.push(event);
+    if ((event.event === 'done' || event.event === 'error') && !('slot' in event)) break;
+  }
+  return events;
+}
+
+describe('the flow lane on a demo studio', () => {
+  it('is ready, and svc models flow lists the sample workflow', async () => {
+    const providers = (await (await fetch(`${studio.url}/api/providers`)).json()) as { providers: { id: string; state: string; reason: string }[] };
+    expect(providers.providers.find((provider) => provider.id === 'flow')).toMatchObject({ state: 'ready' });
+    const listed = await runSvc(['models', 'flow', '--json', '--server', studio.url]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const models = (JSON.parse(listed.stdout) as { models: { target: string; state: string; default: boolean }[] }).models;
+    expect(models).toEqual([expect.objectContaining({ target: 'flow/sample', state: 'ready', default: true })]);
+    const capabilities = (await (await fetch(`${studio.url}/api/capabilities`)).json()) as {
+      providers: { id: string; models?: string[]; defaultModel?: string | null; built?: boolean }[];
+      models: { id: string; providers: string[]; options?: { properties: Record<string, unknown> } }[];
+    };
+    expect(capabilities.providers.find((provider) => provider.id === 'flow')).toMatchObject({ built: true, models: ['sample'], defaultModel: 'sample' });
+    const sample = capabilities.models.find((model) => model.id === 'sample');
+    expect(sample?.providers).toEqual(['flow']);
+    expect(Object.keys(sample?.options?.properties ?? {})).toEqual(expect.arrayContaining(['KSampler.steps', 'KSampler.cfg', 'seed']));
+  });
+
+  it('returns a real image at the bound size, with queue position and step progress on its events', async () => {
+    // A first job holds the node-graph server, so the second waits in its queue.
+    const first = post('/api/generate', { provider: 'flow', model: 'sample', prompt: 'a blue harbour', options: { 'KSampler.steps': 10 } });
+    const events = await streamed({ provider: 'flow', model: 'sample', prompt: 'a red kite over green hills', size: '768x512', options: { 'KSampler.steps': 12, seed: 7 } });
+    expect((await first).status).toBe(200);
+    const done = events.find((event) => event.event === 'done') as unknown as { result: { provider: string; model: string; images: { url: string; width: number; height: number }[]; settings: Record<string, unknown> } };
+    expect(done, JSON.stringify(events.filter((event) => event.event === 'error'))).toBeDefined();
+    expect(done.result).toMatchObject({ provider: 'flow', model: 'sample', images: [{ width: 768, height: 512 }], settings: { workflow: 'sample', seed: 7 } });
+    const file = Buffer.from(await (await fetch(`${studio.url}${done.result.images[0].url}`)).arrayBuffer());
+    expect(await sharp(file).metadata()).toMatchObject({ width: 768, height: 512, format: 'png' });
+
+    const queued = events.filter((event) => event.event === 'phase' && event.phase === 'queued' && typeof event.queuePosition === 'number');
+    expect(queued[0]).toMatchObject({ queuePosition: 1 });
+    const steps = events.filter((event) => event.event === 'progress').map((event) => [event.value, event.max]);
+    expect(steps).toEqual(Array.from({ length: 12 }, (_, index) => [index + 1, 12]));
+    expect(events.filter((event) => event.event === 'partial').length).toBeGreaterThan(0);
+    // Queued upstream, then rendering, then saving: in that order.
+    const phases = events.filter((event) => event.event === 'phase').map((event) => event.phase);
+    expect(phases.indexOf('queued', 1)).toBeLessThan(phases.indexOf('rendering'));
+    expect(phases.indexOf('rendering')).toBeLessThan(phases.indexOf('saving'));
+  });
+
+  it('svc generate --model flow/<id> --option reaches the workflow', async () => {
+    const out = `${home}/cli-flow.png`;
+    const run = await runSvc(['generate', 'a small lighthouse', '--model', 'flow/sample', '--size', '640x384', '--option', 'KSampler.steps=4', '--out', out, '--json', '--server', studio.url], {}, 30_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await sharp(out).metadata()).toMatchObject({ width: 640, height: 384 });
+  });
+
+  it('refuses an unknown workflow with FLOW_WORKFLOW_NOT_FOUND and a bad param as a bad request', async () => {
+    const unknown = await post('/api/generate', { provider: 'flow', model: 'nope', prompt: 'x' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('FLOW_WORKFLOW_NOT_FOUND');
+    const badParam = await post('/api/generate', { provider: 'flow', model: 'sample', prompt: 'x', options: { 'KSampler.steps': 0 } });
+    expect(badParam.status).toBe(400);
+    const body = (await badParam.json()) as { error: { code: string; details: { field: string } } };
+    expect(body.error).toMatchObject({ code: 'BAD_REQUEST', details: { field: 'options.KSampler.steps' } });
+    const unknownParam = await post('/api/generate', { provider: 'flow', model: 'sample', prompt: 'x', options: { 'Nope.steps': 3 } });
+    expect(unknownParam.status).toBe(400);
+  });
+});
