@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
 import { createHttpApp } from '../common/http-app.js';
-import { isStorageFull } from '../common/storage-full.js';
+import { STORAGE_RESERVE_BYTES_DEFAULT, startWithoutIt } from '../common/storage-full.js';
 import { closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { ChatService } from './chat-service.js';
 import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides } from './config.js';
@@ -62,20 +62,6 @@ export interface RunningChatServer extends ChatServer {
   readonly port: number;
 }
 
-/**
- * Start-up work that writes: on a full disk the server still starts (history can be read and space
- * freed), and the work waits for the next start with room.
- */
-function onFullDisk<T>(work: () => T, fallback: T, what: string): T {
-  try {
-    return work();
-  } catch (error) {
-    if (!isStorageFull(error)) throw error;
-    process.stderr.write(`svc-chat: the disk is full; starting anyway, ${what} at the next start with free space\n`);
-    return fallback;
-  }
-}
-
 /** Builds the chat server (not listening): config, database, event channel, service and routes. */
 export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   const env = options.env ?? process.env;
@@ -87,14 +73,24 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   store.currentSessionId();
   // Agents a server killed with SIGKILL left running go before anything new starts.
   const processes = new AgentProcessRecords(store.db);
-  const reaped = onFullDisk(() => processes.reapLeftovers(), [], 'the agents a stopped server left running are reaped');
+  let reaped: ReturnType<AgentProcessRecords['reapLeftovers']> = [];
+  try {
+    reaped = processes.reapLeftovers();
+  } catch (error) {
+    startWithoutIt('svc-chat', 'the agents a stopped server left running are reaped', error);
+  }
   for (const report of reaped.filter((entry) => entry.outcome === 'killed')) {
     process.stderr.write(`svc-chat: killed agent process group ${report.pgid} left running by run ${report.traceId}\n`);
   }
   const channel = new EventChannel(options.events);
   const service = new ChatService(config, store, new ChatEvents(channel), env, processes);
   // Before the goal and orchestration state is read: a phase turn still waiting runs, it is not cut.
-  const recovered = onFullDisk(() => service.recover(), { interrupted: [], requeued: [] }, 'runs the last server left unfinished are recovered');
+  let recovered: ReturnType<ChatService['recover']> = { interrupted: [], requeued: [] };
+  try {
+    recovered = service.recover();
+  } catch (error) {
+    startWithoutIt('svc-chat', 'runs the last server left unfinished are recovered', error);
+  }
   for (const traceId of recovered.interrupted) process.stderr.write(`svc-chat: run ${traceId} was running when the server stopped: it ends interrupted\n`);
   const runtime: ChatRuntime = {
     service,
@@ -124,7 +120,7 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     bodyLimit: CHAT_LIMITS.requestBodyMaxBytes,
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
-    storageDir: config.home,
+    storage: { dir: config.home, reserveBytes: STORAGE_RESERVE_BYTES_DEFAULT },
     // The page's own files hold no data: a browser loads them without the token, then the page sends it.
     // The token proof is how a client learns it may send the token, so it cannot require it.
     security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS, TOKEN_PROOF_PATH] },

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
 import { boundHalfOpen } from './half-open.js';
 import { sendError, toServiceError } from './http-errors.js';
+import type { StorageSpot } from './storage-full.js';
 import { installSecurity, redactTokenInUrl, type SecurityOptions } from './http-security.js';
 
 export interface HttpAppOptions {
@@ -12,8 +13,8 @@ export interface HttpAppOptions {
   logger?: boolean;
   /** Most time to receive a whole request, headers and body (default 30 s); then Node answers 408 and closes. */
   requestTimeoutMs?: number;
-  /** The server's state directory: a full-disk error names its disk's free space. */
-  storageDir?: string;
+  /** Where the server keeps its files: a full-disk error names its free space and the reserve wanted. */
+  storage?: StorageSpot;
 }
 
 /** Bounds on what a connection may hold, shared by both servers. */
@@ -75,7 +76,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return503OnClosing: true,
     // Router-level failures (undecodable URL, over-long path part) get the one error shape too.
     frameworkErrors: (error, _request, reply) => {
-      sendError(reply, toServiceError(error, options.storageDir));
+      sendError(reply, toServiceError(error, options.storage));
     },
   });
 
@@ -98,7 +99,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       reply.raw.destroy();
       return;
     }
-    const serviceError = toServiceError(error, options.storageDir);
+    const serviceError = toServiceError(error, options.storage);
     if (serviceError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unhandled error');
     if (reply.raw.headersSent) {
       // A streaming answer already started; the stream's own code reports errors.

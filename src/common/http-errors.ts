@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply } from 'fastify';
 import { ServiceError, type ErrorCode } from './errors.js';
-import { isStorageFull, storageFullError } from './storage-full.js';
+import { isStorageFull, storageFullError, type StorageSpot } from './storage-full.js';
 
 /** Sends the one error shape. Used by the error handler and by routes that answer errors themselves. */
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
@@ -21,11 +21,11 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 /**
  * Maps anything thrown inside a request (or a job) to a ServiceError without leaking internals.
- * `storageDir`: the directory whose disk a full-disk error names.
+ * `storage`: where the server keeps its files, which a full-disk error names.
  */
-export function toServiceError(error: unknown, storageDir?: string): ServiceError {
+export function toServiceError(error: unknown, storage?: StorageSpot): ServiceError {
   if (error instanceof ServiceError) return error;
-  if (isStorageFull(error)) return storageFullError(storageDir);
+  if (isStorageFull(error)) return storageFullError(storage);
   const fastifyError = error as FastifyError;
   const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped) return new ServiceError(mapped, mapped === 'BAD_REQUEST' ? fastifyError.message : undefined);

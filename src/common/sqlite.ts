@@ -5,8 +5,8 @@ import { isStorageFull } from './storage-full.js';
 
 export type SqliteDatabase = Database.Database;
 
-/** SQLite's ways of saying it could not make room for its wal-index or log. */
-const NO_ROOM = /^SQLITE_(FULL|IOERR_SHMSIZE|IOERR_SHMMAP|IOERR_WRITE)$/;
+/** SQLite's ways of saying it could not make room for its wal-index (beside SQLITE_FULL). */
+const NO_ROOM_FOR_INDEX = /^SQLITE_IOERR_SHM(SIZE|MAP)$/;
 
 /**
  * WAL mode keeps a shared-memory index in a `-shm` file beside the database. On a full disk that
@@ -21,7 +21,7 @@ function openWal(file: string): SqliteDatabase {
     return db;
   } catch (error) {
     db.close();
-    if (!NO_ROOM.test((error as { code?: string }).code ?? '') && !isStorageFull(error)) throw error;
+    if (!isStorageFull(error) && !NO_ROOM_FOR_INDEX.test((error as { code?: string }).code ?? '')) throw error;
   }
   const exclusive = new Database(file);
   exclusive.pragma('locking_mode = EXCLUSIVE');

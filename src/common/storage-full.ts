@@ -9,6 +9,12 @@ import { ServiceError } from './errors.js';
 /** Free space a server wants before it accepts work that writes (a job, a saved file). */
 export const STORAGE_RESERVE_BYTES_DEFAULT = 64 * 1024 * 1024;
 
+/** Where a server keeps its files, and the free space it wants there. */
+export interface StorageSpot {
+  readonly dir: string;
+  readonly reserveBytes: number;
+}
+
 /** Whether `error` is the filesystem (or SQLite) saying there is no room. */
 export function isStorageFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -16,7 +22,7 @@ export function isStorageFull(error: unknown): boolean {
 }
 
 /** Bytes free to this process on the disk holding `dir`, or undefined when it cannot be read. */
-export function freeBytes(dir: string): number | undefined {
+function freeBytes(dir: string): number | undefined {
   try {
     const stats = statfsSync(dir);
     return stats.bavail * stats.bsize;
@@ -28,17 +34,27 @@ export function freeBytes(dir: string): number | undefined {
 const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /** The named error, with the disk's free space when it can be read. */
-export function storageFullError(dir: string | undefined, neededBytes: number = STORAGE_RESERVE_BYTES_DEFAULT): ServiceError {
-  const free = dir === undefined ? undefined : freeBytes(dir);
-  const where = dir === undefined ? 'The disk' : `The disk holding ${dir}`;
+export function storageFullError(spot: StorageSpot | undefined, free = spot && freeBytes(spot.dir)): ServiceError {
+  const neededBytes = spot?.reserveBytes ?? STORAGE_RESERVE_BYTES_DEFAULT;
+  const where = spot ? `The disk holding ${spot.dir}` : 'The disk';
   const has = free === undefined ? '' : ` (${mib(free)} free)`;
   return new ServiceError('STORAGE_FULL', `${where} is full${has}: free at least ${mib(neededBytes)} and try again. Reading works meanwhile.`, {
-    details: { ...(dir === undefined ? {} : { path: dir }), ...(free === undefined ? {} : { freeBytes: free }), neededBytes },
+    details: { ...(spot ? { path: spot.dir } : {}), ...(free === undefined ? {} : { freeBytes: free }), neededBytes },
   });
 }
 
-/** Refuses work that writes when the disk holding `dir` has less than `neededBytes` free. */
-export function assertFreeSpace(dir: string, neededBytes: number): void {
-  const free = freeBytes(dir);
-  if (free !== undefined && free < neededBytes) throw storageFullError(dir, neededBytes);
+/** Refuses work that writes when the disk has less than the spot's reserve free. */
+export function assertFreeSpace(spot: StorageSpot): void {
+  const free = freeBytes(spot.dir);
+  if (free !== undefined && free < spot.reserveBytes) throw storageFullError(spot, free);
+}
+
+/**
+ * Start-up work that writes (recovery, an advertisement), failed with `error`: on a full disk the
+ * server starts without it, so what it holds can be read and space freed, and the work waits for
+ * the next start with room. Any other failure is rethrown.
+ */
+export function startWithoutIt(program: string, what: string, error: unknown): void {
+  if (!isStorageFull(error)) throw error;
+  process.stderr.write(`${program}: the disk is full; starting anyway, ${what} at the next start with free space\n`);
 }

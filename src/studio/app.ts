@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { studioStorage } from './jobs/limits.js';
 import { createHttpApp } from '../common/http-app.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
@@ -46,7 +47,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     bodyLimit: LIMITS.requestBodyMaxBytes,
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
-    storageDir: ctx.paths.home,
+    storage: studioStorage(ctx),
     security: {
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(ctx.settings.get().allowedOrigins ?? [])],
       token: options.token,

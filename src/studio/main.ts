@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
-import { isStorageFull } from '../common/storage-full.js';
+import { isStorageFull, startWithoutIt } from '../common/storage-full.js';
 import { effectiveDefaults } from './defaults.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
@@ -34,18 +34,6 @@ export interface RunningStudio {
   close(): Promise<void>;
 }
 
-/** Start-up work that writes, on a full disk: the studio starts anyway (reads work, writes answer STORAGE_FULL). */
-async function onFullDisk<T>(work: () => Promise<T>, fallback: T, what: string, cleanup?: () => void): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!isStorageFull(error)) throw error;
-    cleanup?.();
-    process.stderr.write(`svc: the disk is full; starting anyway, ${what} at the next start with free space\n`);
-    return fallback;
-  }
-}
-
 /** Builds the context and app, binds (with port fallback) and advertises the bound port. */
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
   const ctx = createStudioContext(options);
@@ -59,7 +47,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   }
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
   // On a full disk the studio still starts, so history can be read and space freed: they wait for a start with room.
-  await onFullDisk(async () => void (await ctx.jobs.recover()), undefined, 'jobs the last run left unfinished are recovered');
+  await ctx.jobs.recover().catch((error: unknown) => startWithoutIt('svc', 'jobs the last run left unfinished are recovered', error));
   const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   let port: number;
@@ -78,9 +66,12 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
     const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, alpha: { auth: alphaAuth(ctx) } };
     // No room to advertise: an older descriptor would send clients to a server that is gone, so it goes
     // (removing frees space, it needs none), and clients find this one at the default port or SVC_SERVER.
-    await onFullDisk(async () => writeDescriptor(ctx.paths.descriptorFile, descriptor), undefined, `server.json is written (clients look at ${url} only if it is the default port or SVC_SERVER)`, () =>
-      rmSync(ctx.paths.descriptorFile, { force: true }),
-    );
+    try {
+      writeDescriptor(ctx.paths.descriptorFile, descriptor);
+    } catch (error) {
+      if (isStorageFull(error)) rmSync(ctx.paths.descriptorFile, { force: true });
+      startWithoutIt('svc', `server.json is written (clients find ${url} only at the default port or by SVC_SERVER)`, error);
+    }
   }
 
   const maintenance = startMaintenance(ctx, { onError: (error) => app.log.error({ err: error }, 'maintenance failed') });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import { agentEventPayloads, agentTurn } from '../../src/studio/api/index.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { solidPng } from '../generate/rig.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { call, createSession, enqueue, queue, refused, waitFor } from './helpers.js';
 
@@ -203,3 +204,42 @@ describe('delivery of a turn', () => {
   });
 });
 
+
+describe('an item whose job the engine refuses', () => {
+  let full: TestStudio;
+  beforeAll(async () => {
+    // More free space wanted than any disk has: every job is refused, 507 STORAGE_FULL, before anything is stored.
+    full = await startTestStudio({ env: { SVC_STORAGE_RESERVE_BYTES: String(2 ** 52) } });
+  });
+  afterAll(() => full.stop());
+
+  it('is refused with the engine code and leaves no item behind (queue, sync turn, async turn)', async () => {
+    const created = await createSession(full.url);
+    await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/queue`, { prompt: '/new a fox' }), 507, 'STORAGE_FULL');
+    await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/new a fox' }), 507, 'STORAGE_FULL');
+    await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/new a fox', async: true, requestId: 'refused-async-1' }), 507, 'STORAGE_FULL');
+    const listed = await queue(full.url, created.id);
+    expect(listed.items).toEqual([]);
+    expect(listed.summary).toMatchObject({ queued: 0, failed: 0 });
+    await refused(call(full.url, 'POST', '/api/agent/queue/refused-async-1/retry'), 404, 'AGENT_ITEM_NOT_FOUND');
+  });
+});
+
+describe('an item read while it is being queued', () => {
+  it('is never taken for lost: no read sees it failed before its job exists', async () => {
+    const created = await createSession(url);
+    const references = await Promise.all([0, 1, 2].map((index) => solidPng(640 + index, 640)));
+    const seen = new Set<string>();
+    let posting = true;
+    const reads = (async () => {
+      while (posting) for (const entry of (await queue(url, created.id)).items) seen.add(`${entry.state}:${entry.error?.code ?? ''}`);
+    })();
+    const queued = await Promise.all([0, 1, 2].map((index) => enqueue(url, created.id, `/new a kite ${index}`, { references: [references[index]] })));
+    posting = false;
+    await reads;
+    const done = await ended(created.id, 3);
+    expect([...seen].filter((state) => state.startsWith('failed'))).toEqual([]);
+    // Queued side by side: in whatever order they arrived, each once, each succeeded.
+    expect(done.items.map((entry) => [entry.itemId, entry.state]).sort()).toEqual(queued.map((entry) => [entry.itemId, 'succeeded']).sort());
+  });
+});

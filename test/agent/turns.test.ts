@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentSessionsPage } from '../../src/studio/api/index.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { call, createSession, refused, session, turn } from './helpers.js';
@@ -128,8 +129,8 @@ describe('sessions', () => {
   it('lists, loads, updates (settings, locks, current image from history or an upload) and deletes; unknown ids are 404 with a code', async () => {
     const created = await createSession(url, { title: 'Mine', settings: { provider: 'gamma' }, webSearch: true });
     expect(created).toMatchObject({ title: 'Mine', settings: { provider: 'gamma' }, webSearch: true });
-    const listed = await call<{ sessions: { id: string }[] }>(url, 'GET', '/api/agent/sessions');
-    expect(listed.body.sessions.map((item) => item.id)).toContain(created.id);
+    const listed = await call(url, 'GET', '/api/agent/sessions');
+    expect(agentSessionsPage.parse(listed.body).sessions.map((item) => item.id)).toContain(created.id);
 
     await refused(call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', model: 'lang-6-luna' } }), 400, 'INVALID_BETA_API_IMAGE_MODEL');
     await refused(call(url, 'POST', '/api/agent/sessions', { titel: 'typo' }), 400, 'BAD_REQUEST');

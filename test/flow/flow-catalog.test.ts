@@ -197,6 +197,8 @@ describe('the flow workflow catalog', () => {
     const ambiguous = await runSvc(['flow', 'workflows', 'add', file, '--id', 'cli', ...server]);
     expect(ambiguous.code).not.toBe(0);
     expect(ambiguous.stderr).toMatch(/FLOW_WORKFLOW_BIND_INVALID|prompt/);
+    // The studio's own answer for a registration it must infer: which field to choose, and why.
+    expect(ambiguous.stderr).toContain('Choose the prompt binding: several nodes qualify');
     const added = await runSvc(['flow', 'workflows', 'add', file, '--id', 'cli', '--bind', 'prompt=6.text', '--bind', 'negativePrompt=7.text', '--json', ...server]);
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout).workflow.bind).toMatchObject({ prompt: { node: '6', input: 'text' }, negativePrompt: { node: '7', input: 'text' }, output: { node: '9' } });

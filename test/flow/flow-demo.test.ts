@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
+import { SAMPLE_WORKFLOW } from '../../src/sim/flow/index.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 import { makeTempHome } from '../helpers/studio.js';
@@ -100,4 +101,54 @@ describe('the flow lane on a demo studio', () => {
     const unknownParam = await post('/api/generate', { provider: 'flow', model: 'sample', prompt: 'x', options: { 'Nope.steps': 3 } });
     expect(unknownParam.status).toBe(400);
   });
+});
+
+describe('the demo and the user\'s own workflows', () => {
+  const shared = makeTempHome('svc-flow-demo-user-');
+  afterAll(() => rmSync(shared, { recursive: true, force: true }));
+  const env = { SVC_HOME: shared, PATH: process.env.PATH };
+  const workflowsOf = async (url: string) => ((await (await fetch(`${url}/api/flow/workflows`)).json()) as { workflows: { id: string; label: string; origin: string }[] }).workflows;
+
+  it('never writes its sample into the database: a workflow "sample" of the user\'s survives a demo run, and none is left behind', async () => {
+    // The user's own "sample", on their own server.
+    const own = await startStudio({ env, port: 0, descriptor: false });
+    const registered = await fetch(`${own.url}/api/flow/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'sample', label: 'Mine', origin: 'http://127.0.0.1:9', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind }),
+    });
+    expect(registered.status).toBe(201);
+    await own.close();
+
+    // A demo on the same state dir runs its own sample (on its simulator)...
+    const userDemo = await startDemo(env);
+    const demoStudio = await startStudio({ env, port: 0, descriptor: false, demo: userDemo.options, onClose: userDemo.close });
+    const during = await workflowsOf(demoStudio.url);
+    expect(during).toEqual([expect.objectContaining({ id: 'sample', label: 'Sample text-to-image', origin: userDemo.options.upstreams.flow })]);
+    // ...and cannot be registered over without replace, as any registered id.
+    const taken = await fetch(`${demoStudio.url}/api/flow/workflows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind }) });
+    expect(taken.status).toBe(409);
+    await demoStudio.close();
+
+    // ...while the user's record is as they left it.
+    const after = await startStudio({ env, port: 0, descriptor: false });
+    try {
+      expect(await workflowsOf(after.url)).toEqual([expect.objectContaining({ id: 'sample', label: 'Mine', origin: 'http://127.0.0.1:9' })]);
+      expect((await fetch(`${after.url}/api/flow/workflows/sample`, { method: 'DELETE' })).status).toBe(200);
+    } finally {
+      await after.close();
+    }
+
+    // A demo on a state dir without workflows leaves none behind.
+    const secondDemo = await startDemo(env);
+    const again = await startStudio({ env, port: 0, descriptor: false, demo: secondDemo.options, onClose: secondDemo.close });
+    expect((await workflowsOf(again.url)).map((workflow) => workflow.id)).toEqual(['sample']);
+    await again.close();
+    const last = await startStudio({ env, port: 0, descriptor: false });
+    try {
+      expect(await workflowsOf(last.url)).toEqual([]);
+    } finally {
+      await last.close();
+    }
+  }, 30_000);
 });

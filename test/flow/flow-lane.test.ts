@@ -166,6 +166,15 @@ describe('flow jobs', () => {
     expect(download).toMatchObject({ status: 502, body: { error: { code: 'FLOW_DOWNLOAD_FAILED' } } });
   });
 
+  it('keeps a refusal\'s words whole and names only the nodes the server named', async () => {
+    // A server message with a tab in it (a formatted detail) and no node errors.
+    fast.simulator.fault('POST /prompt', { status: 400, body: { error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: 'cfg:\t999 too large' }, node_errors: {} } });
+    const refused = await generate({ model: 'fast', prompt: 'x', options: { 'KSampler.steps': 1 } });
+    expect(refused).toMatchObject({ status: 502, body: { error: { code: 'FLOW_SUBMIT_REJECTED', details: { upstreamStatus: 400 } } } });
+    expect(refused.body.error.details.nodes).toBeUndefined();
+    expect(refused.body.error.message).toContain('999 too large');
+  });
+
   it('fails a prompt that vanished from the server', async () => {
     const holder = await startAsync({ model: 'slow', prompt: 'holder', options: { 'KSampler.steps': 80 } });
     await until('the holder to run', () => slow.executor.queue().queue_running.length === 1);

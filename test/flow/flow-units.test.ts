@@ -1,11 +1,16 @@
+import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
+import { WebSocketServer } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/common/errors.js';
-import type { FlowGraph, FlowWorkflow } from '../../src/studio/api/flow.js';
-import { bindCandidates, checkBind, deriveParams, workflowOptions } from '../../src/studio/lanes/flow/binding.js';
-import { injectGraph, parseSize } from '../../src/studio/lanes/flow/inject.js';
+import type { FlowGraph, FlowParam, FlowWorkflow } from '../../src/studio/api/flow.js';
+import { bindCandidates, checkBind, checkParams, deriveParams, workflowOptions } from '../../src/studio/lanes/flow/binding.js';
+import { parseSize } from '../../src/studio/api/index.js';
+import { injectGraph } from '../../src/studio/lanes/flow/inject.js';
 import { checkOrigin } from '../../src/studio/lanes/flow/origin.js';
 import { pngTextChunks } from '../../src/studio/lanes/flow/png-text.js';
+import { FlowSockets } from '../../src/studio/lanes/flow/sockets.js';
+import type { LaneJob } from '../../src/studio/lanes/types.js';
 
 // The flow lane's pure parts: the origin rule's spellings, the PNG text
 // chunks (iTXt too), binding and param edge cases, injection into a copy.
@@ -78,6 +83,23 @@ describe('flow units', () => {
     expect(codeOf(() => checkBind(graph, { prompt: { node: '2', input: 'text' }, output: { node: '5' } }))).toBe('FLOW_WORKFLOW_BIND_INVALID');
   });
 
+  it('says why supplied params are refused', () => {
+    const graph: FlowGraph = { '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 20 } } };
+    const refusal = (params: FlowParam[]) => {
+      try {
+        checkParams(graph, params);
+        return undefined;
+      } catch (error) {
+        return { code: (error as ServiceError).code, message: (error as Error).message };
+      }
+    };
+    const steps: FlowParam = { name: 'steps', node: '3', input: 'steps', type: 'integer' };
+    expect(refusal([{ ...steps, name: 'seed' }])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('the bound seed option') });
+    expect(refusal([steps, steps])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('used twice') });
+    expect(refusal([{ ...steps, input: 'cfg' }])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('not a value it has') });
+    expect(refusal([steps])).toBeUndefined();
+  });
+
   it('validates options by the params, and injects into a copy', () => {
     const graph: FlowGraph = {
       '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 20, sampler_name: 'euler' } },
@@ -100,5 +122,32 @@ describe('flow units', () => {
     expect(codeOf(() => injectGraph(broken, { prompt: 'x', params: {} }))).toBe('FLOW_WORKFLOW_BIND_INVALID');
     expect(parseSize('768x512')).toEqual({ width: 768, height: 512 });
     expect(parseSize('auto')).toBeUndefined();
+  });
+});
+
+describe('the shared flow socket', () => {
+  it('tells the job it is rendering when the first news of its prompt is an `executing` (a reconnect, a late socket)', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const sockets = new FlowSockets('svc-test');
+    try {
+      const promptId = '5b2e6c1a-7d1f-4c55-9a51-2f0d4b0d7e11';
+      // What the server says to a client that reconnects while its prompt runs (§3): only the running node.
+      server.on('connection', (client) => client.send(JSON.stringify({ type: 'executing', data: { node: '3', display_node: '3', prompt_id: promptId } })));
+      const phases: string[] = [];
+      const job = { phase: (phase: string) => phases.push(phase), partial: () => undefined } as unknown as LaneJob;
+      const origin = sockets.of(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const watch = origin.watch(promptId, job);
+      await origin.socket.open();
+      for (let waited = 0; !watch.started && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(watch.started).toBe(true);
+      expect(phases).toEqual(['rendering']);
+      // Told once, whoever notices it next (the queue, another message).
+      watch.begin();
+      expect(phases).toEqual(['rendering']);
+    } finally {
+      sockets.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -106,7 +106,7 @@ describe('the studio on a full disk', () => {
     expect(((await key.json()) as ErrorBody).error.code).toBe('STORAGE_FULL');
     const importFull = await post('/api/assets', { data: `data:image/png;base64,${photo.toString('base64')}`, name: 'another.png' });
     expect(importFull.status).toBe(507);
-    expect(((await importFull.json()) as ErrorBody).error).toMatchObject({ code: 'STORAGE_FULL', details: { path: home, freeBytes: expect.any(Number) } });
+    expect(((await importFull.json()) as ErrorBody).error).toMatchObject({ code: 'STORAGE_FULL', details: { path: home, freeBytes: expect.any(Number), neededBytes: 1 } });
 
     // A stop and a start on the full disk: it starts, and reads work.
     await studio.close();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptBuilderChatAnswer, promptBuilderConfig } from '../../src/studio/api/index.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { splitSuggestion } from '../../src/studio/prompt-builder/chat.js';
 import { startRig, type Rig } from '../generate/rig.js';
 import { call, refused } from '../agent/helpers.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
@@ -131,5 +132,14 @@ describe('the alpha backends on a demo studio', () => {
     const sent = demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses').at(-1)?.body as { model: string; tools?: unknown[] };
     expect(sent.model).toBe('alpha-4.6');
     expect(sent.tools ?? []).toEqual([]);
+  });
+});
+
+describe('the suggested prompt', () => {
+  it('is the last Prompt: line, plain or in bold as models write it, without its markup', () => {
+    expect(splitSuggestion('Nice start.\nPrompt: a fox at night')).toEqual({ reply: 'Nice start.', suggestedPrompt: 'a fox at night' });
+    expect(splitSuggestion('Nice start.\n**Prompt:** a fox at night').suggestedPrompt).toBe('a fox at night');
+    expect(splitSuggestion('Nice start.\n**Prompt**: "a fox at night"').suggestedPrompt).toBe('a fox at night');
+    expect(splitSuggestion('No line here.')).toEqual({ reply: 'No line here.', suggestedPrompt: null });
   });
 });

@@ -46,6 +46,18 @@ describe('ffmpeg and ffprobe', () => {
   });
 });
 
+describe('probe', () => {
+  it('a video whose tags overflow what ffprobe may print is VIDEO_SOURCE_INVALID, not an internal error', async () => {
+    const clip = join(scratch, 'plain.mp4');
+    writeFileSync(clip, await renderSimVideo({ prompt: 'a tagged clip', width: 320, height: 180, durationSeconds: 1 }));
+    const tags = join(scratch, 'tags.txt');
+    writeFileSync(tags, `;FFMETADATA1\ncomment=${'a'.repeat(1_200_000)}\n`);
+    const tagged = join(scratch, 'tagged.mp4');
+    await runTool('ffmpeg', ['-i', clip, '-i', tags, '-map', '0', '-map_metadata', '1', '-c', 'copy', tagged], { what: 'tags' });
+    await expect(probeVideo(tagged)).rejects.toMatchObject({ code: 'VIDEO_SOURCE_INVALID' });
+  });
+});
+
 describe('a saved video after a crash', () => {
   it('a video whose row a crash lost comes back from the metadata embedded in the MP4', async () => {
     const home = makeTempHome();

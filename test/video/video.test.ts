@@ -123,6 +123,15 @@ describe('POST /api/video/generate', () => {
     await expectError(await rig.post('/api/video/generate', { provider: 'alpha-api', prompt: 'x [sim:video-moderated]', duration: 1 }), 422, 'MODERATION_REFUSED');
   });
 
+  it('a download lost to a vendor hiccup is fetched again at the next poll, not the end of a finished video', async () => {
+    const downloads = () => sim.simulator.requests({ route: 'GET /media/:name' }).length;
+    const before = downloads();
+    sim.simulator.fault('GET /media/:name', { status: 503 });
+    const result = await generate({ provider: 'alpha-api', prompt: 'fetched on the second try', duration: 1 });
+    expect(result.video).toMatchObject({ format: 'mp4', kind: 'video' });
+    expect(downloads() - before).toBe(2);
+  });
+
   it('a cancel stops the polls: the job ends cancelled and the upstream is asked no more', async () => {
     const accepted = await rig.post('/api/video/generate', { provider: 'alpha-api', prompt: 'a long one [sim:video-slow=20000]', duration: 1, async: true, requestId: 'video-cancel' });
     expect(accepted.status).toBe(202);
@@ -175,6 +184,11 @@ describe('storyboard, frame, edit, extend, analyze', () => {
       expect(response.headers.get('content-type')).toBe('image/png');
       expect(Buffer.from(await response.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
     }
+    // A time inside the last frame's span (here the very end) is that last frame, not an undecodable video.
+    const end = await rig.get(`/api/video/frame?filename=${clip}&at=${first.clips?.[1]?.video?.durationSeconds}`);
+    expect(end.status).toBe(200);
+    const last = await rig.get(`/api/video/frame?filename=${clip}&at=last`);
+    expect(Buffer.from(await end.arrayBuffer()).equals(Buffer.from(await last.arrayBuffer()))).toBe(true);
     await expectError(await rig.get(`/api/video/frame?filename=${clip}&at=99`), 400, 'VIDEO_FRAME_OUT_OF_RANGE');
     await expectError(await rig.get('/api/video/frame?filename=nothing-here.mp4'), 404, 'VIDEO_SOURCE_NOT_FOUND');
   });
@@ -206,6 +220,18 @@ describe('storyboard, frame, edit, extend, analyze', () => {
     expect((await rig.get(first.video.url)).status).toBe(404);
     expect((await rig.studio.request(`/api/history/${name}/restore`, { method: 'POST' })).status).toBeLessThan(300);
     expect((await rig.get(first.video.url)).status).toBe(200);
+  });
+});
+
+describe('the simulator', () => {
+  it('the video-ratelimit trigger answers 429 with Retry-After', async () => {
+    const response = await fetch(`${sim.apiBaseUrl}/videos/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sim.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'alpha-video', prompt: 'x [sim:video-ratelimit=2]', duration: 1 }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('2');
   });
 });
 

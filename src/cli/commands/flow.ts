@@ -106,10 +106,11 @@ export function registerFlow(program: Command): void {
       const source = await graphSource(file);
       const chosen = parseBindings(options.bind);
       const origin = options.origin ? { origin: options.origin } : {};
-      const inspected = await client.json<FlowInspectResult>('POST', '/api/flow/inspect', { body: { ...source, ...origin }, timeoutMs: TIMEOUT_MS });
-      const bind = { ...(inspected.bind ?? {}), ...chosen };
+      // Without --bind the studio infers the binding itself (and names the fields to choose, with their
+      // candidates, when it cannot); with it, the inferred rest is read first and the choices go over it.
+      const bind = Object.keys(chosen).length ? { ...((await client.json<FlowInspectResult>('POST', '/api/flow/inspect', { body: { ...source, ...origin }, timeoutMs: TIMEOUT_MS })).bind ?? {}), ...chosen } : undefined;
       const body = await client.json<{ workflow: FlowWorkflow }>('POST', '/api/flow/workflows', {
-        body: { ...source, ...origin, id: options.id, bind, ...(options.label ? { label: options.label } : {}), ...(options.mediaKind ? { mediaKind: options.mediaKind } : {}), ...(options.replace ? { replace: true } : {}) },
+        body: { ...source, ...origin, id: options.id, ...(bind ? { bind } : {}), ...(options.label ? { label: options.label } : {}), ...(options.mediaKind ? { mediaKind: options.mediaKind } : {}), ...(options.replace ? { replace: true } : {}) },
         timeoutMs: TIMEOUT_MS,
       });
       out.result(body, () => `Registered flow/${body.workflow.id} on ${body.workflow.origin}: ${bindText(body.workflow)}\nparams: ${body.workflow.params.map((param) => param.name).join(', ') || 'none'}`);

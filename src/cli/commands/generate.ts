@@ -28,7 +28,7 @@ export interface CommonOptions {
 const MIME_BY_EXTENSION: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
 
 /** Reads a local image into a data URL reference; the server sniffs and checks it again. */
-async function fileAsDataUrl(path: string): Promise<string> {
+export async function fileAsDataUrl(path: string): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);

@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { writeFileAtomic } from '../../common/atomic-file.js';
 import { EXIT_CODES } from '../../common/errors.js';
 import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, type AssetRecord, type VideoAnalysis, type VideoResult } from '../../studio/api/index.js';
-import { CliError, type StudioClient } from '../client.js';
+import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
-import { splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
+import { download, fileAsDataUrl, splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
 
 // `svc video`: text, image and reference to video (and storyboards), then
 // `svc video edit|extend|frame|analyze`. Each job follows its own event stream
@@ -30,14 +29,8 @@ interface VideoOptions {
   timeout?: string;
 }
 
-const IMAGE_MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
-
 /** A local file becomes a data URL; anything else is a history name the studio looks up. */
-async function reference(value: string): Promise<string> {
-  if (!existsSync(value)) return value;
-  const bytes = await readFile(value);
-  return `data:${IMAGE_MIME[extname(value).toLowerCase()] ?? 'application/octet-stream'};base64,${bytes.toString('base64')}`;
-}
+const reference = (value: string): Promise<string> | string => (existsSync(value) ? fileAsDataUrl(value) : value);
 
 const seconds = (value: string | undefined, flag: string): number | undefined => {
   if (value === undefined) return undefined;
@@ -61,7 +54,7 @@ async function storyboardOf(path: string | undefined): Promise<unknown> {
 const BAR_WIDTH = 20;
 
 /** The progress line of a video job's events. */
-export const videoEventLine: EventLine = (event) => {
+const videoEventLine: EventLine = (event) => {
   const clip = typeof event.clips === 'number' && event.clips > 1 ? `clip ${String(event.clip)}/${event.clips} · ` : '';
   if (event.event === 'planning') return `${clip}planning (${String(event.plannerModel)})`;
   if (event.event === 'submitted') return `${clip}submitted ${String(event.model)}`;
@@ -71,13 +64,6 @@ export const videoEventLine: EventLine = (event) => {
   }
   return undefined;
 };
-
-async function saveTo(client: StudioClient, asset: AssetRecord, out: string | undefined): Promise<string | undefined> {
-  if (!out) return undefined;
-  const response = await client.fetch('GET', asset.url, { timeoutMs: 120_000 });
-  writeFileAtomic(out, new Uint8Array(await response.arrayBuffer()));
-  return out;
-}
 
 function describe(out: Output, result: VideoResult, saved: string | undefined): string {
   const line = (asset: AssetRecord, where?: string) =>
@@ -89,7 +75,7 @@ function describe(out: Output, result: VideoResult, saved: string | undefined): 
 async function runVideoJob(command: Command, path: string, body: Record<string, unknown>, options: { out?: string; timeout?: string }): Promise<void> {
   const { client, out } = commandContext(command);
   const result = await streamJob<VideoResult>(client, out, path, { ...body, requestId: body.requestId ?? randomUUID(), cancelOnDisconnect: false }, timeoutMs(options.timeout), videoEventLine);
-  const saved = await saveTo(client, result.video, options.out);
+  const [saved] = await download(client, [result.video], options.out);
   out.result({ ...result, ...(saved ? { saved } : {}) }, () => describe(out, result, saved));
 }
 

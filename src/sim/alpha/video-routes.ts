@@ -8,6 +8,7 @@ import type { AlphaState } from './state.js';
 import { VideoJobs, type VideoJob, type VideoJobKind } from './video-jobs.js';
 import { renderSimVideo, simVideoSize, sourceFrame } from './video-render.js';
 import { parseVideoTriggers } from './video-triggers.js';
+import { nearestRatio } from '../../studio/media/video/index.js';
 
 // The video jobs of the alpha vendor (contract §5): create on
 // `videos/generations` (text, image or references to video), `videos/edits`
@@ -56,14 +57,7 @@ function mediaBytes(state: AlphaState, value: unknown, kind: 'image' | 'video', 
 /** The video ratio nearest to an image's. */
 async function imageRatio(image: Buffer): Promise<string> {
   const { width = 16, height = 9 } = await (await loadSharp())(image).metadata();
-  let best = '16:9';
-  let distance = Infinity;
-  for (const ratio of ASPECT_RATIOS) {
-    const [w, h] = ratio.split(':').map(Number);
-    const gap = Math.abs(Math.log(width / height) - Math.log(w / h));
-    if (gap < distance) [best, distance] = [ratio, gap];
-  }
-  return best;
+  return nearestRatio(width, height, ASPECT_RATIOS);
 }
 
 const isAnswer = (value: unknown): value is ErrorAnswer => typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
@@ -128,7 +122,7 @@ async function handleCreate(state: AlphaState, jobs: VideoJobs, kind: VideoJobKi
   if (typeof body.prompt !== 'string' || !body.prompt.trim()) return answer(response, fail(400, 'Invalid request content: "prompt" is required.'));
   if (body.prompt.length > PROMPT_MAX_CHARS) return answer(response, fail(400, `Invalid request content: "prompt" is longer than ${PROMPT_MAX_CHARS} characters.`));
   if (triggers.has('video-create-error')) return answer(response, fail(500, 'Internal error while creating the video job.'));
-  if (triggers.has('video-ratelimit')) return answer(response, fail(429, 'Too many requests: rate limit exceeded.', 'rate_limit_exceeded'));
+  if (triggers.has('video-ratelimit')) return answer(response, alphaError('grpc', 429, 'Too many requests: rate limit exceeded.', 'rate_limit_exceeded', { 'retry-after': String(triggers.value('video-ratelimit', 7)) }));
   if (spendCapReached(state.billing)) return answer(response, creditsExhausted('grpc', state.tokens.account.teamId));
   const plan = await planJob(state, kind, body, cleaned || 'video', fail);
   if (isAnswer(plan)) return answer(response, plan);

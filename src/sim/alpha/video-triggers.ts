@@ -21,7 +21,7 @@ export const VIDEO_TRIGGER_NAMES = [
   'video-no-status',
   /** The create call answers 500. */
   'video-create-error',
-  /** The create call answers 429 with Retry-After. */
+  /** The create call answers 429 with Retry-After; `=s` (default 7). */
   'video-ratelimit',
 ] as const;
 

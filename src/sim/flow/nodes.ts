@@ -100,7 +100,8 @@ export function objectInfo(inputs: readonly string[]): Record<string, NodeInfo> 
 function checkValue(name: string, spec: InputSpec, value: unknown, inputs: readonly string[]): NodeError | undefined {
   const [type, options = {}] = spec;
   const error = (kind: string, message: string, details: string): NodeError => ({ type: kind, message, details, extra_info: { input_name: name, input_config: spec, received_value: value } });
-  if (Array.isArray(type) || (name === 'image' && Array.isArray(type))) {
+  if (Array.isArray(type)) {
+    // A combo; LoadImage's is declared empty here and holds the files uploaded so far.
     const allowed = type.length ? type : inputs;
     if (typeof value !== 'string' || !allowed.includes(value)) return error('value_not_in_list', 'Value not in list', `${name}: '${String(value)}' not in ${JSON.stringify(allowed)}`);
     return undefined;

@@ -1,7 +1,6 @@
 import { ServiceError } from '../../common/errors.js';
 import { AGENT_COMMAND_NAMES, AGENT_COMMANDS, AGENT_LIMITS, isProviderId, type AgentCommand, type ProviderId } from '../api/index.js';
-import { isKnownModel } from '../catalog/models.js';
-import { resolveModel } from '../catalog/models.js';
+import { isKnownModel, resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 
 // Slash commands of a turn (docs/API.md, "Agent Mode"). A turn's text is

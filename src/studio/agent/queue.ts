@@ -10,13 +10,14 @@ import {
   type AgentTurn,
   type AgentTurnRequest,
   type ErrorPayload,
+  type JobRecord,
 } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';
 import { describeInput, loadImageInput, loadReferences } from '../references.js';
-import { findAgentTurn, insertAgentTurn, updateAgentTurn, type AgentTurnRow } from '../store/agent.js';
+import { deleteAgentSession, deleteQueuedAgentTurn, findAgentTurn, insertAgentTurn, updateAgentTurn, type AgentTurnRow } from '../store/agent.js';
 import { parseTurn } from './commands.js';
-import { agentEvents, liveAgentSession, removeAgentSession, sessionBody, turnRowsOf, turnView } from './sessions.js';
+import { agentEvents, liveAgentSession, sessionBody, turnRowsOf, turnView } from './sessions.js';
 
 // The durable queue of Agent Mode. A queue item is a turn and an engine job
 // (kind `agent-turn`) whose ordering key is its session: one runs at a time
@@ -27,7 +28,31 @@ import { agentEvents, liveAgentSession, removeAgentSession, sessionBody, turnRow
 const now = () => new Date().toISOString();
 
 /** The ordering key of a session's items. */
-export const orderingKeyOf = (sessionId: string): string => `agent:${sessionId}`;
+const orderingKeyOf = (sessionId: string): string => `agent:${sessionId}`;
+
+/**
+ * Items this process recorded whose job is being submitted: the turn row is written first (the
+ * handler reads it as soon as the job starts), so until the submit settles a missing job is not
+ * a lost one, and a refused submit removes the row again (`itemDelivered`).
+ */
+const submitting = new WeakMap<StudioContext, Set<string>>();
+const submittingOf = (ctx: StudioContext): Set<string> => {
+  let ids = submitting.get(ctx);
+  if (!ids) submitting.set(ctx, (ids = new Set()));
+  return ids;
+};
+
+/** After an item's submit (accepted or refused): an item whose job was never accepted is no item; its row goes. */
+export async function itemDelivered(ctx: StudioContext, requestId: string): Promise<void> {
+  if (!submittingOf(ctx).has(requestId)) return;
+  try {
+    if (!(await ctx.jobs.get(requestId))) deleteQueuedAgentTurn(ctx.db, requestId, requestId);
+  } catch (error) {
+    console.error(`agent item ${requestId}: its row could not be checked against its job:`, error);
+  } finally {
+    submittingOf(ctx).delete(requestId);
+  }
+}
 
 /**
  * An item's id is its first job's requestId: one that names another job, or
@@ -57,6 +82,7 @@ export async function planTurnJob(ctx: StudioContext, sessionId: string, body: A
   const current = session.current_image ? await loadImageInput(ctx, { filename: session.current_image }, 'currentImage').catch(() => undefined) : undefined;
   // The same requestId again is the same item: its turn is kept as it is.
   if (insertAgentTurn(ctx.db, { id: requestId, session_id: sessionId, job_id: requestId, prompt, command: parsed.command, created_at: now() })) {
+    submittingOf(ctx).add(requestId);
     const row = findAgentTurn(ctx.db, requestId);
     if (row) announceItem(ctx, row);
   }
@@ -87,10 +113,11 @@ export function announceItem(ctx: StudioContext, row: AgentTurnRow, extra: { pos
  * job the engine ended without the turn's handler (cancelled while queued,
  * interrupted by a restart, refused as unreadable) ends its turn the same way.
  */
-async function reconcile(ctx: StudioContext, row: AgentTurnRow): Promise<AgentTurnRow> {
-  if (row.state !== 'queued' && row.state !== 'running') return row;
+async function reconcile(ctx: StudioContext, row: AgentTurnRow): Promise<{ row: AgentTurnRow; job?: JobRecord }> {
+  if (row.state !== 'queued' && row.state !== 'running') return { row };
   const job = await ctx.jobs.get(row.job_id);
-  if (job && !job.finishedAt) return row;
+  // Not ended, or its job not submitted yet (the request that queued it is still at it).
+  if ((job && !job.finishedAt) || (!job && submittingOf(ctx).has(row.job_id))) return { row, job };
   let state: AgentItemState = 'failed';
   let error: ErrorPayload | null = { code: 'JOB_NOT_FOUND', message: 'The job of this item is gone (never accepted, or swept); retry the item.', details: { requestId: row.job_id } };
   if (job) {
@@ -101,18 +128,21 @@ async function reconcile(ctx: StudioContext, row: AgentTurnRow): Promise<AgentTu
   if (updateAgentTurn(ctx.db, row.id, fields, ['queued', 'running'])) {
     const updated = findAgentTurn(ctx.db, row.id) ?? row;
     announceItem(ctx, updated, error ? { error } : {});
-    return updated;
+    return { row: updated, job };
   }
-  return findAgentTurn(ctx.db, row.id) ?? row;
+  return { row: findAgentTurn(ctx.db, row.id) ?? row, job };
 }
 
 /** A session's items as the API shows them: reconciled, the queued ones with their place (1 runs next). */
 async function itemsOf(ctx: StudioContext, sessionId: string): Promise<AgentTurn[]> {
-  const rows = await Promise.all(turnRowsOf(ctx, sessionId).map((row) => reconcile(ctx, row)));
+  const reconciled = await Promise.all(turnRowsOf(ctx, sessionId).map((row) => reconcile(ctx, row)));
   // Queued items run in the order their jobs were queued (a retried item goes to the back).
-  const queued = await Promise.all(rows.filter((row) => row.state === 'queued').map(async (row) => ({ id: row.id, at: (await ctx.jobs.get(row.job_id))?.createdAt ?? row.created_at })));
-  const order = queued.sort((a, b) => a.at.localeCompare(b.at)).map((entry) => entry.id);
-  return rows.map((row) => turnView(ctx, row, row.state === 'queued' ? order.indexOf(row.id) + 1 : null));
+  const order = reconciled
+    .filter(({ row }) => row.state === 'queued')
+    .map(({ row, job }) => ({ id: row.id, at: job?.createdAt ?? row.created_at }))
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map((entry) => entry.id);
+  return reconciled.map(({ row }) => turnView(ctx, row, row.state === 'queued' ? order.indexOf(row.id) + 1 : null));
 }
 
 export async function agentQueueOf(ctx: StudioContext, sessionId: string): Promise<AgentQueue> {
@@ -127,16 +157,25 @@ export async function agentSessionOf(ctx: StudioContext, sessionId: string): Pro
   return sessionBody(ctx, liveAgentSession(ctx, sessionId), items);
 }
 
-async function itemRow(ctx: StudioContext, itemId: string): Promise<AgentTurnRow> {
+function itemRowOf(ctx: StudioContext, itemId: string): AgentTurnRow {
   const row = findAgentTurn(ctx.db, itemId);
   if (!row) throw new ServiceError('AGENT_ITEM_NOT_FOUND', `No agent queue item with id "${itemId}".`, { details: { itemId } });
-  return reconcile(ctx, row);
+  return row;
 }
 
+/** An item brought in line with its job (cancel and retry check its state). */
+const itemRow = async (ctx: StudioContext, itemId: string): Promise<AgentTurnRow> => (await reconcile(ctx, itemRowOf(ctx, itemId))).row;
+
+/** An item as the API shows it: reconciled with its session's (which gives its place in the queue). */
 export async function agentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
-  const row = await itemRow(ctx, itemId);
+  const row = itemRowOf(ctx, itemId);
   return (await itemsOf(ctx, row.session_id)).find((item) => item.itemId === itemId) ?? turnView(ctx, row);
 }
+
+/** A cancel's failure, unless it says the job is not there (ended and swept, or never accepted). */
+const unlessGone = (error: unknown): void => {
+  if (!(error instanceof ServiceError && error.code === 'JOB_NOT_FOUND')) throw error;
+};
 
 /** Cancels a queued item (it never runs) or a running one (its upstream call is aborted). */
 export async function cancelAgentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
@@ -144,10 +183,8 @@ export async function cancelAgentItem(ctx: StudioContext, itemId: string): Promi
   if (!AGENT_CANCELLABLE_STATES.includes(row.state)) {
     throw new ServiceError('AGENT_CANCEL_NOT_ALLOWED', `The item is ${row.state}; only a queued or running item can be cancelled.`, { details: { itemId, state: row.state, allowed: AGENT_CANCELLABLE_STATES } });
   }
-  await ctx.jobs.cancel(row.job_id, 'The agent queue item was cancelled.').catch((error: unknown) => {
-    // Ended meanwhile: the reconciliation below tells how.
-    if (!(error instanceof ServiceError && error.code === 'JOB_NOT_FOUND')) throw error;
-  });
+  // Ended meanwhile: the reconciliation below tells how.
+  await ctx.jobs.cancel(row.job_id, 'The agent queue item was cancelled.').catch(unlessGone);
   return agentItem(ctx, itemId);
 }
 
@@ -160,15 +197,21 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
   liveAgentSession(ctx, row.session_id);
   const attempt = row.attempt + 1;
   const jobId = `${row.id.slice(0, 120)}~${attempt}`;
-  // The turn points at the new attempt before its job can start (the handler finds it by item).
-  if (!updateAgentTurn(ctx.db, row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES)) {
-    throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
-  }
+  // The turn points at the new attempt before its job can start (the handler finds it by item);
+  // until the job exists, a read of the item does not take it for lost.
+  submittingOf(ctx).add(jobId);
   try {
-    await ctx.jobs.retry(row.job_id, jobId);
-  } catch (error) {
-    updateAgentTurn(ctx.db, row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
-    throw error;
+    if (!updateAgentTurn(ctx.db, row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES)) {
+      throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
+    }
+    try {
+      await ctx.jobs.retry(row.job_id, jobId);
+    } catch (error) {
+      updateAgentTurn(ctx.db, row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
+      throw error;
+    }
+  } finally {
+    submittingOf(ctx).delete(jobId);
   }
   const queued = findAgentTurn(ctx.db, row.id);
   if (queued) announceItem(ctx, queued);
@@ -179,7 +222,8 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
 export async function deleteAgentSessionAndItems(ctx: StudioContext, sessionId: string): Promise<{ id: string; deleted: true }> {
   liveAgentSession(ctx, sessionId);
   for (const row of turnRowsOf(ctx, sessionId)) {
-    if (row.state === 'queued' || row.state === 'running') await ctx.jobs.cancel(row.job_id, 'The agent session was deleted.').catch(() => {});
+    if (row.state === 'queued' || row.state === 'running') await ctx.jobs.cancel(row.job_id, 'The agent session was deleted.').catch(unlessGone);
   }
-  return removeAgentSession(ctx, sessionId);
+  deleteAgentSession(ctx.db, sessionId);
+  return { id: sessionId, deleted: true };
 }

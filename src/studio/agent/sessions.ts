@@ -25,7 +25,6 @@ import { findAsset } from '../store/assets.js';
 import {
   changeAgentSession,
   countAgentTurns,
-  deleteAgentSession,
   findAgentSession,
   insertAgentSession,
   listAgentSessions,
@@ -201,10 +200,3 @@ export function sessionBody(ctx: StudioContext, row: AgentSessionRow, turns: rea
 }
 
 export const turnRowsOf = (ctx: StudioContext, sessionId: string): AgentTurnRow[] => listAgentTurns(ctx.db, sessionId);
-
-/** Removes the session and its turns; its images stay in history. Its unfinished items are cancelled first (queue.ts). */
-export function removeAgentSession(ctx: StudioContext, id: string): { id: string; deleted: true } {
-  liveAgentSession(ctx, id);
-  deleteAgentSession(ctx.db, id);
-  return { id, deleted: true };
-}

@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { ServiceError } from '../../common/errors.js';
-import { COMMON_CONTROLS, agentPlan, type AgentPlan, type AgentTurn, type ImageJobRequest } from '../api/index.js';
+import { AGENT_LIMITS, COMMON_CONTROLS, agentPlan, type AgentPlan, type AgentTurn, type ImageJobRequest } from '../api/index.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import type { JobContext, JobHandler } from '../jobs/handlers.js';
 import { runSlot, type ImageJob } from '../jobs/image-job.js';
 import { planImageJob, type ImageInputs } from '../jobs/plan.js';
+import { studioStorage } from '../jobs/limits.js';
 import { jobFailure } from '../jobs/records.js';
 import { describeInput, loadImageInput, type ReferenceImage } from '../references.js';
 import { textBudgetMs } from '../prompt-builder/backends.js';
@@ -59,12 +60,13 @@ async function currentImageOf(ctx: StudioContext, job: TurnJob, session: AgentSe
   throw new ServiceError('AGENT_NO_CURRENT_IMAGE', 'The session has no current image to edit: make one first, or set one (PATCH currentImage).', { details: { sessionId: session.id } });
 }
 
-/** The earlier turns the planner reads: what the user said, what the studio answered. */
+/** The earlier turns the planner reads (the newest AGENT_LIMITS.plannerTurns): what the user said, what the studio answered. */
 function historyOf(ctx: StudioContext, session: AgentSessionRow, itemId: string): TurnContext['history'] {
   const rows = listAgentTurns(ctx.db, session.id).filter((row) => row.state === 'succeeded' && row.id !== itemId);
-  return rows.map((row) => {
-    const view = turnView(ctx, row);
-    return { user: row.prompt, assistant: view.reply ?? view.finalPrompt ?? '' };
+  // Only the words: no view of the turn (its images looked up in history) for what the planner never reads.
+  return rows.slice(-AGENT_LIMITS.plannerTurns).map((row) => {
+    const reply = row.plan === null ? null : agentPlan.parse(JSON.parse(row.plan)).reply;
+    return { user: row.prompt, assistant: reply ?? row.final_prompt ?? '' };
   });
 }
 
@@ -191,7 +193,7 @@ async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionR
   changeAgentSession(ctx.db, session.id, (row) => becomeCurrent(row, first, images));
   agentEvents(ctx).currentImage({ sessionId: session.id, filename: first, reason: 'turn' });
   agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'saved', action: plan.action, variants: plan.variants });
-  return { images, finalPrompt: prompt, provider: slot.lane, model: slot.model.id, inputImage: image?.filename ?? (image ? (session.current_image ?? null) : null) };
+  return { images, finalPrompt: prompt, provider: slot.lane, model: slot.model.id, inputImage: image?.filename ?? null };
 }
 
 /** What the handler learns while a turn runs. */
@@ -250,7 +252,7 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
       announceItem(ctx, done);
       return turnView(ctx, done);
     } catch (error) {
-      const failure = jobFailure(job.signal, error, job.requestId, ctx.paths.home);
+      const failure = jobFailure(job.signal, error, job.requestId, studioStorage(ctx));
       // Stopped with its operation stored: shutdown detaches it (it resumes at the next start), a cancel ends it;
       // the engine's row says which, and the turn follows it when it is read (queue.ts reconcile).
       if (job.signal.aborted && run.operationRecorded) throw failure;

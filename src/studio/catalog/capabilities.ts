@@ -6,7 +6,7 @@ import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS }
 import { laneExtras } from './extras.js';
 import { LIMITS } from './limits.js';
 import type { StudioContext } from '../context.js';
-import { catalogAliases, catalogModels, laneModels } from './models.js';
+import { catalogAliases, catalogModels, defaultModel, laneModels } from './models.js';
 import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
 
 // What the lanes add (their module's `capabilities`), merged once. The contract names the
@@ -78,7 +78,7 @@ export function withDiscoveredModels(body: CapabilitiesBody, ctx: StudioContext)
       const lane = discovering.find((candidate) => candidate.id === provider.id);
       if (!lane || provider.routingMode) return provider;
       const models = laneModels(lane, ctx);
-      return { ...provider, models: models.map((model) => model.id), defaultModel: lane.models.default ?? models.find((model) => model.kind === 'image')?.id ?? null };
+      return { ...provider, models: models.map((model) => model.id), defaultModel: defaultModel(lane, 'image', models) ?? null };
     }),
     models: catalogModels(ctx),
   };

@@ -13,9 +13,9 @@ const canonical = (lane: LaneModule, id: string): string => lane.models.aliases?
 /** A lane's models: its declared list, and with a context the ones it discovers at run time (flow's workflows). */
 export const laneModels = (lane: LaneModule, ctx?: StudioContext): readonly ModelSpec[] => (ctx && lane.models.discover ? [...lane.models.list, ...lane.models.discover(ctx)] : lane.models.list);
 
-/** A lane's default model: declared, else the first image model it discovers. */
-const defaultModel = (lane: LaneModule, kind: 'image' | 'video', ctx?: StudioContext): string | undefined =>
-  kind === 'video' ? lane.models.defaultVideo : (lane.models.default ?? (ctx && lane.models.discover ? lane.models.discover(ctx).find((model) => model.kind === 'image')?.id : undefined));
+/** A lane's default model among its models (`laneModels`, read once by the caller): declared, else the first image model of a lane that discovers them. */
+export const defaultModel = (lane: LaneModule, kind: 'image' | 'video', models: readonly ModelSpec[]): string | undefined =>
+  kind === 'video' ? lane.models.defaultVideo : (lane.models.default ?? (lane.models.discover ? models.find((model) => model.kind === 'image')?.id : undefined));
 
 /** A model of this lane by id or alias. */
 export const laneModel = (lane: LaneModule, id: string): ModelSpec | undefined => lane.models.list.find((model) => model.id === canonical(lane, id));
@@ -33,9 +33,9 @@ export const lanesOfModel = (id: string): LaneId[] => LANE_MODULES.filter((lane)
  * other lanes.
  */
 export function resolveModel(lane: LaneModule, requested: string | undefined, kind: 'image' | 'video' = 'image', ctx?: StudioContext): ResolvedModel {
-  const wanted = requested ?? defaultModel(lane, kind, ctx);
-  const wantedKind = (model: ModelSpec) => (kind === 'video' ? model.kind === 'video' : model.kind !== 'video');
   const models = laneModels(lane, ctx);
+  const wanted = requested ?? defaultModel(lane, kind, models);
+  const wantedKind = (model: ModelSpec) => (kind === 'video' ? model.kind === 'video' : model.kind !== 'video');
   const valid = models.filter(wantedKind).map((model) => model.id);
   if (!wanted) throw new ServiceError('INVALID_IMAGE_MODEL', `The ${lane.id} lane has no default model; name one.`, { details: { lane: lane.id, valid } });
   const spec = models.find((model) => model.id === canonical(lane, wanted));

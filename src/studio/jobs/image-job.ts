@@ -11,6 +11,7 @@ import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOp
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './records.js';
 import { laneRequest, type ImageInputs } from './plan.js';
+import { studioStorage } from './limits.js';
 import { runSteps } from './steps.js';
 
 // The handler of image jobs: generate and edit (one slot) and multimode (every
@@ -138,7 +139,7 @@ async function runBatch(ctx: StudioContext, job: ImageJob, request: ImageJobRequ
         job.events.slotDone({ requestId: job.requestId, kind: job.kind, slot: index, result: outcome });
         return outcome;
       } catch (error) {
-        const payload = jobFailure(job.signal, error, job.requestId, ctx.paths.home).toBody().error;
+        const payload = jobFailure(job.signal, error, job.requestId, studioStorage(ctx)).toBody().error;
         job.events.slotError({ requestId: job.requestId, kind: job.kind, slot: index, error: payload });
         return { ...identity, ok: false, error: payload };
       }

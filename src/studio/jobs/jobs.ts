@@ -9,7 +9,7 @@ import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
 import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
-import { jobLimits, storageReserveBytes, type JobLimits } from './limits.js';
+import { jobLimits, studioStorage, type JobLimits } from './limits.js';
 import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
@@ -134,7 +134,7 @@ export class Jobs {
     const { requestId, kind } = spec;
     this.handlerOf(kind);
     // Before anything is stored or billed: a job that could not save its result is refused, by name.
-    assertFreeSpace(this.ctx.paths.home, storageReserveBytes(this.ctx));
+    assertFreeSpace(studioStorage(this.ctx));
     const images = spec.inputImages ?? [];
     if (images.length) await this.inputs.store(images);
     const row: NewJobRow = {
@@ -301,7 +301,7 @@ export class Jobs {
         this.settle(requestId, { ok: true, result });
       }
     } catch (error) {
-      const failure = jobFailure(job.signal, error, requestId, this.ctx.paths.home);
+      const failure = jobFailure(job.signal, error, requestId, studioStorage(this.ctx));
       if (!job.detached && this.store.open) {
         const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
         const payload = failure.toBody().error;

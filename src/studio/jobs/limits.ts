@@ -1,4 +1,4 @@
-import { STORAGE_RESERVE_BYTES_DEFAULT } from '../../common/storage-full.js';
+import { STORAGE_RESERVE_BYTES_DEFAULT, type StorageSpot } from '../../common/storage-full.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import { laneVariable } from '../lanes/budget.js';
@@ -34,7 +34,11 @@ export function jobLimits(ctx: Pick<StudioContext, 'env'>): JobLimits {
 }
 
 /**
- * Free space a job needs before it is accepted (`SVC_STORAGE_RESERVE_BYTES`, default 64 MiB): a job
- * accepted on a full disk could be billed upstream and then have nowhere to save its image.
+ * The studio's files (its home) and the free space a job needs there before it is accepted
+ * (`SVC_STORAGE_RESERVE_BYTES`, default 64 MiB): a job accepted on a full disk could be billed
+ * upstream and then have nowhere to save its image.
  */
-export const storageReserveBytes = (ctx: Pick<StudioContext, 'env'>): number => positiveInteger(ctx.env.SVC_STORAGE_RESERVE_BYTES) ?? STORAGE_RESERVE_BYTES_DEFAULT;
+export const studioStorage = (ctx: Pick<StudioContext, 'env' | 'paths'>): StorageSpot => ({
+  dir: ctx.paths.home,
+  reserveBytes: positiveInteger(ctx.env.SVC_STORAGE_RESERVE_BYTES) ?? STORAGE_RESERVE_BYTES_DEFAULT,
+});

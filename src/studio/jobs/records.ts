@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { isErrorCode, ServiceError } from '../../common/errors.js';
 import { toServiceError } from '../../common/http-errors.js';
+import type { StorageSpot } from '../../common/storage-full.js';
 import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { StoredJob } from './handlers.js';
@@ -63,12 +64,12 @@ export function storedFailure(row: JobRow): ServiceError {
 
 /**
  * Why a job ended badly, in our terms: the cancel reason wins over whatever the abort caused.
- * `storageDir`: the studio's home, whose disk a full-disk failure names.
+ * `storage`: the studio's, which a full-disk failure names.
  */
-export function jobFailure(signal: AbortSignal, error: unknown, requestId: string, storageDir?: string): ServiceError {
+export function jobFailure(signal: AbortSignal, error: unknown, requestId: string, storage?: StorageSpot): ServiceError {
   if (signal.aborted && signal.reason instanceof ServiceError) return signal.reason;
   if (error instanceof UpstreamError) return error.toServiceError();
-  const mapped = toServiceError(error, storageDir);
+  const mapped = toServiceError(error, storage);
   if (mapped.code === 'INTERNAL_ERROR') console.error(`job ${requestId} failed:`, error);
   return mapped;
 }

@@ -28,6 +28,12 @@ export interface JobRoute<Input extends DeliveryFields, K extends JobKind> {
   plan(ctx: StudioContext, input: Input, requestId: string): Promise<JobSpec<K>>;
   /** The status of the synchronous answer: 201 when the job creates a resource (default 200). */
   readonly syncStatus?: 200 | 201;
+  /**
+   * Called once delivery is over, the job accepted or refused (a sync one: after its answer). A plan
+   * that records something of its own before its job exists (an agent turn's item) removes it here
+   * when the job was never accepted (refused by the engine, the client gone during planning).
+   */
+  delivered?(ctx: StudioContext, requestId: string): Promise<void>;
 }
 
 /** Registers `POST route.url` as a job-creating route. */
@@ -44,7 +50,12 @@ export function addJobRoute<Input extends DeliveryFields, K extends JobKind>(app
       // The same requestId with the same request (its delivery fields aside) is the same job.
       fingerprint: fingerprintOf(planned.kind, input),
     };
-    const answer = await deliver(ctx, reply, { mode, client, job, cancelOnDisconnect: input.cancelOnDisconnect !== false });
+    let answer;
+    try {
+      answer = await deliver(ctx, reply, { mode, client, job, cancelOnDisconnect: input.cancelOnDisconnect !== false });
+    } finally {
+      await route.delivered?.(ctx, requestId);
+    }
     // Async and SSE deliveries have answered; a sync one answers the result.
     if (answer === undefined) return reply;
     return reply.code(route.syncStatus ?? 200).send(answer);

@@ -12,7 +12,8 @@ export const BUILDER_INSTRUCTIONS =
   'make it better (subject, composition, light, style, colour), ask about what is missing, and keep their intent. ' +
   'End every answer with one line of the form "Prompt: <the whole image prompt, one paragraph>".';
 
-const PROMPT_LINE = /^[ \t]*(?:\*\*)?prompt(?:\*\*)?[ \t]*:[ \t]*(.+)$/gim;
+/** `Prompt: …`, also in bold as models write it: `**Prompt**: …` or `**Prompt:** …`. */
+const PROMPT_LINE = /^[ \t]*(?:\*\*)?prompt(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(.+)$/gim;
 
 /** The chat text and the suggested prompt (the last `Prompt:` line), apart. */
 export function splitSuggestion(text: string): { reply: string; suggestedPrompt: string | null } {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { parseWith } from '../../common/validation.js';
 import { agentTurnRequest, createAgentSessionRequest, REQUEST_ID_PATTERN, updateAgentSessionRequest, type AgentTurnRequest } from '../api/index.js';
-import { agentItem, agentQueueOf, agentSessionOf, cancelAgentItem, deleteAgentSessionAndItems, planTurnJob, retryAgentItem } from '../agent/queue.js';
+import { agentItem, agentQueueOf, agentSessionOf, cancelAgentItem, deleteAgentSessionAndItems, itemDelivered, planTurnJob, retryAgentItem } from '../agent/queue.js';
 import { createAgentSession, listSessionsOf, updateAgentSession } from '../agent/sessions.js';
 import { fingerprintOf } from '../jobs/delivery.js';
 import { addJobRoute } from '../jobs/route.js';
@@ -39,6 +39,7 @@ export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
     url: '/api/agent/sessions/:id/turns',
     parse: parseTurn,
     plan: (ctx, input, requestId) => planTurnJob(ctx, input.sessionId, input, requestId),
+    delivered: itemDelivered,
   });
 
   app.get('/api/agent/sessions/:id/queue', async (request) => agentQueueOf(ctx, param(request, 'id')));
@@ -48,7 +49,11 @@ export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
     const input = parseTurn(request);
     const requestId = input.requestId ?? randomUUID();
     const job = await planTurnJob(ctx, input.sessionId, input, requestId);
-    await ctx.jobs.submit({ ...job, fingerprint: fingerprintOf('agent-turn', input) });
+    try {
+      await ctx.jobs.submit({ ...job, fingerprint: fingerprintOf('agent-turn', input) });
+    } finally {
+      await itemDelivered(ctx, requestId);
+    }
     return reply.code(202).send(await agentItem(ctx, requestId));
   });
 

@@ -15,8 +15,9 @@ export const flowRoutes: StudioRoutes = async (app, { ctx }) => {
   const catalog = flowCatalog(ctx);
   app.addHook('onClose', async () => closeFlowSockets(ctx));
 
-  // The demo's sample workflow, on the demo's node-graph simulator (whose port changes each start).
-  if (ctx.demo) await catalog.register({ ...SAMPLE_WORKFLOW, origin: ctx.upstreamUrl('flow'), replace: true });
+  // The demo's sample workflow, on the demo's node-graph simulator (whose port changes each start):
+  // held for this run only, never written over a workflow of the user's.
+  if (ctx.demo) await catalog.register({ ...SAMPLE_WORKFLOW, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
 
   app.post('/api/flow/inspect', async (request) => catalog.inspect(parseWith(flowInspectRequest, request.body ?? {})));
 

@@ -1,5 +1,6 @@
 import { parseWith } from '../../common/validation.js';
 import { promptBuilderChatRequest, promptBuilderConfigRequest } from '../api/index.js';
+import { watchClient } from '../jobs/delivery.js';
 import { builderChat } from '../prompt-builder/chat.js';
 import { builderConfig, saveBuilderConfig } from '../prompt-builder/config.js';
 import type { StudioRoutes } from './plugin.js';
@@ -8,13 +9,10 @@ import type { StudioRoutes } from './plugin.js';
 
 export const promptBuilderRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/prompt-builder/chat', async (request, reply) => {
-    const body = parseWith(promptBuilderChatRequest, request.body);
-    // A client that leaves stops the upstream call.
+    // A client that leaves (even before the route ran) stops the upstream call.
     const controller = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
-    return builderChat(ctx, body, controller.signal);
+    watchClient(request, reply).onGone(() => controller.abort());
+    return builderChat(ctx, parseWith(promptBuilderChatRequest, request.body), controller.signal);
   });
 
   app.get('/api/prompt-builder/config', async () => builderConfig(ctx));

@@ -1,5 +1,6 @@
 import { parseWith } from '../../common/validation.js';
 import { videoAnalyzeRequest, videoEditRequest, videoExtendRequest, videoFrameQuery, videoGenerateRequest, API_LIMITS, REQUEST_ID_PATTERN, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../api/index.js';
+import { watchClient } from '../jobs/delivery.js';
 import { addJobRoute } from '../jobs/route.js';
 import { analyzeVideo, framePosition, historyFrames } from '../video/frames.js';
 import { planVideoEdit, planVideoExtend, planVideoGenerate } from '../video/plan.js';
@@ -44,12 +45,10 @@ export const videoRoutes: StudioRoutes = async (app, { ctx }) => {
   });
 
   app.post('/api/video/analyze', async (request, reply) => {
-    const body = parseWith(videoAnalyzeRequest, request.body);
     // A client that leaves before the answer stops the planner calls.
     const controller = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
+    watchClient(request, reply).onGone(() => controller.abort());
+    const body = parseWith(videoAnalyzeRequest, request.body);
     return analyzeVideo(ctx, body, controller.signal);
   });
 };

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { AgentItemState } from '../api/index.js';
 import { statementsOf, type StudioDatabase } from './database.js';
 
@@ -68,26 +69,30 @@ function statements(db: StudioDatabase) {
       `INSERT OR IGNORE INTO agent_turns (id, session_id, job_id, state, prompt, command, created_at) VALUES (@id, @session_id, @job_id, 'queued', @prompt, @command, @created_at)`,
     ),
     turn: db.prepare<[string], AgentTurnRow>('SELECT * FROM agent_turns WHERE id = ?'),
-    turnOfJob: db.prepare<[string], AgentTurnRow>('SELECT * FROM agent_turns WHERE job_id = ?'),
+    deleteQueuedTurn: db.prepare<[string, string]>("DELETE FROM agent_turns WHERE id = ? AND job_id = ? AND state = 'queued'"),
     turns: db.prepare<[string], AgentTurnRow>('SELECT * FROM agent_turns WHERE session_id = ? ORDER BY seq'),
     counts: db.prepare<[string], { state: AgentItemState; count: number }>('SELECT state, COUNT(*) AS count FROM agent_turns WHERE session_id = ? GROUP BY state'),
   };
 }
 
 const prepared = statementsOf(statements);
+/** The UPDATEs `update` builds, prepared once per database and field list (a turn writes the same few shapes). */
+const updates = statementsOf(() => new Map<string, Statement>());
 
 /** `UPDATE table SET a = @a, ...` for the given fields of an allow-list (names never come from a request). */
 function update(db: StudioDatabase, table: 'agent_sessions' | 'agent_turns', allowed: readonly string[], id: string, fields: Record<string, unknown>, where = ''): boolean {
   const names = Object.keys(fields).filter((name) => allowed.includes(name) && fields[name] !== undefined);
   if (names.length === 0) return false;
   const sql = `UPDATE ${table} SET ${names.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id${where}`;
-  return db.prepare(sql).run({ ...Object.fromEntries(names.map((name) => [name, fields[name]])), id }).changes === 1;
+  const cache = updates(db);
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+  return statement.run({ ...Object.fromEntries(names.map((name) => [name, fields[name]])), id }).changes === 1;
 }
 
 export const insertAgentSession = (db: StudioDatabase, row: AgentSessionRow): void => void prepared(db).insertSession.run(row);
 export const findAgentSession = (db: StudioDatabase, id: string): AgentSessionRow | undefined => prepared(db).session.get(id);
 export const listAgentSessions = (db: StudioDatabase, limit: number): AgentSessionRow[] => prepared(db).sessions.all(limit);
-export const updateAgentSession = (db: StudioDatabase, id: string, fields: AgentSessionUpdate): boolean => update(db, 'agent_sessions', SESSION_FIELDS, id, fields);
 
 /** Removes a session and its turns (the images stay in history). */
 export function deleteAgentSession(db: StudioDatabase, id: string): boolean {
@@ -119,8 +124,9 @@ export function changeAgentSession(db: StudioDatabase, id: string, change: (row:
 
 /** A new turn (queued); nothing when a turn with that id exists (the same request again). */
 export const insertAgentTurn = (db: StudioDatabase, row: NewAgentTurnRow): boolean => prepared(db).insertTurn.run(row).changes === 1;
+/** Removes a turn still queued on the job `jobId` (an item whose job was never accepted). */
+export const deleteQueuedAgentTurn = (db: StudioDatabase, id: string, jobId: string): boolean => prepared(db).deleteQueuedTurn.run(id, jobId).changes === 1;
 export const findAgentTurn = (db: StudioDatabase, id: string): AgentTurnRow | undefined => prepared(db).turn.get(id);
-export const findAgentTurnOfJob = (db: StudioDatabase, jobId: string): AgentTurnRow | undefined => prepared(db).turnOfJob.get(jobId);
 export const listAgentTurns = (db: StudioDatabase, sessionId: string): AgentTurnRow[] => prepared(db).turns.all(sessionId);
 
 /** Writes a turn's fields; with `fromStates`, only while it is in one of them. */

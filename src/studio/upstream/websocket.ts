@@ -50,8 +50,6 @@ export class UpstreamSocket {
   private retryPending = false;
   private lastFailure: UpstreamError | undefined;
   private isOpen = false;
-  /** Connections made, reconnects included. */
-  connects = 0;
 
   constructor(private readonly options: UpstreamSocketOptions) {}
 
@@ -103,7 +101,6 @@ export class UpstreamSocket {
         settled = true;
         this.attempt = 0;
         this.isOpen = true;
-        this.connects += 1;
         this.startHeartbeat(socket);
         this.options.onState?.('open');
         resolve();

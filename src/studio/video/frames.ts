@@ -1,13 +1,11 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
-import type { VideoAnalysis } from '../api/index.js';
+import type { VideoAnalysis, VideoAnalyzeRequest } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { alphaClient } from '../lanes/alpha/call.js';
-import { extractFrame, probeVideo, withTempDir, type FramePosition } from '../media/video/index.js';
+import { extractFrame, type FramePosition } from '../media/video/index.js';
 import { readJson } from '../upstream/index.js';
-import { historyVideoRow } from './plan.js';
+import { historyVideoRow, withHistoryVideo } from './history-video.js';
 import { videoTarget } from './target.js';
 
 // Frames of generated MP4s: GET /api/video/frame (a PNG: first, last, or at a
@@ -25,19 +23,19 @@ export function framePosition(at: string | undefined): FramePosition {
 /** The PNG of frames of a history MP4, with the video's duration. */
 export async function historyFrames(ctx: StudioContext, filename: string, positions: readonly FramePosition[]): Promise<{ frames: Buffer[]; durationSeconds: number }> {
   const row = historyVideoRow(ctx, filename, 'filename');
-  const bytes = await ctx.assets.read('generated', row.filename);
-  if (!(bytes instanceof Buffer)) throw new ServiceError('VIDEO_SOURCE_NOT_FOUND', `${row.filename} is no longer in history.`, { details: { field: 'filename' } });
-  return withTempDir(async (dir) => {
-    const file = join(dir, 'video.mp4');
-    await writeFile(file, bytes);
-    const { durationSeconds } = await probeVideo(file, { env: ctx.env });
-    const frames: Buffer[] = [];
-    for (const position of positions) frames.push(await extractFrame(file, dir, position, durationSeconds, { env: ctx.env }));
-    return { frames, durationSeconds };
-  });
+  return withHistoryVideo(
+    ctx,
+    row.filename,
+    async (file, dir, durationSeconds) => {
+      const frames: Buffer[] = [];
+      for (const position of positions) frames.push(await extractFrame(file, dir, position, durationSeconds, { env: ctx.env }));
+      return { frames, durationSeconds };
+    },
+    'filename',
+  );
 }
 
-export const ANALYZE_INSTRUCTIONS =
+const ANALYZE_INSTRUCTIONS =
   'You describe one frame of a video. Answer with two or three sentences in English: what is shown, the composition, colours and any motion the frame suggests. No preamble.';
 
 const responseBody = z.looseObject({
@@ -46,7 +44,7 @@ const responseBody = z.looseObject({
 });
 
 /** POST /api/video/analyze: the planner model describes the first and the last frame. */
-export async function analyzeVideo(ctx: StudioContext, body: { video?: string; url?: string; provider?: string; plannerModel?: string }, signal: AbortSignal): Promise<VideoAnalysis> {
+export async function analyzeVideo(ctx: StudioContext, body: VideoAnalyzeRequest, signal: AbortSignal): Promise<VideoAnalysis> {
   if (body.url !== undefined) throw new ServiceError('VIDEO_REMOTE_UNSUPPORTED', 'analyze takes generated MP4s of history only (video: <filename>), not remote URLs.', { details: { field: 'url' } });
   if (!body.video) throw new ServiceError('BAD_REQUEST', 'video (a history MP4 filename) is required.', { details: { field: 'video' } });
   const target = videoTarget(ctx, { ...(body.provider ? { provider: body.provider } : {}), ...(body.plannerModel ? { plannerModel: body.plannerModel } : {}) });

@@ -1,13 +1,9 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ServiceError } from '../../common/errors.js';
 import { storyboardShape, type VideoClipPlan, type VideoEditRequest, type VideoExtendRequest, type VideoGenerateRequest } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';
-import { isValidAssetFilename } from '../media/filename.js';
-import { probeVideo, withTempDir } from '../media/video/index.js';
 import { describeInput, loadReferences } from '../references.js';
-import { findAsset } from '../store/assets.js';
+import { historyVideoRow, historyVideoSeconds } from './history-video.js';
 import { checkAspectRatio, checkDuration, checkResolution, modeOf } from './rules.js';
 import { baseModel, videoTarget } from './target.js';
 
@@ -19,16 +15,6 @@ import { baseModel, videoTarget } from './target.js';
 
 /** Longest source a video-to-video edit takes (contract §5: about 8.7 s). */
 export const EDIT_SOURCE_MAX_SECONDS = 8.7;
-
-/** A generated MP4 of history, live: its row. */
-export function historyVideoRow(ctx: StudioContext, name: string, field = 'video') {
-  if (/^[a-z]+:\/\//i.test(name)) throw new ServiceError('VIDEO_REMOTE_UNSUPPORTED', `${field} must name a generated MP4 of history, not a URL.`, { details: { field } });
-  const row = isValidAssetFilename(name) ? findAsset(ctx.db, name) : undefined;
-  if (!row || row.deleted_at !== null || row.format !== 'mp4') {
-    throw new ServiceError('VIDEO_SOURCE_NOT_FOUND', `${name.slice(0, 100)} is not a generated MP4 in history.`, { details: { field, video: name.slice(0, 100) } });
-  }
-  return row;
-}
 
 /** A storyboard's clips, checked (STORYBOARD_INVALID names the problem). */
 function storyboardOf(value: unknown): { prompt: string; duration?: number }[] {
@@ -83,22 +69,11 @@ export async function planVideoGenerate(ctx: StudioContext, body: VideoGenerateR
   };
 }
 
-/** The duration of a history MP4 (edits refuse long sources). */
-async function sourceSeconds(ctx: StudioContext, filename: string): Promise<number> {
-  const bytes = await ctx.assets.read('generated', filename);
-  if (!(bytes instanceof Buffer)) throw new ServiceError('VIDEO_SOURCE_NOT_FOUND', `${filename} is no longer in history.`, { details: { field: 'video', video: filename } });
-  return withTempDir(async (dir) => {
-    const file = join(dir, 'source.mp4');
-    await writeFile(file, bytes);
-    return (await probeVideo(file, { env: ctx.env })).durationSeconds;
-  });
-}
-
 /** POST /api/video/edit: video-to-video on the base model. */
 export async function planVideoEdit(ctx: StudioContext, body: VideoEditRequest, requestId: string): Promise<JobSpec<'video'>> {
   const target = videoTarget(ctx, body);
   const source = historyVideoRow(ctx, body.video);
-  const seconds = await sourceSeconds(ctx, source.filename);
+  const seconds = await historyVideoSeconds(ctx, source);
   if (seconds > EDIT_SOURCE_MAX_SECONDS) {
     throw new ServiceError('VIDEO_SOURCE_TOO_LONG', `A video-to-video edit takes a source of at most ${EDIT_SOURCE_MAX_SECONDS} s; ${source.filename} lasts ${seconds} s.`, { details: { field: 'video', max: EDIT_SOURCE_MAX_SECONDS, got: seconds } });
   }

@@ -4,8 +4,8 @@ import { ServiceError } from '../../common/errors.js';
 import { VIDEO_ASPECT_RATIOS, type AssetRecord, type VideoFacts } from '../api/index.js';
 import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
 import type { StudioContext } from '../context.js';
-import type { AssetMetadata } from '../media/metadata.js';
-import { embedVideoMetadata, extractFrame, looksLikeMp4, probeVideo, readVideoMetadata, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
+import { parseMetadataPayload, type AssetMetadata } from '../media/metadata.js';
+import { embedVideoMetadata, extractFrame, looksLikeMp4, nearestRatio, probeVideo, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
 import { makeThumbnail, thumbnailNameOf } from '../media/thumbnail.js';
 import { findAsset, insertAsset } from '../store/assets.js';
 import { isValidAssetFilename } from '../media/filename.js';
@@ -24,23 +24,16 @@ const POSTER_AT_SECONDS = 1;
 /** `480p`, `720p`, `1080p` by the short side. */
 const resolutionOf = (width: number, height: number): string => `${Math.min(width, height)}p`;
 
-/** The video aspect ratio nearest to width/height. */
-export function nearestVideoRatio(width: number, height: number): string {
-  let best: string = VIDEO_ASPECT_RATIOS[0];
-  let distance = Infinity;
-  for (const ratio of VIDEO_ASPECT_RATIOS) {
-    const [w, h] = ratio.split(':').map(Number);
-    const gap = Math.abs(Math.log(width / height) - Math.log(w / h));
-    if (gap < distance) [best, distance] = [ratio, gap];
-  }
-  return best;
+/** What history keeps of a probed video. */
+/** The poster thumbnail of a video file (a frame a moment in). */
+async function posterOf(file: string, dir: string, durationSeconds: number, run: { env: StudioContext['env']; signal?: AbortSignal }): Promise<Buffer> {
+  return makeThumbnail(await extractFrame(file, dir, Math.min(POSTER_AT_SECONDS, durationSeconds / 2), durationSeconds, run));
 }
 
-/** What history keeps of a probed video. */
-export const videoFactsOf = (facts: ProbedFacts): VideoFacts => ({
+const videoFactsOf = (facts: ProbedFacts): VideoFacts => ({
   durationSeconds: facts.durationSeconds,
   resolution: resolutionOf(facts.width, facts.height),
-  aspectRatio: nearestVideoRatio(facts.width, facts.height),
+  aspectRatio: nearestRatio(facts.width, facts.height, VIDEO_ASPECT_RATIOS),
   codec: facts.codec,
   fps: facts.fps,
   hasAudio: facts.hasAudio,
@@ -80,8 +73,7 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
       createdAt: input.metadata.createdAt ?? new Date().toISOString(),
     };
     await embedVideoMetadata(original, embedded, metadata, run);
-    const poster = await extractFrame(embedded, dir, Math.min(POSTER_AT_SECONDS, facts.durationSeconds / 2), facts.durationSeconds, run);
-    return { bytes: await readFile(embedded), thumbnail: await makeThumbnail(poster), facts, metadata };
+    return { bytes: await readFile(embedded), thumbnail: await posterOf(embedded, dir, facts.durationSeconds, run), facts, metadata };
   });
   const { facts, metadata, thumbnail } = prepared;
   const size = prepared.bytes.length;
@@ -115,12 +107,12 @@ export async function adoptOrphanVideo(ctx: StudioContext, name: string): Promis
   return withTempDir(async (dir) => {
     const file = join(dir, 'video.mp4');
     await writeFile(file, bytes);
-    const metadata = await readVideoMetadata(file, { env: ctx.env }).catch(() => undefined);
-    if (!metadata) return false;
-    const facts = await probeVideo(file, { env: ctx.env });
-    const poster = await extractFrame(file, dir, Math.min(POSTER_AT_SECONDS, facts.durationSeconds / 2), facts.durationSeconds, { env: ctx.env });
+    // One probe: the facts, and the metadata in the container's tag.
+    const facts = await probeVideo(file, { env: ctx.env }).catch(() => undefined);
+    const metadata = facts?.tags.comment === undefined ? undefined : parseMetadataPayload(facts.tags.comment);
+    if (!facts || !metadata) return false;
     const row = { ...rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: bytes.length, metadata }), thumbnail_state: 'ready' as const };
-    await ctx.assets.replace('thumbnails', row.thumbnail, await makeThumbnail(poster));
+    await ctx.assets.replace('thumbnails', row.thumbnail, await posterOf(file, dir, facts.durationSeconds, { env: ctx.env }));
     insertAsset(ctx.db, row);
     return true;
   });

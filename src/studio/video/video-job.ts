@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import { loadSharp } from '../../common/sharp.js';
-import type { AssetRecord, VideoClipPlan, VideoJobRequest, VideoResult } from '../api/index.js';
+import type { AssetRecord, VideoClipPlan, VideoResult } from '../api/index.js';
 import { recordOf } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import type { JobContext, JobHandler } from '../jobs/handlers.js';
@@ -12,9 +12,10 @@ import { runSteps, type Steps } from '../jobs/steps.js';
 import { alphaClient, type AlphaLaneId } from '../lanes/alpha/call.js';
 import { phaseBudgetMs } from '../lanes/alpha/phases.js';
 import { planPrompt } from '../lanes/alpha/planner.js';
-import { concatVideos, extractFrame, probeVideo, withTempDir } from '../media/video/index.js';
+import { concatVideos, extractFrame, withTempDir } from '../media/video/index.js';
 import type { ReferenceImage } from '../references.js';
 import { findAsset } from '../store/assets.js';
+import { copyHistoryVideo, historyVideoBytes, withHistoryVideo } from './history-video.js';
 import { saveVideoAsset } from './save-video.js';
 import { createVideoJob, downloadVideo, pollVideoJob, type VideoEndpoint } from './upstream.js';
 
@@ -81,23 +82,9 @@ function savedRecord(ctx: StudioContext, filename: string): AssetRecord {
   return recordOf(row);
 }
 
-/** The bytes of a history MP4. */
-async function historyVideo(ctx: StudioContext, filename: string): Promise<Buffer> {
-  const bytes = await ctx.assets.read('generated', filename);
-  if (!(bytes instanceof Buffer)) throw new ServiceError('VIDEO_SOURCE_NOT_FOUND', `${filename} is no longer in history.`, { details: { video: filename } });
-  return bytes;
-}
-
 /** The last frame of a history MP4, as a PNG (a storyboard's continuity). */
-async function lastFrameOf(ctx: StudioContext, filename: string): Promise<Buffer> {
-  const bytes = await historyVideo(ctx, filename);
-  return withTempDir(async (dir) => {
-    const file = join(dir, 'clip.mp4');
-    await writeFile(file, bytes);
-    const facts = await probeVideo(file, { env: ctx.env });
-    return extractFrame(file, dir, 'last', facts.durationSeconds, { env: ctx.env });
-  });
-}
+const lastFrameOf = (ctx: StudioContext, filename: string): Promise<Buffer> =>
+  withHistoryVideo(ctx, filename, (file, dir, durationSeconds) => extractFrame(file, dir, 'last', durationSeconds, { env: ctx.env }));
 
 /** The inputs of a job that did not start where it was accepted: from the stored files. */
 async function referencesOf(ctx: StudioContext, job: JobContext<'video'>): Promise<readonly ReferenceImage[]> {
@@ -111,7 +98,7 @@ async function clipCall(ctx: StudioContext, job: JobContext<'video'>, index: num
   const clip = request.clips[index];
   const base = { model: clip.model.upstreamId, prompt };
   if (request.operation === 'edit' || request.operation === 'extend') {
-    const source = dataUrl('video/mp4', await historyVideo(ctx, request.inputs.source as string));
+    const source = dataUrl('video/mp4', await historyVideoBytes(ctx, request.inputs.source as string));
     return request.operation === 'edit'
       ? { endpoint: 'edits', body: { ...base, video: { url: source } } }
       : { endpoint: 'extensions', body: { ...base, video: { url: source }, duration: clip.duration } };
@@ -162,28 +149,29 @@ function clipSteps(ctx: StudioContext, job: JobContext<'video'>, index: number, 
     },
     async status(stored) {
       const { upstreamId } = videoOperation.parse(stored);
-      let poll;
       try {
-        poll = await pollVideoJob(ctx, lane, job.signal, upstreamId as string);
+        const poll = await pollVideoJob(ctx, lane, job.signal, upstreamId as string);
+        if (poll.state === 'pending') {
+          if (poll.fraction !== undefined && poll.fraction > fraction) {
+            fraction = poll.fraction;
+            movedAt = Date.now();
+          }
+          events.progress({ ...where, fraction, stalled: Date.now() - movedAt >= stallMs, upstreamState: poll.status });
+          return { done: false, state: poll.status };
+        }
+        fraction = 1;
+        events.progress({ ...where, fraction, stalled: false, upstreamState: 'done' });
+        job.recordPhase('saving');
+        return { done: true, state: 'done', result: { bytes: await downloadVideo(ctx, lane, job.signal, poll.url), costUsd: poll.costUsd } };
       } catch (error) {
-        // A poll lost to the network or a vendor hiccup is tried again at the next interval, within the deadline.
+        // A poll or a download lost to the network or a vendor hiccup is tried again at the next
+        // interval, within the deadline (the done job answers its link again).
         if (!job.signal.aborted && error instanceof ServiceError && error.details?.retryable === true) {
           events.progress({ ...where, fraction, stalled: Date.now() - movedAt >= stallMs, upstreamState: 'unreachable' });
           return { done: false, state: 'unreachable' };
         }
         throw error;
       }
-      if (poll.state === 'pending') {
-        if (poll.fraction !== undefined && poll.fraction > fraction) {
-          fraction = poll.fraction;
-          movedAt = Date.now();
-        }
-        events.progress({ ...where, fraction, stalled: Date.now() - movedAt >= stallMs, upstreamState: poll.status });
-        return { done: false, state: poll.status };
-      }
-      events.progress({ ...where, fraction: 1, stalled: false, upstreamState: 'done' });
-      job.recordPhase('saving');
-      return { done: true, state: 'done', result: { bytes: await downloadVideo(ctx, lane, job.signal, poll.url), costUsd: poll.costUsd } };
     },
     timeout: () =>
       new ServiceError('VIDEO_TIMEOUT', `Clip ${index + 1} of ${request.clips.length} did not finish within the job's time budget (SVC_VIDEO_TIMEOUT_MS per clip).`, {
@@ -205,13 +193,13 @@ function metadataOf(job: JobContext<'video'>, clip: VideoClipPlan, prompt: strin
   };
 }
 
-/** Joins history MP4s (in order) into new bytes. */
-async function joined(ctx: StudioContext, filenames: readonly string[], signal: AbortSignal): Promise<Buffer> {
+/** Joins MP4s in order (history filenames, or bytes at hand) into new bytes. */
+async function joined(ctx: StudioContext, parts: readonly (string | Buffer)[], signal: AbortSignal): Promise<Buffer> {
   return withTempDir(async (dir) => {
     const files: string[] = [];
-    for (const [index, name] of filenames.entries()) {
+    for (const [index, part] of parts.entries()) {
       const file = join(dir, `part-${index}.mp4`);
-      await writeFile(file, await historyVideo(ctx, name));
+      await (typeof part === 'string' ? copyHistoryVideo(ctx, part, file) : writeFile(file, part));
       files.push(file);
     }
     const out = join(dir, 'joined.mp4');
@@ -227,7 +215,7 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
   let upstreamMs = 0;
   let saveMs = 0;
   /** Stores the operation; `id` stays the last upstream job's (what the job record shows). */
-  const record = async (next: VideoOperation, id: string, stateName: string) => {
+  const record = async (next: VideoOperation, id: string, stateName: string | null) => {
     state = next;
     await job.recordOperation(state, id, stateName);
   };
@@ -237,10 +225,7 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     const clipJob: JobContext<'video'> = {
       ...job,
       operation: resumed ? state : null,
-      recordOperation: async (operation, id, upstreamState) => {
-        state = videoOperation.parse(operation);
-        await job.recordOperation(state, id, upstreamState);
-      },
+      recordOperation: (operation, id, upstreamState) => record(videoOperation.parse(operation), id, upstreamState),
     };
     const upstreamStarted = performance.now();
     const output = await runSteps(clipJob, clipSteps(ctx, job, index, () => state));
@@ -251,17 +236,7 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     // An extension's new part is not kept alone: the saved video is the source with it joined.
     const keepsClip = request.operation !== 'extend';
     const settings = { clip: index + 1, clips: request.clips.length, duration: clip.duration, upstreamId: state.upstreamId, ...(request.resolution ? { resolution: request.resolution } : {}), ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}), ...(output.costUsd !== undefined ? { costUsd: output.costUsd } : {}) };
-    let bytes = output.bytes;
-    if (!keepsClip) {
-      bytes = await withTempDir(async (dir) => {
-        const source = join(dir, 'source.mp4');
-        const part = join(dir, 'part.mp4');
-        await writeFile(source, await historyVideo(ctx, request.inputs.source as string));
-        await writeFile(part, output.bytes);
-        await concatVideos([source, part], join(dir, 'extended.mp4'), dir, { env: ctx.env, signal: job.signal });
-        return readFile(join(dir, 'extended.mp4'));
-      });
-    }
+    const bytes = keepsClip ? output.bytes : await joined(ctx, [request.inputs.source as string, output.bytes], job.signal);
     const asset = await saveVideoAsset(ctx, {
       bytes,
       metadata: metadataOf(job, clip, clip.prompt, state.revisedPrompts[index], keepsClip ? settings : { ...settings, extendedBy: clip.duration }),
@@ -305,4 +280,3 @@ export const videoJobHandler: JobHandler<'video'> = {
   run: (ctx, job) => runVideo(ctx, job),
 };
 
-export type { VideoJobRequest };

@@ -157,7 +157,8 @@ export function checkParams(graph: FlowGraph, params: readonly FlowParam[]): Flo
   for (const param of params) {
     const node = graph[param.node];
     if (!node || !(param.input in node.inputs) || isLink(node.inputs[param.input])) throw bindError(`params: "${param.name}" names ${node ? `input "${param.input}" of node "${param.node}", not a value it has` : `node "${param.node}", which the graph does not have`}.`, { param: param.name });
-    if (names.has(param.name) || param.name === 'seed') throw bindError(`params: the name "${param.name}" is used twice.`, { param: param.name });
+    if (param.name === 'seed') throw bindError('params: "seed" is the name of the bound seed option; give this param another name.', { param: param.name });
+    if (names.has(param.name)) throw bindError(`params: the name "${param.name}" is used twice.`, { param: param.name });
     names.add(param.name);
   }
   return [...params];

@@ -11,9 +11,11 @@ import { readObjectInfo, readSystemStats } from './server.js';
 // The workflow catalog (contract: flow-workflow-catalog §1–2): inspect,
 // register, list with each server's health, delete, probe. A registered
 // workflow is a model of the lane (`flow/<id>`), its params the model's
-// options. Records live in the studio database (migration 13); a server's
-// health is probed with `/system_stats` (2 s) and kept for a few seconds, so
-// listing models or lanes does not probe on every call.
+// options. Records live in the studio database (migration 13); the demo's
+// sample is held in memory only, so a demo never writes (or replaces) a
+// workflow of the user's. A server's health is probed with `/system_stats`
+// (2 s) and kept for a few seconds, so listing models or lanes does not probe
+// on every call.
 
 /** Contract §2: the probe's budget. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -26,6 +28,8 @@ export class FlowCatalog {
   readonly store: FlowWorkflowStore;
   private readonly health = new Map<string, { at: number; answer: Promise<FlowHealth> }>();
   private readonly models = new Map<string, { updatedAt: number; spec: ModelSpec }>();
+  /** Workflows held in memory only, over the stored ones of the same id (the demo's sample). */
+  private readonly held = new Map<string, FlowWorkflow>();
 
   constructor(private readonly ctx: StudioContext) {
     this.store = new FlowWorkflowStore(ctx.db);
@@ -37,14 +41,24 @@ export class FlowCatalog {
   }
 
   get(id: string): FlowWorkflow | undefined {
-    return this.store.get(id);
+    return this.held.get(id) ?? this.store.get(id);
+  }
+
+  /** Every workflow, by id: the stored ones and those held in memory (which win over a stored one of their id). */
+  private all(): FlowWorkflow[] {
+    if (this.held.size === 0) return this.store.list();
+    return [...this.store.list().filter((workflow) => !this.held.has(workflow.id)), ...this.held.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** A workflow by id, or FLOW_WORKFLOW_NOT_FOUND. */
   require(id: string): FlowWorkflow {
-    const workflow = this.store.get(id);
-    if (!workflow) throw new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, { details: { id: id.slice(0, 64), registered: this.store.list().map((entry) => entry.id) } });
+    const workflow = this.get(id);
+    if (!workflow) throw this.notFound(id);
     return workflow;
+  }
+
+  private notFound(id: string): ServiceError {
+    return new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, { details: { id: id.slice(0, 64), registered: this.all().map((entry) => entry.id) } });
   }
 
   /** The server's node catalogue, or undefined when it does not answer (params are then typed by their values). */
@@ -74,7 +88,11 @@ export class FlowCatalog {
     };
   }
 
-  async register(request: FlowRegisterRequest): Promise<FlowWorkflow> {
+  /**
+   * Registers a workflow. `inMemory` (the demo's sample) holds it for this run only, over a stored
+   * workflow of the same id, which stays as it is.
+   */
+  async register(request: FlowRegisterRequest, { inMemory = false } = {}): Promise<FlowWorkflow> {
     if (!FLOW_WORKFLOW_ID.test(request.id)) {
       throw new ServiceError('FLOW_WORKFLOW_ID_INVALID', `"${request.id.slice(0, 80)}" is not a workflow id: 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit.`, { details: { field: 'id', pattern: FLOW_WORKFLOW_ID.source } });
     }
@@ -85,18 +103,26 @@ export class FlowCatalog {
     const params = request.params ? checkParams(graph, request.params) : deriveParams(graph, bind, await this.nodeCatalog(origin));
     const now = Date.now();
     const workflow: FlowWorkflow = { id: request.id, label: request.label ?? request.id, origin, mediaKind, graph, bind, params, createdAt: now, updatedAt: now };
-    if (request.replace === true) return this.store.replace(workflow);
-    if (!this.store.insert(workflow)) throw new ServiceError('FLOW_WORKFLOW_ID_TAKEN', `A workflow "${request.id}" is registered already; send replace: true to replace it.`, { details: { id: request.id } });
+    if (inMemory) {
+      this.held.set(workflow.id, workflow);
+      return workflow;
+    }
+    if (request.replace === true) {
+      this.held.delete(workflow.id);
+      return this.store.replace(workflow);
+    }
+    if (this.held.has(workflow.id) || !this.store.insert(workflow)) throw new ServiceError('FLOW_WORKFLOW_ID_TAKEN', `A workflow "${request.id}" is registered already; send replace: true to replace it.`, { details: { id: request.id } });
     return workflow;
   }
 
   delete(id: string): void {
-    if (!this.store.delete(id)) this.require(id);
+    if (this.held.delete(id)) return;
+    if (!this.store.delete(id)) throw this.notFound(id);
   }
 
   /** Each workflow with its server's health (every distinct origin probed once, in parallel). */
   async list(): Promise<FlowWorkflowListing[]> {
-    const workflows = this.store.list();
+    const workflows = this.all();
     const origins = [...new Set(workflows.map((workflow) => workflow.origin))];
     const health = new Map(await Promise.all(origins.map(async (origin) => [origin, await this.probe(origin)] as const)));
     return workflows.map((workflow) => ({ ...workflow, health: health.get(workflow.origin) as FlowHealth }));
@@ -116,7 +142,7 @@ export class FlowCatalog {
 
   /** Contract §2: no workflow → disconnected; any server live → ready (saying when some are not); none → disconnected. */
   async laneStatus(): Promise<LaneStatus> {
-    const origins = [...new Set(this.store.list().map((workflow) => workflow.origin))];
+    const origins = [...new Set(this.all().map((workflow) => workflow.origin))];
     if (origins.length === 0) return { state: 'disconnected', reason: 'No workflow registered: add one with svc flow workflows add <file> --id <id>.' };
     const health = await Promise.all(origins.map((origin) => this.probe(origin)));
     const live = origins.filter((_origin, index) => health[index].ok);
@@ -127,7 +153,7 @@ export class FlowCatalog {
 
   /** The workflows as models of the lane: id, kind, label, origin, and their params as options. */
   modelSpecs(): ModelSpec[] {
-    const workflows = this.store.list();
+    const workflows = this.all();
     return workflows.map((workflow) => {
       const held = this.models.get(workflow.id);
       if (held && held.updatedAt === workflow.updatedAt) return held.spec;

@@ -18,12 +18,6 @@ export interface FlowValues {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-/** `WxH` → its numbers; anything else (`auto`) leaves the stored size. */
-export function parseSize(size: string | undefined): { width: number; height: number } | undefined {
-  const match = size ? /^(\d+)x(\d+)$/.exec(size) : null;
-  return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
-}
-
 export function injectGraph(workflow: FlowWorkflow, values: FlowValues): FlowGraph {
   const graph = structuredClone(workflow.graph);
   const set = (field: string, ref: { node: string; input: string } | undefined, value: unknown) => {

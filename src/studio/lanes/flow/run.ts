@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
+import { parseSize } from '../../api/index.js';
 import type { FlowWorkflow } from '../../api/flow.js';
 import type { StudioContext } from '../../context.js';
 import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus, UpstreamOperation } from '../types.js';
 import { workflowOptions } from './binding.js';
 import { flowCatalog } from './catalog.js';
-import { injectGraph, parseSize } from './inject.js';
+import { injectGraph } from './inject.js';
 import { cancelPrompt, downloadImage, readHistory, readQueuePlace, submitPrompt, uploadImage, type Call, type HistoryEntry } from './server.js';
 import { flowClientId, flowSockets } from './sockets.js';
 
@@ -53,7 +54,8 @@ function valuesOf(workflow: FlowWorkflow, request: LaneImageRequest) {
   }
   const { seed, ...params } = parsed.data as Record<string, unknown>;
   if (request.negativePrompt !== undefined && !bind.negativePrompt) throw bindMissing(workflow, 'a negative prompt', 'negativePrompt');
-  const size = parseSize(request.size);
+  // `WxH` fills the bound size; anything else (`auto`) leaves the stored one.
+  const size = request.size ? parseSize(request.size) : undefined;
   if (size && (!bind.width || !bind.height)) throw bindMissing(workflow, `size ${request.size}`, !bind.width ? 'width' : 'height');
   const input = request.image ?? request.references[0];
   if (input && !bind.refImage) throw bindMissing(workflow, request.image ? 'an image to edit' : 'a reference image', 'refImage');
@@ -114,15 +116,16 @@ export const flowSteps: LaneSteps = {
       await job.sending();
       // Its budget from now (the wait above took part of the job's).
       const submitted = await submitPrompt(target(workflow.origin, job), { prompt: graph, client_id: flowClientId(ctx), prompt_id: promptId });
+      let followed = watch;
       if (submitted.promptId !== promptId) {
         // An older server chose its own id: follow that one.
         sockets.release(promptId);
-        sockets.watch(submitted.promptId, job);
+        followed = sockets.watch(submitted.promptId, job);
       }
       // Just submitted on a live socket: nothing to read from history before the socket says so.
-      if (sockets.connected) sockets.watch(submitted.promptId, job).checkHistory = false;
+      if (sockets.connected) followed.checkHistory = false;
       const operation: FlowOperation = { origin: workflow.origin, promptId: submitted.promptId, clientId: flowClientId(ctx), workflowId: workflow.id, outputNode: workflow.bind.output.node };
-      return { operation, id: submitted.promptId, state: watch.started ? 'running' : 'queued' };
+      return { operation, id: submitted.promptId, state: followed.started ? 'running' : 'queued' };
     } catch (error) {
       sockets.release(promptId);
       // A cancel while the submit was under way: the server may hold the prompt, under our id.
@@ -138,7 +141,7 @@ export const flowSteps: LaneSteps = {
       await watch.next(Math.max(0, Math.min(LONG_POLL_MS, job.deadline - Date.now())), job.signal);
       // Past the deadline: the engine ends the job with FLOW_TIMEOUT (and the prompt is cancelled).
       if (Date.now() >= job.deadline) return { done: false, state: watch.started ? 'running' : 'queued' };
-      const due = watch.finished !== undefined || watch.checkHistory || !sockets.connected || Date.now() - watch.lastHistoryAt >= HISTORY_EVERY_MS;
+      const due = watch.finished || watch.checkHistory || !sockets.connected || Date.now() - watch.lastHistoryAt >= HISTORY_EVERY_MS;
       if (due) {
         watch.checkHistory = false;
         watch.lastHistoryAt = Date.now();
@@ -173,10 +176,7 @@ export const flowSteps: LaneSteps = {
           watch.position = place.position;
           return { done: false, state: 'queued' };
         }
-        if (!watch.started) {
-          watch.started = true;
-          job.phase('rendering');
-        }
+        watch.begin();
       }
       return { done: false, state: watch.started ? 'running' : 'queued' };
     } catch (error) {

@@ -70,12 +70,7 @@ export function readObjectInfo(target: Call): Promise<NodeCatalog> {
 
 const submitAnswer = z.object({ prompt_id: z.string().min(1).optional(), number: z.number().optional(), node_errors: z.unknown().optional() }).passthrough();
 
-/** The server's refusal (§2.2): its words, and the nodes it named after a tab (read back by `rejection`). */
-const readRejection = (body: string): VendorError => {
-  const { message, nodes } = rejection(body);
-  return { message: nodes.length ? `${message}\t${nodes.join(',')}` : message };
-};
-
+/** The server's refusal (§2.2): its words, and the nodes it named. */
 function rejection(body: string): { message: string; nodes: string[] } {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown; details?: unknown } | string; node_errors?: Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }> };
@@ -90,12 +85,18 @@ function rejection(body: string): { message: string; nodes: string[] } {
 /** `POST /prompt` (§2.1): the graph under our client id; answers the prompt id. */
 export async function submitPrompt(target: Call, body: { prompt: unknown; client_id: string; prompt_id?: string }): Promise<{ promptId: string; number?: number }> {
   let answer: z.infer<typeof submitAnswer>;
+  // The nodes a refusal names, kept aside as the client reads the error body (its words go the usual way).
+  let nodes: string[] = [];
+  const parseError = (text: string): VendorError => {
+    const refused = rejection(text);
+    nodes = refused.nodes;
+    return { message: refused.message };
+  };
   try {
-    answer = await call(target, '/prompt', { method: 'POST', body: JSON.stringify(body), parseError: readRejection }, (response) => readJson(LANE, response, submitAnswer, JSON_MAX_BYTES));
+    answer = await call(target, '/prompt', { method: 'POST', body: JSON.stringify(body), parseError }, (response) => readJson(LANE, response, submitAnswer, JSON_MAX_BYTES));
   } catch (error) {
     if (error instanceof UpstreamError && error.failure === 'http') {
-      const [message = 'refused', named = ''] = (error.vendorMessage ?? '').split('\t');
-      const nodes = named ? named.split(',') : [];
+      const message = error.vendorMessage || 'refused';
       throw new ServiceError('FLOW_SUBMIT_REJECTED', `The node-graph server refused the workflow (${error.status})${nodes.length ? ` at node ${nodes.join(', ')}` : ''}: ${message}`, {
         details: { upstreamStatus: error.status, ...(nodes.length ? { nodes } : {}) },
       });

@@ -26,14 +26,11 @@ const WATCH_IDLE_MS = 60_000;
 /** Messages kept for prompts without a watch. */
 const UNCLAIMED_MAX = 256;
 
-type Finish = 'success' | 'error' | 'interrupted' | 'ended';
-
 /** One prompt as its job follows it. */
 export class PromptWatch {
   started = false;
-  finished: Finish | undefined;
-  /** The server's words when it ended in error. */
-  failure: string | undefined;
+  /** The socket said the prompt ended (how, `/history` tells). */
+  finished = false;
   /** The queue changed since the job last looked at its place. */
   queueChanged = true;
   /** `/history` must be read at the next status call (a fresh watch, a socket that came back). */
@@ -82,6 +79,14 @@ export class PromptWatch {
 
   notify(): void {
     this.wake?.();
+  }
+
+  /** The server runs the prompt: the job hears `rendering` once, whoever noticed first (a message, `/queue`). */
+  begin(): void {
+    if (this.started) return;
+    this.started = true;
+    this.job.phase('rendering');
+    this.notify();
   }
 
   preview(bytes: Buffer, format: ImageFormat): void {
@@ -208,17 +213,14 @@ class OriginSocket {
     switch (type) {
       case 'execution_start':
       case 'execution_cached':
-        if (!watch.started) {
-          watch.started = true;
-          watch.job.phase('rendering');
-          watch.notify();
-        }
+        watch.begin();
         return;
       case 'executing':
-        watch.started = true;
+        // Also what a reconnected client hears of its running prompt (§3), so it may be the first news of it.
+        watch.begin();
         // `node: null` ends the prompt on servers older than `execution_success` (§3).
         if (data.node === null && !watch.finished) {
-          watch.finished = 'ended';
+          watch.finished = true;
           watch.notify();
         }
         return;
@@ -229,16 +231,9 @@ class OriginSocket {
         return;
       }
       case 'execution_success':
-        watch.finished = 'success';
-        watch.notify();
-        return;
       case 'execution_error':
-        watch.finished = 'error';
-        watch.failure = typeof data.exception_message === 'string' ? data.exception_message.slice(0, 500) : undefined;
-        watch.notify();
-        return;
       case 'execution_interrupted':
-        watch.finished = 'interrupted';
+        watch.finished = true;
         watch.notify();
         return;
       default:

@@ -23,6 +23,9 @@ export async function extractFrame(file: string, dir: string, position: FramePos
   const select = position === 'last' ? ['-update', '1'] : ['-frames:v', '1'];
   await runTool('ffmpeg', [...seek, '-i', file, ...select, '-an', '-f', 'image2', '-c:v', 'png', ...outputLimit(FRAME_LIMIT_BYTES), out], { ...run, what: `${position} frame` });
   const size = await stat(out).then((info) => info.size, () => 0);
+  // A time inside the last frame's span (after it starts, up to the end) is past every frame start, so
+  // the seek decodes nothing: the frame shown then is the last one.
+  if (size === 0 && typeof position === 'number' && position > 0) return extractFrame(file, dir, 'last', durationSeconds, run);
   if (size === 0) throw new ServiceError('VIDEO_SOURCE_INVALID', `No ${typeof position === 'number' ? `frame at ${position} s` : `${position} frame`} could be decoded from the video.`);
   if (size >= FRAME_LIMIT_BYTES) throw new ServiceError('FFMPEG_FAILED', 'The frame is larger than the studio writes.', { details: { limitBytes: FRAME_LIMIT_BYTES } });
   return readFile(out);

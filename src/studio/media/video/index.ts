@@ -7,3 +7,4 @@ export { extractFrame, type FramePosition } from './frames.js';
 export { embedVideoMetadata, readVideoMetadata } from './mp4-metadata.js';
 export { concatVideos } from './concat.js';
 export { withTempDir } from './temp-dir.js';
+export { nearestRatio } from './ratio.js';

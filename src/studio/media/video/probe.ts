@@ -46,7 +46,14 @@ export async function probeVideo(file: string, run: Omit<ToolRun, 'what'> = {}):
     if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED') throw new ServiceError('VIDEO_SOURCE_INVALID', `The file is not a video ffprobe can read (${error.message}).`, { cause: error });
     throw error;
   }
-  const parsed = probeOutput.safeParse(JSON.parse(output || '{}'));
+  let report: unknown;
+  try {
+    report = JSON.parse(output || '{}');
+  } catch {
+    // Cut at the captured size (a file whose tags run to megabytes), or not JSON at all.
+    throw new ServiceError('VIDEO_SOURCE_INVALID', "The file's description by ffprobe could not be read (its tags are too large, or it is not a video).");
+  }
+  const parsed = probeOutput.safeParse(report);
   const video = parsed.success ? parsed.data.streams.find((entry) => entry.codec_type === 'video') : undefined;
   if (!parsed.success || !video || !video.width || !video.height) throw new ServiceError('VIDEO_SOURCE_INVALID', 'The file has no video stream.');
   const format = parsed.data.format ?? {};
