@@ -1,4 +1,5 @@
 import { OAUTH_ORIGINATOR } from '../../src/studio/lanes/oauth/index.js';
+import { usableSession } from '../../src/studio/lanes/oauth/refresh.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
@@ -78,6 +79,24 @@ describe('oauth lane', () => {
       // The fresh session is used as is: no second refresh.
       expect((await rig.post('/api/generate', { prompt: 'third', provider: 'oauth' })).status).toBe(200);
       expect(sim.simulator.requests({ route: 'POST /oauth/token' })).toHaveLength(1);
+    } finally {
+      await rig.stop();
+    }
+  });
+
+  it('refreshes once however the callers interleave with the refresh (a late reader never reuses the rotated token)', async () => {
+    const rig = await startRig({ sim, oauth: {}, apiKey: false });
+    try {
+      for (let round = 0; round < 6; round++) {
+        writeFileSync(rig.authFile, JSON.stringify(createOauthSession(sim, { expired: true }), null, 2), { mode: 0o600 });
+        sim.simulator.clearRequests();
+        // Callers start at staggered moments, so some read the file while the refresh is landing.
+        const sessions = await Promise.all(
+          Array.from({ length: 12 }, (_, index) => new Promise((resolve) => setTimeout(resolve, index % 4)).then(() => usableSession(rig.studio.ctx))),
+        );
+        expect(sim.simulator.requests({ route: 'POST /oauth/token' })).toHaveLength(1);
+        expect(new Set(sessions.map((session) => session.accessToken)).size).toBe(1);
+      }
     } finally {
       await rig.stop();
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
-import { readChatSession, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';
+import { readChatSession, readChatSessionSync, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';
 import { accountIdClaim, jwtExpiresAt } from './jwt.js';
 import { abortable } from '../../../common/abortable.js';
 
@@ -39,11 +39,17 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
  */
 export async function usableSession(ctx: StudioContext, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
   const file = ctx.sessionFile('oauth');
+  const usable = (session: ChatSession) => (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session));
   const session = held(ctx, await readChatSession(file));
-  if (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session)) return session;
+  if (usable(session)) return session;
   let pending = refreshing.get(file);
   if (!pending) {
-    pending = refreshSession(ctx, session).finally(() => refreshing.delete(file));
+    // Read again, synchronously, between the check and the claim: a refresh
+    // that ended while the file was read above has already rotated the token
+    // this session holds, and refreshing with it would end the session.
+    const current = held(ctx, readChatSessionSync(file));
+    if (usable(current)) return current;
+    pending = refreshSession(ctx, current).finally(() => refreshing.delete(file));
     refreshing.set(file, pending);
   }
   return held(ctx, await (options.signal ? abortable(pending, options.signal) : pending));
