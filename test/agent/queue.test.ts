@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import { agentEventPayloads, agentTurn } from '../../src/studio/api/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { solidPng } from '../generate/rig.js';
-import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { startDemoStudio, startTestStudio, type DemoStudio, type TestStudio } from '../helpers/studio.js';
 import { call, createSession, enqueue, queue, refused, waitFor } from './helpers.js';
 
 // The durable queue of Agent Mode on a demo studio: items run one at a time
@@ -11,16 +10,13 @@ import { call, createSession, enqueue, queue, refused, waitFor } from './helpers
 // a running item (the upstream call aborted), retry of a failed and of a
 // cancelled one, the wrong state answered 409, and the `agent` events.
 
-let studio: TestStudio;
-let demo: Demo;
+let studio: DemoStudio;
 let url: string;
 const events: Array<{ topic: string; event: string } & Record<string, unknown>> = [];
 const stopEvents = new AbortController();
 
 beforeAll(async () => {
-  const home = makeTempHome('svc-agent-queue-');
-  demo = await startDemo({ SVC_HOME: home });
-  studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+  studio = await startDemoStudio('svc-agent-queue-');
   url = studio.url;
   const response = await fetch(`${url}/api/events`, { headers: { accept: 'text/event-stream' }, signal: stopEvents.signal });
   void (async () => {
@@ -100,7 +96,7 @@ describe('cancel and retry', () => {
 
   it('retry of a failed item runs it again and it succeeds', async () => {
     const created = await createSession(url);
-    const responses = demo.suite.simulators.responses.simulator;
+    const responses = studio.demo.suite.simulators.responses.simulator;
     responses.fault('POST /backend-api/codex/responses', { status: 500, times: 1 });
     const failing = await enqueue(url, created.id, '/new a lantern that fails once');
     const failed = await ended(created.id, 1);
@@ -116,7 +112,7 @@ describe('cancel and retry', () => {
 
   it('cancel of a running item aborts its upstream call', async () => {
     const created = await createSession(url);
-    const responses = demo.suite.simulators.responses.simulator;
+    const responses = studio.demo.suite.simulators.responses.simulator;
     const slow = await enqueue(url, created.id, '/new a very slow comet [sim:slow=4000]');
     await waitFor('the item to run and reach the upstream', async () => (await queue(url, created.id)).items[0].state === 'running' && responses.openStreams() > 0);
     const answer = await call(url, 'POST', `/api/agent/queue/${slow.itemId}/cancel`);

@@ -1,28 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentSessionsPage } from '../../src/studio/api/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
-import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { startDemoStudio, type DemoStudio } from '../helpers/studio.js';
 import { call, createSession, refused, session, turn } from './helpers.js';
 
 // Agent Mode turns on a demo studio (every lane on its simulator, over real
 // HTTP): the bar's turn that makes an image current, the edit that starts from
 // it, /question with no image, and every slash command.
 
-let studio: TestStudio;
-let demo: Demo;
+let studio: DemoStudio;
 let url: string;
 
 beforeAll(async () => {
-  const home = makeTempHome('svc-agent-');
-  demo = await startDemo({ SVC_HOME: home });
-  studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+  studio = await startDemoStudio('svc-agent-');
   url = studio.url;
 });
 afterAll(() => studio.stop());
 
 /** The input images of the Responses request whose text contains `marker`. */
 function upstreamInputImages(marker: string): string[] {
-  const entry = demo.suite.simulators.responses.simulator
+  const entry = studio.demo.suite.simulators.responses.simulator
     .requests()
     .filter((request) => JSON.stringify(request.body).includes(marker) && JSON.stringify(request.body).includes('image_generation'))
     .at(-1);
@@ -163,15 +159,15 @@ describe('web search', () => {
       const searching = await createSession(url, { webSearch: true, settings: { provider: 'gamma' } });
       const planned = await turn(url, searching.id, 'the tallest tower in town');
       expect(planned.plan).toMatchObject({ decidedBy: 'planner', backend: 'alpha', model: 'alpha-4.3' });
-      const alpha = demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses' && JSON.stringify(entry.body).includes('the tallest tower in town'));
+      const alpha = studio.demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses' && JSON.stringify(entry.body).includes('the tallest tower in town'));
       const [search, planner] = alpha.map((entry) => entry.body as { tools?: { type: string }[]; input: unknown });
       expect(search.tools?.map((tool) => tool.type)).toEqual(['web_search']);
       expect(JSON.stringify(planner.input)).toContain('Web findings');
 
       const quiet = await createSession(url, { settings: { provider: 'gamma' } });
-      const before = demo.suite.simulators.alpha.simulator.requests().length;
+      const before = studio.demo.suite.simulators.alpha.simulator.requests().length;
       await turn(url, quiet.id, 'a small hut by the sea');
-      const calls = demo.suite.simulators.alpha.simulator.requests().slice(before).filter((entry) => entry.path === '/v1/responses');
+      const calls = studio.demo.suite.simulators.alpha.simulator.requests().slice(before).filter((entry) => entry.path === '/v1/responses');
       expect(calls).toHaveLength(1);
     } finally {
       await call(url, 'PUT', '/api/prompt-builder/config', { backend: 'auto' });

@@ -3,9 +3,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import { SAMPLE_WORKFLOW } from '../../src/sim/flow/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
-import { startStudio, type RunningStudio } from '../../src/studio/main.js';
-import { makeTempHome } from '../helpers/studio.js';
+import { startDemo } from '../../src/studio/demo.js';
+import { startStudio } from '../../src/studio/main.js';
+import { makeTempHome, startDemoStudio, type TestStudio } from '../helpers/studio.js';
 import { runSvc } from '../helpers/svc.js';
 
 // The bar on a demo studio (`svc serve --demo`): the node-graph simulator
@@ -13,19 +13,12 @@ import { runSvc } from '../helpers/svc.js';
 // lists it, and a generation returns a real image at the bound size while its
 // events show the upstream queue position and each sampler step.
 
-const home = makeTempHome('svc-flow-demo-');
-let demo: Demo;
-let studio: RunningStudio;
+let studio: TestStudio;
 
 beforeAll(async () => {
-  const env = { SVC_HOME: home, PATH: process.env.PATH };
-  demo = await startDemo(env);
-  studio = await startStudio({ env, port: 0, descriptor: false, demo: demo.options, onClose: demo.close });
+  studio = await startDemoStudio('svc-flow-demo-');
 });
-afterAll(async () => {
-  await studio?.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => studio?.stop());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -84,7 +77,7 @@ describe('the flow lane on a demo studio', () => {
   });
 
   it('svc generate --model flow/<id> --option reaches the workflow', async () => {
-    const out = `${home}/cli-flow.png`;
+    const out = `${studio.home}/cli-flow.png`;
     const run = await runSvc(['generate', 'a small lighthouse', '--model', 'flow/sample', '--size', '640x384', '--option', 'KSampler.steps=4', '--out', out, '--json', '--server', studio.url], {}, 30_000);
     expect(run.code, run.stderr).toBe(0);
     expect(await sharp(out).metadata()).toMatchObject({ width: 640, height: 384 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { startStudio, type RunningStudio, type StartStudioOptions } from '../../src/studio/main.js';
 
 export interface TestStudio extends RunningStudio {
@@ -30,4 +31,14 @@ export async function startTestStudio(options: StartStudioOptions & { env?: Reco
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+export type DemoStudio = TestStudio & { readonly demo: Demo };
+
+/** A studio as `svc serve --demo` runs it: every lane on its simulator, the two stopped together. */
+export async function startDemoStudio(prefix?: string): Promise<DemoStudio> {
+  const home = makeTempHome(prefix);
+  const demo = await startDemo({ SVC_HOME: home });
+  const studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+  return Object.assign(studio, { demo });
 }

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptBuilderChatAnswer, promptBuilderConfig } from '../../src/studio/api/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
 import { splitSuggestion } from '../../src/studio/prompt-builder/chat.js';
 import { startRig, type Rig } from '../generate/rig.js';
 import { call, refused } from '../agent/helpers.js';
-import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { makeTempHome, startDemoStudio, startTestStudio, type DemoStudio, type TestStudio } from '../helpers/studio.js';
 
 // The prompt builder over real HTTP against the simulators: routing pinned or
 // auto (which backend answered is reported), the typed error without fallback,
@@ -113,12 +112,9 @@ describe('environment locks', () => {
 });
 
 describe('the alpha backends on a demo studio', () => {
-  let studio: TestStudio;
-  let demo: Demo;
+  let studio: DemoStudio;
   beforeAll(async () => {
-    const home = makeTempHome();
-    demo = await startDemo({ SVC_HOME: home });
-    studio = await startTestStudio({ env: { SVC_HOME: home }, demo: demo.options, onClose: () => demo.close() });
+    studio = await startDemoStudio();
   });
   afterAll(() => studio.stop());
 
@@ -129,7 +125,7 @@ describe('the alpha backends on a demo studio', () => {
     const viaKey = promptBuilderChatAnswer.parse((await call(studio.url, 'POST', '/api/prompt-builder/chat', ask('a copper owl', { backend: 'alpha-api', model: 'alpha-4.6' }))).body);
     expect(viaKey).toMatchObject({ backend: 'alpha-api', model: 'alpha-4.6' });
     expect(viaKey.suggestedPrompt).toContain('a copper owl');
-    const sent = demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses').at(-1)?.body as { model: string; tools?: unknown[] };
+    const sent = studio.demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses').at(-1)?.body as { model: string; tools?: unknown[] };
     expect(sent.model).toBe('alpha-4.6');
     expect(sent.tools ?? []).toEqual([]);
   });
