@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds every browser app under web/<app>/ that has a vite.config.ts into
-// dist/web/<app>/ (the servers serve it from there). Apps without a Vite
-// config (web/chat) are plain static files served as they are.
+// dist/web/<app>/ (the servers serve it from there): studio, manager, chat.
+// Code shared by the apps (web/shared) is bundled into each.
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'vite';

@@ -42,6 +42,8 @@ export interface PromptInput {
   agent?: AgentId;
   /** Default `user`. */
   origin?: RunOrigin;
+  /** An automatic turn's description for people (saved with its message). */
+  label?: string;
 }
 
 /** A run that ended, for the goal and orchestration logic (after the queue moved on). */
@@ -241,6 +243,20 @@ export class ChatService {
   }
 
   /**
+   * Takes a waiting run out of its session's queue before it starts: it ends
+   * `cancelled` (its answer says so) and the queue's state is published.
+   * NOT_FOUND when no such run waits (it started, ended, or never was).
+   */
+  withdraw(sessionId: string, traceId: string): void {
+    const queue = this.queues.get(sessionId);
+    const index = queue?.pending.findIndex((run) => run.traceId === traceId) ?? -1;
+    if (!queue || index < 0) throw new ServiceError('NOT_FOUND', `No waiting run ${traceId} in session ${sessionId}.`);
+    const [run] = queue.pending.splice(index, 1);
+    this.finishUnstarted(run, { status: 'cancelled', reason: 'removed from the queue before it started' });
+    this.events.queue(sessionId, this.queueState(sessionId));
+  }
+
+  /**
    * SIGKILLs every active run's process tree at once, synchronously: for the
    * process `exit` hook, when the server goes down without a graceful close.
    */
@@ -273,6 +289,29 @@ export class ChatService {
     const session = this.store.createSession(title);
     if (makeCurrent) this.switchSession(session.id);
     return session;
+  }
+
+  renameSession(sessionId: string, title: string): ChatSession {
+    const id = this.resolveSession(sessionId);
+    this.store.renameSession(id, title);
+    return this.store.getSession(id) as ChatSession;
+  }
+
+  /**
+   * Deletes a session and its messages. SESSION_BUSY while a run of it is
+   * running or waiting (`busyWith` names what else keeps it, for the caller's
+   * goal and orchestration). The current one is replaced by the most recent
+   * other session (or a new one), published as session_switched.
+   */
+  deleteSession(sessionId: string, busyWith?: string): void {
+    const id = this.resolveSession(sessionId);
+    const queue = this.queues.get(id);
+    const busy = queue?.active ? 'an answer is running' : queue && queue.pending.length > 0 ? 'messages are waiting' : busyWith;
+    if (busy) throw new ServiceError('SESSION_BUSY', `Session ${id} cannot be deleted: ${busy}.`, { details: { sessionId: id } });
+    const wasCurrent = this.store.currentSessionId() === id;
+    this.store.deleteSession(id);
+    this.queues.delete(id);
+    if (wasCurrent) this.events.sessionSwitched(this.store.currentSessionId());
   }
 
   switchSession(sessionId: string): ChatSession {
@@ -330,7 +369,8 @@ export class ChatService {
     const origin = input.origin ?? 'user';
     // The prompt and its place in the queue are saved together: a crash keeps both or neither.
     const message = this.store.db.transaction(() => {
-      const saved = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId });
+      const automatic = origin === 'user' ? undefined : { origin, label: (input.label ?? `automatic ${origin} turn`).slice(0, CHAT_LIMITS.automaticLabelMaxChars) };
+      const saved = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId, automatic });
       this.runQueue.add({ traceId, sessionId, messageId: saved.id, agent, origin }, steer ? 'front' : 'back');
       return saved;
     })();

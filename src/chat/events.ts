@@ -1,3 +1,4 @@
+import type { QueueState } from './contract.js';
 import type { EventChannel } from '../common/events/channel.js';
 import type { DoneEvent, OutputEvent } from './agents/types.js';
 import type { GoalSummary } from './goals/goal.js';
@@ -36,12 +37,7 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
   return pieces;
 }
 
-export interface QueueState {
-  pending: number;
-  active: boolean;
-  /** The running run's trace id. */
-  activeTraceId?: string;
-}
+export type { QueueState };
 
 /** The chat server's publishing side of the shared event channel: one method per public event. */
 export class ChatEvents {
@@ -54,8 +50,8 @@ export class ChatEvents {
    * cursor) and for clients of the first version.
    */
   message(message: ChatMessage): void {
-    const { id, role, content, sessionId, traceId, status, reason, agent } = message;
-    this.channel.publish(CHAT_TOPICS.chat, 'message', { role, content, messageId: id, sessionId, traceId, status, reason, agent }, { payloadId: id });
+    const { id, role, content, sessionId, traceId, status, reason, agent, automatic } = message;
+    this.channel.publish(CHAT_TOPICS.chat, 'message', { role, content, messageId: id, sessionId, traceId, status, reason, agent, automatic }, { payloadId: id });
   }
 
   /** `agent_output` (text), `agent_thinking` (our addition: reasoning text) or `agent_tool`. */

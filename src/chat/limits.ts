@@ -39,6 +39,8 @@ export const CHAT_LIMITS = {
   messagesListMax: 1000,
   /** Longest session title (longer are cut). */
   sessionTitleMaxChars: 80,
+  /** An automatic turn's label (shown on the page instead of its prompt), in characters. */
+  automaticLabelMaxChars: 200,
   /** Goals kept in the history (the current one included); older ones are deleted. */
   goalHistoryMax: 50,
   /** Checkpoints (and earlier wordings) kept per goal, the latest ones. */

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { EventChannel } from '../common/events/channel.js';
 import type { EventChannelOptions } from '../common/events/types.js';
 import { createHttpApp } from '../common/http-app.js';
 import { STORAGE_RESERVE_BYTES_DEFAULT, startWithoutIt } from '../common/storage-full.js';
-import { closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { assertBindAllowed, closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { ChatService } from './chat-service.js';
 import { CHAT_ENV, resolveChatConfig, type ChatConfig, type ChatConfigOverrides } from './config.js';
 import { ChatEvents } from './events.js';
@@ -154,18 +154,20 @@ function portFrom(env: Readonly<Record<string, string | undefined>>): number {
 /** Builds and binds the chat server (loopback by default, with port fallback). */
 export async function startChatServer(options: StartChatServerOptions = {}): Promise<RunningChatServer> {
   const env = options.env ?? process.env;
-  const server = buildChatServer(options);
   const host = options.host ?? '127.0.0.1';
+  const listen = { host, port: options.port ?? portFrom(env), token: options.token ?? (env[CHAT_ENV.token] || undefined), tokenEnv: CHAT_ENV.token };
+  // A start refused for its settings creates nothing: the checks come before the state dir.
+  assertBindAllowed(listen);
+  const home = resolveChatConfig(env, options).home;
+  const homeExisted = existsSync(home);
+  const server = buildChatServer(options);
   let port: number;
   try {
-    port = await listenWithFallback(server.app, {
-      host,
-      port: options.port ?? portFrom(env),
-      token: options.token ?? (env[CHAT_ENV.token] || undefined),
-      tokenEnv: CHAT_ENV.token,
-    });
+    port = await listenWithFallback(server.app, listen);
   } catch (error) {
     await server.close();
+    // A state dir this failed start made holds nothing of the user's yet.
+    if (!homeExisted) rmSync(home, { recursive: true, force: true });
     throw error;
   }
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -48,16 +48,33 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // A reader that stops early (`svc --help | head`) is not a failure: stop quietly, as Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(EXIT_CODES.ok);
+      throw error;
+    });
+  }
   const program = buildProgram();
+  const json = argv.includes('--json');
+  // With --json a usage error is one JSON document on stdout too: commander's own text is held back.
+  if (json) {
+    program.configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+    program.commands.forEach(function quiet(command: Command) {
+      command.configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+      command.commands.forEach(quiet);
+    });
+  }
   try {
     await program.parseAsync(argv);
     return EXIT_CODES.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with exitCode 0; anything else is a usage error.
-      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+      if (error.exitCode === 0) return EXIT_CODES.ok;
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message.replace(/^error: /, ''), details: { commander: error.code } } }, null, 2)}\n`);
+      return EXIT_CODES.usage;
     }
-    const json = argv.includes('--json');
     if (error instanceof CliError) {
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
       else process.stderr.write(`svc: ${error.message}${error.code ? ` (${error.code})` : ''}\n`);

@@ -60,6 +60,7 @@ const SHARED_CODES = {
   GOAL_EVIDENCE_REQUIRED: spec(409, 'bad_request', 'The latest checkpoint carries no evidence.'),
   ORC_TRANSITION_INVALID: spec(409, 'bad_request', 'The orchestration cannot move to that phase from where it is.'),
   ORC_PHASE_RUNNING: spec(409, 'bad_request', 'The current phase is still running.'),
+  SESSION_BUSY: spec(409, 'bad_request', 'The session has a running or waiting answer, or the open goal or orchestration runs in it.'),
 
   // Chat manager (ours).
   INSTANCE_URL_NOT_ALLOWED: spec(400, 'bad_request', 'A worker URL must be plain http on a loopback address.'),

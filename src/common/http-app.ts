@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
 import { boundHalfOpen } from './half-open.js';
 import { sendError, toServiceError } from './http-errors.js';
@@ -15,6 +15,8 @@ export interface HttpAppOptions {
   requestTimeoutMs?: number;
   /** Where the server keeps its files: a full-disk error names its free space and the reserve wanted. */
   storage?: StorageSpot;
+  /** An answer of the server's own for an unknown route (a web app's not-found page); undefined keeps ROUTE_NOT_FOUND. */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined;
 }
 
 /** Bounds on what a connection may hold, shared by both servers. */
@@ -110,7 +112,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+    options.notFoundPage?.(request, reply) ?? sendError(reply, new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
 
   installSecurity(app, options.security);

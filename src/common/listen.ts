@@ -14,14 +14,19 @@ export interface ListenOptions {
   tokenEnv?: string;
 }
 
+/** Refuses a bind beyond loopback without a token; servers call it before they create any state. */
+export function assertBindAllowed(options: Pick<ListenOptions, 'host' | 'token' | 'tokenEnv'>): void {
+  if (!isLoopbackAddress(options.host) && !options.token) {
+    throw new Error(`Binding to ${options.host} exposes the server beyond this machine; set ${options.tokenEnv ?? 'SVC_TOKEN'} first.`);
+  }
+}
+
 /**
  * Binds the preferred port, or the next free one when it is taken, and returns
  * the port actually bound so callers advertise the real one.
  */
 export async function listenWithFallback(app: FastifyInstance, options: ListenOptions): Promise<number> {
-  if (!isLoopbackAddress(options.host) && !options.token) {
-    throw new Error(`Binding to ${options.host} exposes the server beyond this machine; set ${options.tokenEnv ?? 'SVC_TOKEN'} first.`);
-  }
+  assertBindAllowed(options);
   const attempts = options.port === 0 ? 1 : (options.attempts ?? 20);
   let lastError: unknown;
   for (let offset = 0; offset < attempts; offset += 1) {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ServiceError, type ErrorCode } from './errors.js';
+import { issueMessage } from './issue-message.js';
 
 // The one way both servers validate what a request brings (bodies, queries,
 // route parameters): a zod schema, and on failure the one error shape naming
@@ -58,7 +59,8 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown, options: Vali
     if (hint !== undefined) details.valid = hint;
   }
   const prefix = options.what ? `${options.what}${field ? ` ${field}` : ''}` : field;
-  // A closed set of values is named in words a person reads, not zod's quoting.
-  const message = issue.code === 'invalid_value' ? `must be one of ${issue.values.map(String).join(', ')}` : issue.message;
+  // In words a person reads (issue-message.ts), not the validator's.
+  let message = issueMessage(issue, value ?? {});
+  if (issue.code === 'unrecognized_keys' && Array.isArray(details.valid)) message += ` (valid: ${details.valid.join(', ')})`;
   throw new ServiceError(options.code ?? 'BAD_REQUEST', prefix ? `${prefix}: ${message}` : message, { details });
 }

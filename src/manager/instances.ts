@@ -243,6 +243,7 @@ export class Instances {
       goal: state?.goal ?? null,
       orc: state?.orc ?? { phase: 'idle', status: 'idle' },
       sessionCount: state?.sessions.size ?? 0,
+      turns: state ? [...state.turns] : [],
     };
     if (launched) summary.running = launched.running;
     if (state?.version) summary.version = state.version;

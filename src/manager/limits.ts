@@ -7,6 +7,8 @@ export const MANAGER_LIMITS = {
   instancesMax: 200,
   /** Events kept per worker for GET /api/instances/:id/events. */
   recentEventsMax: 200,
+  /** Finished turns kept per worker (its timeline on the dashboard). */
+  turnsMax: 30,
   /** Health samples kept per worker. */
   healthHistoryMax: 120,
   /** How often each worker's /api/health is polled. */

@@ -65,6 +65,17 @@ export interface RecentEvent {
   sessionId?: string;
   /** A short description for people. */
   summary: string;
+  /** From the worker's replay when the manager first followed it: `at` is when it was read, not when it happened. */
+  replayed?: boolean;
+}
+
+/** One finished turn (an agent run) of a worker, for its timeline. */
+export interface TurnView {
+  traceId: string;
+  /** How it ended: `ok`, `error`, `cancelled`, `interrupted`, `timeout`, `crashed`. */
+  status: string;
+  at: string;
+  sessionId?: string;
 }
 
 export type InstanceSource = 'added' | 'discovered' | 'launched';
@@ -88,6 +99,8 @@ export interface InstanceSummary {
   goal: GoalView | null;
   orc: OrcView;
   sessionCount: number;
+  /** The last finished turns, oldest first (at most MANAGER_LIMITS.turnsMax). */
+  turns: TurnView[];
   lastError?: string;
 }
 

@@ -10,6 +10,12 @@ export interface WorkerEventsOptions {
   /** Stops following (for good). */
   signal: AbortSignal;
   onEvent(event: ChannelEvent): void;
+  /**
+   * The cursor of the very first connection, when there is no other: one the
+   * worker cannot place, so it answers a replay_gap and then every event it
+   * still holds (its backlog).
+   */
+  firstCursor?: string;
   /** `open` each time the stream opens, `reconnecting` each time it broke. */
   onStatus(status: 'open' | 'reconnecting'): void;
   onError(error: unknown): void;
@@ -61,7 +67,7 @@ function channelEvent(data: string, frameId: string | undefined): ChannelEvent |
  */
 export async function followWorkerEvents(options: WorkerEventsOptions): Promise<void> {
   const { signal } = options;
-  let lastEventId: string | undefined;
+  let lastEventId: string | undefined = options.firstCursor;
   let delay: number = MANAGER_LIMITS.eventsReconnectMinMs;
   while (!signal.aborted) {
     const attempt = new AbortController();

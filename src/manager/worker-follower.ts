@@ -13,6 +13,9 @@ export interface FollowerOptions {
   onChange(change: string, event?: ChannelEvent): void;
 }
 
+/** The first connection's cursor: no worker issues it, so each answers with its whole replay buffer (see followWorkerEvents). */
+export const BACKLOG_CURSOR = 'manager-backlog';
+
 /** A worker's JSON as read: nothing in it is trusted to have the expected shape. */
 type Json = Record<string, unknown>;
 const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
@@ -34,6 +37,8 @@ export class WorkerFollower {
   private healthOk: boolean | undefined;
   private snapshotting: Promise<void> | undefined;
   private snapshotAgain = false;
+  /** While the worker's backlog (its replay on the first connection) is being read. */
+  private replaying = false;
 
   constructor(private readonly options: FollowerOptions) {}
 
@@ -42,6 +47,7 @@ export class WorkerFollower {
       origin: this.options.origin,
       token: this.options.token,
       signal: this.controller.signal,
+      firstCursor: BACKLOG_CURSOR,
       onEvent: (event) => this.onEvent(event),
       onStatus: (status) => {
         this.sseOpen = status === 'open';
@@ -73,12 +79,35 @@ export class WorkerFollower {
   }
 
   private onEvent(event: ChannelEvent): void {
+    if (event.topic === 'system' && event.event === 'replay_gap' && event.requestedId === BACKLOG_CURSOR) {
+      this.readBacklog();
+      return;
+    }
+    if (this.replaying) {
+      this.state.apply(event, undefined, true);
+      return;
+    }
     if (event.topic === 'system' && event.event === 'replay_gap') {
       this.state.apply(event);
       void this.snapshot();
       return;
     }
     if (this.state.apply(event)) this.options.onChange(event.event, event);
+  }
+
+  /**
+   * The worker's backlog follows the gap notice at once (its replay is written
+   * in one piece before any live event): it fills the recent events and the
+   * timeline without one change per event. The state is re-read after it, as
+   * the replayed events may be older than the snapshot taken on open.
+   */
+  private readBacklog(): void {
+    this.replaying = true;
+    setImmediate(() => {
+      this.replaying = false;
+      this.options.onChange('backlog');
+      void this.snapshot();
+    });
   }
 
   private updateHealth(): void {

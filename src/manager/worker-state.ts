@@ -4,7 +4,7 @@
 // event stream cannot be trusted (first connect, replay gap).
 import type { ChannelEvent } from '../common/events/types.js';
 import { MANAGER_LIMITS } from './limits.js';
-import type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
+import type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView, TurnView } from './views.js';
 
 export type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
 
@@ -123,6 +123,8 @@ export class WorkerState {
   /** In order of last activity, least recent first. */
   readonly sessions = new Map<string, SessionView>();
   readonly recent: RecentEvent[] = [];
+  /** Finished turns, oldest first (bounded). */
+  readonly turns: TurnView[] = [];
   readonly healthHistory: HealthSample[] = [];
   /** Sessions per agent state other than idle: the worker-wide state without a scan. */
   private readonly counts: Record<Exclude<AgentState, 'idle'>, number> = { running: 0, waiting: 0 };
@@ -132,10 +134,13 @@ export class WorkerState {
     return idOf(value) !== undefined;
   }
 
-  /** Applies one event of the worker's channel; true when the cached state changed. */
-  apply(event: ChannelEvent, at = new Date().toISOString()): boolean {
+  /**
+   * Applies one event of the worker's channel; true when the cached state changed.
+   * `replayed`: it comes from the worker's replay, read when the manager first followed it.
+   */
+  apply(event: ChannelEvent, at = new Date().toISOString(), replayed = false): boolean {
     this.lastSeen = at;
-    this.remember(event, at);
+    this.remember(event, at, replayed);
     const sessionId = idOf(event.sessionId);
     switch (event.event) {
       case 'message': {
@@ -157,7 +162,10 @@ export class WorkerState {
       }
       case 'agent_done': {
         if (!sessionId) return false;
-        this.session(sessionId, at).lastDone = { traceId: idOf(event.traceId) ?? '', status: str(event.status) ?? '' };
+        const done = { traceId: idOf(event.traceId) ?? '', status: str(event.status) ?? '' };
+        this.session(sessionId, at).lastDone = done;
+        this.turns.push({ ...done, at, sessionId });
+        if (this.turns.length > MANAGER_LIMITS.turnsMax) this.turns.shift();
         return true;
       }
       case 'queue_update': {
@@ -269,10 +277,11 @@ export class WorkerState {
     }
   }
 
-  private remember(event: ChannelEvent, at: string): void {
+  private remember(event: ChannelEvent, at: string, replayed: boolean): void {
     const entry: RecentEvent = { at, event: str(event.event) ?? '', topic: str(event.topic) ?? '', summary: cut(summarize(event), SUMMARY) };
     const sessionId = idOf(event.sessionId);
     if (sessionId) entry.sessionId = sessionId;
+    if (replayed) entry.replayed = true;
     this.recent.push(entry);
     if (this.recent.length > MANAGER_LIMITS.recentEventsMax) this.recent.shift();
   }

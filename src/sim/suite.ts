@@ -5,6 +5,8 @@ import { startDeltaSimulator, type DeltaSimulator } from './delta/index.js';
 import { startEpsilonSimulator, type EpsilonSimulator } from './epsilon/index.js';
 import { startFlowSimulator, type FlowSimulator } from './flow/index.js';
 import { startGammaSimulator, type GammaSimulator } from './gamma/index.js';
+import { startZetaSimulator, type ZetaSimulator } from './zeta/index.js';
+import { startEtaSimulator, type EtaSimulator } from './eta/index.js';
 import { createOauthSession, startResponsesSimulator, type ResponsesSimulator } from './responses-simulator.js';
 
 // Every simulator at once, for `svc serve --demo` (in-process) and `svc sim
@@ -41,7 +43,10 @@ export type SuiteMember = (options: SuiteOptions & { port: number }) => Promise<
  * (the environment wins over the demo's placeholders, as it does over saved keys); a key with
  * `rejected` in it is refused, to show what a wrong key does.
  */
-export const demoAcceptsKey = (key: string): boolean => !/rejected/i.test(key);
+export const demoAcceptsKey = (key: string): boolean => !key.toLowerCase().includes(DEMO_REJECTED_KEY_MARK);
+
+/** The word that makes the demo refuse a key or token (any case); the web UI's demo badge names it. */
+export const DEMO_REJECTED_KEY_MARK = 'rejected';
 
 /** Demo pacing: partial images arrive over about a second, like a real render. */
 const DEMO_LATENCY_MS = 1200;
@@ -151,8 +156,23 @@ const flowMember: SuiteMember = async (options) => {
   return { name: 'flow', simulator: flow, upstreams: { flow: flow.url }, keys: {}, sessions: {}, close: () => flow.close() };
 };
 
+/** Demo pacing of an MCP task: queued, running, then the file (a video renders for real on top). */
+const DEMO_MCP_LATENCY_MS = 4000;
+
+/** The MCP media server behind `zeta`: bearer token in ZETA_MCP_TOKEN (any token but a refused-marked one in the demo). */
+const zetaMember: SuiteMember = async (options) => {
+  const zeta = await startZetaSimulator({ port: options.port, ...(options.demo ? { acceptToken: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0) });
+  return { name: 'zeta', simulator: zeta, upstreams: { zeta: zeta.endpoint }, keys: {}, sessions: {}, env: { ZETA_MCP_TOKEN: zeta.token }, close: () => zeta.close() };
+};
+
+/** The MCP catalog server behind `eta` (the studio keeps it locked unless SVC_ETA_EXECUTABLE unlocks it). */
+const etaMember: SuiteMember = async (options) => {
+  const eta = await startEtaSimulator({ port: options.port, ...(options.demo ? { acceptToken: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0) });
+  return { name: 'eta', simulator: eta, upstreams: { eta: eta.endpoint }, keys: {}, sessions: {}, env: { ETA_MCP_TOKEN: eta.token }, close: () => eta.close() };
+};
+
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, flowMember, cligenMember];
+const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, flowMember, cligenMember, zetaMember, etaMember];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
@@ -169,6 +189,8 @@ export interface SimulatorSuite {
     readonly epsilon: EpsilonSimulator;
     readonly flow: FlowSimulator;
     readonly cligen: FakeCligen;
+    readonly zeta: ZetaSimulator;
+    readonly eta: EtaSimulator;
   };
   close(): Promise<void>;
 }

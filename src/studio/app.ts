@@ -23,7 +23,9 @@ import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { storageRoutes } from './routes/storage.js';
 import { videoRoutes } from './routes/video.js';
-import { studioWebPublicPaths, webRoutes } from './routes/web.js';
+import { mcpRoutes } from './mcp/route.js';
+import { studioNotFoundPage, studioWebPublicPaths, webRoutes } from './routes/web.js';
+import { demoGuideRoutes } from './routes/demo-guide.js';
 
 /** The event channel's route. */
 const eventRoutes: StudioRoutes = async (app, { ctx }) => {
@@ -31,7 +33,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -48,6 +50,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     logger: options.logger,
     requestTimeoutMs: options.requestTimeoutMs,
     storage: studioStorage(ctx),
+    notFoundPage: studioNotFoundPage(ctx.env),
     security: {
       allowedOrigins: [...(options.allowedOrigins ?? []), ...(ctx.settings.get().allowedOrigins ?? [])],
       token: options.token,

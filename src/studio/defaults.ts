@@ -72,7 +72,19 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
       const videoLanes = LANE_MODULES.filter((candidate) => candidate.models.defaultVideo).map((candidate) => candidate.id);
       throw new ServiceError(lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED', `The ${laneId} lane does not generate video.`, { details: { lane: laneId, valid: videoLanes } });
     }
-    videoTarget = { lane: laneId, model: resolveModel(lane, videoModel, 'video').id };
+    // A video target has its own code (the lane's image-model code would name the wrong thing).
+    const valid = lane.models.list.filter((spec) => spec.kind === 'video').map((spec) => spec.id);
+    let resolved: string;
+    try {
+      resolved = resolveModel(lane, videoModel, 'video').id;
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const aliases = Object.keys(lane.models.aliases ?? {});
+      throw new ServiceError('INVALID_VIDEO_MODEL', `"${videoModel}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...aliases].join(', ')}).`, {
+        details: { field: 'video', lane: laneId, model: videoModel, valid, aliases: lane.models.aliases ?? {} },
+      });
+    }
+    videoTarget = { lane: laneId, model: resolved };
   }
 
   // The planner is one concept across the lanes that have the setting (alpha, alpha-api).

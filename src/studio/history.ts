@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import type { StudioContext } from './context.js';
 import {
   findAsset,
+  listGroupItems,
   listLiveAssets,
   listSessionGroups,
   markAssetDeleted,
@@ -50,17 +51,19 @@ export interface HistoryPage {
 }
 
 export interface SessionGroup {
-  /** null gathers the assets saved without a session title. */
+  /** The group's title (spec: grouped by session title); null gathers the assets saved without one. */
   sessionTitle: string | null;
-  /** The graph session of the group; null for images that carry only a title (or none). */
+  /** The graph sessions titled so, newest id order aside (sorted); empty for title-only images. */
+  sessionIds: string[];
+  /** The group's one graph session when it holds only that session's images; else null. */
   sessionId: string | null;
-  /** True once that graph session was deleted: its images stay in history, grouped under its last title. */
+  /** True when the group's graph sessions were all deleted: their images stay in history, under their last title. */
   sessionDeleted: boolean;
   count: number;
   latestAt: string;
   /** The group's newest items (at most groupItems). */
   items: AssetRecord[];
-  /** Continues this group's items: `?sessionId=<id>&cursor=<this>` (`?session=<title>` without a session id); null when `items` is all of it. */
+  /** Continues this group's items: `?session=<title>&cursor=<this>` (`session=` empty: the untitled group); null when `items` is all of it. */
   itemsNextCursor: string | null;
 }
 
@@ -135,11 +138,16 @@ export function listHistoryGroups(ctx: StudioContext, options: { limit: number; 
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   const groups = page.map((group): SessionGroup => {
-    const filter: AssetFilter = group.sessionId !== null ? { sessionId: group.sessionId } : { unlinkedTitle: group.sessionTitle };
-    const items = itemsPage(ctx, { limit: options.groupItems, filter });
+    const sessionIds = (JSON.parse(group.sessionIds) as string[]).sort();
+    // One extra row tells whether the group goes on; it continues as the `session=<title>` listing (same rows, same cursor).
+    const rows = listGroupItems(ctx.db, { title: group.sessionTitle, sessionIds, limit: options.groupItems + 1 });
+    const page = rows.slice(0, options.groupItems);
+    const last = page.at(-1);
+    const items = { items: page.map(recordOf), nextCursor: rows.length > options.groupItems && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null };
     return {
       sessionTitle: group.sessionTitle,
-      sessionId: group.sessionId,
+      sessionIds,
+      sessionId: sessionIds.length === 1 && group.unlinked === 0 ? sessionIds[0] : null,
       sessionDeleted: group.sessionDeleted === 1,
       count: group.count,
       latestAt: group.latestAt,

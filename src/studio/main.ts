@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { SHUTDOWN_GRACE_MS, closeHttpApp, listenWithFallback } from '../common/listen.js';
+import { SHUTDOWN_GRACE_MS, assertBindAllowed, closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { isStorageFull, startWithoutIt } from '../common/storage-full.js';
 import { effectiveDefaults } from './defaults.js';
 import { buildStudioApp } from './app.js';
@@ -9,6 +9,8 @@ import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
 import { alphaAuth } from './routes/discovery.js';
 import { DEFAULT_PORT } from './constants.js';
 import { startMaintenance } from './maintenance.js';
+import { studioPaths } from './paths.js';
+import { acquireStateLock, type StateLock } from './state-lock.js';
 
 export { DEFAULT_PORT } from './constants.js';
 
@@ -18,8 +20,10 @@ export interface StartStudioOptions extends StudioOptions {
   port?: number;
   token?: string;
   allowedOrigins?: readonly string[];
-  /** Write server.json (on by default; tests that run many servers turn it off). */
+  /** Write server.json and hold the state dir's lock (on by default; tests that run many servers turn it off). */
   descriptor?: boolean;
+  /** Run beside other studios on the same state dir (no lock; also SVC_SHARED_HOME=1). */
+  sharedHome?: boolean;
   /** Runs after the server closes (e.g. stop demo simulators). */
   onClose?: () => Promise<void>;
   /** Most time to receive a request (default 30 s). */
@@ -34,15 +38,37 @@ export interface RunningStudio {
   close(): Promise<void>;
 }
 
+/**
+ * The state dir's lock (state-lock.ts), taken before anything there is opened; none for a studio
+ * that shares its dir on purpose or does not advertise itself (tests running many servers).
+ */
+function takeStateLock(options: StartStudioOptions): StateLock | undefined {
+  const env = options.env ?? process.env;
+  if (options.descriptor === false || options.sharedHome || env.SVC_SHARED_HOME === '1') return undefined;
+  const { home } = studioPaths(env);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return acquireStateLock(home, new Date().toISOString());
+}
+
 /** Builds the context and app, binds (with port fallback) and advertises the bound port. */
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
-  const ctx = createStudioContext(options);
+  // A start refused for its settings creates nothing: the bind check comes before the state dir.
+  assertBindAllowed({ host: options.host ?? '127.0.0.1', token: options.token });
+  const lock = takeStateLock(options);
+  let ctx: StudioContext;
+  try {
+    ctx = createStudioContext(options);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   ctx.secrets.add(options.token);
   try {
     // A bad SVC_API_* value is the server's misconfiguration, not a client's bad request: refuse to start.
     effectiveDefaults(ctx);
   } catch (error) {
     await ctx.close();
+    lock?.release();
     throw new Error(`Invalid configuration: ${(error as Error).message}`, { cause: error });
   }
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
@@ -56,12 +82,14 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   } catch (error) {
     await app.close();
     await ctx.close();
+    lock?.release();
     throw error;
   }
   // A wildcard bind is reached (and advertised) through loopback on this machine.
   const advertised = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   const urlHost = advertised.includes(':') ? `[${advertised}]` : advertised;
   const url = `http://${urlHost}:${port}`;
+  lock?.advertise(url);
   if (options.descriptor !== false) {
     const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, alpha: { auth: alphaAuth(ctx) } };
     // No room to advertise: an older descriptor would send clients to a server that is gone, so it goes
@@ -89,6 +117,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
       await maintenance.idle();
       await ctx.close();
       if (options.descriptor !== false) removeDescriptorIfOurs(ctx.paths.descriptorFile, { pid: process.pid, port });
+      lock?.release();
       await options.onClose?.();
     })());
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, stallBody } from '../helpers/raw-http.js';
 import { startTestChat, type TestChatServer } from './helpers.js';
+import { ensureChatBuild } from './page-build.js';
 
 const json = { 'content-type': 'application/json' };
 
@@ -56,12 +57,13 @@ describe('token', () => {
 
   it("serves the page's own files without it (and nothing else), and accepts it as ?token= for the event stream", async () => {
     const token = 'chat-secret-token-value';
+    await ensureChatBuild();
     const server = await startTestChat({ env: { PATH: process.env.PATH, SVC_CHAT_TOKEN: token } });
     try {
-      for (const path of ['/', '/chat.js', '/chat.css', '/?token=wrong']) {
+      for (const path of ['/', '/assets/chat.js', '/assets/chat.css', '/favicon.svg', '/?token=wrong']) {
         expect((await rawRequest(server.url, { path })).status, path).toBe(200);
       }
-      for (const path of ['/index.html', '/api/sessions', '/api/status', '/chat.js/x', '/api/traces']) {
+      for (const path of ['/index.html', '/api/sessions', '/api/status', '/assets/chat.js/x', '/assets/other.js', '/api/traces']) {
         expect((await rawRequest(server.url, { path })).status, path).toBe(401);
       }
       // Only reading the page is free.

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvents, startTestChat, type EventRecorder, type TestChatServer } from './helpers.js';
+import { ensureChatBuild } from './page-build.js';
 
 // The issue's Bar, over real HTTP against a server built in-process with the fake agents.
 describe('svc-chat serve --demo: the Bar', () => {
@@ -123,10 +124,12 @@ describe('svc-chat serve --demo: the Bar', () => {
   });
 
   it('serves the page', async () => {
+    await ensureChatBuild();
     const page = await fetch(`${server.url}/`);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    expect(await page.text()).toContain('/chat.js');
-    expect((await fetch(`${server.url}/chat.js`)).headers.get('content-type')).toContain('javascript');
+    expect(await page.text()).toContain('/assets/chat.js');
+    expect((await fetch(`${server.url}/assets/chat.js`)).headers.get('content-type')).toContain('javascript');
+    expect((await fetch(`${server.url}/favicon.svg`)).headers.get('content-type')).toContain('image/svg+xml');
   });
 });

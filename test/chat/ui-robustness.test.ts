@@ -1,6 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
+import { ensureChatBuild } from './page-build.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -14,6 +15,8 @@ describe('the chat page under load, reloads and a token', () => {
   const cleanup: Array<() => Promise<unknown>> = [];
 
   beforeAll(async () => {
+    // The page is the built React app (dist/web/chat).
+    await ensureChatBuild();
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   }, 60_000);
   afterEach(async () => {

@@ -1,6 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
+import { ensureChatBuild } from './page-build.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -15,6 +16,8 @@ describe('the chat page shows goals, the PABCD phase and steering as they happen
   };
 
   beforeAll(async () => {
+    // The page is the built React app (dist/web/chat).
+    await ensureChatBuild();
     server = await startTestChat({ goalMaxContinuations: 2 });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     page = await browser.newPage();

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
+import { ensureChatBuild } from './page-build.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -19,6 +20,8 @@ describe('the chat page in chromium', () => {
   const dataset = (key: string) => page.evaluate((name) => document.body.dataset[name], key);
 
   beforeAll(async () => {
+    // The page is the built React app (dist/web/chat).
+    await ensureChatBuild();
     server = await startTestChat();
     server.app.server.on('connection', (socket: Socket) => {
       sockets.add(socket);

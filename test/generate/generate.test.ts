@@ -121,7 +121,8 @@ describe('POST /api/generate on the api lane', () => {
       [{ prompt: 'x', provider: 'api', model: 'lang-6-luna' }, 400, 'IMAGE_MODEL_UNSUPPORTED'],
       [{ prompt: 'x', provider: 'api', model: 'alpha-video' }, 400, 'IMAGE_MODEL_UNSUPPORTED'],
       [{ prompt: 'x', provider: 'api', negativePrompt: 'blur' }, 400, 'LANE_UNSUPPORTED', { field: 'negativePrompt' }],
-      [{ prompt: 'x', provider: 'eta' }, 503, 'LANE_NOT_AVAILABLE'],
+      // The MCP lanes generate through POST /api/mcp/generate only.
+      [{ prompt: 'x', provider: 'eta' }, 400, 'LANE_UNSUPPORTED'],
     ];
     for (const [body, status, code, details] of cases) {
       const response = await rig.post('/api/generate', body);

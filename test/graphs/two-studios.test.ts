@@ -16,7 +16,8 @@ const urls: string[] = [];
 
 beforeAll(async () => {
   for (let index = 0; index < 2; index += 1) {
-    const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home });
+    // Two studios on one state dir on purpose: without --shared-home the second refuses (the state-dir lock).
+    const studio = await startSvc(['serve', '--port', '0', '--shared-home', '--json'], { SVC_HOME: home });
     studios.push(studio);
     urls.push(String(studio.first.url));
   }

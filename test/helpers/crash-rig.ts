@@ -36,7 +36,8 @@ export async function startCrashRig(name: string, latencyMs: number): Promise<Cr
     simEnv,
     origin,
     async startStudio(env = {}) {
-      const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv, ...env });
+      // Earlier studios of a rig may still run on this home (a test stops only the last): share it on purpose.
+      const studio = await startSvc(['serve', '--port', '0', '--shared-home', '--json'], { SVC_HOME: home, ...simEnv, ...env });
       studios.push(studio);
       return String(studio.first.url);
     },

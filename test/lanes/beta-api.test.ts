@@ -130,9 +130,10 @@ describe('beta-api (API key): sizes, enums and cost', () => {
 });
 
 describe('beta-api (API key): refusals before any upstream call', () => {
-  it('quality, format, moderation and size are refused naming the control; a batch naming multimode', async () => {
+  it('quality, format and moderation are refused naming the control; a batch naming multimode', async () => {
     const mark = lastRequestId(sim);
-    for (const [field, value] of [['quality', 'high'], ['format', 'jpeg'], ['moderation', 'low'], ['size', '1024x1024']] as const) {
+    // Spec: no quality, format, moderation or multimode; size, where it is silent, is dropped with a warning (test/first-hour).
+    for (const [field, value] of [['quality', 'high'], ['format', 'jpeg'], ['moderation', 'low']] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.message).toContain(field);
       expect(body.error.details).toMatchObject({ lane: 'beta-api', field });

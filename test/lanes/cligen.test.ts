@@ -85,9 +85,10 @@ describe('cligen: refusals before spawning', () => {
     expect(rig.runs()).toHaveLength(before);
   });
 
-  it('no quality, size or format control (LANE_UNSUPPORTED naming it), no mask (CLIGEN_MASK_UNSUPPORTED), nano-fruit-2 only', async () => {
+  it('no quality or size control (LANE_UNSUPPORTED naming it), no mask (CLIGEN_MASK_UNSUPPORTED), nano-fruit-2 only', async () => {
     const before = rig.runs().length;
-    for (const [field, value] of [['quality', 'high'], ['size', '1024x1536'], ['format', 'png']] as const) {
+    // Spec: no quality, size or mask controls; format, where it is silent, is dropped with a warning (test/first-hour).
+    for (const [field, value] of [['quality', 'high'], ['size', '1024x1536']] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.details).toMatchObject({ lane: 'cligen', field });
     }

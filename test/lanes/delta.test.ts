@@ -122,7 +122,8 @@ describe('delta generates', () => {
     await expectError(await rig.post('/api/edit', { provider: 'delta', prompt: 'x', image: await imageDataUrl('png') }), 400, 'LANE_UNSUPPORTED');
     const long = await expectError(await generate({ prompt: 'x'.repeat(1501) }), 400, 'BAD_REQUEST');
     expect(long.error.details).toMatchObject({ field: 'prompt', max: 1500 });
-    await expectError(await generate({ prompt: 'x', quality: 'high' }), 400, 'LANE_UNSUPPORTED');
+    // A lane-only control stays refused; a common one delta lacks (quality) is dropped with a warning (test/first-hour).
+    await expectError(await generate({ prompt: 'x', negativePrompt: 'blur' }), 400, 'LANE_UNSUPPORTED');
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });
 

@@ -53,7 +53,13 @@ describe('svc sim serve', () => {
       ...LANE_MODULES.flatMap((lane) => Object.values(lane.endpoints).map((endpoint) => endpoint.env)),
       ...Object.values(KEY_NAMESPACES).map((namespace) => namespace.env),
       ...LANE_MODULES.flatMap((lane) =>
-        'fileEnv' in lane.credential ? [lane.credential.fileEnv] : 'overrideEnv' in lane.credential ? [lane.credential.overrideEnv, ...(lane.credential.homeEnv ? [lane.credential.homeEnv] : [])] : [],
+        'fileEnv' in lane.credential
+          ? [lane.credential.fileEnv]
+          : 'overrideEnv' in lane.credential
+            ? [lane.credential.overrideEnv, ...(lane.credential.homeEnv ? [lane.credential.homeEnv] : [])]
+            : 'tokenEnv' in lane.credential
+              ? [lane.credential.tokenEnv]
+              : [],
       ),
     ]);
     for (const name of Object.keys(env)) expect(known.has(name), name).toBe(true);

@@ -63,7 +63,7 @@ describe('studio foundation over HTTP', () => {
     const ids = body.providers.map((provider: { id: string }) => provider.id);
     expect(ids).toEqual(LANE_IDS);
     for (const provider of body.providers) {
-      expect(['ready', 'needs_credential', 'needs_binary', 'unreachable', 'unavailable', 'disconnected']).toContain(provider.state);
+      expect(['ready', 'needs_credential', 'needs_binary', 'unreachable', 'unavailable', 'disconnected', 'locked']).toContain(provider.state);
       expect(provider.reason.length).toBeGreaterThan(5);
     }
   });

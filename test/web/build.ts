@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const WEB_DIR = join(ROOT, 'dist', 'web', 'studio');
-const SOURCES = [join(ROOT, 'web', 'studio'), join(ROOT, 'src', 'studio', 'api'), join(ROOT, 'web', 'tsconfig.json'), join(ROOT, 'scripts', 'build-web.mjs')];
+const SOURCES = [join(ROOT, 'web', 'studio'), join(ROOT, 'web', 'shared'), join(ROOT, 'src', 'studio', 'api'), join(ROOT, 'web', 'tsconfig.json'), join(ROOT, 'scripts', 'build-web.mjs')];
 const LOCK = join(ROOT, 'dist', '.web-studio-build.lock');
 /** A lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 120_000;

@@ -208,7 +208,8 @@ export class GoalService {
     goal.continuations += 1;
     this.saved(goal);
     try {
-      const { accepted } = this.chat.submit({ prompt: continuationPrompt(goal), sessionId: goal.sessionId, agent: goal.agent, origin: 'goal' });
+      const label = `automatic turn ${goal.continuations} of ${this.settings.maxContinuations} for goal: ${goal.objective}`;
+      const { accepted } = this.chat.submit({ prompt: continuationPrompt(goal), sessionId: goal.sessionId, agent: goal.agent, origin: 'goal', label });
       this.turns.set(accepted.traceId, goal.id);
     } catch (error) {
       process.stderr.write(`svc-chat: goal ${goal.id} could not continue: ${(error as Error).message}\n`);

@@ -87,7 +87,8 @@ export class Orchestrator {
 
   private enter(phase: Exclude<OrcPhase, 'idle'>, where: { task: string; sessionId: string }): OrcState {
     const from = this.state.phase;
-    const accepted = this.chat.submit({ prompt: phasePrompt(phase, where.task, this.checks), sessionId: where.sessionId, agent: this.agent, origin: 'orc' });
+    const prompt = phasePrompt(phase, where.task, this.checks);
+    const accepted = this.chat.submit({ prompt, sessionId: where.sessionId, agent: this.agent, origin: 'orc', label: `PABCD ${phase} phase: ${where.task}` });
     this.state = { phase, status: 'running', task: where.task, sessionId: where.sessionId, traceId: accepted.accepted.traceId, updatedAt: new Date().toISOString() };
     this.record(from);
     return this.current;

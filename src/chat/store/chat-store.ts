@@ -1,31 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CHAT_LIMITS } from '../limits.js';
 import type { DoneStatus } from '../agents/types.js';
+import type { Automatic, AutomaticOrigin, ChatMessage, ChatSession, MessageRole } from '../contract.js';
 import { openChatDatabase, type ChatDatabase } from './database.js';
 
-export interface ChatSession {
-  id: string;
-  /** Empty until the first prompt names it. */
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-}
-
-export type MessageRole = 'user' | 'assistant';
-
-export interface ChatMessage {
-  id: string;
-  sessionId: string;
-  role: MessageRole;
-  content: string;
-  createdAt: string;
-  agent?: string;
-  traceId?: string;
-  /** Assistant messages: how the run ended (`interrupted` = stopped by a steer, partial output). */
-  status?: DoneStatus;
-  reason?: string;
-}
+export type { Automatic, AutomaticOrigin, ChatMessage, ChatSession, MessageRole } from '../contract.js';
 
 export interface NewMessage {
   sessionId: string;
@@ -35,6 +14,7 @@ export interface NewMessage {
   traceId?: string;
   status?: DoneStatus;
   reason?: string;
+  automatic?: Automatic;
 }
 
 interface SessionRow {
@@ -54,6 +34,8 @@ interface MessageRow {
   status: DoneStatus | null;
   reason: string | null;
   created_at: string;
+  origin: AutomaticOrigin | null;
+  origin_label: string | null;
 }
 
 const now = () => new Date().toISOString();
@@ -72,6 +54,7 @@ function toMessage(row: MessageRow): ChatMessage {
   if (row.trace_id) message.traceId = row.trace_id;
   if (row.status) message.status = row.status;
   if (row.reason) message.reason = row.reason;
+  if (row.origin) message.automatic = { origin: row.origin, label: row.origin_label ?? '' };
   return message;
 }
 
@@ -118,6 +101,16 @@ export class ChatStore {
     return latest.id;
   }
 
+  /** A person's title for the session (an empty one lets its next prompt name it). */
+  renameSession(id: string, title: string): void {
+    this.db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run(title, id);
+  }
+
+  /** Deletes the session with its messages and its agents' conversation ids (ON DELETE CASCADE). */
+  deleteSession(id: string): void {
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+
   setCurrentSession(id: string): void {
     this.db.prepare("INSERT INTO meta (key, value) VALUES ('current_session', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(id);
   }
@@ -127,16 +120,18 @@ export class ChatStore {
     const at = now();
     this.db.transaction(() => {
       this.db
-        .prepare('INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, input.sessionId, input.role, input.content, input.agent ?? null, input.traceId ?? null, input.status ?? null, input.reason ?? null, at);
+        .prepare('INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, reason, created_at, origin, origin_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(id, input.sessionId, input.role, input.content, input.agent ?? null, input.traceId ?? null, input.status ?? null, input.reason ?? null, at, input.automatic?.origin ?? null, input.automatic?.label ?? null);
       this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(at, input.sessionId);
-      if (input.role === 'user') {
+      // An automatic prompt does not name the session (its first line is our own instruction).
+      if (input.role === 'user' && !input.automatic) {
         this.db.prepare("UPDATE sessions SET title = ? WHERE id = ? AND title = ''").run(titleFromPrompt(input.content), input.sessionId);
       }
     })();
     return toMessage({
       id, session_id: input.sessionId, role: input.role, content: input.content, agent: input.agent ?? null,
       trace_id: input.traceId ?? null, status: input.status ?? null, reason: input.reason ?? null, created_at: at,
+      origin: input.automatic?.origin ?? null, origin_label: input.automatic?.label ?? null,
     });
   }
 

@@ -79,4 +79,8 @@ export const CHAT_MIGRATIONS: readonly string[] = [
      SELECT u.trace_id, u.session_id, u.id, u.agent, 'user', u.seq, u.created_at FROM messages u
      WHERE u.role = 'user' AND u.trace_id IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.role = 'assistant' AND a.trace_id = u.trace_id);`,
+  // 5: who wrote a user message: NULL for a person, `goal` or `orc` for an automatic turn, with a
+  // short label for the page ("automatic turn 2 of 5 for goal …"), so it is never shown as the person's.
+  `ALTER TABLE messages ADD COLUMN origin TEXT;
+   ALTER TABLE messages ADD COLUMN origin_label TEXT;`,
 ];

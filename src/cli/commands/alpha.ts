@@ -5,6 +5,7 @@ import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { signInThroughStudio } from './auth.js';
+import { localTime } from '../local-time.js';
 
 // `svc alpha login | status | logout`: the alpha OAuth session. With a studio
 // running, through it (its account switch for the device login, so the CLI
@@ -78,7 +79,7 @@ export function registerAlpha(program: Command): void {
       out.result({ ...session, ...probed }, () => {
         const head =
           session.auth === 'oauth'
-            ? `${out.color.green('●')} alpha: signed in${session.email ? ` as ${session.email}` : ''}${session.expiresAt ? `; token until ${session.expiresAt}` : ''}${session.refreshable ? ' (refreshable)' : ''}`
+            ? `${out.color.green('●')} alpha: signed in${session.email ? ` as ${session.email}` : ''}${session.expiresAt ? `; token until ${localTime(session.expiresAt)}` : ''}${session.refreshable ? ' (refreshable)' : ''}`
             : `${out.color.yellow('○')} alpha: not signed in${session.problem ? ` (${session.problem})` : ''}: run \`svc alpha login\``;
         if (!probe) return head;
         return `${head}\n  probe: ${probe.status}${probe.reason ? ` (${probe.reason})` : ''}${probe.models ? `; image models: ${(probe.models ?? []).filter((id) => id.startsWith('alpha-image')).join(', ') || 'none'}` : ''}`;

@@ -5,6 +5,7 @@ import { FLOW_BIND_FIELDS, type FlowBindCandidate, type FlowHealth, type FlowIns
 import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
+import { plural } from '../../common/issue-message.js';
 
 // `svc flow workflows ls|add|inspect|rm|probe`: the flow lane's workflow
 // catalog (POST /api/flow/inspect, /api/flow/workflows, /api/flow/probe). A
@@ -84,7 +85,7 @@ export function registerFlow(program: Command): void {
       const body = await client.json<FlowInspectResult>('POST', '/api/flow/inspect', { body: { ...(await graphSource(file)), ...(options.origin ? { origin: options.origin } : {}) }, timeoutMs: TIMEOUT_MS });
       out.result(body, () =>
         [
-          `${body.nodes.length} nodes${body.mediaKind ? `, makes ${body.mediaKind}` : ''}${body.needsConfirmation ? ' — choose the ambiguous bindings with --bind when adding' : ''}`,
+          `${plural(body.nodes.length, 'node')}${body.mediaKind ? `, makes ${body.mediaKind}` : ''}${body.needsConfirmation ? ' — choose the ambiguous bindings with --bind when adding' : ''}`,
           ...body.candidates.map((candidate) => `  ${candidateText(candidate)}`),
           `params: ${body.params.map((param) => param.name).join(', ') || 'none'}`,
         ].join('\n'),

@@ -4,11 +4,12 @@ import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { readSse } from '../../common/events/client.js';
 import { EXIT_CODES, exitCodeFor } from '../../common/errors.js';
-import { writeFileAtomic } from '../../common/atomic-file.js';
 import { COMMON_SIZES, IMAGE_FORMATS, isTerminalEvent, MODERATIONS, PROVIDER_IDS, QUALITIES, type AssetRecord, type ErrorPayload, type GenerationResult, type MultimodeResult } from '../../studio/api/index.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
+import { outPath, prepareOut, writeOut } from '../out-target.js';
+import { isMcpTarget, mcpBody, runMcpCommand } from './mcp-job.js';
 
 export interface CommonOptions {
   model?: string;
@@ -21,6 +22,8 @@ export interface CommonOptions {
   ref?: string[];
   option?: string[];
   out?: string;
+  /** With -o: create missing directories. */
+  mkdir?: boolean;
   requestId?: string;
   timeout?: string;
 }
@@ -74,6 +77,8 @@ export function laneOptions(pairs: readonly string[] | undefined): Record<string
 }
 
 export async function requestBody(prompt: string, options: CommonOptions): Promise<Record<string, unknown>> {
+  // -o is checked before the job runs: a path that cannot be written costs no generation.
+  prepareOut(options.out, options);
   const { provider, model } = splitTarget(options.model, options.provider);
   const references = await Promise.all((options.ref ?? []).map(fileAsDataUrl));
   const body: Record<string, unknown> = {
@@ -119,7 +124,9 @@ export async function streamJob<T>(client: StudioClient, out: Output, path: stri
       .fetch('DELETE', `/api/inflight/${encodeURIComponent(requestId)}`, { timeoutMs: 5_000 })
       .catch(() => undefined)
       .finally(() => {
-        process.stderr.write(`\nCancelled ${requestId}.\n`);
+        // One line: the progress line (if any) is cleared, and the stream's own cancel error is not printed.
+        if (out.json) process.stdout.write(`${JSON.stringify({ error: { code: 'INTERRUPTED', message: `Cancelled ${requestId} (Ctrl-C).`, details: { requestId } } })}\n`);
+        else process.stderr.write(`${process.stderr.isTTY ? '\r\u001b[2K' : ''}svc: cancelled ${requestId} (Ctrl-C)\n`);
         process.exit(130);
       });
   const onInterrupt = () => {
@@ -139,6 +146,10 @@ export async function streamJob<T>(client: StudioClient, out: Output, path: stri
     // A server that answers the stream request with plain JSON (an older or another studio) gave the result itself.
     if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) return (await response.json().catch(() => undefined)) as T;
     return await followStream<T>(response, requestId, recovery, out, describe);
+  } catch (error) {
+    // After Ctrl-C the cancel says the one line and exits; whatever the stream ends with is not news.
+    if (interrupted) return await new Promise<never>(() => undefined);
+    throw error;
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
@@ -198,22 +209,16 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
   throw new CliError(`The stream ended without a result. ${recovery}`, EXIT_CODES.upstream, 'STREAM_ENDED', { requestId });
 }
 
-/** Where image `index` of `count` goes for `-o`: the name itself for one, `name-2.png` style for several. */
-export function outputPath(out: string, index: number, count: number, format: string): string {
-  const extension = extname(out);
-  const stem = extension ? out.slice(0, -extension.length) : out;
-  const suffix = count > 1 ? `-${index + 1}` : '';
-  return `${stem}${suffix}${extension || `.${format === 'jpeg' ? 'jpg' : format}`}`;
-}
-
-export async function download(client: StudioClient, images: unknown, out: string | undefined): Promise<string[]> {
-  if (!out || !Array.isArray(images)) return [];
+/** Writes the images to `-o` (a directory: each under its history name; a file: `name-2.png` style for several). */
+export async function download(client: StudioClient, images: unknown, out: string | undefined, options: { readonly mkdir?: boolean } = {}): Promise<string[]> {
+  const target = prepareOut(out, options);
+  if (!target || !Array.isArray(images)) return [];
   const written: string[] = [];
   for (const [index, image] of (images as AssetRecord[]).entries()) {
     const response = await client.fetch('GET', image.url, { timeoutMs: 60_000 });
-    const target = outputPath(out, index, images.length, image.format);
-    writeFileAtomic(target, new Uint8Array(await response.arrayBuffer()));
-    written.push(target);
+    const path = outPath(target, image.filename, index, images.length, image.format);
+    writeOut(path, new Uint8Array(await response.arrayBuffer()), image.filename);
+    written.push(path);
   }
   return written;
 }
@@ -234,7 +239,8 @@ export const withCommonOptions = (command: Command): Command =>
     .option('--negative-prompt <text>', 'epsilon lane only')
     .option('--ref <file>', 'reference image (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--option <name=value>', "one of the lane's own controls, e.g. aspectRatio=16:9 (repeatable; see `svc capabilities`)", (value: string, previous: string[] = []) => [...previous, value])
-    .option('-o, --out <file>', 'also write the image here (several: name-1.png, name-2.png, ...)')
+    .option('-o, --out <file|dir/>', 'also write the image here (several: name-1.png, name-2.png, ...); a directory takes it under its history name')
+    .option('--mkdir', 'with -o: create missing directories')
     .option('--request-id <id>', 'your own request id (default: a new UUID)')
     .option('--timeout <seconds>', 'how long to wait for the result', '600');
 
@@ -250,10 +256,16 @@ export function registerGenerate(program: Command): void {
     const { client, out } = commandContext(command);
     const count = Number(options.count);
     if (!Number.isInteger(count) || count < 1) throw new CliError(`-n must be a whole number ≥ 1, got "${options.count}".`, EXIT_CODES.usage, 'USAGE');
+    // The MCP lanes (zeta, eta) run on their own route: submitted, then followed on /api/events.
+    const target = splitTarget(options.model, options.provider);
+    if (isMcpTarget(target.provider)) {
+      await runMcpCommand(command, mcpBody('image', prompt, target, { parameters: laneOptions(options.option), refs: options.ref, requestId: options.requestId }), { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) });
+      return;
+    }
     const body = await requestBody(prompt, options);
     if (count === 1) {
       const result = await streamJob<GenerationResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
-      const saved = await download(client, result?.images, options.out);
+      const saved = await download(client, result?.images, options.out, options);
       out.result({ ...result, saved }, () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
       return;
     }
@@ -273,7 +285,7 @@ export function registerGenerate(program: Command): void {
     body.image = await fileAsDataUrl(image);
     if (options.mask) body.mask = await fileAsDataUrl(options.mask);
     const result = await streamJob<GenerationResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
-    const saved = await download(client, result?.images, options.out);
+    const saved = await download(client, result?.images, options.out, options);
     out.result({ ...result, saved }, () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
   });
 
@@ -300,7 +312,7 @@ async function runMultimode(client: StudioClient, out: Output, body: Record<stri
   const result = await streamJob<MultimodeResult>(client, out, '/api/generate/multimode', body, timeoutMs(options.timeout));
   const slots = Array.isArray(result?.results) ? result.results : [];
   const images = slots.flatMap((slot) => (slot.ok && slot.image ? [slot.image] : []));
-  const saved = await download(client, images, options.out);
+  const saved = await download(client, images, options.out, options);
   out.result({ ...result, saved }, () =>
     result.results
       .map((slot) => {

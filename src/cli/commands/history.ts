@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
 import type { AssetRecord } from '../../studio/api/index.js';
+import { localTime } from '../local-time.js';
+import { plural } from '../../common/issue-message.js';
 
 interface HistoryPage {
   items?: (AssetRecord & { createdAt: string })[];
@@ -89,14 +91,14 @@ export function registerHistory(program: Command): void {
         if (page.groups) {
           return (
             page.groups
-              .map((group) => `${out.color.bold(group.sessionTitle ?? '(no session)')}${group.sessionDeleted ? out.color.dim(' (session deleted)') : ''} ${out.color.dim(`${group.count} images`)}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`)
+              .map((group) => `${out.color.bold(group.sessionTitle ?? '(no session)')}${group.sessionDeleted ? out.color.dim(' (session deleted)') : ''} ${out.color.dim(plural(group.count, 'image'))}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`)
               .join('\n') + more
           );
         }
         const items = page.items ?? [];
         const filtered = [...query.keys()].some((key) => key !== 'limit' && key !== 'cursor');
         if (!items.length) return filtered ? 'No images match.' : 'No images yet.';
-        return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, item.createdAt, `${item.provider}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
+        return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, localTime(item.createdAt), `${item.provider}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
       });
     });
 
@@ -112,7 +114,7 @@ export function registerHistory(program: Command): void {
       out.result(body, () =>
         body.freedBytes !== undefined
           ? `${out.color.green('✓')} deleted ${body.filename} permanently ${out.color.dim(`(${body.freedBytes} bytes freed)`)}`
-          : `${out.color.green('✓')} deleted ${body.filename}${body.restorableUntil ? out.color.dim(` (restorable until ${body.restorableUntil}: svc history restore ${body.filename})`) : ''}`,
+          : `${out.color.green('✓')} deleted ${body.filename}${body.restorableUntil ? out.color.dim(` (restorable until ${localTime(body.restorableUntil)}: svc history restore ${body.filename})`) : ''}`,
       );
     });
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { jobSummary, type InflightJob, type JobRecord, type RetryAnswer } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
+import { localTime } from '../local-time.js';
 
 export function registerInflight(program: Command): void {
   const inflight = program.command('inflight').description('Jobs the studio is running now');
@@ -16,7 +17,7 @@ export function registerInflight(program: Command): void {
         body.jobs.length
           ? table([
               ['REQUEST ID', 'KIND', 'LANE', 'STATE', 'PHASE', 'STARTED'],
-              ...body.jobs.map((job) => [job.requestId, job.kind, job.provider, job.position ? `${job.state} #${job.position}` : job.state, job.phase, job.startedAt ?? '']),
+              ...body.jobs.map((job) => [job.requestId, job.kind, job.provider, job.position ? `${job.state} #${job.position}` : job.state, job.phase, localTime(job.startedAt)]),
             ])
           : 'No jobs running or queued.',
       );

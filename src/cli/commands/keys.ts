@@ -6,6 +6,7 @@ import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import { table, type Colors } from '../output.js';
 import { promptHidden, readStdin } from '../secret-input.js';
+import { localTime } from '../local-time.js';
 
 // `svc keys status | set | rm`: the studio's keys (GET/PUT/DELETE /api/keys).
 // A key is read from the terminal without echo, or from stdin with --stdin;
@@ -22,7 +23,7 @@ function verdict(status: KeyStatus, color: Colors): string {
 
 function row(name: string, status: KeyStatus, color: Colors): string[] {
   const key = status.clientEmail ? `${status.clientEmail} (${status.projectId})` : (status.masked ?? '-');
-  return [name, status.set ? 'yes' : 'no', status.source, key, verdict(status, color), status.checkedAt ?? '-', color.dim(status.valid === 'valid' ? '' : (status.reason ?? ''))];
+  return [name, status.set ? 'yes' : 'no', status.source, key, verdict(status, color), status.checkedAt ? localTime(status.checkedAt) : '-', color.dim(status.valid === 'valid' ? '' : (status.reason ?? ''))];
 }
 
 function render(body: KeysStatusBody, color: Colors): string {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { NodeGenerationResult, NodeRecord } from '../../studio/api/index.js';
 import { commandContext } from '../context.js';
 import { describeImage, download, requestBody, streamJob, timeoutMs, withCommonOptions, type CommonOptions } from './generate.js';
+import { localTime } from '../local-time.js';
 
 // `svc node generate|show`: Node mode from the command line. A generation is
 // the same streamed job as `svc generate`, on POST /api/node/generate.
@@ -43,7 +44,7 @@ export function registerNode(program: Command): void {
       const record = await client.json<NodeRecord>('GET', `/api/node/${encode(nodeId)}`, { timeoutMs: 15_000 });
       out.result(record, () =>
         [
-          `${out.color.bold(record.nodeId)}  ${out.color.dim(`${record.operation} · ${record.provider}/${record.model} · ${record.createdAt}`)}`,
+          `${out.color.bold(record.nodeId)}  ${out.color.dim(`${record.operation} · ${record.provider}/${record.model} · ${localTime(record.createdAt)}`)}`,
           `prompt   ${record.prompt}`,
           `parent   ${record.parentNodeId ?? '(root)'}`,
           `session  ${record.session ? `${record.session.title} (${record.session.id})${record.session.deleted ? ' — deleted' : ''}` : '(none)'}`,

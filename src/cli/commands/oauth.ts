@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { OauthStatusBody } from '../../studio/api/auth.js';
 import { commandContext } from '../context.js';
+import { localTime } from '../local-time.js';
 
 // `svc oauth status`: the chat OAuth session the `oauth` lane uses (GET /api/oauth/status).
 
@@ -20,7 +21,7 @@ export function registerOauth(program: Command): void {
         return [
           `${color.green('●')} chat session${account?.email ? ` as ${account.email}` : ''}${account?.plan ? ` (${account.plan})` : ''}`,
           color.dim(`  account ${account?.accountId ?? 'unknown'}; file ${body.file}`),
-          `  token ${body.expiresAt ? `until ${body.expiresAt}` : 'without an expiry'}; ${body.needsRefresh ? color.yellow('refreshes at the next call') : 'fresh'}${body.refreshable ? '' : color.yellow('; no refresh token: sign in again when it expires')}`,
+          `  token ${body.expiresAt ? `until ${localTime(body.expiresAt)}` : 'without an expiry'}; ${body.needsRefresh ? color.yellow('refreshes at the next call') : 'fresh'}${body.refreshable ? '' : color.yellow('; no refresh token: sign in again when it expires')}`,
           body.lastRefresh ? color.dim(`  last refreshed ${body.lastRefresh}`) : '',
         ]
           .filter(Boolean)

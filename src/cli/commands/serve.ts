@@ -3,6 +3,7 @@ import { closeOnSignals } from '../../common/listen.js';
 import { EXIT_CODES } from '../../common/errors.js';
 import { CliError } from '../client.js';
 import { DEFAULT_PORT } from '../../studio/constants.js';
+import { StateDirLocked } from '../../studio/state-lock.js';
 
 function parsePort(value: string | undefined, from: string): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -20,7 +21,8 @@ export function registerServe(program: Command): void {
     .option('--demo', 'start the upstream simulators in-process and point every lane at them (offline, no keys)')
     .option('--allow-origin <origin...>', 'extra origins allowed in Host/Origin checks, e.g. http://studio.lan:3333')
     .option('--log', 'log every request')
-    .action(async (options: { port?: string; host: string; demo?: boolean; allowOrigin?: string[]; log?: boolean }, command: Command) => {
+    .option('--shared-home', 'run beside another studio on the same state dir (SVC_HOME); else a second studio there refuses to start')
+    .action(async (options: { port?: string; host: string; demo?: boolean; allowOrigin?: string[]; log?: boolean; sharedHome?: boolean }, command: Command) => {
       const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
       const port = parsePort(options.port, '--port') ?? parsePort(process.env.SVC_PORT, 'SVC_PORT') ?? DEFAULT_PORT;
       const { startStudio } = await import('../../studio/main.js');
@@ -35,9 +37,11 @@ export function registerServe(program: Command): void {
           demo: demo?.options,
           logger: options.log,
           onClose: demo?.close,
+          sharedHome: options.sharedHome,
         });
       } catch (error) {
         await demo?.close();
+        if (error instanceof StateDirLocked) throw new CliError(error.message, EXIT_CODES.usage, 'STATE_DIR_LOCKED', { lockFile: error.lockFile, holder: error.holder });
         throw new CliError((error as Error).message, EXIT_CODES.internal, 'SERVE_FAILED');
       }
       const info = { url: studio.url, port: studio.port, pid: process.pid, demo: Boolean(demo), descriptor: studio.ctx.paths.descriptorFile };

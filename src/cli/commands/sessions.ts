@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../../common/atomic-file.js';
 import { EXIT_CODES } from '../../common/errors.js';
 import type { GraphSaved, SessionBody, SessionDeleted, SessionsPage, SessionSummary, VersionedGraph } from '../../studio/api/index.js';
 import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
+import { prepareOut, singlePath, writeOut } from '../out-target.js';
+import { localTime } from '../local-time.js';
+import { plural } from '../../common/issue-message.js';
 
 // `svc sessions …`: graph sessions and their graphs. `graph get` writes the
 // graph with the version it read; `graph put` sends that version back as
@@ -36,7 +38,7 @@ async function readGraphFile(path: string): Promise<{ version: number; graph: Re
   return { version: version as number, graph };
 }
 
-const summaryLine = (session: SessionSummary) => `${session.title} (${session.id}) · version ${session.version} · ${session.nodeCount} nodes, ${session.edgeCount} edges`;
+const summaryLine = (session: SessionSummary) => `${session.title} (${session.id}) · version ${session.version} · ${plural(session.nodeCount, 'node')}, ${plural(session.edgeCount, 'edge')}`;
 
 export function registerSessions(program: Command): void {
   const sessions = program.command('sessions').description('Graph sessions: list, show, create, rename, delete; get and put their graphs');
@@ -54,7 +56,7 @@ export function registerSessions(program: Command): void {
       out.result(page, () => {
         if (!page.sessions.length) return 'No sessions yet: svc sessions create <title>';
         const more = page.nextCursor ? `\n${out.color.dim(`more: svc sessions ls --cursor ${page.nextCursor}`)}` : '';
-        return table([['ID', 'TITLE', 'VERSION', 'NODES', 'UPDATED'], ...page.sessions.map((session) => [session.id, session.title, String(session.version), String(session.nodeCount), session.updatedAt])]) + more;
+        return table([['ID', 'TITLE', 'VERSION', 'NODES', 'UPDATED'], ...page.sessions.map((session) => [session.id, session.title, String(session.version), String(session.nodeCount), localTime(session.updatedAt)])]) + more;
       });
     });
 
@@ -110,14 +112,17 @@ export function registerSessions(program: Command): void {
   graph
     .command('get')
     .argument('<id>', 'session id')
-    .option('-o, --out <file>', 'write the graph here (with its version) instead of printing it')
+    .option('-o, --out <file|dir/>', 'write the graph here (with its version) instead of printing it; a directory takes <id>.json')
+    .option('--mkdir', 'with -o: create missing directories')
     .description('Print (or write) the graph with its version')
-    .action(async (id: string, options: { out?: string }, command: Command) => {
+    .action(async (id: string, options: { out?: string; mkdir?: boolean }, command: Command) => {
       const { client, out } = commandContext(command);
+      const target = prepareOut(options.out, options);
       const current = await client.json<VersionedGraph>('GET', `/api/sessions/${encode(id)}/graph`, { timeoutMs: TIMEOUT_MS });
-      if (!options.out) return void process.stdout.write(`${JSON.stringify(current, null, 2)}\n`);
-      writeFileAtomic(options.out, `${JSON.stringify(current, null, 2)}\n`);
-      out.result({ ...current, saved: options.out }, () => `${out.color.green('✓')} ${options.out} ${out.color.dim(`version ${current.version} · ${current.nodes.length} nodes, ${current.edges.length} edges`)}`);
+      if (!target) return void process.stdout.write(`${JSON.stringify(current, null, 2)}\n`);
+      const saved = singlePath(target, `${id}.json`);
+      writeOut(saved, `${JSON.stringify(current, null, 2)}\n`);
+      out.result({ ...current, saved }, () => `${out.color.green('✓')} ${saved} ${out.color.dim(`version ${current.version} · ${plural(current.nodes.length, 'node')}, ${plural(current.edges.length, 'edge')}`)}`);
     });
 
   graph
@@ -143,6 +148,6 @@ export function registerSessions(program: Command): void {
         }
         throw error;
       }
-      out.result(saved, () => `${out.color.green('✓')} saved ${saved.id} ${out.color.dim(`version ${version} → ${saved.version} · ${saved.nodeCount} nodes, ${saved.edgeCount} edges`)}`);
+      out.result(saved, () => `${out.color.green('✓')} saved ${saved.id} ${out.color.dim(`version ${version} → ${saved.version} · ${plural(saved.nodeCount, 'node')}, ${plural(saved.edgeCount, 'edge')}`)}`);
     });
 }

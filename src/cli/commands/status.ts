@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
 import type { ProviderStatus } from '../../studio/api/index.js';
+import { localTime } from '../local-time.js';
 
 interface Health {
   ok: boolean;
@@ -26,7 +27,7 @@ export function registerStatus(program: Command): void {
         const ready = providers.providers.filter((provider) => provider.state === 'ready').length;
         const head = [
           `${color.green('●')} studio ${health.version} at ${client.server.url}${health.demo ? color.yellow(' (demo: simulated upstreams)') : ''}`,
-          color.dim(`  found via ${client.server.source}; up since ${health.startedAt}; alpha auth: ${health.alpha.auth}`),
+          color.dim(`  found via ${client.server.source}; up since ${localTime(health.startedAt)}; alpha auth: ${health.alpha.auth}`),
           `  lanes ready: ${ready} of ${providers.providers.length}`,
         ];
         const rows = providers.providers.map((provider) => [

@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../../common/atomic-file.js';
 import { EXIT_CODES } from '../../common/errors.js';
 import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, type AssetRecord, type VideoAnalysis, type VideoResult } from '../../studio/api/index.js';
 import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { download, fileAsDataUrl, splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
+import { isMcpTarget, mcpBody, runMcpCommand } from './mcp-job.js';
+import { prepareOut, singlePath, writeOut, type OutTarget } from '../out-target.js';
 
 // `svc video`: text, image and reference to video (and storyboards), then
 // `svc video edit|extend|frame|analyze`. Each job follows its own event stream
@@ -25,6 +26,7 @@ interface VideoOptions {
   plannerModel?: string;
   storyboard?: string;
   out?: string;
+  mkdir?: boolean;
   requestId?: string;
   timeout?: string;
 }
@@ -72,10 +74,12 @@ function describe(out: Output, result: VideoResult, saved: string | undefined): 
   return [...clips, line(result.video, saved)].join('\n');
 }
 
-async function runVideoJob(command: Command, path: string, body: Record<string, unknown>, options: { out?: string; timeout?: string }): Promise<void> {
+async function runVideoJob(command: Command, path: string, body: Record<string, unknown>, options: { out?: string; mkdir?: boolean; timeout?: string }): Promise<void> {
   const { client, out } = commandContext(command);
+  // -o is checked before the job runs: a path that cannot be written costs no video.
+  prepareOut(options.out, options);
   const result = await streamJob<VideoResult>(client, out, path, { ...body, requestId: body.requestId ?? randomUUID(), cancelOnDisconnect: false }, timeoutMs(options.timeout), videoEventLine);
-  const [saved] = await download(client, [result.video], options.out);
+  const [saved] = await download(client, [result.video], options.out, options);
   out.result({ ...result, ...(saved ? { saved } : {}) }, () => describe(out, result, saved));
 }
 
@@ -84,7 +88,8 @@ const targetOptions = (command: Command): Command =>
     .option('-m, --model <lane/model>', 'video model, optionally with its lane (e.g. alpha-api/alpha-video); default: the saved video target')
     .option('-p, --provider <lane>', 'alpha or alpha-api')
     .option('--planner-model <model>', 'planner that writes the final prompt (alpha-4.3, alpha-4.5, alpha-4.6)')
-    .option('-o, --out <file>', 'also write the MP4 here')
+    .option('-o, --out <file|dir/>', 'also write the MP4 here (a directory: under its history name)')
+    .option('--mkdir', 'with -o: create missing directories')
     .option('--request-id <id>', 'your own request id (default: a new UUID)')
     .option('--timeout <seconds>', 'how long to wait for the result', '900');
 
@@ -106,6 +111,13 @@ export function registerVideo(program: Command): void {
       .description('Make a video (text, image or reference to video, or a storyboard); also: video edit|extend|frame|analyze'),
   ).action(async (prompt: string | undefined, options: VideoOptions, command: Command) => {
     if (!prompt && !options.storyboard) throw new CliError('Give a prompt or --storyboard <file>.', EXIT_CODES.usage, 'USAGE');
+    // The MCP lanes (zeta, eta): duration and resolution are the model's parameters, --aspect its ratio, --ref gallery files.
+    const target = splitTarget(options.model, options.provider);
+    if (isMcpTarget(target.provider)) {
+      const parameters = { ...(options.duration !== undefined ? { duration: seconds(options.duration, '--duration') } : {}), ...(options.resolution ? { resolution: options.resolution } : {}) };
+      await runMcpCommand(command, mcpBody('video', prompt ?? '', target, { parameters, ratio: options.aspect, refs: options.ref, requestId: options.requestId }), { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) });
+      return;
+    }
     const body: Record<string, unknown> = {
       ...laneFields(options),
       ...(prompt ? { prompt } : {}),
@@ -149,11 +161,12 @@ export function registerVideo(program: Command): void {
     .action(async (source: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<{ at: string; out?: string }>();
       if (!options.out) throw new CliError('svc video frame needs -o <file.png>.', EXIT_CODES.usage, 'USAGE');
+      const frameTarget = prepareOut(options.out) as OutTarget;
       const { client, out } = commandContext(command);
       const response = await client.fetch('GET', `/api/video/frame?filename=${encodeURIComponent(source)}&at=${encodeURIComponent(options.at)}`, { timeoutMs: 60_000 });
       const bytes = new Uint8Array(await response.arrayBuffer());
-      const target = options.out;
-      writeFileAtomic(target, bytes);
+      const target = singlePath(frameTarget, `${source.replace(/\.[^.]+$/, '')}-${options.at}.png`);
+      writeOut(target, bytes);
       out.result({ filename: source, at: options.at, saved: target, bytes: bytes.length }, () => `${out.color.green('✓')} ${target}  ${out.color.dim(`${options.at} frame of ${source}`)}`);
     });
 

@@ -18,6 +18,9 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/** The dashboard's icon (web/manager/public), under a fixed name: revalidated like the page. */
+const FAVICON = '/favicon.svg';
+
 /**
  * Paths served without the token: the dashboard's own files, which hold no
  * data (the page then sends the token with its requests). The built assets
@@ -30,7 +33,7 @@ export function dashboardPublicPaths(webDir: string): string[] {
   } catch {
     // Not built: only the page (which then says so) is public.
   }
-  return ['/', ...assets];
+  return ['/', FAVICON, ...assets];
 }
 
 /**
@@ -62,5 +65,15 @@ export function registerDashboardRoutes(app: FastifyInstance, webDir: string): v
       throw new ServiceError('NOT_FOUND', 'No such asset.');
     }
     return reply.headers({ ...SECURITY_HEADERS, 'Cache-Control': 'public, max-age=31536000, immutable' }).type(type).send(body);
+  });
+
+  app.get(FAVICON, async (_request, reply) => {
+    let body: Buffer;
+    try {
+      body = await readFile(join(webDir, FAVICON.slice(1)));
+    } catch {
+      throw new ServiceError('NOT_FOUND', 'No icon (the dashboard is not built).');
+    }
+    return reply.headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' }).type('image/svg+xml').send(body);
   });
 }

@@ -17,6 +17,8 @@ export interface GenerateRequest {
   readonly width: number;
   readonly height: number;
   readonly straightAlpha: boolean;
+  /** The caller's seed; without one the simulator picks one, as the vendor does. */
+  readonly seed?: number;
 }
 
 const isNumberIn = (value: unknown, min: number, max: number) => typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
@@ -48,5 +50,5 @@ export function parseGenerateBody(body: unknown): GenerateRequest | string {
   if (typeof p.negative_prompt !== 'string') return 'negative_prompt must be a string';
   const caption = (p.v4_prompt as { caption?: { base_caption?: unknown } } | null)?.caption?.base_caption;
   if (caption !== input) return 'v4_prompt.caption.base_caption must repeat input';
-  return { prompt: input, model, width, height, straightAlpha: p.straight_alpha === true };
+  return { prompt: input, model, width, height, straightAlpha: p.straight_alpha === true, ...(typeof p.seed === 'number' ? { seed: p.seed } : {}) };
 }

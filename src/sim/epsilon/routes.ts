@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ErrorAnswer, SimRequest, SimResponse } from '../harness.js';
 import { renderImage } from '../image-renderer.js';
+import { withComment } from './comment-chunk.js';
 import { parsePromptTriggers } from '../prompt-triggers.js';
 import { parseGenerateBody } from './parameters.js';
 import type { EpsilonState } from './state.js';
@@ -105,7 +106,7 @@ export function registerEpsilonRoutes(state: EpsilonState): void {
     if (triggers.has('json-body')) return response.json(200, { statusCode: 200, message: 'Image generation queued; poll the stream endpoint.' });
     if (triggers.has('empty-body')) return response.send(200, Buffer.alloc(0), 'application/x-zip-compressed');
     const png = await renderImage({ prompt: cleaned || 'image', width: parsed.width, height: parsed.height, format: 'png', background: parsed.straightAlpha ? 'transparent' : 'opaque' });
-    return response.send(triggers.has('status-201') ? 201 : 200, archive(png, triggers.has), 'application/x-zip-compressed');
+    return response.send(triggers.has('status-201') ? 201 : 200, archive(withComment(png, parsed), triggers.has), 'application/x-zip-compressed');
   });
 
   simulator.route('GET', '/user/data', (request, response) => {

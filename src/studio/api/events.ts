@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { jobResult } from './jobs.js';
+import { jobResult, laneWarning } from './jobs.js';
 import { errorPayload, slotOutcome } from './results.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
 import { VIDEO_MODES } from './video.js';
+import { MCP_PHASES } from './mcp.js';
+import { MCP_LANES, MCP_MEDIA_KINDS } from '../mcp/catalog.js';
 
 // Payloads of the events every job publishes on the shared channel (topic
 // `generation`), so what `GET /api/events` and per-request SSE carry. Each
@@ -34,6 +36,8 @@ export const generationEventPayloads = {
     z.object({ ...base, value: z.number().int(), max: z.number().int(), node: z.string().optional(), provider: z.string().optional(), model: z.string().optional() }),
     /** Video (spec: Events 4), one poll: `fraction` 0–1 of the clip; `stalled` once the upstream has not moved for a while (SVC_VIDEO_STALL_MS). */
     z.object({ ...base, ...videoClip, fraction: z.number().min(0).max(1), stalled: z.boolean(), upstreamState: z.string().optional() }),
+    /** MCP lanes (spec: Events 5): `uploading` (input `current` of `total`), `provider-queued`, `provider-running`, `downloading`. */
+    z.object({ ...base, provider: z.enum(MCP_LANES), phase: z.enum(MCP_PHASES), current: z.number().int().optional(), total: z.number().int().optional(), upstreamState: z.string().optional() }),
   ]),
   /** A low-quality intermediate render. `b64` reaches live listeners only: replayed copies omit it (`omitted: ['b64']`). */
   partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
@@ -44,9 +48,14 @@ export const generationEventPayloads = {
   /** The planner model writes the clip's final prompt. */
   planning: z.object({ ...base, ...videoClip, provider: z.string(), model: z.string(), plannerModel: z.string() }),
   /** The upstream accepted the clip: its job id, the model asked for and the one that runs (the base model for references, edits, extensions). */
-  submitted: z.object({ ...base, ...videoClip, provider: z.string(), upstreamId: z.string(), requestedModel: z.string(), model: z.string(), mode: z.enum(VIDEO_MODES) }),
+  submitted: z.union([
+    z.object({ ...base, ...videoClip, provider: z.string(), upstreamId: z.string(), requestedModel: z.string(), model: z.string(), mode: z.enum(VIDEO_MODES) }),
+    /** MCP lanes: the job started on its lane (`media`: image or video; the contract's `kind`, which `kind` already names here as the job's). */
+    z.object({ ...base, provider: z.enum(MCP_LANES), media: z.enum(MCP_MEDIA_KINDS), model: z.string() }),
+  ]),
   // `progress` (above): one poll's `fraction` and `stalled`.
-  done: z.object({ ...base, result: jobResult }),
+  /** `warnings` (ours): the result's dropped controls, repeated on the event so a listener sees them without reading the result. */
+  done: z.object({ ...base, result: jobResult, warnings: z.array(laneWarning).optional() }),
   error: z.object({ ...base, error: errorPayload }),
 } as const;
 

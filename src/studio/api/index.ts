@@ -14,4 +14,5 @@ export * from './job-summary.js';
 export * from './video.js';
 export * from './prompt-builder.js';
 export * from './agent.js';
+export * from './mcp.js';
 export * from './flow.js';

@@ -24,6 +24,8 @@ export function jobSummary(record: JobRecord): JobSummary {
   }
   // An agent turn's text (its images are planned when it runs).
   if (record.kind === 'agent-turn') return { prompt: record.request.prompt, size: null, outputs: 1, source: null };
+  // An MCP job makes one file; its size is its ratio.
+  if (record.kind === 'mcp') return { prompt: record.request.prompt, size: record.request.ratio, outputs: 1, source: null };
   const first = record.request.slots[0];
   return { prompt: first.fields.prompt, size: first.fields.size ?? null, outputs: record.request.slots.length, source: null };
 }

@@ -27,3 +27,23 @@ export const plannedModel = z.object({
   upstreamId: z.string(),
 });
 export type PlannedModel = z.infer<typeof plannedModel>;
+
+/**
+ * A common control the lane does not have and the spec does not forbid there:
+ * dropped from the request and reported (as the AI SDK's call warnings), never
+ * silently. Shown in the result and in `done.result`.
+ */
+export const laneWarning = z.object({
+  type: z.literal('unsupported'),
+  field: z.string(),
+  lane: z.string(),
+});
+export type LaneWarning = z.infer<typeof laneWarning>;
+
+/** How `provider: auto` chose the lane: the lanes it passed over before it, and why each. */
+export const autoRouting = z.object({
+  requested: z.literal('auto'),
+  /** Lanes of the auto order tried before the one that runs, with the reason each was passed over. */
+  skipped: z.record(z.string(), z.string()),
+});
+export type AutoRouting = z.infer<typeof autoRouting>;

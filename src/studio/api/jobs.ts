@@ -3,9 +3,10 @@ import { nodeGenerationResult } from './nodes.js';
 import { slotFields } from './requests.js';
 import { assetRecord, errorPayload, generationResult, multimodeResult } from './results.js';
 import { graphPosition } from './sessions.js';
-import { inputDescriptor, plannedModel } from './jobs-base.js';
+import { autoRouting, inputDescriptor, laneWarning, plannedModel } from './jobs-base.js';
 import { videoJobRequest, videoResult } from './video.js';
 import { agentTurn, agentTurnJobRequest } from './agent.js';
+import { mcpJobRequest, mcpResult } from './mcp.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKind } from './values.js';
 
 // Jobs as the API shows them, typed by kind: what each kind stores as its
@@ -13,7 +14,7 @@ import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKin
 // The engine parses a stored job with its kind's schemas, so no stored job is
 // ever cast; clients read a job's prompt and settings from the same types.
 
-export { inputDescriptor, plannedModel, type InputDescriptor, type PlannedModel } from './jobs-base.js';
+export { autoRouting, inputDescriptor, laneWarning, plannedModel, type AutoRouting, type InputDescriptor, type LaneWarning, type PlannedModel } from './jobs-base.js';
 
 const { provider: _provider, model: _model, ...outputFields } = slotFields;
 
@@ -29,6 +30,10 @@ export const slotPlan = z.object({
     format: z.enum(IMAGE_FORMATS),
     options: z.record(z.string(), z.unknown()),
   }),
+  /** Common controls dropped because the lane lacks them (absent when none). */
+  warnings: z.array(laneWarning).optional(),
+  /** Present when `auto` chose the lane. */
+  routing: autoRouting.optional(),
 });
 export type SlotPlan = z.infer<typeof slotPlan>;
 
@@ -72,6 +77,7 @@ export const JOB_KIND_SCHEMAS = {
   trace: { request: traceJobRequest, result: assetRecord },
   video: { request: videoJobRequest, result: videoResult },
   'agent-turn': { request: agentTurnJobRequest, result: agentTurn },
+  mcp: { request: mcpJobRequest, result: mcpResult },
 } as const satisfies Record<JobKind, { request: z.ZodType; result: z.ZodType }>;
 
 export type JobRequestOf<K extends JobKind> = z.infer<(typeof JOB_KIND_SCHEMAS)[K]['request']>;
@@ -87,6 +93,7 @@ export const JOB_REQUESTS: { readonly [K in JobKind]: z.ZodType<JobRequestOf<K>>
   trace: traceJobRequest,
   video: videoJobRequest,
   'agent-turn': agentTurnJobRequest,
+  mcp: mcpJobRequest,
 };
 export const JOB_RESULTS: { readonly [K in JobKind]: z.ZodType<JobResultOf<K>> } = {
   generate: generationResult,
@@ -96,10 +103,11 @@ export const JOB_RESULTS: { readonly [K in JobKind]: z.ZodType<JobResultOf<K>> }
   trace: assetRecord,
   video: videoResult,
   'agent-turn': agentTurn,
+  mcp: mcpResult,
 };
 
 /** What a job produced, whatever its kind (`done.result`). The node result comes first: a generation's schema would strip its node fields. */
-export const jobResult = z.union([nodeGenerationResult, videoResult, generationResult, multimodeResult, assetRecord, agentTurn]);
+export const jobResult = z.union([mcpResult, nodeGenerationResult, videoResult, generationResult, multimodeResult, assetRecord, agentTurn]);
 export type JobResult = z.infer<typeof jobResult>;
 
 /** 202 answer of an async POST. */
@@ -127,6 +135,34 @@ export const inflightJob = z.object({
   cancelling: z.boolean(),
 });
 export type InflightJob = z.infer<typeof inflightJob>;
+
+/** How far back GET /api/jobs looks by default (the queue panel's "last hour"), and how many it lists at most. */
+export const FINISHED_JOBS = { defaultWindowMs: 60 * 60 * 1000, defaultLimit: 100, maxLimit: 200 } as const;
+
+/** GET /api/jobs: the jobs that ended since `since` (ISO time; default an hour ago), the newest end first. */
+export const finishedJobsQuery = z.object({
+  since: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(FINISHED_JOBS.maxLimit).optional(),
+});
+
+/** A finished job as GET /api/jobs lists it: what it was and how it ended (its result stays at GET /api/jobs/:requestId). */
+export const finishedJob = z.object({
+  requestId: z.string(),
+  kind: z.enum(JOB_KINDS),
+  provider: z.string(),
+  model: z.string().optional(),
+  /** One of TERMINAL_JOB_STATES. */
+  state: z.enum(JOB_STATES),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string(),
+  attempt: z.number().int(),
+  retryOf: z.string().nullable(),
+  error: errorPayload.nullable(),
+});
+export type FinishedJob = z.infer<typeof finishedJob>;
+export const finishedJobsAnswer = z.object({ jobs: z.array(finishedJob), since: z.string() });
+export type FinishedJobsAnswer = z.infer<typeof finishedJobsAnswer>;
 
 /** One attempt of a job (a retry is a new attempt with its own requestId). */
 export const jobAttempt = z.object({ requestId: z.string(), attempt: z.number().int(), state: z.enum(JOB_STATES), createdAt: z.string(), finishedAt: z.string().nullable() });
@@ -176,6 +212,7 @@ export const jobRecord = z.discriminatedUnion('kind', [
   kindRecord('trace', JOB_KIND_SCHEMAS.trace),
   kindRecord('video', JOB_KIND_SCHEMAS.video),
   kindRecord('agent-turn', JOB_KIND_SCHEMAS['agent-turn']),
+  kindRecord('mcp', JOB_KIND_SCHEMAS.mcp),
 ]);
 export type JobRecord = z.infer<typeof jobRecord>;
 

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { graphId } from './sessions.js';
-import { API_LIMITS, ASSET_KINDS, JOB_PRIORITY, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, sizeProblem } from './values.js';
+import { API_LIMITS, ASSET_KINDS, JOB_PRIORITY, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, parseSize, sizeProblem } from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
 // refused (a typo like `qualty` must not be ignored); a lane's own controls go
 // in `options` and are validated by that lane's schema once the lane is known.
 
+// The form `<width>x<height>` here; the side rule once the lane is known (SIZE_RULE, or the lane's own: jobs/plan.ts).
 const size = z.string().superRefine((value, context) => {
-  const problem = sizeProblem(value);
+  const problem = parseSize(value) ? undefined : sizeProblem(value);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 

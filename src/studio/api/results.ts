@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ASSET_FORMATS, COMMON_CONTROLS, LANE_STATES } from './values.js';
+import { autoRouting, laneWarning } from './jobs-base.js';
 
 // Result bodies of the studio's HTTP API: what the server answers and what
 // `done` events carry. The server builds these types; tests check answers
@@ -83,6 +84,10 @@ export const generationResult = z.object({
   /** Settings the upstream call used, defaults filled in. */
   settings: z.record(z.string(), z.unknown()),
   timings: generationTimings,
+  /** Common controls the lane dropped (`{ type: 'unsupported', field, lane }`); absent when none. */
+  warnings: z.array(laneWarning).optional(),
+  /** Present when `provider: auto` chose the lane: the lanes passed over before it, and why. */
+  routing: autoRouting.optional(),
 });
 export type GenerationResult = z.infer<typeof generationResult>;
 
@@ -95,6 +100,8 @@ export const slotOutcome = z.object({
   image: assetRecord.optional(),
   revisedPrompt: z.string().optional(),
   error: errorPayload.optional(),
+  warnings: z.array(laneWarning).optional(),
+  routing: autoRouting.optional(),
 });
 export type SlotOutcome = z.infer<typeof slotOutcome>;
 
@@ -115,6 +122,10 @@ export const providerStatus = z.object({
   /** `cooling_down`: when the lane may be tried again. */
   until: z.string().optional(),
   upstream: z.string().nullable(),
+  /** The spec's runtime port of the lane: its upstream's origin and port; null without one. */
+  runtime: z.object({ origin: z.string(), port: z.number().int() }).nullable().optional(),
+  /** While the lane rests after a rate limit: until when, the code, and whether the vendor said when (`vendor`) or the default applies (`default`). */
+  cooldown: z.object({ until: z.string(), code: z.string(), source: z.enum(['vendor', 'default']) }).optional(),
 });
 export type ProviderStatus = z.infer<typeof providerStatus>;
 

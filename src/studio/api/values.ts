@@ -66,9 +66,9 @@ export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:~-]{1,128}$/;
 export const IMAGE_JOB_KINDS = ['generate', 'edit', 'multimode', 'node'] as const;
 /**
  * What a job is: an image job, a trace (POST /api/assets/derived), or a video (POST /api/video/*);
- * an agent turn (Agent Mode's queue items); MCP kinds join with their routes. Each kind's stored request and result are typed in api/jobs.ts.
+ * an agent turn (Agent Mode's queue items); an MCP-lane job (`mcp`, POST /api/mcp/generate). Each kind's stored request and result are typed in api/jobs.ts.
  */
-export const JOB_KINDS = [...IMAGE_JOB_KINDS, 'trace', 'video', 'agent-turn'] as const;
+export const JOB_KINDS = [...IMAGE_JOB_KINDS, 'trace', 'video', 'agent-turn', 'mcp'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** What made an asset: a generation (of a kind of image job), a trace, an import (an asset record's `kind`). */
@@ -97,7 +97,8 @@ export type JobPhase = (typeof JOB_PHASES)[number];
 
 /** What /api/providers says of a lane. */
 /** `disconnected`: a lane whose models live on a local server none of which answers (flow: no workflow registered, or its servers down). */
-export const LANE_STATES = ['ready', 'needs_credential', 'needs_binary', 'cooling_down', 'unreachable', 'unavailable', 'disconnected'] as const;
+/** `locked`: an MCP lane whose plan does not allow generation (catalog only). */
+export const LANE_STATES = ['ready', 'needs_credential', 'needs_binary', 'cooling_down', 'unreachable', 'unavailable', 'disconnected', 'locked'] as const;
 export type LaneState = (typeof LANE_STATES)[number];
 
 /** Ours, where the spec leaves them open; documented in docs/API.md. */

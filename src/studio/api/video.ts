@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { REFERENCE_TO_VIDEO_MAX_SECONDS, REFERENCE_TO_VIDEO_REFERENCES, VIDEO_ASPECT_RATIOS, VIDEO_DURATION_SECONDS, VIDEO_RESOLUTIONS } from '../lanes/alpha/controls.js';
+import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../lanes/alpha/controls.js';
 import { imageInput } from './requests.js';
 import { assetRecord, generationTimings } from './results.js';
 import { inputDescriptor, plannedModel } from './jobs-base.js';
+import { STORYBOARD_CLIPS, VIDEO_MODES, VIDEO_OPERATIONS } from './video-values.js';
 import { API_LIMITS, JOB_PRIORITY, LANE_IDS, PROVIDER_IDS, REQUEST_ID_PATTERN } from './values.js';
 
 // Video (spec: "Video", the Video request, the video job states, Events 4).
@@ -16,19 +17,7 @@ import { API_LIMITS, JOB_PRIORITY, LANE_IDS, PROVIDER_IDS, REQUEST_ID_PATTERN } 
 // Ranges are checked when the job is planned (so a refusal names its rule and
 // the allowed values with a video code), not by the schema.
 
-export { VIDEO_ASPECT_RATIOS, VIDEO_DURATION_SECONDS, VIDEO_RESOLUTIONS, REFERENCE_TO_VIDEO_MAX_SECONDS, REFERENCE_TO_VIDEO_REFERENCES };
-
-/** How a clip is made, from its inputs. */
-export const VIDEO_MODES = ['text-to-video', 'image-to-video', 'reference-to-video', 'video-to-video', 'extension'] as const;
-export type VideoMode = (typeof VIDEO_MODES)[number];
-/** What a video job does: generate (one clip or a storyboard), edit a video, extend one. */
-export const VIDEO_OPERATIONS = ['generate', 'edit', 'extend'] as const;
-export type VideoOperation = (typeof VIDEO_OPERATIONS)[number];
-/** The default duration when none is given (the contract's clients use 6 s). */
-export const VIDEO_DEFAULT_SECONDS = 6;
-export const VIDEO_DEFAULT_RESOLUTION = '480p';
-/** Storyboard clips (ours). */
-export const STORYBOARD_CLIPS = { min: 2, max: 8 } as const;
+export * from './video-values.js';
 
 /** What every job-creating video request may say about its delivery (as every job route). */
 const deliveryFields = {

@@ -33,8 +33,12 @@ export const LANES: Readonly<Record<LaneId, LaneModule>> = {
 /** Every lane module in the API's order. */
 export const LANE_MODULES: readonly LaneModule[] = LANE_IDS.map((id) => LANES[id]);
 
-/** The order `auto` tries lanes in for classic generation: the spec's default path first. */
-export const AUTO_ORDER: readonly LaneId[] = ['oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen'];
+/**
+ * The order `auto` tries lanes in for image generation: the spec's default path first, then every
+ * other image lane (auto considers every ready lane that can take the request). The MCP lanes run
+ * through their own route.
+ */
+export const AUTO_ORDER: readonly LaneId[] = ['oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen', 'gamma', 'delta', 'epsilon', 'flow'];
 
 /** What a lane can do, derived once from its adapter's operations and its declarations. */
 export interface LaneOperations {

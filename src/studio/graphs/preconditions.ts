@@ -3,7 +3,9 @@ import { ServiceError } from '../../common/errors.js';
 // HTTP preconditions on a graph (RFC 9110 §8.8.3, §13.1.1): the graph's
 // version is its entity tag, strong, written in quotes ("7"). A save sends it
 // back in If-Match; `*` matches any current graph. Weak tags never match
-// (If-Match compares strongly).
+// (If-Match compares strongly). The spec says "If-Match with the current
+// version", and clients written from it send the version bare (`3`): a bare
+// decimal version is read as that strong tag.
 
 /** The ETag of a graph version. */
 export const etagOf = (version: number): string => `"${version}"`;
@@ -12,6 +14,8 @@ export type IfMatch = { readonly any: true } | { readonly any: false; readonly t
 
 /** One entity tag at the start of `text`, then a comma or the end. */
 const ENTITY_TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/;
+/** A bare version (the spec's wording), then a comma or the end. */
+const BARE_VERSION = /^\s*(\d{1,15})\s*(?:,|$)/;
 
 /**
  * The If-Match header: undefined when absent or blank (then the save is
@@ -24,10 +28,16 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
   const tags: { weak: boolean; value: string }[] = [];
   let rest = text;
   while (rest.trim() !== '') {
-    const match = ENTITY_TAG.exec(rest);
+    const bare = BARE_VERSION.exec(rest);
+    const match = bare ? undefined : ENTITY_TAG.exec(rest);
+    if (bare) {
+      tags.push({ weak: false, value: String(Number(bare[1])) });
+      rest = rest.slice(bare[0].length);
+      continue;
+    }
     if (!match) {
-      throw new ServiceError('BAD_REQUEST', `If-Match must be the graph's version as a quoted entity tag, e.g. If-Match: "3" (got ${JSON.stringify(text.slice(0, 80))}).`, {
-        details: { field: 'If-Match', valid: '"<version>" (the ETag of GET /api/sessions/:id), or *' },
+      throw new ServiceError('BAD_REQUEST', `If-Match must be the graph's version, bare or as a quoted entity tag, e.g. If-Match: "3" or If-Match: 3 (got ${JSON.stringify(text.slice(0, 80))}).`, {
+        details: { field: 'If-Match', valid: '<version> or "<version>" (the ETag of GET /api/sessions/:id), or *' },
       });
     }
     tags.push({ weak: Boolean(match[1]), value: match[2] });

@@ -28,6 +28,8 @@ export interface HeldInputs {
   readonly trace: never;
   readonly video: VideoInputs;
   readonly 'agent-turn': AgentTurnInputs;
+  /** Its inputs are gallery files, read when they are uploaded. */
+  readonly mcp: never;
 }
 
 /** A job as its handler receives it: the stored row's facts plus what runs it now. */

@@ -92,6 +92,9 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
   job.phase('saving', identity);
   const saveStarted = performance.now();
   const images: AssetRecord[] = [];
+  // An edit of a history image records its source, so History links the two.
+  const source = job.request.inputs.image;
+  const derivedFrom = job.request.operation === 'edit' && source?.source === 'history' ? source.filename : undefined;
   for (const image of output.images) {
     images.push(
       await saveAsset(ctx, {
@@ -106,6 +109,7 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
           ...(output.revisedPrompt ? { revisedPrompt: output.revisedPrompt } : {}),
         },
         ...(session ? { session } : {}),
+        ...(derivedFrom ? { derivedFrom } : {}),
       }),
     );
   }
@@ -121,6 +125,8 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
     ...(output.usage ? { usage: output.usage } : {}),
     settings: output.settings,
     timings: { upstreamMs, saveMs, totalMs: elapsed(started) },
+    ...(slot.warnings?.length ? { warnings: slot.warnings } : {}),
+    ...(slot.routing ? { routing: slot.routing } : {}),
   };
 }
 
@@ -132,7 +138,13 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
 async function runBatch(ctx: StudioContext, job: ImageJob, request: ImageJobRequest, inputs: ImageInputs): Promise<MultimodeResult> {
   const results = await Promise.all(
     request.slots.map(async (slot, index): Promise<SlotOutcome> => {
-      const identity = { slot: index, provider: slot.lane, model: slot.model.id };
+      const identity = {
+        slot: index,
+        provider: slot.lane,
+        model: slot.model.id,
+        ...(slot.warnings?.length ? { warnings: slot.warnings } : {}),
+        ...(slot.routing ? { routing: slot.routing } : {}),
+      };
       try {
         const result = await runSlot(ctx, job, slot, inputs, index);
         const outcome: SlotOutcome = { ...identity, ok: true, image: result.images[0], ...(result.revisedPrompt ? { revisedPrompt: result.revisedPrompt } : {}) };

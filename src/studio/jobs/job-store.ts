@@ -101,6 +101,8 @@ export interface JobStore {
   /** Every attempt of a job, the first one first (`root` is the first attempt's id). */
   attempts(root: string): Promise<JobRow[]>;
   unfinished(): Promise<JobRow[]>;
+  /** Jobs that ended at or after `since` (ISO time), the newest end first, at most `limit`. */
+  finishedSince(since: string, limit: number): Promise<JobRow[]>;
   /** 1 for the next job to start, 2 for the one after, ... */
   position(row: Pick<JobRow, 'priority' | 'seq'>): Promise<number>;
   renewLeases(owner: string, until: number): Promise<void>;

@@ -3,14 +3,14 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../common/errors.js';
 import { assertFreeSpace } from '../../common/storage-full.js';
-import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
+import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type FinishedJob, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
 import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
 import { jobLimits, studioStorage, type JobLimits } from './limits.js';
-import { inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
+import { finishedOf, inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
 // The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
@@ -297,7 +297,9 @@ export class Jobs {
       // Once a handler returns, its result stands: a cancel that came during saving does not undo saved work.
       const result = await this.handlerOf(kind).run(ctx, context);
       if (await this.store.finish(requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
-        events.done({ ...base, result });
+        // Controls a lane dropped are on the event too (issue 29), not only inside the result.
+        const warnings = 'warnings' in result && Array.isArray(result.warnings) && result.warnings.length ? { warnings: result.warnings } : {};
+        events.done({ ...base, result, ...warnings });
         this.settle(requestId, { ok: true, result });
       }
     } catch (error) {
@@ -413,6 +415,11 @@ export class Jobs {
       }),
       ...queued.map((row, index) => inflightOf(row, { position: index + 1, cancelling: false })),
     ];
+  }
+
+  /** The jobs that ended since `since` (GET /api/jobs), the newest end first. */
+  async finishedSince(since: string, limit: number): Promise<FinishedJob[]> {
+    return (await this.store.finishedSince(since, limit)).map(finishedOf);
   }
 
   /**

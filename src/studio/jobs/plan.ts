@@ -1,6 +1,7 @@
 import { ServiceError } from '../../common/errors.js';
-import { COMMON_CONTROLS, type CommonControl, type ImageJobRequest, type PlannedModel, type SlotFields, type SlotPlan } from '../api/index.js';
+import { COMMON_CONTROLS, SIZE_RULE, sizeProblem, type CommonControl, type ImageJobRequest, type PlannedModel, type SlotFields, type SlotPlan } from '../api/index.js';
 import { pickLane } from '../catalog/auto.js';
+import { controlVerdict, droppedWarnings } from '../catalog/controls.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES, operationsOf } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
@@ -56,31 +57,47 @@ function checkOperation(lane: LaneModule, operation: Operation, mask: boolean, b
   }
 }
 
-/** Controls the lane does not have are refused, not silently dropped. */
-function checkControls(lane: LaneModule, fields: Omit<ImageFields, 'prompt'>): void {
-  for (const control of controlsSet(fields)) {
-    if (!lane.controls.includes(control)) {
-      throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${control} control.`, { details: { lane: lane.id, field: control, supported: lane.controls } });
-    }
+/** Controls the spec says the lane lacks are refused; any other it lacks is dropped with a warning (catalog/controls.ts). */
+function checkControls(lane: LaneModule, controls: readonly CommonControl[]): readonly CommonControl[] {
+  const { refused, dropped } = controlVerdict(lane, controls);
+  const [control] = refused;
+  if (control !== undefined) {
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${control} control.`, { details: { lane: lane.id, field: control, supported: lane.controls } });
   }
+  return dropped;
+}
+
+/** The common size rule, unless the lane checks sizes by its vendor's own (delta). */
+function checkSize(lane: LaneModule, size: string | undefined): void {
+  if (size === undefined || lane.ownSizeRule) return;
+  const problem = sizeProblem(size);
+  if (problem) throw new ServiceError('BAD_REQUEST', `size: ${problem}`, { details: { field: 'size', lane: lane.id, rule: SIZE_RULE } });
 }
 
 /** Lane, model, checks and the credential preflight of one slot; no image is decoded here. */
-async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean, batch: boolean): Promise<SlotPlan> {
+async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean, batch: boolean, references: number): Promise<SlotPlan> {
   const { provider, model: requested, options, prompt, ...rest } = fields;
-  const lane = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls: controlsSet(rest) });
+  const controls = controlsSet(rest);
+  const { lane, skipped } = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls, references });
   // Auto picks only a lane that can take the request; a named lane is checked here, with its own codes.
-  if (provider !== undefined && provider !== 'auto') {
-    checkOperation(lane, operation, mask, batch);
-    checkControls(lane, rest);
-  }
+  if (provider !== undefined && provider !== 'auto') checkOperation(lane, operation, mask, batch);
+  const dropped = checkControls(lane, controls);
+  checkSize(lane, dropped.includes('size') ? undefined : rest.size);
+  const kept = Object.fromEntries(Object.entries(rest).filter(([name]) => !(dropped as readonly string[]).includes(name))) as typeof rest;
   // Resolved once (aliases, the lane default, compatibility): what is stored is what runs, after a restart too.
   const { requested: asked, id, upstreamId, spec } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined), 'image', ctx);
   // A model with options of its own (a flow workflow's parameters) is validated by them, else the lane's.
   const resolvedOptions = parseLaneOptions(spec.options ? { ...lane, options: spec.options } : lane, options);
   lane.adapter?.preflight?.(ctx);
   const model: PlannedModel = { requested: asked, id, upstreamId };
-  return { requestId, lane: lane.id, model, fields: { prompt, ...rest, format: rest.format ?? DEFAULT_FORMAT, options: resolvedOptions } };
+  return {
+    requestId,
+    lane: lane.id,
+    model,
+    fields: { prompt, ...kept, format: kept.format ?? DEFAULT_FORMAT, options: resolvedOptions },
+    ...(dropped.length ? { warnings: droppedWarnings(lane, dropped) } : {}),
+    ...(skipped ? { routing: { requested: 'auto' as const, skipped } } : {}),
+  };
 }
 
 /** How many references a lane takes next to an edited image, and the code for more. */
@@ -112,7 +129,8 @@ export async function planImageJob(
   const { edit } = inputs;
   const mask = edit?.mask !== undefined && edit.mask !== null;
   const resolved: SlotPlan[] = [];
-  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask, options.batch === true));
+  const referenceCount = Array.isArray(inputs.references) ? inputs.references.length : 0;
+  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask, options.batch === true, referenceCount));
 
   const image = edit ? await loadImageInput(ctx, edit.image, 'image') : undefined;
   const maskImage = mask && edit ? await loadImageInput(ctx, edit.mask, 'mask') : undefined;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { isErrorCode, ServiceError } from '../../common/errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { StorageSpot } from '../../common/storage-full.js';
-import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
+import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type FinishedJob, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { StoredJob } from './handlers.js';
 import type { JobRow } from '../store/jobs.js';
@@ -76,6 +76,23 @@ export function jobFailure(signal: AbortSignal, error: unknown, requestId: strin
 
 /** A multimode job's output count, from its stored slots. */
 const slotsOf = (job: StoredJob): number | undefined => (job.kind === 'multimode' && 'slots' in job.request ? job.request.slots.length : undefined);
+
+/** A finished job as GET /api/jobs lists it. */
+export function finishedOf(row: JobRow): FinishedJob {
+  return {
+    requestId: row.id,
+    kind: kindOf(row),
+    provider: row.lane ?? row.kind,
+    ...(row.model ? { model: row.model } : {}),
+    state: row.state,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at ?? row.updated_at,
+    attempt: row.attempt,
+    retryOf: row.retry_of,
+    error: errorOf(row),
+  };
+}
 
 /** The record of a stored job, checked against the contract (its request and result by its kind). */
 export function recordOf(row: JobRow, extra: { position: number | null; phase?: JobPhase; attempts: readonly JobRow[] }): JobRecord {

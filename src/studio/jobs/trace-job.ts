@@ -7,7 +7,8 @@ import { assertValidFilename } from '../media/filename.js';
 import { sniffImageType } from '../media/image-type.js';
 import { svgPathCount } from '../media/svg.js';
 import { findAsset, type AssetRow } from '../store/assets.js';
-import { DEFAULT_TRACE_PRESET, TRACE_PARAMETERS, TRACE_PRESET_NAMES, TRACE_PRESETS, TRACE_TIMEOUT_MS, type TraceParameters, type TracePresetName } from '../vector/presets.js';
+import { TRACE_PARAMETERS, TRACE_TIMEOUT_MS } from '../vector/presets.js';
+import { traceParameters } from '../vector/parameters.js';
 import { traceImage } from '../vector/trace.js';
 import type { JobHandler } from './handlers.js';
 import type { JobSpec } from './running-job.js';
@@ -16,28 +17,6 @@ import type { JobSpec } from './running-job.js';
 // `trace`: listed in /api/inflight, cancellable, async with a requestId like
 // every job; the synchronous answer stays for clients that wait. It never
 // reaches an upstream, so a trace cut by a restart simply runs again.
-
-const PARAMETER_NAMES = Object.keys(TRACE_PARAMETERS) as (keyof TraceParameters)[];
-
-/** The preset's parameters with the request's overrides, each checked against its range. */
-function traceParameters(named: string | undefined, overrides: Readonly<Record<string, unknown>>): { preset: TracePresetName; parameters: TraceParameters } {
-  const preset = TRACE_PRESET_NAMES.find((name) => name === (named ?? DEFAULT_TRACE_PRESET));
-  if (!preset) {
-    throw new ServiceError('TRACE_PRESET_UNKNOWN', `Unknown tracing preset "${named}".`, { details: { field: 'preset', valid: TRACE_PRESET_NAMES } });
-  }
-  const parameters: TraceParameters = { ...TRACE_PRESETS[preset] };
-  for (const name of PARAMETER_NAMES) {
-    if (overrides[name] === undefined) continue;
-    const parsed = TRACE_PARAMETERS[name].safeParse(overrides[name]);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const valid = issue.code === 'invalid_value' ? issue.values : { min: (issue as { minimum?: unknown }).minimum, max: (issue as { maximum?: unknown }).maximum };
-      throw new ServiceError('TRACE_PARAMETER_INVALID', `${name}: ${issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message}`, { details: { field: name, valid } });
-    }
-    Object.assign(parameters, { [name]: parsed.data });
-  }
-  return { preset, parameters };
-}
 
 /** The source of a trace: in history, not deleted, a raster. */
 function traceSource(ctx: StudioContext, filename: string): AssetRow {
@@ -83,10 +62,13 @@ export const traceJobHandler: JobHandler<'trace'> = {
     const traced = await traceImage(bytes, parameters, { signal: job.signal, budgetMs: Math.max(0, job.deadline - Date.now()) });
     if (job.signal.aborted) throw job.signal.reason;
     job.phase('saving', { provider: 'vector', model: 'vtracer' });
+    // A trace follows its source's session (linked by id, so a rename moves both and leaves no ghost group).
+    const sourceTitle = source.session_current_title ?? source.session_title;
     return saveAsset(ctx, {
       bytes: Buffer.from(traced.svg),
       vector: true,
       derivedFrom: source.filename,
+      ...(source.session_id && sourceTitle ? { session: { id: source.session_id, title: sourceTitle } } : {}),
       metadata: {
         prompt: source.prompt,
         ...(source.revised_prompt ? { revisedPrompt: source.revised_prompt } : {}),

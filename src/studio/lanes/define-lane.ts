@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import type { LaneAdapter, LaneImageRequest, LaneModule, LaneOptionValues } from './types.js';
+import { issueMessage } from '../../common/issue-message.js';
 
 // A lane's own options, typed once. A lane with options is written against
 // its schema (`LaneModule<typeof options>`: the adapter receives
@@ -18,7 +19,7 @@ export function defineLane<Options extends z.ZodObject>(lane: LaneModule<Options
 function validating<Options extends z.ZodObject>(lane: LaneModule<Options> & { readonly options: Options }, adapter: LaneAdapter<z.output<Options>>): LaneAdapter {
   const typed = (request: LaneImageRequest): LaneImageRequest<z.output<Options>> => {
     const parsed = lane.options.safeParse(request.options);
-    if (!parsed.success) throw optionsError(lane, parsed.error);
+    if (!parsed.success) throw optionsError(lane, parsed.error, request.options);
     return { ...request, options: parsed.data };
   };
   const { generate, edit, steps } = adapter;
@@ -43,16 +44,17 @@ export function parseLaneOptions(lane: LaneModule, options: LaneOptionValues | u
     return {};
   }
   const parsed = lane.options.safeParse(options ?? {});
-  if (!parsed.success) throw optionsError(lane, parsed.error);
+  if (!parsed.success) throw optionsError(lane, parsed.error, options ?? {});
   return parsed.data;
 }
 
 /** The answer to a bad option: the lane's code for that option, else BAD_REQUEST, naming the field. */
-function optionsError(lane: Pick<LaneModule, 'id' | 'codes' | 'options'>, error: z.ZodError): ServiceError {
+function optionsError(lane: Pick<LaneModule, 'id' | 'codes' | 'options'>, error: z.ZodError, input: unknown): ServiceError {
   const issue = error.issues[0];
   const field = ['options', ...issue.path.map(String)].join('.');
   const details: Record<string, unknown> = { lane: lane.id, field };
   if (issue.code === 'invalid_value') details.valid = issue.values;
   if (issue.code === 'unrecognized_keys') Object.assign(details, { unknown: issue.keys, valid: Object.keys(lane.options?.shape ?? {}) });
-  return new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issue.message}`, { details });
+  const valid = issue.code === 'unrecognized_keys' ? ` (valid: ${Object.keys(lane.options?.shape ?? {}).join(', ')})` : '';
+  return new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issueMessage(issue, input)}${valid}`, { details });
 }

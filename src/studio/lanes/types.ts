@@ -34,7 +34,8 @@ export type Credential =
    * HOME to run it with (its login and its files), when not the studio's.
    */
   | { readonly kind: 'binary'; readonly program: string; readonly overrideEnv: string; readonly installDirs?: readonly string[]; readonly homeEnv?: string }
-  | { readonly kind: 'mcp-server' };
+  /** A hosted MCP server reached with a bearer token from `tokenEnv`. */
+  | { readonly kind: 'mcp-server'; readonly tokenEnv: string };
 
 export interface ModelSpec {
   readonly id: string;
@@ -222,6 +223,13 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly models: LaneModels;
   /** The shared request controls the lane takes. */
   readonly controls: readonly CommonControl[];
+  /**
+   * Controls the spec says this lane does not have: refused (LANE_UNSUPPORTED). Any other
+   * common control the lane lacks is dropped with a warning (jobs/controls.ts).
+   */
+  readonly refusedControls?: readonly CommonControl[];
+  /** The lane checks `size` by its vendor's own rule (delta: multiples of 8); else the common SIZE_RULE applies. */
+  readonly ownSizeRule?: boolean;
   /** The lane's own controls in the request's `options`, validated here (strict: unknown names are refused). */
   readonly options?: Options;
   /** Most input images per request: references, an edited or parent image, an agent's current image. */

@@ -76,3 +76,17 @@ export function readPngText(png: Buffer, keyword: string): string | undefined {
   }
   return undefined;
 }
+
+/** The text of a tEXt `keyword` chunk (Latin-1, as the format defines it), if present; a damaged file has none. */
+export function readPngLatin1Text(png: Buffer, keyword: string): string | undefined {
+  try {
+    for (const current of chunks(png)) {
+      if (current.type !== 'tEXt') continue;
+      const separator = current.data.indexOf(0);
+      if (separator > 0 && current.data.toString('latin1', 0, separator) === keyword) return current.data.toString('latin1', separator + 1);
+    }
+  } catch {
+    // A chunk runs past the end: no text to read.
+  }
+  return undefined;
+}

@@ -2,6 +2,8 @@ import { LANE_IDS, type ProviderStatus } from '../api/index.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
 import { LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';
+import { autoChoice } from '../catalog/auto.js';
+import { runtimePort } from '../catalog/ports.js';
 import { alphaAuth } from '../lanes/alpha/status.js';
 import type { StudioRoutes } from './plugin.js';
 
@@ -22,14 +24,24 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.get('/api/capabilities', async () => withDiscoveredModels(body, ctx));
 
-  app.get('/api/providers', async () => {
+  app.get('/api/providers', async (request) => {
     const statuses = await Promise.all(LANE_IDS.map((id) => laneStatus(ctx, id)));
-    const providers: ProviderStatus[] = LANE_IDS.map((id, index) => ({
-      id,
-      label: LANES[id].label,
-      ...statuses[index],
-      upstream: ctx.configuredUpstreamUrl(id) ?? null,
-    }));
-    return { providers };
+    const providers: ProviderStatus[] = LANE_IDS.map((id, index) => {
+      const upstream = ctx.configuredUpstreamUrl(id) ?? null;
+      const cooldown = ctx.cooldowns.get(id);
+      return {
+        id,
+        label: LANES[id].label,
+        ...statuses[index],
+        upstream,
+        runtime: runtimePort(upstream),
+        ...(cooldown ? { cooldown: { until: new Date(cooldown.until).toISOString(), code: cooldown.code, source: cooldown.source } } : {}),
+      };
+    });
+    // The studio's own port: the one it bound (the descriptor's backend.url), on the host this request named.
+    const address = request.server.server.address();
+    const port = address && typeof address === 'object' ? address.port : undefined;
+    const studio = port === undefined ? null : { origin: `${request.protocol}://${request.hostname}:${port}`, port };
+    return { providers, studio, auto: await autoChoice(ctx) };
   });
 };

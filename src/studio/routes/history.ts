@@ -3,6 +3,7 @@ import { historyDeleteQuery, historyQuery } from '../api/index.js';
 import { readEmbeddedMetadata } from '../assets.js';
 import { deleteHistoryAsset, getHistoryAsset, HISTORY_PAGE_DEFAULTS, listHistory, listHistoryGroups, purgeHistoryAsset, restoreHistoryAsset } from '../history.js';
 import { filenameParam } from '../media/filename.js';
+import { listRecentlyDeleted } from '../recently-deleted.js';
 import type { StudioRoutes } from './plugin.js';
 
 /** GET /api/history (+ one asset, delete, restore). */
@@ -31,6 +32,9 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
       },
     });
   });
+
+  // Not in the spec: the restorable tombstones (a static path, so never read as a file name, which has an extension).
+  app.get('/api/history/deleted', async () => listRecentlyDeleted(ctx));
 
   app.get('/api/history/:filename', async (request) => {
     const filename = filenameParam(request.params);

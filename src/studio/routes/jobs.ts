@@ -1,10 +1,17 @@
 import { ServiceError } from '../../common/errors.js';
 import { parseWith } from '../../common/validation.js';
-import { requestIdParam, retryRequest } from '../api/index.js';
+import { FINISHED_JOBS, finishedJobsQuery, requestIdParam, retryRequest } from '../api/index.js';
 import type { StudioRoutes } from './plugin.js';
 
-/** Jobs over HTTP: any job by requestId (also after it ended), a retry, the unfinished ones, and cancel. */
+/** Jobs over HTTP: the recently finished ones, any job by requestId (also after it ended), a retry, the unfinished ones, and cancel. */
 export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
+  // Ours (the spec is silent): what ended lately and how, for the web UI's queue panel; the unfinished ones are /api/inflight.
+  app.get('/api/jobs', async (request) => {
+    const query = parseWith(finishedJobsQuery, request.query, { what: 'query parameter' });
+    const since = query.since ? new Date(query.since).toISOString() : new Date(Date.now() - FINISHED_JOBS.defaultWindowMs).toISOString();
+    return { jobs: await ctx.jobs.finishedSince(since, query.limit ?? FINISHED_JOBS.defaultLimit), since };
+  });
+
   app.get('/api/jobs/:requestId', async (request) => {
     const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
     const job = await ctx.jobs.get(requestId);

@@ -15,7 +15,7 @@ import type { StudioRoutes } from './plugin.js';
 // (Host, Origin, token) runs before these routes like before any other.
 
 /** Paths of the app's views; each answers index.html and the app picks the view from the path. */
-export const WEB_CLIENT_ROUTES = ['/', '/history', '/settings'] as const;
+export const WEB_CLIENT_ROUTES = ['/', '/node', '/agent', '/video', '/history', '/history/deleted', '/settings'] as const;
 
 /** Where the build is: `SVC_STUDIO_WEB_DIR`, else dist/web/studio of this checkout (the same from src/, dist/ and the bundle). */
 export function studioWebDir(env: Readonly<Record<string, string | undefined>>): string {
@@ -88,23 +88,39 @@ function notBuilt(request: FastifyRequest, reply: FastifyReply, dir: string): Fa
     .send(NOT_BUILT_HTML(dir));
 }
 
+/** index.html, revalidated on each load; `status` 404 serves the app for a page it does not have (it shows its not-found view). */
+async function sendIndex(dir: string, request: FastifyRequest, reply: FastifyReply, status = 200): Promise<FastifyReply> {
+  let html: Buffer;
+  try {
+    html = await readFile(join(dir, 'index.html'));
+  } catch {
+    return notBuilt(request, reply, dir);
+  }
+  const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
+  reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag });
+  if (status === 200 && request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/**
+ * The app's answer for a page no route has: a browser asking for HTML (outside /api/) gets the app
+ * with 404, which shows its own not-found view, never a raw JSON error. Anything else (API
+ * paths, other clients) keeps the usual ROUTE_NOT_FOUND. It runs as the not-found handler, so
+ * router-level failures (a path part too long: 414) keep their own answer.
+ */
+export function studioNotFoundPage(env: Readonly<Record<string, string | undefined>>) {
+  const dir = studioWebDir(env);
+  return (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+    const path = request.url.split('?')[0] ?? '';
+    const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html');
+    return wantsPage ? sendIndex(dir, request, reply, 404) : undefined;
+  };
+}
+
 /** `GET /`, the client routes and `/assets/:file`. */
 export const webRoutes: StudioRoutes = async (app, { ctx }) => {
   const dir = studioWebDir(ctx.env);
-
-  const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
-    let html: Buffer;
-    try {
-      html = await readFile(join(dir, 'index.html'));
-    } catch {
-      return notBuilt(request, reply, dir);
-    }
-    const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
-    reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag });
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.type('text/html; charset=utf-8').send(html);
-  };
-  for (const path of WEB_CLIENT_ROUTES) app.get(path, sendIndex);
+  for (const path of WEB_CLIENT_ROUTES) app.get(path, (request, reply) => sendIndex(dir, request, reply));
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     const { file } = request.params;

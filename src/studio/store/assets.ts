@@ -50,11 +50,14 @@ export interface GroupPosition {
 }
 
 export interface SessionGroupRow {
-  /** `s:<session id>`, `t:<title>` (an image with a title but no graph session), or '' (neither). */
+  /** `t:<title>` (every image of that title: of graph sessions titled so now, and title-only ones), or '' (no title). */
   groupKey: string;
-  sessionId: string | null;
   sessionTitle: string | null;
-  /** 1 when the graph session was deleted (its images stay). */
+  /** The graph sessions of the group, as a JSON array of ids. */
+  sessionIds: string;
+  /** How many asset_groups rows of the group are title-only (no graph session). */
+  unlinked: number;
+  /** 1 when the group has graph sessions and every one of them was deleted (their images stay). */
   sessionDeleted: number;
   count: number;
   latestAt: string;
@@ -65,10 +68,25 @@ const FROM_ASSETS = 'FROM assets a LEFT JOIN sessions s ON s.id = a.session_id';
 const SELECT_ASSETS = `SELECT a.*, s.title AS session_current_title ${FROM_ASSETS}`;
 const ITEM_ORDER = 'ORDER BY a.created_at DESC, a.id DESC LIMIT @limit';
 const AFTER_ITEM = '(a.created_at < @createdAt OR (a.created_at = @createdAt AND a.id < @id))';
-/** One group per graph session (titled as the session is now); images without one, per title they carry; the rest together. */
-const SELECT_GROUPS = `SELECT g.group_key AS groupKey, g.session_id AS sessionId, COALESCE(s.title, g.session_title) AS sessionTitle,
-  (s.deleted_at IS NOT NULL) AS sessionDeleted, g.count AS count, g.latest_at AS latestAt
-  FROM asset_groups g LEFT JOIN sessions s ON s.id = g.session_id`;
+/**
+ * One group per session title (spec: groupBy=session groups by session title): the rows of
+ * asset_groups (one per graph session or title-only title, kept by triggers) gathered under the
+ * title each has now, so sessions sharing a title share a group and a rename moves its images at
+ * once. Images with no title are one group (key ''). asset_groups holds a row per session, not per
+ * image, so gathering it on read stays small.
+ */
+const SELECT_GROUPS = `WITH titled AS (
+    SELECT g.session_id AS sessionId, COALESCE(s.title, g.session_title) AS title, (s.deleted_at IS NOT NULL) AS deleted, g.count AS count, g.latest_at AS latestAt
+    FROM asset_groups g LEFT JOIN sessions s ON s.id = g.session_id
+  ), grouped AS (
+    SELECT CASE WHEN title IS NULL THEN '' ELSE 't:' || title END AS groupKey, title AS sessionTitle,
+      COALESCE(json_group_array(sessionId) FILTER (WHERE sessionId IS NOT NULL), '[]') AS sessionIds,
+      SUM(sessionId IS NULL) AS unlinked,
+      COALESCE(MIN(CASE WHEN sessionId IS NOT NULL THEN deleted END), 0) AS sessionDeleted,
+      SUM(count) AS count, MAX(latestAt) AS latestAt
+    FROM titled GROUP BY groupKey
+  )
+  SELECT * FROM grouped`;
 
 function statements(db: StudioDatabase) {
   return {
@@ -80,9 +98,9 @@ function statements(db: StudioDatabase) {
     nameTaken: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM assets WHERE filename = ? OR thumbnail = ?'),
     liveByThumbnail: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE thumbnail = ? AND deleted_at IS NULL'),
     // Groups are rows of asset_groups (migration 8, kept by triggers): a page of groups is a page of rows.
-    groups: db.prepare<{ limit: number }, SessionGroupRow>(`${SELECT_GROUPS} ORDER BY g.latest_at DESC, g.group_key DESC LIMIT @limit`),
+    groups: db.prepare<{ limit: number }, SessionGroupRow>(`${SELECT_GROUPS} ORDER BY latestAt DESC, groupKey DESC LIMIT @limit`),
     groupsAfter: db.prepare<{ limit: number; latestAt: string; key: string }, SessionGroupRow>(
-      `${SELECT_GROUPS} WHERE (g.latest_at, g.group_key) < (@latestAt, @key) ORDER BY g.latest_at DESC, g.group_key DESC LIMIT @limit`,
+      `${SELECT_GROUPS} WHERE (latestAt, groupKey) < (@latestAt, @key) ORDER BY latestAt DESC, groupKey DESC LIMIT @limit`,
     ),
     markDeleted: db.prepare<[string, string]>('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL'),
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
@@ -204,6 +222,24 @@ export function listLiveAssets(db: StudioDatabase, options: { limit: number; aft
   }
   const sql = `${SELECT_ASSETS} WHERE ${conditions.join(' AND ')} ${ITEM_ORDER}`;
   return cachedStatement(db, sql).all({ ...params, limit }) as AssetRow[];
+}
+
+/**
+ * The newest live rows of one title group (groupBy=session): the title-only rows of that title and
+ * the rows of each of its graph sessions, each walked on its own index (assets_live_session,
+ * assets_live_session_id) and merged, so a group's first items cost the same however deep in the
+ * library they are. The same rows as the `sessionTitle` filter (its continuation), read faster.
+ */
+export function listGroupItems(db: StudioDatabase, options: { title: string | null; sessionIds: readonly string[]; limit: number }): AssetRow[] {
+  const arm = (where: string) => `SELECT * FROM (${SELECT_ASSETS} WHERE a.deleted_at IS NULL AND ${where} ${ITEM_ORDER})`;
+  const params: Record<string, unknown> = { title: options.title, limit: options.limit };
+  const arms = [arm('a.session_id IS NULL AND a.session_title IS @title')];
+  options.sessionIds.forEach((id, index) => {
+    arms.push(arm(`a.session_id = @s${index}`));
+    params[`s${index}`] = id;
+  });
+  const sql = `SELECT * FROM (${arms.join(' UNION ALL ')}) ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  return cachedStatement(db, sql).all(params) as AssetRow[];
 }
 
 /**

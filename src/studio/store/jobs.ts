@@ -32,6 +32,7 @@ function statements(db: StudioDatabase) {
     byId: db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`),
     attempts: db.prepare<[string, string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ? OR retry_of = ? ORDER BY attempt`),
     unfinished: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NULL ORDER BY rowid`),
+    finishedSince: db.prepare<[string, number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NOT NULL AND finished_at >= ? ORDER BY finished_at DESC, rowid DESC LIMIT ?`),
     active: db.prepare<[], { lane: string | null; count: number }>(`SELECT lane, COUNT(*) AS count FROM jobs WHERE ${ACTIVE} GROUP BY lane`),
     queued: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rowid LIMIT ?`),
     anyQueued: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM jobs WHERE state = 'queued' LIMIT 1`),
@@ -158,6 +159,8 @@ export const findJob = (db: StudioDatabase, id: string): JobRow | undefined => p
 export const jobAttempts = (db: StudioDatabase, root: string): JobRow[] => prepared(db).attempts.all(root, root);
 
 export const unfinishedJobs = (db: StudioDatabase): JobRow[] => prepared(db).unfinished.all();
+/** Jobs that ended at or after `since` (ISO), the newest end first. */
+export const jobsFinishedSince = (db: StudioDatabase, since: string, limit: number): JobRow[] => prepared(db).finishedSince.all(since, limit);
 
 /** 1 for the next job to start, 2 for the one after, ... (priority first, then the order they came in). */
 export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
@@ -322,6 +325,10 @@ export class SqliteJobStore implements JobStore {
 
   async unfinished(): Promise<JobRow[]> {
     return unfinishedJobs(this.db);
+  }
+
+  async finishedSince(since: string, limit: number): Promise<JobRow[]> {
+    return jobsFinishedSince(this.db, since, limit);
   }
 
   async position(row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {

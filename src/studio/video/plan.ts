@@ -1,5 +1,5 @@
 import { ServiceError } from '../../common/errors.js';
-import { storyboardShape, type VideoClipPlan, type VideoEditRequest, type VideoExtendRequest, type VideoGenerateRequest } from '../api/index.js';
+import { EDIT_SOURCE_MAX_SECONDS, storyboardShape, type VideoClipPlan, type VideoEditRequest, type VideoExtendRequest, type VideoGenerateRequest } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';
 import { describeInput, loadReferences } from '../references.js';
@@ -13,8 +13,6 @@ import { baseModel, videoTarget } from './target.js';
 // take a generated MP4 of history; a remote extension source is fetched first
 // (remote.ts) and kept in history like any video.
 
-/** Longest source a video-to-video edit takes (contract §5: about 8.7 s). */
-export const EDIT_SOURCE_MAX_SECONDS = 8.7;
 
 /** A storyboard's clips, checked (STORYBOARD_INVALID names the problem). */
 function storyboardOf(value: unknown): { prompt: string; duration?: number }[] {

@@ -7,6 +7,10 @@ import {
   VIDEO_DEFAULT_SECONDS,
   VIDEO_DURATION_SECONDS,
   VIDEO_RESOLUTIONS,
+  referenceMaxSeconds,
+  videoMaxSeconds,
+  videoModeOf,
+  videoResolutionsFor,
   type VideoMode,
 } from '../api/index.js';
 import { VIDEO_1080P_MODELS } from '../lanes/alpha/controls.js';
@@ -27,14 +31,14 @@ export function modeOf(references: number): VideoMode {
       details: { field: 'references', min: REFERENCE_TO_VIDEO_REFERENCES.min, max: REFERENCE_TO_VIDEO_REFERENCES.max, got: references },
     });
   }
-  return references === 0 ? 'text-to-video' : references === 1 ? 'image-to-video' : 'reference-to-video';
+  return videoModeOf(references);
 }
 
 /** The clip's whole seconds, checked against the mode's and the model's limits. */
 export function checkDuration(value: number | undefined, mode: VideoMode, requestedModel: string, field = 'duration'): number {
   const seconds = value ?? VIDEO_DEFAULT_SECONDS;
-  const referenceMax = mode === 'reference-to-video' ? REFERENCE_TO_VIDEO_MAX_SECONDS[requestedModel as keyof typeof REFERENCE_TO_VIDEO_MAX_SECONDS] : undefined;
-  const max = referenceMax ?? VIDEO_DURATION_SECONDS.max;
+  const referenceMax = referenceMaxSeconds(mode, requestedModel);
+  const max = videoMaxSeconds(mode, requestedModel);
   if (!Number.isInteger(seconds) || seconds < VIDEO_DURATION_SECONDS.min || seconds > max) {
     const rule = referenceMax !== undefined ? `reference-to-video on ${requestedModel} lasts at most ${referenceMax} s` : `a video lasts ${VIDEO_DURATION_SECONDS.min} to ${VIDEO_DURATION_SECONDS.max} s`;
     throw new ServiceError('VIDEO_DURATION_OUT_OF_RANGE', `duration must be a whole number of seconds from ${VIDEO_DURATION_SECONDS.min} to ${max} (${rule}); got ${seconds}.`, {
@@ -50,9 +54,8 @@ export function checkResolution(value: string | undefined, mode: VideoMode, requ
   if (!(VIDEO_RESOLUTIONS as readonly string[]).includes(resolution)) {
     throw new ServiceError('VIDEO_RESOLUTION_UNSUPPORTED', `resolution must be one of ${VIDEO_RESOLUTIONS.join(', ')}; got "${resolution}".`, { details: { field: 'resolution', valid: VIDEO_RESOLUTIONS, got: resolution } });
   }
-  const fullHd = (VIDEO_1080P_MODELS as readonly string[]).includes(requestedModel) && (mode === 'text-to-video' || mode === 'image-to-video');
-  if (resolution === '1080p' && !fullHd) {
-    const valid = VIDEO_RESOLUTIONS.filter((entry) => entry !== '1080p');
+  const valid = videoResolutionsFor(mode, requestedModel);
+  if (!(valid as string[]).includes(resolution)) {
     throw new ServiceError('VIDEO_RESOLUTION_UNSUPPORTED', `1080p is available only on ${VIDEO_1080P_MODELS.join(', ')} for text-to-video and image-to-video with one image; ${mode} on ${requestedModel} takes ${valid.join(', ')}.`, {
       details: { field: 'resolution', valid, got: resolution, mode, model: requestedModel, rule: '1080p: alpha-video-1.5 text-to-video or one-image image-to-video only' },
     });

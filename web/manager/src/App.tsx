@@ -7,12 +7,27 @@ import { WorkerCard } from './WorkerCard';
 /** How often the list is polled; the channel brings changes sooner. */
 const POLL_MS = 2000;
 
+/** "1 worker", "2 workers". */
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** The state filters, each a test on a worker. */
+const FILTERS = {
+  all: () => true,
+  online: (instance: InstanceSummary) => instance.health === 'online',
+  offline: (instance: InstanceSummary) => instance.health !== 'online',
+  busy: (instance: InstanceSummary) => instance.queue.active || instance.queue.pending > 0,
+  idle: (instance: InstanceSummary) => instance.health === 'online' && !instance.queue.active && instance.queue.pending === 0,
+  errors: (instance: InstanceSummary) => Boolean(instance.lastError) || ['error', 'crashed', 'timeout'].includes(instance.turns.at(-1)?.status ?? ''),
+} as const;
+type Filter = keyof typeof FILTERS;
+
 export function App() {
   const queryClient = useQueryClient();
   const { status: channel, opens } = useManagerEvents();
   const instances = useQuery({ queryKey: ['instances'], queryFn: listInstances, refetchInterval: POLL_MS });
   const [url, setUrl] = useState('');
   const [notice, setNotice] = useState<string>();
+  const [filter, setFilter] = useState<Filter>('all');
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['instances'] });
   const failed = (error: Error) => setNotice(error.message);
 
@@ -37,13 +52,16 @@ export function App() {
   };
 
   const list: InstanceSummary[] = instances.data ?? [];
-  const online = list.filter((instance) => instance.health === 'online').length;
+  const online = list.filter(FILTERS.online).length;
+  const shown = list.filter(FILTERS[filter]);
   return (
     <div className="app" data-ready={instances.isSuccess ? 'true' : 'false'} data-channel={channel} data-opens={opens}>
       <header className="top">
-        <h1>svc-chat manager</h1>
+        <h1>
+          <img src="/favicon.svg" alt="" width="20" height="20" /> svc-chat manager
+        </h1>
         <span className="counts">
-          {list.length} workers · {online} online
+          {plural(list.length, 'worker')} · {online} online
         </span>
         <span className={`channel channel-${channel}`}>{channel === 'open' ? 'live' : channel === 'disconnected' ? 'disconnected, reconnecting…' : 'connecting…'}</span>
         <form className="add" onSubmit={onAdd}>
@@ -52,7 +70,7 @@ export function App() {
             Follow
           </button>
         </form>
-        <button type="button" onClick={() => launch.mutate()} disabled={launch.isPending}>
+        <button type="button" className="primary" onClick={() => launch.mutate()} disabled={launch.isPending}>
           {launch.isPending ? 'Starting…' : 'Launch demo worker'}
         </button>
       </header>
@@ -66,8 +84,18 @@ export function App() {
       )}
       {instances.isError && <div className="notice">Could not load the workers: {instances.error.message}</div>}
       {instances.isSuccess && list.length === 0 && <p className="empty">No workers yet: follow one by URL, or launch one.</p>}
+      {list.length > 0 && (
+        <nav className="filters" aria-label="Filter by state">
+          {(Object.keys(FILTERS) as Filter[]).map((name) => (
+            <button key={name} type="button" className="filter" data-filter={name} aria-pressed={filter === name} onClick={() => setFilter(name)}>
+              {name} <span className="count">{list.filter(FILTERS[name]).length}</span>
+            </button>
+          ))}
+        </nav>
+      )}
+      {list.length > 0 && shown.length === 0 && <p className="empty">No worker is {filter}.</p>}
       <main className="grid">
-        {list.map((instance) => (
+        {shown.map((instance) => (
           <WorkerCard key={instance.id} instance={instance} onError={failed} onChanged={() => void refresh()} />
         ))}
       </main>

@@ -1,39 +1,11 @@
 // The manager's HTTP API and event channel, as the dashboard uses them.
-import type { InstanceSummary, RecentEvent } from '../../../src/manager/views';
+import type { InstanceSummary, RecentEvent, TurnView } from '../../../src/manager/views';
+import { takeToken } from '../../shared/token';
 
-export type { InstanceSummary, RecentEvent };
+export type { InstanceSummary, RecentEvent, TurnView };
 
-const TOKEN_STORAGE_KEY = 'svc-chat-manager-token';
-
-/**
- * The manager's access token (SVC_CHAT_MANAGER_TOKEN), when it has one: taken
- * from the page's URL (`#token=…`, which never reaches the server), kept for
- * this tab, and removed from the address bar.
- */
-function takeToken(): string | undefined {
-  const url = new URL(window.location.href);
-  const fragment = new URLSearchParams(url.hash.slice(1));
-  const fromUrl = fragment.get('token') ?? url.searchParams.get('token');
-  if (fromUrl) {
-    fragment.delete('token');
-    url.searchParams.delete('token');
-    url.hash = fragment.toString();
-    window.history.replaceState(null, '', url);
-    try {
-      window.sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
-    } catch {
-      // Storage disabled: the token lasts as long as this page.
-    }
-    return fromUrl;
-  }
-  try {
-    return window.sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export const token = takeToken();
+/** The manager's access token (SVC_CHAT_MANAGER_TOKEN), when it has one (see web/shared/token.ts). */
+export const token = takeToken('svc-chat-manager-token');
 
 export class ApiError extends Error {
   constructor(
@@ -57,11 +29,5 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 }
 
 export const listInstances = () => api<{ instances: InstanceSummary[] }>('/api/instances').then((body) => body.instances);
-export const recentEvents = (id: string) => api<{ events: RecentEvent[] }>(`/api/instances/${id}/events?limit=30`).then((body) => body.events);
-
-/** The URL of the manager's event channel (EventSource cannot send headers: the token goes in the query). */
-export function eventsUrl(): string {
-  const url = new URL('/api/events', window.location.origin);
-  if (token) url.searchParams.set('token', token);
-  return url.toString();
-}
+/** A worker's recent events, newest first. */
+export const recentEvents = (id: string, limit: number) => api<{ events: RecentEvent[] }>(`/api/instances/${id}/events?limit=${limit}`).then((body) => body.events);

@@ -1,17 +1,25 @@
 import type { MouseEvent } from 'react';
 import { useUi } from './store/ui';
 
-// The app's views are paths (`/`, `/history`, `/settings`); the server answers
+// The app's views are paths (`/`, `/node`, `/agent`, `/video`, `/history`, `/settings`); the server answers
 // index.html for each, and these helpers move between them without a reload.
 
-export type View = 'classic' | 'history' | 'settings';
+export type View = 'classic' | 'node' | 'agent' | 'video' | 'history' | 'settings';
 
-export const VIEW_PATHS: Readonly<Record<View, string>> = { classic: '/', history: '/history', settings: '/settings' };
+export const VIEW_PATHS: Readonly<Record<View, string>> = { classic: '/', node: '/node', agent: '/agent', video: '/video', history: '/history', settings: '/settings' };
 
 export function viewOf(path: string): View {
+  if (path.startsWith('/node')) return 'node';
+  if (path.startsWith('/agent')) return 'agent';
+  if (path.startsWith('/video')) return 'video';
   if (path.startsWith('/history')) return 'history';
   if (path.startsWith('/settings')) return 'settings';
   return 'classic';
+}
+
+/** Whether the app has a page at this path: a view's path or one below it (the view reads the rest); else the not-found view. */
+export function isAppPath(path: string): boolean {
+  return path === '/' || (Object.values(VIEW_PATHS) as string[]).some((prefix) => prefix !== '/' && (path === prefix || path.startsWith(`${prefix}/`)));
 }
 
 /** Goes to a path of the app (with an optional `#hash`), keeping the browser's back button working. */

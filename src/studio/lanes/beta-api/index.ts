@@ -44,6 +44,8 @@ export const betaApiLane: LaneModule = defineLane({
   },
   models: { list: [NANO_FRUIT_2, NANO_FRUIT_PRO], default: NANO_FRUIT_2.id },
   controls: [],
+  // Spec: no quality, format or moderation controls (aspect ratio and resolution are its options).
+  refusedControls: ['quality', 'format', 'moderation'],
   options: betaOptions,
   // Contract §3: up to 14 input images per request for the 3-series models.
   maxInputImages: 14,

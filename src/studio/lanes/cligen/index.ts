@@ -38,6 +38,8 @@ export const cligenLane: LaneModule = {
   },
   models: { list: [NANO_FRUIT_2], default: NANO_FRUIT_2.id },
   controls: [],
+  // Spec: no quality, size or mask controls (output fixed at 1024x1024 JPEG).
+  refusedControls: ['quality', 'size'],
   maxInputImages: MAX_INPUT_IMAGES,
   timeoutMs: TIMEOUT_MS,
   endpoints: {},

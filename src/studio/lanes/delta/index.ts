@@ -55,6 +55,8 @@ export const deltaLane: LaneModule = defineLane({
   },
   controls: ['size'],
   options: deltaOptions,
+  // Contract §2: 512–2048 in multiples of 8 (sizes.ts), not the hosted tool's multiples of 16.
+  ownSizeRule: true,
   maxInputImages: MAX_INPUT_IMAGES,
   timeoutMs: 300_000,
   endpoints: { base: { env: 'SVC_DELTA_BASE_URL', default: 'https://api.minimax.io' } },

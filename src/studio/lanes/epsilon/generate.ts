@@ -6,6 +6,7 @@ import { epsilonError, parseEpsilonError } from './errors.js';
 import type { EpsilonOptions } from './options.js';
 import { epsilonCall } from './request.js';
 import { paymentRequired } from './subscription.js';
+import { reportedSeed } from './reported-seed.js';
 import { EPSILON_ENTRY_MAX_BYTES, readEpsilonZip } from './zip-reader.js';
 
 // One epsilon generation: `POST {base}/ai/generate-image`, answered (200 or
@@ -40,5 +41,6 @@ export async function epsilonGenerate(ctx: StudioContext, lane: LaneModule, key:
     throw epsilonError(error);
   }
   const png = await readEpsilonZip(body);
-  return { images: [{ bytes: png, format: 'png' }], settings: call.settings };
+  const seed = reportedSeed(png);
+  return { images: [{ bytes: png, format: 'png' }], settings: seed !== undefined ? { ...call.settings, seed } : call.settings };
 }

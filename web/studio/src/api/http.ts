@@ -40,11 +40,12 @@ export const onTokenRequired = (listener: () => void): (() => void) => {
 };
 
 /**
- * One JSON call to the studio: the token as a header, a JSON body when given,
- * and any non-2xx answer thrown as an ApiError.
+ * One JSON call to the studio: the token as a header, a JSON body when given
+ * (and any extra headers, e.g. a graph save's If-Match), and any non-2xx
+ * answer thrown as an ApiError.
  */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (accessToken) headers.authorization = `Bearer ${accessToken}`;
   let response: Response;

@@ -13,7 +13,9 @@ export interface HistoryPage {
 /** One group of GET /api/history?groupBy=session. */
 export interface SessionGroup {
   sessionTitle: string | null;
-  /** The graph session of the group (two sessions may share a title); null for a title-only group. */
+  /** The graph sessions titled so (groups are by title: sessions sharing a title share a group). */
+  sessionIds: string[];
+  /** The group's one graph session when it holds only that session's images; else null. */
   sessionId: string | null;
   /** The graph session was deleted (its images stay, under its last title). */
   sessionDeleted: boolean;

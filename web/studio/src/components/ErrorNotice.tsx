@@ -1,6 +1,7 @@
 import type { ErrorPayload } from '../api/contract';
 import { followLink } from '../router';
 import { errorHelp } from './errorHelp';
+import { localizeTimes } from './format';
 
 /** An error: what it means, what to do (with a link to Settings when the fix is there), and the server's own words. */
 export function ErrorNotice({ error, settingsHash }: { error: ErrorPayload; settingsHash?: string }) {
@@ -20,7 +21,7 @@ export function ErrorNotice({ error, settingsHash }: { error: ErrorPayload; sett
           )}
         </p>
       )}
-      {error.message !== help.meaning && <p className="error-message">{error.message}</p>}
+      {error.message !== help.meaning && <p className="error-message">{localizeTimes(error.message)}</p>}
     </div>
   );
 }

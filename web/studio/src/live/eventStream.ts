@@ -1,16 +1,15 @@
 import type { AssetEvent, GenerationEvent, ReplayGapEvent } from '../api/contract';
 import { accessToken } from '../api/token';
 import { useUi } from '../store/ui';
+import { connectEventStream as connectShared, DISCONNECT_NOTICE_MS } from '../../../shared/event-stream';
+import { publishStreamEvent, type StreamEvent } from './streamEvents';
 
-// The app's one EventSource on /api/events. On any break it is closed and
-// reopened here with `?lastEventId=` (the resume cursor; the server replays
-// what was missed), with a short backoff, so a network cut and a refused
-// reconnect are handled alike. A notice shows only when a break outlasts
-// NOTICE_AFTER_MS: short breaks are resumed silently.
+// The app's one EventSource on /api/events (web/shared/event-stream.ts, shared
+// with the chat page and the manager): on any break it is reopened with
+// `?lastEventId=` (the server replays what was missed) after a short backoff;
+// a notice shows only when a break outlasts NOTICE_AFTER_MS.
 
-export const NOTICE_AFTER_MS = 8000;
-const RECONNECT_FIRST_MS = 500;
-const RECONNECT_MAX_MS = 4000;
+export const NOTICE_AFTER_MS = DISCONNECT_NOTICE_MS;
 
 export interface StreamHandlers {
   onEvent(event: GenerationEvent): void;
@@ -21,88 +20,18 @@ export interface StreamHandlers {
   onOpen(info: { first: boolean; resumed: boolean }): void;
 }
 
-/** Counters on <body data-*> that say what the connection did (read by the browser tests). */
-function count(name: 'reconnects' | 'noticeShown' | 'replayGaps'): void {
-  document.body.dataset[name] = String(Number(document.body.dataset[name] ?? 0) + 1);
-}
-
 export function connectEventStream(handlers: StreamHandlers): () => void {
-  const ui = useUi.getState();
-  let source: EventSource | undefined;
-  let lastEventId: string | undefined;
-  let attempts = 0;
-  let opened = false;
-  let brokenSince: number | undefined;
-  let noticeTimer: ReturnType<typeof setTimeout> | undefined;
-  let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-
-  const setConnection = (state: 'connecting' | 'open' | 'reconnecting') => {
-    document.body.dataset.connection = state;
-    ui.setConnection(state);
-  };
-
-  const onBreak = () => {
-    if (brokenSince === undefined) {
-      brokenSince = Date.now();
-      noticeTimer = setTimeout(() => {
-        count('noticeShown');
-        useUi.getState().setDisconnectNotice(true);
-      }, NOTICE_AFTER_MS);
-    }
-    setConnection('reconnecting');
-  };
-
-  const connect = () => {
-    const url = new URL('/api/events', window.location.origin);
-    const resumed = lastEventId !== undefined;
-    if (lastEventId) url.searchParams.set('lastEventId', lastEventId);
-    // EventSource cannot send headers (the server's request log masks a `token` parameter).
-    if (accessToken) url.searchParams.set('token', accessToken);
-    const stream = new EventSource(url);
-    source = stream;
-    stream.onopen = () => {
-      clearTimeout(noticeTimer);
-      brokenSince = undefined;
-      attempts = 0;
-      useUi.getState().setDisconnectNotice(false);
-      setConnection('open');
-      const first = !opened;
-      opened = true;
-      handlers.onOpen({ first, resumed });
-    };
-    stream.onmessage = (message: MessageEvent<string>) => {
-      if (message.lastEventId) lastEventId = message.lastEventId;
-      let event: { topic?: unknown; event?: unknown };
-      try {
-        event = JSON.parse(message.data) as typeof event;
-      } catch {
-        return;
-      }
-      if (event.topic === 'generation') handlers.onEvent(event as GenerationEvent);
-      else if (event.topic === 'assets') handlers.onAssetEvent(event as AssetEvent);
-      else if (event.topic === 'system' && event.event === 'replay_gap') {
-        count('replayGaps');
-        handlers.onGap(event as ReplayGapEvent);
-      }
-    };
-    stream.onerror = () => {
-      stream.close();
-      if (source !== stream) return;
-      onBreak();
-      const delay = Math.min(RECONNECT_FIRST_MS * 2 ** attempts, RECONNECT_MAX_MS);
-      attempts += 1;
-      count('reconnects');
-      clearTimeout(reconnectTimer);
-      reconnectTimer = setTimeout(connect, delay);
-    };
-  };
-
-  setConnection('connecting');
-  connect();
-  return () => {
-    clearTimeout(noticeTimer);
-    clearTimeout(reconnectTimer);
-    source?.close();
-    source = undefined;
-  };
+  return connectShared({
+    token: accessToken,
+    onConnection: (state) => useUi.getState().setConnection(state),
+    onNotice: (shown) => useUi.getState().setDisconnectNotice(shown),
+    onOpen: handlers.onOpen,
+    onEvent: (event) => {
+      // Every event, whatever its topic, for the views that follow one of their own (streamEvents.ts).
+      publishStreamEvent(event as StreamEvent);
+      if (event.topic === 'generation') handlers.onEvent(event as unknown as GenerationEvent);
+      else if (event.topic === 'assets') handlers.onAssetEvent(event as unknown as AssetEvent);
+      else if (event.topic === 'system' && event.event === 'replay_gap') handlers.onGap(event as unknown as ReplayGapEvent);
+    },
+  });
 }

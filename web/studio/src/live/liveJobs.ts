@@ -1,5 +1,5 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult, type VideoResult, type AgentTurn } from '../api/contract';
+import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult, type VideoResult, type AgentTurn, type McpResult } from '../api/contract';
 
 // Jobs as this page sees them: the ones it started and any it hears of on the
 // event stream (the CLI's, another tab's). They are server state, kept in the
@@ -43,6 +43,8 @@ export interface LiveJob {
   /** Waiting for a slot: its place in the studio's queue (1 = next). */
   queuePosition?: number;
   cancelling?: boolean;
+  /** The newest `progress` event as a fraction 0–1 (a video poll's `fraction`, a flow step's `value / max`). */
+  progress?: number;
   /** Its prompt and slot count were read from GET /api/jobs/:id (jobs from elsewhere). */
   described?: boolean;
 }
@@ -102,12 +104,15 @@ const isVideo = (result: JobResult): result is VideoResult => 'video' in result 
 
 /** An agent turn's result is the turn: its images show as the outputs (the Agent view is a later issue). */
 const isAgentTurn = (result: JobResult): result is AgentTurn => 'itemId' in result;
+/** An MCP job's result: its one file (image or video) in history. */
+const isMcp = (result: JobResult): result is McpResult => 'taskId' in result && 'asset' in result;
 
 /** The slots a finished job shows: its images, or each slot's outcome. */
 function slotsOfResult(job: LiveJob, result: JobResult): LiveSlot[] {
   // The partial renders go: the image replaces them (and they are large).
   if (isAsset(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result, partial: undefined }];
   if (isVideo(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.video, partial: undefined }];
+  if (isMcp(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.asset, partial: undefined }];
   if (isAgentTurn(result)) return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider ?? undefined, model: result.model ?? undefined, image, partial: undefined }));
   if (isMultimode(result)) {
     return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error, partial: undefined }));
@@ -132,6 +137,20 @@ const heardOf = (event: GenerationEvent): LiveJob => ({
   startedAt: new Date().toISOString(),
 });
 
+/** A `progress` event as a fraction 0–1, whichever of its shapes it has (`fraction`; `value` of `max`; `current` of `total`). */
+function progressOf(event: GenerationEvent): number | undefined {
+  const fields = event as unknown as Record<string, unknown>;
+  const number = (key: string) => (typeof fields[key] === 'number' ? (fields[key] as number) : undefined);
+  const fraction = number('fraction');
+  if (fraction !== undefined) return fraction;
+  for (const [part, whole] of [['value', 'max'], ['current', 'total']] as const) {
+    const done = number(part);
+    const all = number(whole);
+    if (done !== undefined && all !== undefined && all > 0) return Math.min(1, done / all);
+  }
+  return undefined;
+}
+
 /** Applies one event of topic `generation`. Events after a job's end (a replay) change nothing. */
 export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
   const known = jobs.find((job) => job.requestId === event.requestId);
@@ -150,6 +169,9 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
     }
     case 'partial':
       if (event.b64) job = withSlot(job, event.slot ?? 0, { partial: `data:image/${event.format};base64,${event.b64}`, partialIndex: event.index });
+      break;
+    case 'progress':
+      job = { ...job, progress: progressOf(event) ?? job.progress };
       break;
     case 'slot_done':
       job = withSlot(job, event.slot, { image: event.result.image, revisedPrompt: event.result.revisedPrompt, provider: event.result.provider, model: event.result.model, error: event.result.error, partial: undefined });

@@ -108,13 +108,16 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined => (values as readonly unknown[]).includes(value) ? (value as T) : undefined;
 
 /** The composer an asset was made with: its prompt, lane, model and the settings it recorded. */
-export function composerFromAsset(asset: AssetRecord): Composer {
-  const settings = asset.settings;
+export const composerFromAsset = (asset: AssetRecord): Composer => composerFromMade(asset);
+
+/** The composer of anything that says how it was made (an asset, a studio image's embedded metadata). */
+export function composerFromMade(made: { prompt: string; provider: string; model: string; settings: Record<string, unknown> }): Composer {
+  const settings = made.settings;
   return {
     ...EMPTY_COMPOSER,
-    prompt: asset.prompt,
-    provider: asset.provider as ProviderId,
-    model: asset.model,
+    prompt: made.prompt,
+    provider: made.provider as ProviderId,
+    model: made.model,
     controls: {
       quality: oneOf(['low', 'medium', 'high'] as const, settings.quality),
       size: text(settings.size) && settings.size !== 'auto' ? (settings.size as string) : undefined,
@@ -123,8 +126,24 @@ export function composerFromAsset(asset: AssetRecord): Composer {
       reasoning: oneOf(['none', 'low', 'medium', 'high', 'xhigh'] as const, settings.reasoning),
       negativePrompt: text(settings.negativePrompt),
     },
-    options: typeof settings.options === 'object' && settings.options !== null ? (settings.options as Record<string, unknown>) : {},
+    options: optionsFromSettings(settings),
   };
+}
+
+/** Settings every lane records that are not lane options (the shared controls, the model that ran). */
+const SHARED_SETTINGS = new Set(['model', 'size', 'quality', 'format', 'moderation', 'reasoning', 'negativePrompt', 'options', 'n', 'count']);
+
+/**
+ * A lane's options as an asset recorded them: its `options`, and the values a lane records at the top level of
+ * its settings (epsilon's sampler, steps, seed...). The composer sends only those the chosen lane's schema has.
+ */
+function optionsFromSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const nested = typeof settings.options === 'object' && settings.options !== null ? (settings.options as Record<string, unknown>) : {};
+  const options: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries({ ...settings, ...nested })) {
+    if (!SHARED_SETTINGS.has(name) && value !== null && value !== undefined && typeof value !== 'object') options[name] = value;
+  }
+  return options;
 }
 
 let toastIds = 0;

@@ -3,6 +3,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { toErrorPayload } from '../../api/http';
 import { JobList } from './JobList';
 import { PromptComposer } from './PromptComposer';
+import { ClassicPromptBuilder } from '../prompt-builder/ClassicPromptBuilder';
 
 /** Classic: the composer and the jobs it (and anyone else) started. */
 export function ClassicView() {
@@ -16,7 +17,10 @@ export function ClassicView() {
         {capabilities.error && <ErrorNotice error={toErrorPayload(capabilities.error)} />}
         {capabilities.data ? <PromptComposer capabilities={capabilities.data} providers={providers.data} defaults={defaults.data} /> : !capabilities.error && <p className="hint">Loading the catalog…</p>}
       </div>
-      <JobList />
+      <div className="classic-side">
+        <ClassicPromptBuilder />
+        <JobList />
+      </div>
     </div>
   );
 }

@@ -53,8 +53,8 @@ function SizeField({ value, defaultSize, onChange }: { value: string | undefined
   );
 }
 
-/** Only the shared controls the chosen lane takes. */
-export function LaneControls({ choice }: { choice: LaneChoice }) {
+/** Only the shared controls the chosen lane takes (Size left to the size picker when `hideSize`). */
+export function LaneControls({ choice, hideSize = false }: { choice: LaneChoice; hideSize?: boolean }) {
   const controls = useUi((state) => state.composer.controls);
   const setControl = useUi((state) => state.setControl);
   const has = (control: CommonControl) => choice.controls.includes(control);
@@ -66,7 +66,7 @@ export function LaneControls({ choice }: { choice: LaneChoice }) {
   return (
     <div className="controls-grid">
       {has('quality') && <ChoiceSelect id="quality" label="Quality" values={QUALITIES} value={controls.quality} defaultLabel="Default (auto)" onChange={set('quality')} />}
-      {has('size') && <SizeField value={controls.size} defaultSize={choice.defaultSize} onChange={set('size')} />}
+      {has('size') && !hideSize && <SizeField value={controls.size} defaultSize={choice.defaultSize} onChange={set('size')} />}
       {has('format') && <ChoiceSelect id="format" label="Format" values={IMAGE_FORMATS} value={controls.format} defaultLabel="Default (png)" onChange={set('format')} />}
       {has('moderation') && <ChoiceSelect id="moderation" label="Moderation" values={MODERATIONS} value={controls.moderation} defaultLabel="Default (auto)" onChange={set('moderation')} />}
       {has('reasoning') && (

@@ -1,6 +1,7 @@
 import type { CapabilitiesBody, ProviderId, ProviderStatus } from '../../api/contract';
 import { lanesOf, statusOf } from '../../api/queries';
 import { followLink } from '../../router';
+import { formatUntil, localizeTimes } from '../../components/format';
 import { STATE_LABELS, type LaneChoice } from './laneChoice';
 
 /**
@@ -10,6 +11,12 @@ import { STATE_LABELS, type LaneChoice } from './laneChoice';
 export function LanePicker({ capabilities, providers, choice, onChange }: { capabilities: CapabilitiesBody; providers: ProviderStatus[] | undefined; choice: LaneChoice; onChange(provider: ProviderId): void }) {
   const lanes = lanesOf(capabilities);
   const stateOf = (id: string) => statusOf(providers, id)?.state ?? 'unavailable';
+  /** "cooling down until 14:05" when the studio knows when the lane is back. */
+  const stateLabel = (id: string) => {
+    const until = statusOf(providers, id)?.until;
+    return stateOf(id) === 'cooling_down' && until ? `${STATE_LABELS.cooling_down} until ${formatUntil(until)}` : STATE_LABELS[stateOf(id)];
+  };
+  const chosenUntil = choice.lane ? statusOf(providers, choice.lane.id)?.until : undefined;
   const ready = lanes.filter((lane) => stateOf(lane.id) === 'ready');
   const notReady = lanes.filter((lane) => stateOf(lane.id) !== 'ready');
   const settingsLink = `/settings#lane-${choice.lane?.id ?? choice.id}`;
@@ -28,15 +35,19 @@ export function LanePicker({ capabilities, providers, choice, onChange }: { capa
         <optgroup label="Not ready">
           {notReady.map((lane) => (
             <option key={lane.id} value={lane.id}>
-              {lane.label} ({lane.id}): {STATE_LABELS[stateOf(lane.id)]}
+              {lane.label} ({lane.id}): {stateLabel(lane.id)}
             </option>
           ))}
         </optgroup>
       </select>
       <p id="lane-status" className="lane-status" data-state={choice.state} data-ready={choice.ready}>
         <span className="state-dot" aria-hidden="true" />
-        {choice.state !== 'auto' && <strong>{STATE_LABELS[choice.state]}. </strong>}
-        <span className="lane-reason">{choice.reason}</span>{' '}
+        {choice.state !== 'auto' && (
+          <strong>
+            {choice.state === 'cooling_down' && chosenUntil ? `${STATE_LABELS.cooling_down} until ${formatUntil(chosenUntil)}` : STATE_LABELS[choice.state]}.{' '}
+          </strong>
+        )}
+        <span className="lane-reason">{localizeTimes(choice.reason)}</span>{' '}
         {!choice.ready && (
           <a href={settingsLink} onClick={followLink} className="lane-settings-link">
             Settings

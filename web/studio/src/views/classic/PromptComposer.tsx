@@ -10,17 +10,21 @@ import { LaneControls } from './LaneControls';
 import { LaneOptionsFields } from './LaneOptionsFields';
 import { LanePicker } from './LanePicker';
 import { ModelPicker } from './ModelPicker';
+import { hasNativeSize, NATIVE_SIZE_OPTIONS, optionProblems } from './optionRules';
+import { SizeModePicker, type SizeMode } from './SizeModePicker';
+import './composer.css';
 import { ReferenceTray } from './ReferenceTray';
 import { referencesFromFiles } from './references';
 
 /** Why Generate cannot run now, or undefined when it can. */
-function blocker(props: { prompt: string; ready: boolean; references: number; maxReferences: number; size?: string; editing: boolean; canEdit: boolean }): string | undefined {
+function blocker(props: { prompt: string; ready: boolean; references: number; maxReferences: number; size?: string; editing: boolean; canEdit: boolean; optionProblems: string[] }): string | undefined {
   if (!props.ready) return 'The chosen lane is not ready.';
   if (props.prompt.trim() === '') return 'Write a prompt first.';
   if (props.prompt.length > API_LIMITS.promptMaxChars) return `The prompt is over ${API_LIMITS.promptMaxChars} characters.`;
   if (props.editing && !props.canEdit) return 'This lane cannot edit images.';
   if (props.references > props.maxReferences) return 'Too many references for this lane.';
   if (props.size && sizeProblem(props.size)) return `Size: ${sizeProblem(props.size)}.`;
+  if (props.optionProblems.length > 0) return `${props.optionProblems[0]}.`;
   return undefined;
 }
 
@@ -31,7 +35,18 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
   const updateComposer = useUi((state) => state.updateComposer);
   const addReferences = useUi((state) => state.addReferences);
   const [refused, setRefused] = useState<string[]>([]);
+  const [chosenSizeMode, setSizeMode] = useState<SizeMode>();
   const choice = laneChoice(composer.provider, capabilities, providers, defaults);
+  // Size, or the lane's native aspect ratio and resolution (alpha): one or the other, never both.
+  const nativeSize = hasNativeSize(choice);
+  const nativeChosen = NATIVE_SIZE_OPTIONS.some((name) => composer.options[name] !== undefined);
+  const sizeMode: SizeMode = chosenSizeMode ?? (nativeChosen ? 'native' : 'size');
+  const changeSizeMode = (mode: SizeMode) => {
+    setSizeMode(mode);
+    if (mode === 'native') useUi.getState().setControl('size', undefined);
+    else updateComposer({ options: Object.fromEntries(Object.entries(composer.options).filter(([name]) => !(NATIVE_SIZE_OPTIONS as readonly string[]).includes(name))) });
+  };
+  const problems = optionProblems(choice, composer.options);
   const maxOutputs = API_LIMITS.multimodeMaxOutputs;
   const editing = composer.editImage !== undefined;
   const maxReferences = Math.max(0, choice.maxInputImages - (editing ? 1 : 0));
@@ -40,9 +55,10 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
     ready: choice.ready,
     references: composer.references.length,
     maxReferences,
-    size: choice.controls.includes('size') ? composer.controls.size : undefined,
+    size: choice.controls.includes('size') && !(nativeSize && sizeMode === 'native') ? composer.controls.size : undefined,
     editing,
     canEdit: choice.edit,
+    optionProblems: problems,
   });
 
   const submit = (event?: FormEvent) => {
@@ -97,7 +113,8 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
         </p>
       </div>
 
-      <ReferenceTray capabilities={capabilities} choice={choice} onFilesRefused={setRefused} />
+      {/* A lane that takes no reference images shows no drop zone (unless some are there to remove). */}
+      {(maxReferences > 0 || composer.references.length > 0) && <ReferenceTray capabilities={capabilities} choice={choice} onFilesRefused={setRefused} />}
       {refused.length > 0 && (
         <ul className="field-problem" role="alert">
           {refused.map((reason) => (
@@ -107,17 +124,34 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
       )}
 
       <div className="controls-grid">
-        <LanePicker capabilities={capabilities} providers={providers} choice={choice} onChange={(provider: ProviderId) => updateComposer({ provider, model: '', options: {} })} />
+        <LanePicker
+          capabilities={capabilities}
+          providers={providers}
+          choice={choice}
+          onChange={(provider: ProviderId) => {
+            setSizeMode(undefined);
+            updateComposer({ provider, model: '', options: {} });
+          }}
+        />
         <ModelPicker capabilities={capabilities} choice={choice} value={composer.model} onChange={(model) => updateComposer({ model })} />
       </div>
-      <LaneControls choice={choice} />
-      <LaneOptionsFields capabilities={capabilities} choice={choice} />
+      {nativeSize && (
+        <SizeModePicker
+          choice={choice}
+          mode={sizeMode}
+          options={composer.options}
+          onMode={changeSizeMode}
+          onOption={(name, value) => updateComposer({ options: { ...composer.options, [name]: value } })}
+        />
+      )}
+      <LaneControls choice={choice} hideSize={nativeSize && sizeMode === 'native'} />
+      <LaneOptionsFields capabilities={capabilities} choice={choice} hide={nativeSize ? NATIVE_SIZE_OPTIONS : []} />
 
       <div className="generate-bar">
         {choice.multimode && !editing && (
           <div className="field field-inline">
             <label htmlFor="count">Images</label>
-            <input id="count" type="number" min={1} max={maxOutputs} value={composer.count} onChange={(event) => updateComposer({ count: Math.min(maxOutputs, Math.max(1, Number(event.target.value) || 1)) })} />
+            <input id="count" type="number" min={1} max={maxOutputs} value={composer.count} step={1} onChange={(event) => updateComposer({ count: Math.min(maxOutputs, Math.max(1, Math.round(Number(event.target.value)) || 1)) })} />
           </div>
         )}
         <button type="submit" className="primary" disabled={blocked !== undefined} aria-describedby="generate-blocker">

@@ -2,7 +2,8 @@ import { useState, type DragEvent } from 'react';
 import type { CapabilitiesBody } from '../../api/contract';
 import { useHistoryItems } from '../../api/queries';
 import { withToken } from '../../api/token';
-import { useUi } from '../../store/ui';
+import { composerFromMade, useUi } from '../../store/ui';
+import { readEmbeddedSettings, type EmbeddedSettings } from './embeddedMetadata';
 import type { LaneChoice } from './laneChoice';
 import { referenceFromAsset, referencesFromFiles, REFERENCE_TYPES } from './references';
 
@@ -40,15 +41,25 @@ export function ReferenceTray({ capabilities, choice, onFilesRefused }: { capabi
   const removeReference = useUi((state) => state.removeReference);
   const [dragging, setDragging] = useState(false);
   const [picking, setPicking] = useState(false);
+  // A dropped studio image says how it was made: its settings are offered (never applied unasked).
+  const [made, setMade] = useState<{ name: string; settings: EmbeddedSettings }>();
   const maxBytes = typeof capabilities.limits.referenceMaxBytes === 'number' ? capabilities.limits.referenceMaxBytes : undefined;
   // An edit's image counts as one of the lane's input images.
   const max = Math.max(0, choice.maxInputImages - (editing ? 1 : 0));
   const over = references.length > max;
 
   const addFiles = async (files: Iterable<File>) => {
-    const { added, refused } = await referencesFromFiles(files, maxBytes);
+    const list = Array.from(files);
+    const { added, refused } = await referencesFromFiles(list, maxBytes);
     if (added.length) addReferences(added);
     onFilesRefused(refused);
+    for (const file of list) {
+      const settings = added.some((reference) => reference.name === file.name) ? await readEmbeddedSettings(file) : undefined;
+      if (settings) {
+        setMade({ name: file.name, settings });
+        break;
+      }
+    }
   };
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
     event.preventDefault();
@@ -113,6 +124,27 @@ export function ReferenceTray({ capabilities, choice, onFilesRefused }: { capabi
           {choice.label} takes at most {max} reference {max === 1 ? 'image' : 'images'}
           {editing ? ' besides the image to edit' : ''}: remove {references.length - max}.
         </p>
+      )}
+      {made && (
+        <div className="made-offer" role="status" data-prompt={made.settings.prompt}>
+          <span>
+            {made.name} was made by the studio ({made.settings.lane}, {made.settings.model}).
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              const { composer } = useUi.getState();
+              const settings = composerFromMade({ ...made.settings, provider: made.settings.lane });
+              useUi.getState().updateComposer({ ...settings, references: composer.references, editImage: composer.editImage });
+              setMade(undefined);
+            }}
+          >
+            Use its settings
+          </button>
+          <button type="button" className="ghost" aria-label="Dismiss" onClick={() => setMade(undefined)}>
+            ×
+          </button>
+        </div>
       )}
       {picking && <HistoryReferencePicker onClose={() => setPicking(false)} />}
     </fieldset>

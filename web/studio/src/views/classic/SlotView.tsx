@@ -6,6 +6,8 @@ import { useUi } from '../../store/ui';
 import { referenceFromAsset } from './references';
 import { errorHelp } from '../../components/errorHelp';
 
+const RASTER_FORMATS: readonly string[] = ['png', 'jpeg', 'webp'];
+
 /** One output of a job: the final image, else the newest partial render, else a placeholder with the step. */
 export function SlotView({ job, slot }: { job: LiveJob; slot: LiveSlot }) {
   const addReferences = useUi((state) => state.addReferences);
@@ -54,12 +56,17 @@ export function SlotView({ job, slot }: { job: LiveJob; slot: LiveSlot }) {
           >
             Details
           </button>
-          <button type="button" className="ghost" onClick={() => addReferences([referenceFromAsset(image)])}>
-            Use as reference
-          </button>
-          <button type="button" className="ghost" onClick={() => updateComposer({ editImage: image, count: 1 })}>
-            Edit
-          </button>
+          {/* Only a raster image can be a reference or be edited (never an SVG or a video). */}
+          {RASTER_FORMATS.includes(image.format) && (
+            <>
+              <button type="button" className="ghost" onClick={() => addReferences([referenceFromAsset(image)])}>
+                Use as reference
+              </button>
+              <button type="button" className="ghost" onClick={() => updateComposer({ editImage: image, count: 1 })}>
+                Edit
+              </button>
+            </>
+          )}
         </div>
       )}
     </figure>

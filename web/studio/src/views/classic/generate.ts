@@ -6,13 +6,14 @@ import { failJob, startedJob, updateLiveJobs } from '../../live/liveJobs';
 import { rememberJob } from '../../live/sync';
 import type { Composer } from '../../store/ui';
 import type { LaneChoice } from './laneChoice';
+import { hasNativeSize, NATIVE_SIZE_OPTIONS } from './optionRules';
 
 // Turns the composer into one async request (generate, edit or multimode) and
 // starts it: the job is on the page before the POST is sent, so no event of
 // it can arrive unseen; its progress then comes over the event stream.
 
 /** A fresh requestId (`crypto.randomUUID` needs a secure context; a LAN address with a token is not one). */
-function newRequestId(): string {
+export function newRequestId(): string {
   if (typeof crypto.randomUUID === 'function' && window.isSecureContext) return `web-${crypto.randomUUID()}`;
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return `web-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
@@ -28,11 +29,16 @@ export interface PlannedRequest {
 /** The request body: only the controls the lane takes, its options when set, the references by file name or bytes. */
 export function planRequest(composer: Composer, choice: LaneChoice, requestId: string): PlannedRequest {
   const controls: Partial<GenerateRequest> = {};
+  // A native aspect ratio or resolution is given instead of a size, never with one.
+  const native = hasNativeSize(choice) && NATIVE_SIZE_OPTIONS.some((name) => composer.options[name] !== undefined && composer.options[name] !== '');
   for (const control of choice.controls) {
+    if (native && control === 'size') continue;
     const value = composer.controls[control];
     if (value !== undefined && value !== '') Object.assign(controls, { [control]: value });
   }
-  const options = Object.fromEntries(Object.entries(composer.options).filter(([, value]) => value !== undefined && value !== ''));
+  // Only the options the lane's schema has (a remixed asset may carry settings of another lane).
+  const known = new Set(Object.keys((choice.options?.properties ?? {}) as object));
+  const options = Object.fromEntries(Object.entries(composer.options).filter(([name, value]) => known.has(name) && value !== undefined && value !== ''));
   const references = composer.references.map((reference) => (reference.source === 'history' ? { filename: reference.filename } : { data: reference.dataUrl, name: reference.name }));
   const shared: GenerateRequest = {
     prompt: composer.prompt.trim(),
@@ -49,15 +55,24 @@ export function planRequest(composer: Composer, choice: LaneChoice, requestId: s
   return { path: '/api/generate', kind: 'generate', body: shared, slots: 1 };
 }
 
-/** Starts the composer's job; its card shows progress, or why the studio refused it. */
-export async function startGeneration(queryClient: QueryClient, composer: Composer, choice: LaneChoice): Promise<string> {
+/** What a card started here needs to run again: the request as sent and how its card looked. */
+interface SentJob {
+  planned: PlannedRequest;
+  provider?: string;
+  model?: string;
+  frame?: { width: number; height: number };
+}
+
+/** Requests this page sent, by requestId: a failed card's Retry sends the same again under a new id. */
+const sent = new Map<string, SentJob>();
+
+export const canRetry = (requestId: string): boolean => sent.has(requestId);
+
+async function send(queryClient: QueryClient, job: SentJob): Promise<string> {
   const requestId = newRequestId();
-  const planned = planRequest(composer, choice, requestId);
-  const size = parseSize(composer.controls.size ?? choice.defaultSize ?? '') ?? (composer.editImage ? { width: composer.editImage.width, height: composer.editImage.height } : undefined);
-  updateLiveJobs(queryClient, (jobs) => [
-    startedJob({ requestId, kind: planned.kind, prompt: planned.body.prompt, provider: composer.provider === 'auto' ? undefined : composer.provider, model: composer.model || undefined, slots: planned.slots, frame: size }),
-    ...jobs,
-  ]);
+  const planned = { ...job.planned, body: { ...job.planned.body, requestId } };
+  sent.set(requestId, { ...job, planned });
+  updateLiveJobs(queryClient, (jobs) => [startedJob({ requestId, kind: planned.kind, prompt: planned.body.prompt, provider: job.provider, model: job.model, slots: planned.slots, frame: job.frame }), ...jobs]);
   rememberJob(requestId);
   try {
     await api(planned.path, { method: 'POST', body: planned.body });
@@ -65,6 +80,19 @@ export async function startGeneration(queryClient: QueryClient, composer: Compos
     updateLiveJobs(queryClient, (jobs) => failJob(jobs, requestId, toErrorPayload(error)));
   }
   return requestId;
+}
+
+/** Starts the composer's job; its card shows progress, or why the studio refused it. */
+export function startGeneration(queryClient: QueryClient, composer: Composer, choice: LaneChoice): Promise<string> {
+  const planned = planRequest(composer, choice, '');
+  const frame = parseSize(composer.controls.size ?? choice.defaultSize ?? '') ?? (composer.editImage ? { width: composer.editImage.width, height: composer.editImage.height } : undefined);
+  return send(queryClient, { planned, provider: composer.provider === 'auto' ? undefined : composer.provider, model: composer.model || undefined, frame });
+}
+
+/** Sends a failed job's request again, as a new job (its own card, above). */
+export function retryJob(queryClient: QueryClient, requestId: string): Promise<string> | undefined {
+  const job = sent.get(requestId);
+  return job ? send(queryClient, job) : undefined;
 }
 
 /** Asks the studio to cancel a running job; its `error` event (JOB_CANCELLED) ends the card. */

@@ -35,6 +35,7 @@ export const STATE_LABELS: Readonly<Record<ProviderStatus['state'], string>> = {
   unreachable: 'unreachable',
   unavailable: 'not in this build',
   disconnected: 'disconnected',
+  locked: 'locked by its plan',
 };
 
 /** Image models of a lane (video models are for the video view). */

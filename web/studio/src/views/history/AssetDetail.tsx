@@ -7,6 +7,9 @@ import { withToken } from '../../api/token';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { ImageFrame } from '../../components/ImageFrame';
 import { formatBytes, formatMs, formatTime } from '../../components/format';
+import { navigate } from '../../router';
+import { useUi } from '../../store/ui';
+import { VideoActions, VideoPlayer } from '../video/VideoActions';
 import { confirmPermanentDelete, copyPrompt, deleteAsset, editAsset, remixAsset, addAsReference } from './assetActions';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -28,7 +31,7 @@ function CostAndTime({ asset }: { asset: AssetRecord }) {
 }
 
 /** The selected image: large, with how it was made and what can be done with it. */
-export function AssetDetail({ filename, opening = 0, onClose }: { filename: string; /** Changes each time an image is opened, the one shown included. */ opening?: number; onClose(): void }) {
+export function AssetDetail({ filename, opening = 0, onClose, onEnlarge }: { filename: string; /** Changes each time an image is opened, the one shown included. */ opening?: number; onClose(): void; /** Opens the image full size (the lightbox). */ onEnlarge?(): void }) {
   const queryClient = useQueryClient();
   const detail = useAssetDetail(filename);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -36,6 +39,7 @@ export function AssetDetail({ filename, opening = 0, onClose }: { filename: stri
   const asset = detail.data;
   const metadata = asset?.embeddedMetadata;
   const settings = metadata?.settings ?? asset?.settings ?? {};
+  const isVideo = asset?.format === 'mp4';
   return (
     <aside
       className="detail"
@@ -55,25 +59,43 @@ export function AssetDetail({ filename, opening = 0, onClose }: { filename: stri
       {detail.error && <ErrorNotice error={toErrorPayload(detail.error)} />}
       {asset && (
         <>
-          <ImageFrame width={asset.width} height={asset.height}>
-            <img src={withToken(asset.url)} alt={asset.prompt} width={asset.width} height={asset.height} />
-          </ImageFrame>
+          {isVideo ? (
+            <VideoPlayer asset={asset} />
+          ) : (
+            <ImageFrame width={asset.width} height={asset.height}>
+              <img src={withToken(asset.url)} alt={asset.prompt} width={asset.width} height={asset.height} />
+            </ImageFrame>
+          )}
           <div className="detail-actions">
             <a className="button" href={withToken(asset.url)} download={asset.filename}>
               Download
             </a>
+            {onEnlarge && !isVideo && (
+              <button type="button" onClick={onEnlarge}>
+                Full size
+              </button>
+            )}
             <button type="button" onClick={() => void copyPrompt(asset.prompt)}>
               Copy prompt
             </button>
-            <button type="button" onClick={() => remixAsset(asset)}>
-              Remix
-            </button>
-            <button type="button" onClick={() => addAsReference(asset)}>
-              Use as reference
-            </button>
-            <button type="button" onClick={() => editAsset(asset)}>
-              Edit
-            </button>
+            {!isVideo && (
+              <>
+                <button type="button" onClick={() => remixAsset(asset)}>
+                  Remix
+                </button>
+                {/* An SVG (a trace) can be neither a reference nor edited: those actions are not offered. */}
+                {asset.format !== 'svg' && (
+                  <>
+                    <button type="button" onClick={() => addAsReference(asset)}>
+                      Use as reference
+                    </button>
+                    <button type="button" onClick={() => editAsset(asset)}>
+                      Edit
+                    </button>
+                  </>
+                )}
+              </>
+            )}
             <button type="button" className="danger" onClick={() => void deleteAsset(queryClient, asset)}>
               Delete
             </button>
@@ -81,6 +103,7 @@ export function AssetDetail({ filename, opening = 0, onClose }: { filename: stri
               Delete permanently
             </button>
           </div>
+          {isVideo && <VideoActions asset={asset} onStarted={() => useUi.getState().showToast('Video job started.', { label: 'Follow it in Video', run: () => navigate('/video') })} />}
           <dl className="facts">
             <dt>Prompt</dt>
             <dd className="detail-prompt">{metadata?.prompt ?? asset.prompt}</dd>
@@ -99,9 +122,20 @@ export function AssetDetail({ filename, opening = 0, onClose }: { filename: stri
               {formatTime(metadata?.createdAt ?? asset.createdAt)} · {asset.kind}
               {asset.sessionTitle ? ` · session ${asset.sessionTitle}` : ''}
             </dd>
-            <dt>Image</dt>
+            {asset.derivedFrom && (
+              <>
+                <dt>Made from</dt>
+                <dd>
+                  <button type="button" className="link-button" data-derived-from={asset.derivedFrom} onClick={() => useUi.getState().selectAsset(asset.derivedFrom ?? undefined)}>
+                    {asset.kind === 'edit' ? 'Edited from' : 'Source'}: {asset.derivedFrom}
+                  </button>
+                </dd>
+              </>
+            )}
+            <dt>{isVideo ? 'Video' : 'Image'}</dt>
             <dd>
               {asset.width}×{asset.height} {asset.format.toUpperCase()}, {formatBytes(asset.bytes)}
+              {asset.video ? `, ${asset.video.durationSeconds.toFixed(1)} s at ${asset.video.fps} fps` : ''}
             </dd>
             <dt>Cost and time</dt>
             <CostAndTime asset={asset} />

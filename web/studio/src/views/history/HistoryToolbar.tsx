@@ -17,6 +17,11 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
   const [text, setText] = useState(history.q);
   const [filtersOpen, setFiltersOpen] = useState(false);
 
+  // The search changed elsewhere (a link, Back, Clear): the box shows it.
+  useEffect(() => {
+    setText((typed) => (typed.trim() === history.q ? typed : history.q));
+  }, [history.q]);
+
   // The listing follows the search box once typing pauses.
   useEffect(() => {
     const timer = setTimeout(() => {

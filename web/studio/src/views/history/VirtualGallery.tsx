@@ -1,6 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { AssetRecord } from '../../api/contract';
 import { withToken } from '../../api/token';
+import { formatTime } from '../../components/format';
+import './gallery.css';
 
 // A windowed grid: only the rows in (or near) view are in the DOM, so a
 // history of thousands of images scrolls like one of ten. Rows are a flat list
@@ -60,9 +62,15 @@ export interface VirtualGalleryProps {
   onOpen(asset: AssetRecord): void;
   /** Shown when there is nothing to list. */
   empty: string;
+  /** Selecting several: a click checks or unchecks a tile instead of opening it. */
+  selecting?: boolean;
+  checked?: ReadonlySet<string>;
+  onToggle?(asset: AssetRecord): void;
+  /** The loaded images in order, told when they change (the lightbox steps through them). */
+  onTiles?(tiles: AssetRecord[]): void;
 }
 
-export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selected, onOpen, empty }: VirtualGalleryProps) {
+export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selected, onOpen, empty, selecting = false, checked, onToggle, onTiles }: VirtualGalleryProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [viewport, setViewport] = useState({ width: 0, height: 0 });
   const [scrollTop, setScrollTop] = useState(0);
@@ -82,6 +90,7 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
   const tileSize = viewport.width > 0 ? (viewport.width - GAP * (cols - 1)) / cols : MIN_TILE;
   const rowHeight = tileSize + GAP;
   const { rows, total, tiles } = useMemo(() => layout(sections, cols, rowHeight), [sections, cols, rowHeight]);
+  useEffect(() => onTiles?.(tiles), [tiles, onTiles]);
   const endHeight = hasMore || loadingMore || tiles.length > 0 ? MORE_HEIGHT : 0;
 
   // Near the end: the next page (also when the loaded rows do not fill the view).
@@ -165,12 +174,19 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
                   className="tile"
                   data-index={row.firstIndex + offset}
                   data-filename={asset.filename}
-                  aria-pressed={asset.filename === selected}
+                  aria-pressed={selecting ? checked?.has(asset.filename) === true : asset.filename === selected}
+                  data-checked={checked?.has(asset.filename) || undefined}
                   aria-label={asset.prompt}
-                  title={asset.prompt}
-                  onClick={() => onOpen(asset)}
+                  onClick={() => (selecting ? onToggle?.(asset) : onOpen(asset))}
                 >
                   <img src={withToken(asset.thumbnailUrl)} alt="" loading="lazy" decoding="async" width={asset.width} height={asset.height} />
+                  {selecting && <span className="tile-check" aria-hidden="true" />}
+                  <span className="tile-caption" aria-hidden="true">
+                    <span className="tile-caption-prompt">{asset.prompt}</span>
+                    <span>
+                      {asset.provider} · {formatTime(asset.createdAt)}
+                    </span>
+                  </span>
                 </button>
               ))}
             </div>

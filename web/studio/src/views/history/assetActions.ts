@@ -3,6 +3,8 @@ import type { AssetRecord } from '../../api/contract';
 import { api, toErrorPayload } from '../../api/http';
 import type { HistoryGroupsPage, HistoryPage, Purged, Tombstone } from '../../api/responses';
 import { errorHelp } from '../../components/errorHelp';
+import { plural } from '../../components/format';
+import { withToken } from '../../api/token';
 import { navigate } from '../../router';
 import { useUi } from '../../store/ui';
 import { referenceFromAsset } from '../classic/references';
@@ -55,6 +57,42 @@ export async function deleteAsset(queryClient: QueryClient, asset: AssetRecord):
   dropFromListings(queryClient, asset.filename);
   refreshListings(queryClient);
   ui.showToast('Image deleted.', { label: 'Undo', run: () => void restoreAsset(queryClient, asset) });
+}
+
+/** Deletes several to tombstones; one message, whose Undo restores every one deleted. */
+export async function deleteAssets(queryClient: QueryClient, assets: readonly AssetRecord[]): Promise<void> {
+  const deleted: AssetRecord[] = [];
+  let failure: unknown;
+  for (const asset of assets) {
+    try {
+      await api<Tombstone>(path(asset.filename), { method: 'DELETE' });
+      deleted.push(asset);
+      dropFromListings(queryClient, asset.filename);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  const ui = useUi.getState();
+  if (deleted.some((asset) => asset.filename === ui.selectedAsset)) ui.selectAsset(undefined);
+  refreshListings(queryClient);
+  if (failure !== undefined && deleted.length === 0) return failed('Delete', failure);
+  const notDeleted = assets.length - deleted.length;
+  ui.showToast(`${plural(deleted.length, 'image')} deleted${notDeleted > 0 ? `; ${plural(notDeleted, 'image')} could not be` : ''}.`, {
+    label: 'Undo',
+    run: () => void Promise.all(deleted.map((asset) => api<AssetRecord>(`${path(asset.filename)}/restore`, { method: 'POST' }))).then(() => refreshListings(queryClient), (error: unknown) => failed('Restore', error)),
+  });
+}
+
+/** Downloads each image under its history name (the browser may ask once to allow several downloads). */
+export function downloadAssets(assets: readonly AssetRecord[]): void {
+  for (const asset of assets) {
+    const link = document.createElement('a');
+    link.href = withToken(asset.url);
+    link.download = asset.filename;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }
 }
 
 /** Asks first (the message's action is the confirmation): a permanent delete has no undo. */

@@ -158,7 +158,20 @@ export function AccountSection() {
             title={`Sign in to the session the ${provider} lane runs on with another account`}
             onClick={(event) => {
               trigger.current = event.currentTarget;
-              start.mutate({ provider });
+              // The spec: the UI opens the verification page in a new tab. Opened blank within the click (a
+              // later open is a blocked popup), cut from this page, then sent to the page the studio names.
+              // The dialog keeps the link, should the browser refuse the tab.
+              const tab = window.open('', '_blank');
+              if (tab) tab.opener = null;
+              start.mutate(
+                { provider },
+                {
+                  onSuccess: (switchStarted) => {
+                    if (tab && !tab.closed) tab.location.href = switchStarted.verificationUrl;
+                  },
+                  onError: () => tab?.close(),
+                },
+              );
             }}
             disabled={start.isPending}
           >

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { localizeTimes } from '../../components/format';
 import type { CapabilitiesBody, LaneCapabilities } from '../../api/contract';
 import { lanesOf, statusOf, useCapabilities, useProviders } from '../../api/queries';
 import { useUi } from '../../store/ui';
@@ -57,7 +58,7 @@ export function LanesSection() {
                   {STATE_LABELS[state]}
                 </span>
               </div>
-              <p className="lane-reason">{status?.reason ?? '…'}</p>
+              <p className="lane-reason">{status?.reason ? localizeTimes(status.reason) : '…'}</p>
               <p className="lane-facts">
                 {credentialOf(lane, capabilities.data as CapabilitiesBody)}
                 {status?.upstream ? ` · ${status.upstream}` : ''}

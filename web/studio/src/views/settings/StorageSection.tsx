@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api, toErrorPayload } from '../../api/http';
 import { useStorage } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
-import { formatBytes } from '../../components/format';
+import { formatBytes, plural } from '../../components/format';
 
 /** Where the studio keeps its files, how much they take, and a way to open the images' folder. */
 export function StorageSection() {
@@ -19,7 +19,7 @@ export function StorageSection() {
           <dl className="facts">
             <dt>Images</dt>
             <dd>
-              {status.generated.files} files, {formatBytes(status.generated.bytes)} (thumbnails {formatBytes(status.thumbnails.bytes)})
+              {plural(status.generated.files, 'file')}, {formatBytes(status.generated.bytes)} (thumbnails {formatBytes(status.thumbnails.bytes)})
             </dd>
             <dt>Folder</dt>
             <dd>

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { parseWith } from '../../common/validation.js';
+import { mcpGenerateRequest } from '../api/mcp.js';
+import { fingerprintOf } from '../jobs/delivery.js';
+import type { StudioRoutes } from '../routes/plugin.js';
+import { isMcpLane, MCP_LANES } from './catalog.js';
+import { mcpModels, planMcpGenerate } from './plan.js';
+import { mcpLaneStatus } from './servers.js';
+import { ServiceError } from '../../common/errors.js';
+
+// The MCP lanes' routes (spec: POST /api/mcp/generate; contract §3). A
+// generation is always asynchronous: planned (every check before any tool
+// call), accepted as an `mcp` job (202), then followed on /api/events by its
+// requestId: `submitted`, `progress`…, `done` or `error`. `GET
+// /api/mcp/models?provider=` lists a lane's models with their kind, aspect
+// ratios, input roles and parameters (zeta static, eta live and cached).
+
+const modelsQuery = z.object({ provider: z.enum(MCP_LANES) }).strict();
+
+export const mcpRoutes: StudioRoutes = async (app, { ctx }) => {
+  app.post('/api/mcp/generate', async (request, reply) => {
+    // §3: `parameters` is a record of scalars; anything else is refused with the contract's own code.
+    const parameters = (request.body as { parameters?: unknown } | null)?.parameters;
+    if (parameters !== undefined && (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters) || Object.values(parameters).some((value) => value === null || typeof value === 'object'))) {
+      throw new ServiceError('INVALID_MCP_PARAMETERS', 'parameters must be an object of strings, numbers and booleans.', { details: { field: 'parameters' } });
+    }
+    const body = parseWith(mcpGenerateRequest, request.body);
+    const requestId = body.requestId ?? randomUUID();
+    const planned = await planMcpGenerate(ctx, body, requestId);
+    await ctx.jobs.submit({ ...planned, ...(body.priority !== undefined ? { priority: body.priority } : {}), fingerprint: fingerprintOf('mcp', body) });
+    return reply.code(202).send({ ok: true, requestId, status: 'accepted', provider: planned.request.lane, kind: planned.request.media });
+  });
+
+  app.get('/api/mcp/models', async (request) => {
+    const { provider } = parseWith(modelsQuery, request.query);
+    if (!isMcpLane(provider)) throw new ServiceError('MCP_PROVIDER_UNKNOWN', 'provider must be zeta or eta.');
+    const status = mcpLaneStatus(ctx, provider);
+    // eta's catalog is read from its server: a lane that cannot connect lists none, and says why.
+    const models = status.state === 'disconnected' ? [] : await mcpModels(ctx, provider);
+    return { provider, status, catalogAccess: provider === 'zeta' ? 'static' : 'connected', models };
+  });
+};
