@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, stallBody } from '../helpers/raw-http.js';
 import { startTestChat, type TestChatServer } from './helpers.js';
-import { ensureChatBuild } from './page-build.js';
+import { ensureChatBuild } from '../web/build.js';
 
 const json = { 'content-type': 'application/json' };
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvents, startTestChat, type EventRecorder, type TestChatServer } from './helpers.js';
-import { ensureChatBuild } from './page-build.js';
+import { ensureChatBuild } from '../web/build.js';
 
 // The Bar, over real HTTP against a server built in-process with the fake agents.
 describe('svc-chat serve --demo: the Bar', () => {

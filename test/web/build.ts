@@ -2,14 +2,21 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-// The browser tests run against the built app (dist/web/studio), as the
-// studio serves it. A missing or stale build (a source newer than the built
+// The browser tests run against a built app (dist/web/<app>), as its server
+// serves it. A missing or stale build (a source newer than the built
 // index.html) is rebuilt once; test files running in parallel wait for it.
 
 const ROOT = resolve(import.meta.dirname, '../..');
-export const WEB_DIR = join(ROOT, 'dist', 'web', 'studio');
-const SOURCES = [join(ROOT, 'web', 'studio'), join(ROOT, 'web', 'shared'), join(ROOT, 'src', 'studio', 'api'), join(ROOT, 'web', 'tsconfig.json'), join(ROOT, 'scripts', 'build-web.mjs')];
-const LOCK = join(ROOT, 'dist', '.web-studio-build.lock');
+const COMMON_SOURCES = [join(ROOT, 'web', 'shared'), join(ROOT, 'web', 'tsconfig.json'), join(ROOT, 'scripts', 'build-web.mjs')];
+/** What each app is built from besides the common sources (its server's contract included). */
+const APP_SOURCES = {
+  studio: [join(ROOT, 'web', 'studio'), join(ROOT, 'src', 'studio', 'api')],
+  chat: [join(ROOT, 'web', 'chat'), join(ROOT, 'src', 'chat', 'contract.ts')],
+} as const;
+type App = keyof typeof APP_SOURCES;
+
+export const webDir = (app: App): string => join(ROOT, 'dist', 'web', app);
+export const WEB_DIR = webDir('studio');
 /** A lock older than this was left by a killed run. */
 const STALE_LOCK_MS = 120_000;
 
@@ -22,35 +29,39 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-const built = (): number => statSync(join(WEB_DIR, 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-const isStale = (): boolean => built() < Math.max(...SOURCES.map(newestMtime));
+const built = (app: App): number => statSync(join(webDir(app), 'index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+const isStale = (app: App): boolean => built(app) < Math.max(...[...APP_SOURCES[app], ...COMMON_SOURCES].map(newestMtime));
 
-function tryLock(): boolean {
+function tryLock(lock: string): boolean {
   try {
-    mkdirSync(LOCK, { recursive: false });
+    mkdirSync(lock, { recursive: false });
     return true;
   } catch {
-    const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-    if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
     return false;
   }
 }
 
-/** Builds web/studio into dist/web/studio unless the build is up to date. */
-export async function ensureStudioBuild(): Promise<void> {
+/** Builds web/<app> into dist/web/<app> unless the build is up to date. */
+export async function ensureWebBuild(app: App): Promise<void> {
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
-  while (isStale()) {
-    if (!tryLock()) {
+  const lock = join(ROOT, 'dist', `.web-${app}-build.lock`);
+  while (isStale(app)) {
+    if (!tryLock(lock)) {
       // Another test file is building: wait for it, then look again.
       await new Promise((resolve) => setTimeout(resolve, 250));
       continue;
     }
     try {
-      if (!isStale()) break;
-      const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs'), 'studio'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-      if (run.status !== 0) throw new Error(`node scripts/build-web.mjs studio failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
+      if (!isStale(app)) break;
+      const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs'), app], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+      if (run.status !== 0) throw new Error(`node scripts/build-web.mjs ${app} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
     } finally {
-      rmSync(LOCK, { recursive: true, force: true });
+      rmSync(lock, { recursive: true, force: true });
     }
   }
 }
+
+export const ensureStudioBuild = (): Promise<void> => ensureWebBuild('studio');
+export const ensureChatBuild = (): Promise<void> => ensureWebBuild('chat');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { startMcpHost, type McpHost } from '../zeta/mcp-host.js';
+import { startMcpHost, textPart, type McpHost, type McpSimulator } from '../mcp-host.js';
 import { SimTasks, simTaskStore, type SimTaskState } from '../zeta/tasks.js';
 
 // The simulated MCP media server behind the `eta` lane (contract:
@@ -47,15 +47,9 @@ export interface EtaSimulatorOptions {
   readonly port?: number;
 }
 
-export interface EtaSimulator {
-  readonly url: string;
-  readonly endpoint: string;
-  readonly token: string;
-  readonly host: McpHost;
-  close(): Promise<void>;
-}
+export type EtaSimulator = McpSimulator;
 
-const text = (value: string) => ({ type: 'text' as const, text: value });
+const text = textPart;
 const answer = (structured: Record<string, unknown>) => ({ content: [text(JSON.stringify(structured))], structuredContent: structured });
 
 export async function startEtaSimulator(options: EtaSimulatorOptions = {}): Promise<EtaSimulator> {

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ZETA_MODELS } from '../../studio/mcp/catalog.js';
-import { startMcpHost, type McpHost } from './mcp-host.js';
+import { startMcpHost, textPart, type McpHost, type McpSimulator } from '../mcp-host.js';
 import { SimTasks, simTaskStore, type SimTaskState } from './tasks.js';
 
 // The simulated MCP media server behind the `zeta` lane (contract:
@@ -15,7 +15,7 @@ import { SimTasks, simTaskStore, type SimTaskState } from './tasks.js';
 // auth; prompt triggers in tasks.ts.
 
 export { MCP_SIM_TRIGGERS } from './tasks.js';
-export type { ToolCallEntry } from './mcp-host.js';
+export type { ToolCallEntry } from '../mcp-host.js';
 
 export const DEFAULT_ZETA_TOKEN = 'sim-zeta-token';
 /** The `pollInterval` a task object suggests (ms). */
@@ -31,15 +31,9 @@ export interface ZetaSimulatorOptions {
   readonly port?: number;
 }
 
-export interface ZetaSimulator {
-  readonly url: string;
-  readonly endpoint: string;
-  readonly token: string;
-  readonly host: McpHost;
-  close(): Promise<void>;
-}
+export type ZetaSimulator = McpSimulator;
 
-const text = (value: string) => ({ type: 'text' as const, text: value });
+const text = textPart;
 const failure = (message: string) => ({ content: [text(message)], isError: true });
 
 const reference = z.object({ url: z.string(), tag: z.string().optional() });

@@ -1,3 +1,5 @@
+import { ShortcutList } from '../../shared/ShortcutList';
+
 /** The keyboard shortcuts, declared once: the overlay lists them and App binds them. */
 export const SHORTCUTS = [
   { keys: 'Enter', does: 'Send the message (Shift+Enter: new line)' },
@@ -14,16 +16,7 @@ export function ShortcutsOverlay({ onClose }: { onClose(): void }) {
     <div className="overlay" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onClick={onClose}>
       <div className="overlay-panel" onClick={(event) => event.stopPropagation()}>
         <h2>Keyboard shortcuts</h2>
-        <dl className="shortcuts">
-          {SHORTCUTS.map((shortcut) => (
-            <div key={shortcut.keys}>
-              <dt>
-                <kbd>{shortcut.keys}</kbd>
-              </dt>
-              <dd>{shortcut.does}</dd>
-            </div>
-          ))}
-        </dl>
+        <ShortcutList shortcuts={SHORTCUTS} className="shortcuts" />
         <button type="button" onClick={onClose}>
           Close
         </button>

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
+import { ShortcutList, type Shortcut } from '../../../shared/ShortcutList';
 
 /** The keyboard shortcuts of the app, listed once: the `?` overlay shows these. */
-export const SHORTCUTS: ReadonlyArray<{ keys: string; does: string }> = [
+export const SHORTCUTS: readonly Shortcut[] = [
   { keys: '?', does: 'Show or hide this list' },
   { keys: 'Ctrl+Enter (⌘+Enter)', does: 'Generate, in the prompt of Classic' },
   { keys: 'Esc', does: 'Close the open dialog, full-size image or image details' },
@@ -37,16 +38,7 @@ export function ShortcutsOverlay() {
   return (
     <dialog ref={dialog} className="dialog shortcuts" aria-labelledby="shortcuts-title" onClose={() => setOpen(false)}>
       <h2 id="shortcuts-title">Keyboard shortcuts</h2>
-      <dl>
-        {SHORTCUTS.map((shortcut) => (
-          <div key={shortcut.keys}>
-            <dt>
-              <kbd>{shortcut.keys}</kbd>
-            </dt>
-            <dd>{shortcut.does}</dd>
-          </div>
-        ))}
-      </dl>
+      <ShortcutList shortcuts={SHORTCUTS} />
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={() => setOpen(false)}>
           Close

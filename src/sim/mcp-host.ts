@@ -35,6 +35,18 @@ export interface McpHostOptions {
   readonly port?: number;
 }
 
+/** What each MCP simulator (zeta, eta) answers to its starter. */
+export interface McpSimulator {
+  readonly url: string;
+  readonly endpoint: string;
+  readonly token: string;
+  readonly host: McpHost;
+  close(): Promise<void>;
+}
+
+/** A tool answer's text content part. */
+export const textPart = (value: string) => ({ type: 'text' as const, text: value });
+
 export interface McpHost {
   readonly url: string;
   /** The MCP endpoint: `${url}/mcp`. */
