@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file.js';
 
@@ -25,7 +25,9 @@ export class StateDirLocked extends Error {
     readonly holder: LockHolder,
   ) {
     super(
-      `Another studio is running on ${join(lockFile, '..')}: pid ${holder.pid}${holder.url ? ` at ${holder.url}` : ''}, started ${holder.startedAt}. ` +
+      (holder.pid
+        ? `Another studio is running on ${join(lockFile, '..')}: pid ${holder.pid}${holder.url ? ` at ${holder.url}` : ''}, started ${holder.startedAt}. `
+        : `Another studio is starting on ${join(lockFile, '..')} (its lock file is being written). `) +
         'Stop it first, use another SVC_HOME, or pass --shared-home to run both on one state dir.',
     );
     this.name = 'StateDirLocked';
@@ -57,6 +59,11 @@ function readHolder(file: string): LockHolder | undefined {
   }
 }
 
+/** A lock file this young that cannot be read is being written by a studio starting now: held, not stale. */
+const WRITING_GRACE_MS = 5_000;
+
+const youngerThan = (file: string, ms: number): boolean => Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) < ms;
+
 /** Takes the lock of `home` (which exists), or throws StateDirLocked naming the studio that holds it. */
 export function acquireStateLock(home: string, startedAt: string): StateLock {
   const file = join(home, 'studio.lock');
@@ -68,8 +75,10 @@ export function acquireStateLock(home: string, startedAt: string): StateLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readHolder(file);
-      // A live holder refuses; a dead one (crash) or a torn file is stale and taken over.
+      // A live holder refuses; a dead one (crash) or an old torn file is stale and taken over. A fresh
+      // unreadable one is another studio between creating the file and writing it: it holds the lock.
       if (holder && alive(holder.pid)) throw new StateDirLocked(file, holder);
+      if (!holder && youngerThan(file, WRITING_GRACE_MS)) throw new StateDirLocked(file, { pid: 0, startedAt: new Date().toISOString() });
       rmSync(file, { force: true });
       continue;
     }

@@ -1,9 +1,8 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
 import { ensureChatBuild } from '../web/build.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** How many automatic goal turns the server allows in a row here (each is one of the fake agent's echoes). */
 const GOAL_TURNS = 3;
@@ -37,7 +36,7 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
   beforeAll(async () => {
     await ensureChatBuild();
     server = await startTestChat({ goalMaxContinuations: GOAL_TURNS });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
     await page.goto(server.url);

@@ -1,9 +1,8 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
 import { ensureChatBuild } from '../web/build.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 interface Status {
   currentSessionId: string;
@@ -17,7 +16,7 @@ describe('the chat page under load, reloads and a token', () => {
   beforeAll(async () => {
     // The page is the built React app (dist/web/chat).
     await ensureChatBuild();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   }, 60_000);
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();

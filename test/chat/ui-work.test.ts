@@ -1,9 +1,8 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from './helpers.js';
 import { ensureChatBuild } from '../web/build.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('the chat page shows goals, the PABCD phase and steering as they happen', () => {
   let server: TestChatServer;
@@ -19,7 +18,7 @@ describe('the chat page shows goals, the PABCD phase and steering as they happen
     // The page is the built React app (dist/web/chat).
     await ensureChatBuild();
     server = await startTestChat({ goalMaxContinuations: 2 });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(server.url);
     await page.waitForSelector('body[data-ready="true"][data-connection="open"]');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../../src/common/events/client.js';
+import { collectEvents, type StreamedEvent } from '../generate/rig.js';
 import { generationResult, type GenerationResult } from '../../src/studio/api/index.js';
 import { startDemoStudio, type DemoStudio } from '../helpers/studio.js';
 
@@ -51,16 +51,10 @@ describe('item 1: If-Match with the version, bare or quoted', () => {
 });
 
 /** The events of one generation on its own stream, up to the terminal one. */
-async function streamed(body: unknown): Promise<{ event: string; [field: string]: unknown }[]> {
+async function streamed(body: unknown): Promise<StreamedEvent[]> {
   const response = await fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
   expect(response.status).toBe(200);
-  const events: { event: string; [field: string]: unknown }[] = [];
-  for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
-    const event = JSON.parse(message.data) as { event: string };
-    events.push(event);
-    if ((event.event === 'done' || event.event === 'error') && !('slot' in event)) break;
-  }
-  return events;
+  return collectEvents(response, (event) => (event.event === 'done' || event.event === 'error') && !('slot' in event));
 }
 
 describe('item 2: common controls a lane lacks', () => {

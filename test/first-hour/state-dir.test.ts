@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from '../helpers/studio.js';
@@ -60,6 +60,21 @@ describe('the state-dir lock', () => {
     const next = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir });
     running.push(next);
     expect(next.first.pid).not.toBe(killed.first.pid);
+    await next.stop();
+  });
+
+  it('an unreadable lock just created is another studio starting (refused); an old one is stale (taken over)', async () => {
+    const dir = home();
+    const lock = join(dir, 'studio.lock');
+    writeFileSync(lock, '');
+    const refused = await runSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir }, 20_000);
+    expect(refused.code).toBe(2);
+    expect((JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'STATE_DIR_LOCKED', message: expect.stringContaining('Another studio is starting') });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const next = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir });
+    running.push(next);
+    expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: next.first.pid });
     await next.stop();
   });
 });

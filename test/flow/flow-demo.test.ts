@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../../src/common/events/client.js';
+import { collectEvents, type StreamedEvent } from '../generate/rig.js';
 import { SAMPLE_WORKFLOW } from '../../src/sim/flow/index.js';
 import { startDemo } from '../../src/studio/demo.js';
 import { startStudio } from '../../src/studio/main.js';
@@ -24,16 +24,10 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 /** The events of one generation, read from its own stream. */
-async function streamed(body: unknown): Promise<{ event: string; [field: string]: unknown }[]> {
+async function streamed(body: unknown): Promise<StreamedEvent[]> {
   const response = await post('/api/generate', body, { accept: 'text/event-stream' });
   expect(response.status).toBe(200);
-  const events: { event: string; [field: string]: unknown }[] = [];
-  for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
-    const event = JSON.parse(message.data) as { event: string };
-    events.push(event);
-    if ((event.event === 'done' || event.event === 'error') && !('slot' in event)) break;
-  }
-  return events;
+  return collectEvents(response, (event) => (event.event === 'done' || event.event === 'error') && !('slot' in event));
 }
 
 describe('the flow lane on a demo studio', () => {

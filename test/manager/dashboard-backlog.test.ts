@@ -1,18 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
 import { startTestManager, type TestManager } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
 describe('the manager dashboard on first load: a worker that was busy before the manager followed it', () => {
-  const webDir = mkdtempSync(join(tmpdir(), 'manager-backlog-'));
+  // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
+  const webDir = builtWebDir('manager');
   let worker: TestChatServer;
   let manager: TestManager;
   let browser: Browser;
@@ -20,15 +15,14 @@ describe('the manager dashboard on first load: a worker that was busy before the
   const card = () => `.card[data-url="${worker.url}"]`;
 
   beforeAll(async () => {
-    const dir = join(ROOT, 'web', 'manager');
-    await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true } });
+    await ensureManagerBuild();
     worker = await startTestChat();
     // All of this happens before the manager exists: only the worker's replay can tell it.
     await worker.postLines('/api/message', { prompt: 'list it [fake:tool]' });
     await worker.postLines('/api/message', { prompt: 'this one fails [fake:error]' });
     await worker.postLines('/api/message', { prompt: 'the last word' });
     manager = await startTestManager({ webDir, workers: [worker.url] });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(manager.url);
     await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
@@ -38,7 +32,6 @@ describe('the manager dashboard on first load: a worker that was busy before the
     await browser?.close();
     await manager?.stop();
     await worker?.stop();
-    rmSync(webDir, { recursive: true, force: true });
   });
 
   it("shows the worker's last message and its recent events without new activity", async () => {

@@ -1,33 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
 import { startTestManager, type TestManager } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** The manager bench's figure (bench/manager.ts): one manager, 50 workers. */
 const WORKERS = 50;
 
 describe(`the manager dashboard with ${WORKERS} workers`, () => {
-  const webDir = mkdtempSync(join(tmpdir(), 'manager-fifty-'));
+  // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
+  const webDir = builtWebDir('manager');
   const workers: TestChatServer[] = [];
   let manager: TestManager;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    const dir = join(ROOT, 'web', 'manager');
-    await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true } });
+    await ensureManagerBuild();
     for (let index = 0; index < WORKERS; index += 1) workers.push(await startTestChat());
     // Each says something before the manager follows it: the page must show it from the backlog.
     await Promise.all(workers.map((worker, index) => worker.postLines('/api/message', { prompt: `worker ${index} was here` })));
     manager = await startTestManager({ webDir, workers: workers.map((worker) => worker.url) });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(manager.url);
     await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
@@ -37,7 +32,6 @@ describe(`the manager dashboard with ${WORKERS} workers`, () => {
     await browser?.close();
     await manager?.stop();
     await Promise.all(workers.map((worker) => worker.stop()));
-    rmSync(webDir, { recursive: true, force: true });
   }, 60_000);
 
   it('shows every worker online with its own last message and backlog, and the counts', async () => {

@@ -1,19 +1,16 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
 import { startTestManager, type TestManager } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
 describe('the manager dashboard in chromium, following two chat servers with fake agents', () => {
-  const webDir = mkdtempSync(join(tmpdir(), 'manager-dashboard-'));
+  // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
+  const webDir = builtWebDir('manager');
   let one: TestChatServer;
   let two: TestChatServer;
   let manager: TestManager;
@@ -23,16 +20,14 @@ describe('the manager dashboard in chromium, following two chat servers with fak
   const card = (server: TestChatServer) => `.card[data-url="${server.url}"]`;
 
   beforeAll(async () => {
-    // The real dashboard, built as `npm run build` builds it (into a directory of this test's own).
-    const dir = join(ROOT, 'web', 'manager');
-    await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: webDir, emptyOutDir: true } });
+    await ensureManagerBuild();
     [one, two] = [await startTestChat(), await startTestChat()];
     manager = await startTestManager({ webDir, workers: [one.url, two.url] });
     manager.app.server.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(manager.url);
     await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
@@ -43,7 +38,6 @@ describe('the manager dashboard in chromium, following two chat servers with fak
     await manager?.stop();
     await one?.stop();
     await two?.stop();
-    rmSync(webDir, { recursive: true, force: true });
   });
 
   it('shows every worker online with its latest message, state, queue and goal', async () => {

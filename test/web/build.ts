@@ -11,7 +11,8 @@ const COMMON_SOURCES = [join(ROOT, 'web', 'shared'), join(ROOT, 'web', 'tsconfig
 /** What each app is built from besides the common sources (its server's contract included). */
 const APP_SOURCES = {
   studio: [join(ROOT, 'web', 'studio'), join(ROOT, 'src', 'studio', 'api')],
-  chat: [join(ROOT, 'web', 'chat'), join(ROOT, 'src', 'chat', 'contract.ts')],
+  chat: [join(ROOT, 'web', 'chat'), join(ROOT, 'src', 'chat', 'contract.ts'), join(ROOT, 'src', 'chat', 'orchestration', 'phases.ts')],
+  manager: [join(ROOT, 'web', 'manager'), join(ROOT, 'src', 'manager', 'views.ts')],
 } as const;
 type App = keyof typeof APP_SOURCES;
 
@@ -65,3 +66,4 @@ export async function ensureWebBuild(app: App): Promise<void> {
 
 export const ensureStudioBuild = (): Promise<void> => ensureWebBuild('studio');
 export const ensureChatBuild = (): Promise<void> => ensureWebBuild('chat');
+export const ensureManagerBuild = (): Promise<void> => ensureWebBuild('manager');

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { EventChannelOptions } from '../../src/common/events/types.js';
 import { saveAsset } from '../../src/studio/assets.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
@@ -12,14 +12,10 @@ import { ensureStudioBuild } from './build.js';
 // A real demo studio (every simulator in-process, real HTTP) serving the built
 // web UI, and Debian's chromium driving it.
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export { CHROMIUM_ARGS, launchBrowser } from '../helpers/browser.js';
 
 /** Where the tests put their screenshots (one of each view is copied to docs/screenshots by hand). */
 export const SCREENSHOT_DIR = process.env.SVC_SCREENSHOT_DIR ?? resolve(import.meta.dirname, '../../dist/web-screenshots');
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-}
 
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../common/errors.js';
 import type { CommonControl, LaneId, ProviderId } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import type { LaneModule } from '../lanes/types.js';
+import type { LaneModule, LaneStatus } from '../lanes/types.js';
 import { controlVerdict } from './controls.js';
 import { isKnownModel, laneModel, lanesOfModel } from './models.js';
 import { AUTO_ORDER, LANES, operationsOf } from './registry.js';
@@ -54,7 +54,10 @@ const listReasons = (lanes: Partial<Record<LaneId, string>>): string =>
     .map(([id, why]) => `${id}: ${why}`)
     .join('; ');
 
-async function routeAuto(ctx: StudioContext, needs: LaneNeeds): Promise<PickedLane> {
+/** A lane's status now; the providers route passes the ones it already has (probes run once per answer). */
+type StatusOf = (id: LaneId) => Promise<LaneStatus>;
+
+async function routeAuto(ctx: StudioContext, needs: LaneNeeds, statusOf: StatusOf = (id) => laneStatus(ctx, id)): Promise<PickedLane> {
   if (needs.model !== undefined && !isKnownModel(needs.model)) {
     const valid = [...new Set(AUTO_ORDER.flatMap((id) => LANES[id].models.list.filter((model) => model.kind !== 'video').map((model) => model.id)))];
     throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${needs.model}" (valid: ${valid.join(', ')}).`, { details: { model: needs.model, valid } });
@@ -70,7 +73,7 @@ async function routeAuto(ctx: StudioContext, needs: LaneNeeds): Promise<PickedLa
   const drops = (lane: LaneModule) => (controlVerdict(lane, needs.controls).dropped.length > 0 ? 1 : 0);
   const ranked = [...candidates].sort((a, b) => drops(a) - drops(b));
   for (const lane of ranked) {
-    const status = await laneStatus(ctx, lane.id);
+    const status = await statusOf(lane.id);
     if (status.state === 'ready') {
       // The lanes passed over before it (the auto order's, then any ranked first): what the page shows as "moved to".
       const before = new Set([...AUTO_ORDER.slice(0, AUTO_ORDER.indexOf(lane.id)), ...ranked.slice(0, ranked.indexOf(lane)).map((other) => other.id)]);
@@ -107,9 +110,9 @@ export async function pickLane(ctx: StudioContext, provider: ProviderId | undefi
  * lanes passed over before it with their reasons, or null and why none can take it. The page says
  * from it when auto has moved off its first choice (a cooldown, a missing key).
  */
-export async function autoChoice(ctx: StudioContext): Promise<AutoChoice> {
+export async function autoChoice(ctx: StudioContext, statusOf?: StatusOf): Promise<AutoChoice> {
   try {
-    const { lane, skipped } = await routeAuto(ctx, { operation: 'generate', mask: false, controls: [] });
+    const { lane, skipped } = await routeAuto(ctx, { operation: 'generate', mask: false, controls: [] }, statusOf);
     return { lane: lane.id, moved: Object.keys(skipped ?? {}).length > 0, skipped: skipped ?? {} };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;

@@ -2,11 +2,12 @@ import { ServiceError } from '../../common/errors.js';
 import { sniffImageType } from '../media/image-type.js';
 import { looksLikeMp4 } from '../media/video/index.js';
 import { callUpstream, readBytes } from '../upstream/index.js';
+import { linkRefusal } from '../upstream/public-link.js';
 import type { McpMediaKind } from './catalog.js';
 import type { ToolCall } from './tools.js';
 
-// The file of a finished task (§2.3): fetched only from https, or from the
-// server's own origin (the simulator), never with the token (the links are
+// The file of a finished task (§2.3): fetched only from https on a public
+// address, or from the server's own origin (the simulator), never with the token (the links are
 // public), never through a redirect, within a size limit; an image must sniff
 // as PNG, JPEG or WebP, a video as MP4. A network hiccup is tried again by
 // the engine's next step (the task still answers its link).
@@ -24,8 +25,8 @@ export async function downloadResult(call: ToolCall, link: string, media: McpMed
     throw refused(lane, `${lane} gave a result link that is not a URL.`);
   }
   const where = `${url.origin}${url.pathname}`.slice(0, 200);
-  if (url.username || url.password) throw refused(lane, `${lane} gave a result link with credentials in it.`);
-  if (url.protocol !== 'https:' && url.origin !== new URL(call.target.endpoint).origin) throw refused(lane, `${lane} gave a result link the studio does not fetch (${where}): only https, or the server's own origin.`);
+  const refusal = await linkRefusal(url, new URL(call.target.endpoint).origin);
+  if (refusal) throw refused(lane, `${lane} gave a result link the studio does not fetch (${where}): ${refusal.reason}.`, refusal.retryable);
   let bytes: Buffer;
   try {
     bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.timeoutMs(), signal: call.signal }, (response) => readBytes(lane, response, MCP_OUTPUT_MAX_BYTES[media]));

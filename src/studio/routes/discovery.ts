@@ -5,6 +5,7 @@ import { laneStatus } from '../catalog/status.js';
 import { autoChoice } from '../catalog/auto.js';
 import { runtimePort } from '../catalog/ports.js';
 import { alphaAuth } from '../lanes/alpha/status.js';
+import type { LaneStatus } from '../lanes/types.js';
 import type { StudioRoutes } from './plugin.js';
 
 /** Whether the alpha session file holds an access token; mirrored in the server descriptor. */
@@ -42,6 +43,7 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     const address = request.server.server.address();
     const port = address && typeof address === 'object' ? address.port : undefined;
     const studio = port === undefined ? null : { origin: `${request.protocol}://${request.hostname}:${port}`, port };
-    return { providers, studio, auto: await autoChoice(ctx) };
+    // Auto's choice from the same statuses: each lane's probe runs once per answer.
+    return { providers, studio, auto: await autoChoice(ctx, async (id) => statuses[LANE_IDS.indexOf(id)] as LaneStatus) };
   });
 };

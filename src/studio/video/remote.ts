@@ -1,13 +1,11 @@
 import { ServiceError } from '../../common/errors.js';
 import type { AssetRecord } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import { isInternalAddress } from '../lanes/alpha/download.js';
 import { looksLikeMp4 } from '../media/video/index.js';
 import { callUpstream, readBytes, UpstreamError } from '../upstream/index.js';
+import { linkRefusal } from '../upstream/public-link.js';
 import { saveVideoAsset } from './save-video.js';
 import { VIDEO_DOWNLOAD_MAX_BYTES } from './upstream.js';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 
 // A remote MP4 to extend (POST /api/video/extend with `url`): https only, on a
 // public address, no redirect followed (the upstream client refuses them, so a
@@ -24,16 +22,9 @@ async function checkedUrl(text: string): Promise<URL> {
   } catch {
     throw refused('url is not a URL.', text);
   }
-  if (url.protocol !== 'https:') throw refused('url must be https.', text);
-  if (url.username || url.password) throw refused('url must not carry credentials.', text);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch {
-    throw refused(`The host of url (${url.host}) does not resolve.`, text);
-  }
-  if (addresses.length === 0 || addresses.some(isInternalAddress)) throw refused(`url points at an internal address (${url.host}); only public https hosts are fetched.`, text);
+  // No own origin here: a remote video is always someone else's, so public https only.
+  const refusal = await linkRefusal(url, undefined);
+  if (refusal) throw refused(`url (${url.host}) is not fetched: ${refusal.reason}.`, text);
   return url;
 }
 
