@@ -22,10 +22,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { DurableWriter } from '../src/common/durable-writer.js';
-import { readSse } from '../src/common/events/client.js';
 import { embedMetadata } from '../src/studio/media/metadata.js';
 import { makeThumbnail } from '../src/studio/media/thumbnail.js';
 import { startChild } from './lib/child.js';
+import { callDirect } from './lib/direct-call.js';
 import { percentile, round, table } from './lib/stats.js';
 
 const ITERATIONS = Math.max(1, Number(process.env.BENCH_ITERATIONS ?? 200));
@@ -87,21 +87,8 @@ async function direct(prompt: string): Promise<{ ms: number; image: Buffer }> {
   const body = structuredClone(template);
   body.input[0].content[0].text = prompt;
   const started = performance.now();
-  const response = await fetch(`${apiBaseUrl}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok || !response.body) throw new Error(`simulator answered ${response.status}`);
-  let image: Buffer | undefined;
-  // A minimal client still parses every event and decodes the image.
-  for await (const message of readSse(response.body)) {
-    const event = JSON.parse(message.data) as { type: string; item?: { type: string; result?: string } };
-    if (event.type === 'response.output_item.done' && event.item?.type === 'image_generation_call' && event.item.result) image = Buffer.from(event.item.result, 'base64');
-    if (event.type === 'response.completed') break;
-  }
+  const image = await callDirect(apiBaseUrl, apiKey, body);
   const ms = performance.now() - started;
-  if (!image) throw new Error('direct call returned no image');
   return { ms, image };
 }
 

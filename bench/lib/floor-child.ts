@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/common/atomic-file.js';
-import { readSse } from '../../src/common/events/client.js';
+import { callDirect } from './direct-call.js';
 
 const { apiBaseUrl, apiKey } = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string };
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
@@ -21,20 +21,10 @@ const server = createServer(async (request, response) => {
   let text = '';
   for await (const chunk of request) text += chunk;
   const body = JSON.parse(text) as object;
-  const upstream = await fetch(`${apiBaseUrl}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify(body),
-  });
-  let image: Buffer | undefined;
-  for await (const message of readSse(upstream.body as ReadableStream<Uint8Array>)) {
-    const event = JSON.parse(message.data) as { type: string; item?: { type: string; result?: string } };
-    if (event.type === 'response.output_item.done' && event.item?.type === 'image_generation_call' && event.item.result) image = Buffer.from(event.item.result, 'base64');
-    if (event.type === 'response.completed') break;
-  }
+  const image = await callDirect(apiBaseUrl, apiKey, body);
   const filename = `image-${count++}.png`;
-  writeFileAtomic(join(dir, filename), image as Buffer, 0o600);
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ filename, bytes: image?.length }));
+  writeFileAtomic(join(dir, filename), image, 0o600);
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ filename, bytes: image.length }));
 });
 server.listen(0, '127.0.0.1', () => {
   const address = server.address() as { port: number };

@@ -14,6 +14,7 @@ import { registerFlow } from './commands/flow.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerHistory } from './commands/history.js';
 import { registerInflight } from './commands/inflight.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerModels } from './commands/models.js';
 import { registerNode } from './commands/node.js';
 import { registerServe } from './commands/serve.js';
@@ -24,7 +25,7 @@ import { registerTrace } from './commands/trace.js';
 import { registerVideo } from './commands/video.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerVideo, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerFlow, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerVideo, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerFlow, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage, registerMcp];
 
 export function buildProgram(): Command {
   const program = new Command('svc')

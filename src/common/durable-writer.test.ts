@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAtomicTempName } from './atomic-file.js';
-import { DurableWriter } from './durable-writer.js';
+import { DurableWriter, WRITER_THREADS } from './durable-writer.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'svc-durable-'));
 const temps = (dir: string) => readdirSync(dir).filter(isAtomicTempName);
@@ -102,6 +102,22 @@ describe('DurableWriter', () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => files.write(join(dir, `${index}.png`), Buffer.from(`image ${index}`))));
     expect(answers).toEqual(Array.from({ length: 40 }, () => true));
     for (let index = 0; index < 40; index += 1) expect(readFileSync(join(dir, `${index}.png`), 'utf8')).toBe(`image ${index}`);
+  });
+
+  it('grows to WRITER_THREADS threads under a burst, and never gives one name to two writes', async () => {
+    const dir = folder();
+    const files = writer();
+    const names = Array.from({ length: 12 }, (_, index) => join(dir, `${index}.png`));
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, index) => files.writeFirstFree(names, Buffer.from(`image ${index}`))));
+    expect(files.threadCount).toBe(WRITER_THREADS);
+    const taken = answers.filter((answer): answer is string => answer !== undefined);
+    // Twelve names for sixteen writes: each name taken once, by the write whose bytes it holds.
+    expect(new Set(taken).size).toBe(12);
+    expect(answers.filter((answer) => answer === undefined)).toHaveLength(4);
+    answers.forEach((answer, index) => {
+      if (answer) expect(readFileSync(answer, 'utf8')).toBe(`image ${index}`);
+    });
+    expect(temps(dir)).toEqual([]);
   });
 
   it('lets the writes under way finish on close, and refuses writes after it', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FaultBook, FaultValidationError, faultKinds, normalizeRouteKey, parseFaultSpec, type ActiveFault, type FaultSpec } from './harness/faults.js';
-import { MultipartError, multipartBoundary, parseMultipart, type MultipartForm } from './harness/multipart.js';
+import { MultipartError, multipartBoundary, parseMultipart, type MultipartForm } from '../common/multipart.js';
 import { SimResponse, type RequestOutcome } from './harness/response.js';
 import { abbreviate, fingerprintSecret, maskBody, maskHeaders } from './harness/secrets.js';
 
@@ -13,8 +13,8 @@ import { abbreviate, fingerprintSecret, maskBody, maskHeaders } from './harness/
 // in-process and over HTTP (`/__sim/*`) for tests that drive a child process.
 
 export type { ActiveFault, FaultSpec } from './harness/faults.js';
-export type { MultipartFile, MultipartForm, MultipartField } from './harness/multipart.js';
-export { formField } from './harness/multipart.js';
+export type { MultipartFile, MultipartForm, MultipartField } from '../common/multipart.js';
+export { formField } from '../common/multipart.js';
 export { SimResponse, type RequestOutcome } from './harness/response.js';
 export { fingerprintSecret, maskSecret } from './harness/secrets.js';
 

@@ -24,6 +24,8 @@ import { sessionRoutes } from './routes/sessions.js';
 import { storageRoutes } from './routes/storage.js';
 import { videoRoutes } from './routes/video.js';
 import { mcpRoutes } from './mcp/route.js';
+import { mcpServerRoutes } from './mcp-server/route.js';
+import { openaiRoutes } from './openai/routes.js';
 import { studioNotFoundPage, studioWebPublicPaths, webRoutes } from './routes/web.js';
 import { demoGuideRoutes } from './routes/demo-guide.js';
 
@@ -33,7 +35,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];

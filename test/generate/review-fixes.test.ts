@@ -60,6 +60,8 @@ function recordEvents(requestId: string): { events: ChannelEvent[]; settled: Pro
 async function leaveDuringPlanning(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<void> {
   const seeded = (await (await rig.post('/api/generate', { prompt: 'a seed image', provider: 'api' })).json()) as { images: Array<{ filename: string }> };
   const filename = seeded.images[0].filename;
+  // Its thumbnail is made first (it follows the answer): made from the pipe, it would wait on it for ever.
+  await rig.studio.ctx.derived.idle();
   const gate = join(rig.studio.ctx.paths.generatedDir, filename);
   await rm(gate);
   execFileSync('mkfifo', [gate]);
@@ -196,10 +198,15 @@ describe('a multimode batch shares its input images (#8)', () => {
       store: false,
     };
     const body = buildResponsesBody(input);
+    if (!(body instanceof Blob)) throw new Error('a body with images is a Blob');
     expect(body.type).toBe('application/json');
     expect(await body.text()).toBe(JSON.stringify(expected));
     // A second body from the same images reuses their encoding.
-    expect(await buildResponsesBody({ ...input, prompt: 'again' }).text()).toContain(url(big));
+    expect(await (buildResponsesBody({ ...input, prompt: 'again' }) as Blob).text()).toContain(url(big));
+    // Without images the body is the JSON text itself (sent in one write).
+    const plain = buildResponsesBody({ ...input, images: [], mask: undefined });
+    expect(typeof plain).toBe('string');
+    expect(JSON.parse(plain as string).input[0].content).toEqual([{ type: 'input_text', text: prompt }]);
   });
 
   it('sends every slot the same reference over HTTP', async () => {

@@ -6,7 +6,6 @@ import { readSse } from '../../src/common/events/client.js';
 import { jobRecord, type JobRecord, type LaneId } from '../../src/studio/api/index.js';
 import { KEY_NAMESPACES } from '../../src/studio/auth/key-namespaces.js';
 import { LANE_MODULES, LANES } from '../../src/studio/catalog/registry.js';
-import { DEFAULT_MAX_RUNNING_JOBS } from '../../src/studio/jobs/limits.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { startSvc, type RunningSvc } from '../helpers/svc.js';
 
@@ -22,8 +21,11 @@ let simEnv: Record<string, string>;
 const home = makeTempHome('svc-durable-');
 const running: RunningSvc[] = [];
 
+/** Fewer slots than the burst below, so some of its jobs are surely still queued at the crash. */
+const MAX_RUNNING_JOBS = 16;
+
 async function startStudioProcess(): Promise<{ process: RunningSvc; url: string }> {
-  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv });
+  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv, SVC_MAX_RUNNING_JOBS: String(MAX_RUNNING_JOBS) });
   running.push(studio);
   return { process: studio, url: String(studio.first.url) };
 }
@@ -116,9 +118,9 @@ describe('a studio configured by that environment, killed mid-job', () => {
       const response = await post(`${url}/api/generate`, { prompt: `a comet number ${requestId} [sim:slow=60000]`, provider: requestId.endsWith('1') ? 'oauth' : 'api', async: true, requestId });
       expect(response.status).toBe(202);
     }
-    // The first DEFAULT_MAX_RUNNING_JOBS run (crash-1 and the burst's first 15); the rest wait in the queue.
-    const runs = burst.slice(0, DEFAULT_MAX_RUNNING_JOBS - 1);
-    const waits = burst.slice(DEFAULT_MAX_RUNNING_JOBS - 1);
+    // The first MAX_RUNNING_JOBS run (crash-1 and the burst's first 15); the rest wait in the queue.
+    const runs = burst.slice(0, MAX_RUNNING_JOBS - 1);
+    const waits = burst.slice(MAX_RUNNING_JOBS - 1);
     let lastId = '';
     for await (const message of reader) {
       lastId = message.id ?? lastId;

@@ -58,9 +58,12 @@ async function startNode(button: '.node-new-root' | '.node-child', prompt: strin
   const before = new Set(await page.locator('.graph-node').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-id'))));
   await page.fill('#node-prompt', prompt);
   await page.click(button);
-  await page.waitForFunction((count) => document.querySelectorAll('.graph-node').length > count, before.size);
-  const ids = await page.locator('.graph-node').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-id')));
-  return ids.find((id) => id && !before.has(id)) as string;
+  // A node whose id was not there before (counting nodes is not enough: a re-render can swap one in the meantime).
+  const id = await page.waitForFunction(
+    (known) => Array.from(document.querySelectorAll('.graph-node'), (node) => node.getAttribute('data-node-id')).find((candidate) => candidate && !known.includes(candidate)),
+    [...before].filter((known): known is string => known !== null),
+  );
+  return (await id.jsonValue()) as string;
 }
 
 /** Waits for a started node to get its image; answers its node id (the server's, which replaces the requestId). */

@@ -12,6 +12,7 @@ interface StorageStatus {
   thumbnails: { bytes: number; files: number };
   database: { bytes: number };
   disk: { freeBytes: number; totalBytes: number };
+  mediaPool?: { size: number; running: number; queued: number; completed: number };
 }
 
 function size(bytes: number): string {
@@ -30,7 +31,7 @@ export function registerStorage(program: Command): void {
 
   storage
     .command('status')
-    .description('Paths, sizes of images, thumbnails and database, free disk space')
+    .description('Paths, sizes of images, thumbnails and database, free disk space, the thumbnail queue')
     .action(async (_options, command: Command) => {
       const { client, out } = commandContext(command);
       const body = await client.json<StorageStatus>('GET', '/api/storage/status', { timeoutMs: 30_000 });
@@ -43,6 +44,7 @@ export function registerStorage(program: Command): void {
             ['thumbnails', `${body.thumbnails.files} files`, size(body.thumbnails.bytes)],
             ['database', '', size(body.database.bytes)],
             ['disk free', '', `${size(body.disk.freeBytes)} of ${size(body.disk.totalBytes)}`],
+            ...(body.mediaPool ? [['thumbnailing', `${body.mediaPool.running} of ${body.mediaPool.size} running, ${body.mediaPool.queued} queued`, `${body.mediaPool.completed} done`]] : []),
           ]),
         ].join('\n'),
       );

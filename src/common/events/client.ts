@@ -1,5 +1,7 @@
-import { createParser } from 'eventsource-parser';
+import { readSseFrames, type SseHooks } from './sse-reader.js';
 import type { ChannelEvent } from './types.js';
+
+export type { SseHooks } from './sse-reader.js';
 
 /** One parsed SSE event. `id` and `event` are present only when the event set them. */
 export interface SseMessage {
@@ -8,70 +10,13 @@ export interface SseMessage {
   data: string;
 }
 
-export interface SseHooks {
-  /** A `retry:` field (milliseconds). */
-  onRetry?: (milliseconds: number) => void;
-  /** A comment line (e.g. the heartbeat `ping`). */
-  onComment?: (text: string) => void;
-}
-
-async function* chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  if (!('getReader' in body)) {
-    yield* body;
-    return;
-  }
-  const reader = body.getReader();
-  let finished = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      yield value;
-    }
-    finished = true;
-  } finally {
-    // The consumer stopped early: release the connection.
-    if (!finished) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-}
-
 /**
  * Parses any SSE body (UTF-8, BOM, CR/LF/CRLF, comments, multi-line data,
- * chunks split anywhere). Bytes after the last blank line are an incomplete
- * event and are dropped, as the standard says.
+ * chunks split anywhere), each event's data decoded once. A reader that can
+ * use bytes (an upstream's image events) calls readSseFrames instead.
  */
-export async function* readSse(
-  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
-  hooks: SseHooks = {},
-): AsyncGenerator<SseMessage> {
-  let parsed: SseMessage[] = [];
-  const parser = createParser({
-    onEvent: ({ id, event, data }) => parsed.push({ data, ...(id !== undefined && { id }), ...(event !== undefined && { event }) }),
-    onRetry: hooks.onRetry,
-    onComment: hooks.onComment,
-  });
-  // TextDecoder drops a leading BOM and keeps multi-byte characters split across chunks intact.
-  const decoder = new TextDecoder();
-  const drain = function* (): Generator<SseMessage> {
-    const ready = parsed;
-    parsed = [];
-    yield* ready;
-  };
-  let endsWithCr = false;
-  const feed = (text: string): void => {
-    if (text === '') return;
-    parser.feed(text);
-    endsWithCr = text.endsWith('\r');
-  };
-  for await (const chunk of chunksOf(body)) {
-    feed(decoder.decode(chunk, { stream: true }));
-    yield* drain();
-  }
-  feed(decoder.decode());
-  // The parser holds a final CR in case an LF follows; at the end of the body it is a line end.
-  if (endsWithCr) parser.feed('\n');
-  yield* drain();
+export async function* readSse(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, hooks: SseHooks = {}): AsyncGenerator<SseMessage> {
+  for await (const frame of readSseFrames(body, hooks)) yield { ...frame, data: frame.data.toString('utf8') };
 }
 
 export type EventStreamStatus = 'open' | 'reconnecting' | 'closed';

@@ -7,8 +7,14 @@ import { laneVariable } from '../lanes/budget.js';
 // waiting on its upstream; the rest wait in the queue. The limits count every
 // process that shares the database (they read the table, not a counter).
 
-/** A laptop's worth: the work is mostly upstream, but every image is decoded, written and thumbnailed here. */
-export const DEFAULT_MAX_RUNNING_JOBS = 16;
+/**
+ * A running job mostly waits on its upstream; its local work (the image's
+ * decode, write and thumbnail) is bounded apart, by the media pool and the
+ * writer thread. So the limit is about memory (each running job may hold one
+ * upstream answer) and the vendors' patience, not the cores: 64 lets a batch
+ * of 32 or 64 go out at once instead of in waves (bench/load).
+ */
+export const DEFAULT_MAX_RUNNING_JOBS = 64;
 
 export interface JobLimits {
   readonly overall: number;

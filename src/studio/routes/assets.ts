@@ -16,8 +16,8 @@ import type { StudioRoutes } from './plugin.js';
 
 const PARAMETER_NAMES = Object.keys(TRACE_PARAMETERS);
 
-/** The query of POST /api/assets/derived: what to trace, and the delivery fields every job route takes. */
-const derivedQuery = z
+/** The query of POST /api/assets/derived: what to trace, and the delivery fields every job route takes (also the MCP tool trace_to_svg's). */
+export const derivedQuery = z
   .object({
     kind: z.enum(DERIVED_KINDS),
     source: z.string().min(1),

@@ -31,6 +31,8 @@ export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
       thumbnails,
       database: { bytes: database + wal },
       disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
+      // Thumbnails and decode checks waiting for the media pool (one per core).
+      mediaPool: ctx.derived.status(),
     };
   });
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { readSse, type SseMessage } from '../../common/events/client.js';
+import { readSseFrames, type SseFrame } from '../../common/events/sse-reader.js';
 import { UpstreamError } from './upstream-error.js';
 
 // Response handlers: bodies read within bounds and checked against schemas.
@@ -50,10 +50,10 @@ export function parseWithSchema<T>(lane: string, value: unknown, schema: z.ZodTy
   throw protocolError(lane, `The upstream's ${what} is not as its protocol says (${path}: ${issue?.message}).`);
 }
 
-/** The messages of an SSE body; refuses a body that is not an event stream. */
-export function readEventStream(lane: string, response: Response): AsyncGenerator<SseMessage> {
+/** The events of an SSE body, their data as bytes; refuses a body that is not an event stream. */
+export function readEventStream(lane: string, response: Response): AsyncGenerator<SseFrame> {
   const type = response.headers.get('content-type') ?? '';
   if (!/text\/event-stream/i.test(type)) throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
   if (!response.body) throw protocolError(lane, 'The upstream answered an event stream without a body.');
-  return readSse(response.body);
+  return readSseFrames(response.body);
 }

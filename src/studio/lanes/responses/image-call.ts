@@ -61,7 +61,7 @@ export async function responsesImage(
     throw new ServiceError('UPSTREAM_FAILED', 'The upstream response held no image.');
   }
   return {
-    images: outcome.images.map((image) => ({ bytes: Buffer.from(image.b64, 'base64'), format: image.format })),
+    images: outcome.images,
     revisedPrompt: outcome.revisedPrompt,
     usage: outcome.usage,
     settings: {

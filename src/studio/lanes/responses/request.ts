@@ -105,11 +105,13 @@ function serialize(value: BodyValue, parts: BlobPart[]): void {
 }
 
 /**
- * The request body, ready for fetch: a Blob whose image parts are the shared
- * data-URL blobs, so n concurrent calls with the same inputs do not hold n
- * serialized copies of them (fetch streams a Blob and sets its length).
+ * The request body, ready for fetch: with input images, a Blob whose image
+ * parts are the shared data-URL blobs, so n concurrent calls with the same
+ * inputs do not hold n serialized copies of them (fetch streams a Blob and
+ * sets its length); without, the JSON text, which fetch sends in one write
+ * with the headers (a Blob goes out as a stream, a few writes per call).
  */
-export function buildResponsesBody(input: ResponsesBodyInput): Blob {
+export function buildResponsesBody(input: ResponsesBodyInput): string | Blob {
   const { tool } = input;
   const imageTool: BodyObject = {
     type: 'image_generation',
@@ -142,5 +144,5 @@ export function buildResponsesBody(input: ResponsesBodyInput): Blob {
   if (input.store !== undefined) body.store = input.store;
   const parts: BlobPart[] = [];
   serialize(body, parts);
-  return new Blob(parts, { type: 'application/json' });
+  return parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : new Blob(parts, { type: 'application/json' });
 }

@@ -1,4 +1,5 @@
 import { IMAGE_FORMATS, type ImageFormat, type Usage } from '../../api/index.js';
+import { JsonBlobs, parseJsonWithBlobs } from '../../../common/json-blobs.js';
 import { callUpstream, readEventStream, retryAfterSeconds, UpstreamError } from '../../upstream/index.js';
 import type { LaneJob } from '../types.js';
 import { isStreamEventType, STREAM_EVENTS, type OutputItem, type ResponseObject, type StreamEvent, type StreamEventType } from './stream-events.js';
@@ -14,7 +15,7 @@ export interface ResponsesCall {
   /** The credential in `headers`, masked in anything reported. */
   readonly credential: string;
   /** From buildResponsesBody: sent as is, its shared image parts never copied into one string. */
-  readonly body: Blob;
+  readonly body: string | Blob;
   readonly timeoutMs: number;
   /** Format asked of the tool; used when an event does not say. */
   readonly format: ImageFormat;
@@ -22,7 +23,7 @@ export interface ResponsesCall {
 }
 
 export interface ResponsesOutcome {
-  readonly images: readonly { readonly b64: string; readonly format: ImageFormat }[];
+  readonly images: readonly { readonly bytes: Buffer; readonly format: ImageFormat }[];
   readonly revisedPrompt?: string;
   /** Assistant text, if the planner also wrote some (a refusal arrives this way). */
   readonly text?: string;
@@ -33,9 +34,14 @@ export interface ResponsesOutcome {
 const formatOf = (value: unknown, fallback: ImageFormat): ImageFormat =>
   typeof value === 'string' && (IMAGE_FORMATS as readonly string[]).includes(value) ? (value as ImageFormat) : fallback;
 
-/** Collects the image calls and text of one response as events arrive. */
+/**
+ * Collects the image calls and text of one response as events arrive. An
+ * image's base64 is a blob of the event's bytes (see parseEvent), decoded once
+ * into the image's bytes; the terminal event's copy of an image already
+ * received is never decoded.
+ */
 class OutcomeBuilder {
-  private readonly images = new Map<string, { b64: string; format: ImageFormat }>();
+  private readonly images = new Map<string, { bytes: Buffer; format: ImageFormat }>();
   private revisedPrompt?: string;
   private text = '';
   private usage?: Usage;
@@ -43,10 +49,10 @@ class OutcomeBuilder {
 
   constructor(private readonly format: ImageFormat) {}
 
-  item(item: OutputItem, key: string): void {
+  item(item: OutputItem, key: string, blobs: JsonBlobs): void {
     if (item.type === 'image_generation_call') {
       const call = item as Extract<OutputItem, { type: 'image_generation_call' }>;
-      if (call.result) this.images.set(call.id ?? key, { b64: call.result, format: formatOf(call.output_format, this.format) });
+      if (call.result) this.images.set(call.id ?? key, { bytes: blobs.base64(call.result), format: formatOf(call.output_format, this.format) });
       if (call.revised_prompt) this.revisedPrompt = call.revised_prompt;
     } else if (item.type === 'message') {
       const message = item as Extract<OutputItem, { type: 'message' }>;
@@ -55,12 +61,12 @@ class OutcomeBuilder {
   }
 
   /** The final response object repeats every output item; it fills whatever a garbled event lost. */
-  response(response: ResponseObject): void {
+  response(response: ResponseObject, blobs: JsonBlobs): void {
     if (response.id) this.responseId = response.id;
     if (response.usage) this.usage = { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens, totalTokens: response.usage.total_tokens };
     (response.output ?? []).forEach((item, index) => {
       const id = item.type === 'image_generation_call' ? (item as { id?: string }).id : undefined;
-      if (item.type === 'image_generation_call' && !this.images.has(id ?? `output-${index}`)) this.item(item, `output-${index}`);
+      if (item.type === 'image_generation_call' && !this.images.has(id ?? `output-${index}`)) this.item(item, `output-${index}`, blobs);
     });
   }
 
@@ -100,10 +106,14 @@ export async function callResponses(call: ResponsesCall): Promise<ResponsesOutco
   );
 }
 
-function parseEvent(data: string, sseEvent: string | undefined): { type: StreamEventType; event: unknown } | undefined {
+/** The fields that carry an image's base64: kept as bytes by the parse. */
+const IMAGE_FIELDS = ['result', 'partial_image_b64'] as const;
+
+function parseEvent(data: Buffer, sseEvent: string | undefined): { type: StreamEventType; event: unknown; blobs: JsonBlobs } | undefined {
   let json: unknown;
+  let blobs: JsonBlobs;
   try {
-    json = JSON.parse(data);
+    ({ value: json, blobs } = parseJsonWithBlobs(data, IMAGE_FIELDS));
   } catch {
     // A garbled frame is skipped; the terminal event repeats every output item.
     return undefined;
@@ -111,8 +121,10 @@ function parseEvent(data: string, sseEvent: string | undefined): { type: StreamE
   const type = (json as { type?: unknown } | null)?.type ?? sseEvent;
   if (!isStreamEventType(type)) return undefined;
   const parsed = STREAM_EVENTS[type].safeParse(json);
-  return parsed.success ? { type, event: parsed.data } : undefined;
+  return parsed.success ? { type, event: parsed.data, blobs } : undefined;
 }
+
+const DONE = Buffer.from('[DONE]');
 
 async function readResponseStream(call: ResponsesCall, response: Response): Promise<ResponsesOutcome> {
   const outcome = new OutcomeBuilder(call.format);
@@ -124,10 +136,10 @@ async function readResponseStream(call: ResponsesCall, response: Response): Prom
   };
 
   for await (const message of readEventStream(call.lane, response)) {
-    if (!message.data || message.data === '[DONE]') continue;
+    if (message.data.length === 0 || message.data.equals(DONE)) continue;
     const parsed = parseEvent(message.data, message.event);
     if (!parsed) continue;
-    const { type } = parsed;
+    const { type, blobs } = parsed;
     switch (type) {
       case 'response.output_item.added':
         if ((parsed.event as StreamEvent<typeof type>).item.type === 'image_generation_call') startRendering();
@@ -139,21 +151,21 @@ async function readResponseStream(call: ResponsesCall, response: Response): Prom
       case 'response.image_generation_call.partial_image': {
         const event = parsed.event as StreamEvent<typeof type>;
         startRendering();
-        call.job.partial({ index: event.partial_image_index ?? 0, b64: event.partial_image_b64, format: formatOf(event.output_format, call.format) });
+        call.job.partial({ index: event.partial_image_index ?? 0, b64: blobs.text(event.partial_image_b64), format: formatOf(event.output_format, call.format) });
         break;
       }
       case 'response.output_item.done': {
         const event = parsed.event as StreamEvent<typeof type>;
-        outcome.item(event.item, `output-${String(event.output_index ?? '')}`);
+        outcome.item(event.item, `output-${String(event.output_index ?? '')}`, blobs);
         break;
       }
       case 'response.completed':
-        outcome.response((parsed.event as StreamEvent<typeof type>).response);
+        outcome.response((parsed.event as StreamEvent<typeof type>).response, blobs);
         return outcome.build();
       case 'response.incomplete': {
         const { response: incomplete } = parsed.event as StreamEvent<typeof type>;
         const reason = incomplete.incomplete_details?.reason ?? 'unknown';
-        outcome.response(incomplete);
+        outcome.response(incomplete, blobs);
         const built = outcome.build();
         // An image that did arrive is kept; only an empty incomplete response is an error.
         if (built.images.length > 0) return built;

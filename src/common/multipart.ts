@@ -1,5 +1,6 @@
-// A small multipart/form-data parser (RFC 7578) for the simulators' upload
-// endpoints. Bodies are already buffered, so this splits on the boundary.
+// A small multipart/form-data parser (RFC 7578) for buffered bodies: the
+// simulators' upload endpoints and the studio's OpenAI-compatible image edits.
+// The body's size is bounded by whoever buffered it; this splits on the boundary.
 
 export interface MultipartField {
   readonly name: string;

@@ -1,0 +1,86 @@
+import type { ChannelEvent } from '../../common/events/types.js';
+import { GENERATION_TOPIC, type JobResult } from '../api/index.js';
+import type { StudioContext } from '../context.js';
+import type { JobSpec } from '../jobs/running-job.js';
+
+// A tool's job, submitted to the engine like any route's (queued, its events
+// on /api/events, its result in history), followed through its events: each
+// one worth telling becomes a progress step (MCP progress must only grow).
+
+/** One step of a job's progress, as MCP progress says it. */
+export interface ProgressStep {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message: string;
+}
+
+/** The share of the job done (0–1) an event tells, when it tells one. */
+function fractionOf(event: ChannelEvent): number | undefined {
+  if (event.event !== 'progress') return undefined;
+  if (typeof event.fraction === 'number') {
+    const clips = typeof event.clips === 'number' ? event.clips : 1;
+    const clip = typeof event.clip === 'number' ? event.clip : 1;
+    return (clip - 1 + event.fraction) / clips;
+  }
+  if (typeof event.value === 'number' && typeof event.max === 'number' && event.max > 0) return event.value / event.max;
+  return undefined;
+}
+
+/** What an event says in words, or undefined for one not worth a step. */
+function messageOf(event: ChannelEvent): string | undefined {
+  switch (event.event) {
+    case 'phase':
+      return event.phase === 'queued' && typeof event.position === 'number' ? `queued (position ${event.position})` : String(event.phase);
+    case 'planning':
+      return `planning clip ${String(event.clip)} of ${String(event.clips)}`;
+    case 'submitted':
+      return `submitted to ${String(event.provider)}`;
+    case 'partial':
+      return `partial image ${String(event.index)}`;
+    case 'progress': {
+      const fraction = fractionOf(event);
+      if (fraction !== undefined) return `${Math.round(fraction * 100)}%${event.stalled ? ' (stalled)' : ''}`;
+      return typeof event.phase === 'string' ? event.phase : 'working';
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Progress in percent, strictly growing: a step without a share moves a hundredth past the last. */
+export function progressSteps(onStep: (step: ProgressStep) => void): (event: ChannelEvent) => void {
+  let last = 0;
+  return (event) => {
+    const message = messageOf(event);
+    if (message === undefined) return;
+    const fraction = fractionOf(event);
+    const percent = fraction === undefined ? undefined : Math.min(100, fraction * 100);
+    last = percent !== undefined && percent > last ? percent : Math.round((last + 0.01) * 100) / 100;
+    onStep({ progress: last, total: 100, message });
+  };
+}
+
+export interface FollowedJob {
+  readonly requestId: string;
+  /** The job's result, or its error (a ServiceError with the studio's code). */
+  readonly outcome: Promise<JobResult>;
+}
+
+/**
+ * Submits a planned job and follows its events until it ends. Subscribed before
+ * the submit, so even `phase: queued` is seen; the same requestId with the same
+ * request follows the job that has it.
+ */
+export async function submitAndFollow(ctx: StudioContext, job: JobSpec, onEvent: (event: ChannelEvent) => void): Promise<FollowedJob> {
+  const unsubscribe = ctx.events.subscribe((event) => {
+    if (event.topic === GENERATION_TOPIC && event.requestId === job.requestId && event.slot === undefined) onEvent(event);
+  });
+  try {
+    const submitted = await ctx.jobs.submit(job);
+    const outcome = submitted.outcome.finally(unsubscribe);
+    return { requestId: job.requestId, outcome };
+  } catch (error) {
+    unsubscribe();
+    throw error;
+  }
+}

@@ -1,0 +1,77 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ServiceError } from '../../common/errors.js';
+import { toServiceError } from '../../common/http-errors.js';
+import type { AssetRecord, JobResult } from '../api/index.js';
+import type { StudioContext } from '../context.js';
+import { studioStorage } from '../jobs/limits.js';
+import { mimeOf } from '../media/image-type.js';
+
+// What a tool answers: a job's assets as MCP content (the image itself when it
+// is small enough, else a link to its resource), their history names in text
+// and structuredContent; an error as `isError` with the studio's code.
+
+/** The most bytes of an image a tool result carries inline; a larger one is a resource link. */
+export const IMAGE_CONTENT_MAX_BYTES = 1024 * 1024;
+
+/** Formats MCP image content carries (an SVG or a video is always a link). */
+const INLINE_FORMATS = new Set(['png', 'jpeg', 'webp']);
+
+/** A history asset's resource URI. */
+export const HISTORY_URI_PREFIX = 'svc://history/';
+export const historyUri = (filename: string): string => `${HISTORY_URI_PREFIX}${encodeURIComponent(filename)}`;
+
+type Content = CallToolResult['content'][number];
+
+/** The assets a job result saved to history, in order (a multimode batch: its successful slots). */
+export function assetsOf(result: JobResult): AssetRecord[] {
+  if ('images' in result) return result.images;
+  if ('video' in result && typeof result.video === 'object' && result.video !== null && 'filename' in result.video) return [result.video as AssetRecord];
+  if ('results' in result && Array.isArray(result.results)) return result.results.flatMap((slot) => ('image' in slot && slot.image ? [slot.image] : []));
+  if ('filename' in result && 'format' in result) return [result as AssetRecord];
+  return [];
+}
+
+/** The resource link of an asset (what a client reads with resources/read). */
+export const resourceLink = (asset: AssetRecord): Content => ({
+  type: 'resource_link',
+  uri: historyUri(asset.filename),
+  name: asset.filename,
+  mimeType: mimeOf(asset.format),
+  description: asset.prompt.slice(0, 200),
+});
+
+/** One asset as content: the image inline when it fits, else its resource link. */
+export async function assetContent(ctx: StudioContext, asset: AssetRecord): Promise<Content> {
+  if (!INLINE_FORMATS.has(asset.format) || asset.bytes > IMAGE_CONTENT_MAX_BYTES) return resourceLink(asset);
+  const bytes = await ctx.assets.read('generated', asset.filename, { maxBytes: IMAGE_CONTENT_MAX_BYTES });
+  if (!(bytes instanceof Buffer)) return resourceLink(asset);
+  return { type: 'image', data: bytes.toString('base64'), mimeType: mimeOf(asset.format) };
+}
+
+/** A finished job as a tool result: its assets, their history names, and the job's result as structured content. */
+export async function jobToolResult(ctx: StudioContext, requestId: string, result: JobResult): Promise<CallToolResult> {
+  const assets = assetsOf(result);
+  const names = assets.map((asset) => asset.filename);
+  const text = names.length
+    ? `Saved to history: ${names.map((name) => `${name} (${historyUri(name)})`).join(', ')}. requestId ${requestId}.`
+    : `The job ${requestId} finished without a saved asset.`;
+  return {
+    content: [{ type: 'text', text }, ...(await Promise.all(assets.map((asset) => assetContent(ctx, asset))))],
+    structuredContent: { requestId, history: names, result },
+  };
+}
+
+/** An error as a tool result: `isError`, the code first in the text, the studio's error shape as structured content. */
+export function errorToolResult(ctx: StudioContext, error: unknown, requestId?: string): CallToolResult {
+  const failure = error instanceof ServiceError ? error : toServiceError(error, studioStorage(ctx));
+  if (!(error instanceof ServiceError)) console.error('mcp-server: a tool failed:', error);
+  const body = failure.toBody();
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${body.error.code}: ${body.error.message}` }],
+    structuredContent: { ...body, ...(requestId ? { requestId } : {}) },
+  };
+}
+
+/** Plain data as a tool result (the JSON in text too, for clients that read only text). */
+export const dataToolResult = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
