@@ -116,6 +116,8 @@ describe('History and Settings in chromium against a demo studio', () => {
   it('shows an image with how it was made, and offers download', async () => {
     await openDetail(page, 'landscape number 147');
     const detail = page.locator('.detail');
+    // The job's record is read after the detail opens ('…' until it answers; slow on a loaded machine).
+    await detail.locator('dd', { hasText: 'Not known any more' }).waitFor({ timeout: 10_000 });
     const facts = Object.fromEntries(
       await detail.locator('.facts > dt').evaluateAll((terms) => terms.map((term) => [term.textContent ?? '', term.nextElementSibling?.textContent ?? ''])),
     ) as Record<string, string>;

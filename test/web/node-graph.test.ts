@@ -156,6 +156,8 @@ describe('the Node view in chromium', () => {
     // The studio holds the running node (saved under its requestId) before the reload.
     const held = (await graphOf()).nodes.find((node) => node.id === slowRequest);
     expect(held?.data).toMatchObject({ status: 'running', requestId: slowRequest, prompt: '[sim:slow=4000] the fox at dawn' });
+    // The page saves the node as soon as it sends the job: on a loaded machine the studio may not have accepted it yet.
+    for (const started = Date.now(); (await fetch(`${studio.url}/api/jobs/${slowRequest}`)).status !== 200 && Date.now() - started < 10_000; ) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await record(slowRequest)).finishedAt).toBeNull();
     await page.reload();
     const dawn = await finished(slowRequest, 'the fox at dawn');
