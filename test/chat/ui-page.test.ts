@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChat, type TestChatServer } from './helpers.js';
-import { ensureChatBuild } from '../web/build.js';
+import type { TestChatServer } from './helpers.js';
+import { openChatPage, type ChatPage } from './page.js';
 
 /** How many automatic goal turns the server allows in a row here (each is one of the fake agent's echoes). */
 const GOAL_TURNS = 3;
@@ -12,15 +11,11 @@ interface Messages {
 }
 
 describe('the chat page (React) in chromium against a demo chat server', () => {
+  let chat: ChatPage;
   let server: TestChatServer;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
 
-  const send = async (text: string) => {
-    await page.fill('#prompt', text);
-    await page.press('#prompt', 'Enter');
-  };
+  const send = (text: string) => chat.send(text);
   const newSession = async () => {
     const before = await page.getAttribute('#sessions button[aria-current="true"]', 'data-session-id');
     await page.click('#new-session');
@@ -34,18 +29,12 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
     });
 
   beforeAll(async () => {
-    await ensureChatBuild();
-    server = await startTestChat({ goalMaxContinuations: GOAL_TURNS });
-    browser = await launchBrowser();
-    context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="true"][data-connection="open"]');
+    chat = await openChatPage({ chat: { goalMaxContinuations: GOAL_TURNS }, context: { permissions: ['clipboard-read', 'clipboard-write'] } });
+    ({ server, page } = chat);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await chat?.close();
   });
 
   it('shows a welcome in an empty session, and serves its favicon', async () => {

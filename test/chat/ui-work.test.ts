@@ -1,32 +1,20 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChat, type TestChatServer } from './helpers.js';
-import { ensureChatBuild } from '../web/build.js';
+import { openChatPage, type ChatPage } from './page.js';
 
 describe('the chat page shows goals, the PABCD phase and steering as they happen', () => {
-  let server: TestChatServer;
-  let browser: Browser;
+  let chat: ChatPage;
   let page: Page;
 
-  const send = async (text: string) => {
-    await page.fill('#prompt', text);
-    await page.press('#prompt', 'Enter');
-  };
+  const send = (text: string) => chat.send(text);
 
   beforeAll(async () => {
-    // The page is the built React app (dist/web/chat).
-    await ensureChatBuild();
-    server = await startTestChat({ goalMaxContinuations: 2 });
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="true"][data-connection="open"]');
+    chat = await openChatPage({ chat: { goalMaxContinuations: 2 } });
+    ({ page } = chat);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await chat?.close();
   });
 
   it('steering: the running answer ends interrupted with its partial text, the steer note shows, the new prompt runs', async () => {

@@ -1,13 +1,12 @@
 import type { Socket } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestChat, type TestChatServer } from './helpers.js';
-import { ensureChatBuild } from '../web/build.js';
+import type { TestChatServer } from './helpers.js';
+import { openChatPage, type ChatPage } from './page.js';
 
 describe('the chat page in chromium', () => {
+  let chat: ChatPage;
   let server: TestChatServer;
-  let browser: Browser;
   let page: Page;
   const sockets = new Set<Socket>();
 
@@ -19,22 +18,18 @@ describe('the chat page in chromium', () => {
   const dataset = (key: string) => page.evaluate((name) => document.body.dataset[name], key);
 
   beforeAll(async () => {
-    // The page is the built React app (dist/web/chat).
-    await ensureChatBuild();
-    server = await startTestChat();
-    server.app.server.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+    chat = await openChatPage({
+      beforeOpen: (started) =>
+        started.app.server.on('connection', (socket: Socket) => {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+        }),
     });
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="true"][data-connection="open"]');
+    ({ server, page } = chat);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await chat?.close();
   });
 
   it('sends a prompt and shows live thinking, tool call, text and done', async () => {

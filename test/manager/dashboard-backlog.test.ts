@@ -1,36 +1,28 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
-import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
-import { startTestManager, type TestManager } from './helpers.js';
+import { openDashboard, type Dashboard } from './dashboard-page.js';
+import type { TestManager } from './helpers.js';
 
 describe('the manager dashboard on first load: a worker that was busy before the manager followed it', () => {
-  // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
-  const webDir = builtWebDir('manager');
   let worker: TestChatServer;
+  let dashboard: Dashboard;
   let manager: TestManager;
-  let browser: Browser;
   let page: Page;
   const card = () => `.card[data-url="${worker.url}"]`;
 
   beforeAll(async () => {
-    await ensureManagerBuild();
     worker = await startTestChat();
     // All of this happens before the manager exists: only the worker's replay can tell it.
     await worker.postLines('/api/message', { prompt: 'list it [fake:tool]' });
     await worker.postLines('/api/message', { prompt: 'this one fails [fake:error]' });
     await worker.postLines('/api/message', { prompt: 'the last word' });
-    manager = await startTestManager({ webDir, workers: [worker.url] });
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(manager.url);
-    await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
+    dashboard = await openDashboard([worker.url]);
+    ({ manager, page } = dashboard);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await manager?.stop();
+    await dashboard?.close();
     await worker?.stop();
   });
 

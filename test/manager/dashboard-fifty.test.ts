@@ -1,36 +1,29 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
-import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
-import { startTestManager, type TestManager } from './helpers.js';
+import { openDashboard, type Dashboard } from './dashboard-page.js';
 
 /** The manager bench's figure (bench/manager.ts): one manager, 50 workers. */
 const WORKERS = 50;
 
 describe(`the manager dashboard with ${WORKERS} workers`, () => {
-  // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
-  const webDir = builtWebDir('manager');
   const workers: TestChatServer[] = [];
-  let manager: TestManager;
-  let browser: Browser;
+  let dashboard: Dashboard;
   let page: Page;
 
   beforeAll(async () => {
-    await ensureManagerBuild();
     for (let index = 0; index < WORKERS; index += 1) workers.push(await startTestChat());
     // Each says something before the manager follows it: the page must show it from the backlog.
     await Promise.all(workers.map((worker, index) => worker.postLines('/api/message', { prompt: `worker ${index} was here` })));
-    manager = await startTestManager({ webDir, workers: workers.map((worker) => worker.url) });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(manager.url);
-    await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
+    dashboard = await openDashboard(
+      workers.map((worker) => worker.url),
+      { viewport: { width: 1400, height: 900 } },
+    );
+    ({ page } = dashboard);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await manager?.stop();
+    await dashboard?.close();
     await Promise.all(workers.map((worker) => worker.stop()));
   }, 60_000);
 

@@ -1,41 +1,38 @@
 import { readdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
-import { ensureManagerBuild, webDir as builtWebDir } from '../web/build.js';
+import type { Page } from 'playwright-core';
+import { webDir as builtWebDir } from '../web/build.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
-import { startTestManager, type TestManager } from './helpers.js';
+import { openDashboard, type Dashboard } from './dashboard-page.js';
+import type { TestManager } from './helpers.js';
 
 describe('the manager dashboard in chromium, following two chat servers with fake agents', () => {
   // The real dashboard, built as `npm run build` builds it (rebuilt when a source is newer).
   const webDir = builtWebDir('manager');
   let one: TestChatServer;
   let two: TestChatServer;
+  let dashboard: Dashboard;
   let manager: TestManager;
-  let browser: Browser;
   let page: Page;
   const sockets = new Set<Socket>();
   const card = (server: TestChatServer) => `.card[data-url="${server.url}"]`;
 
   beforeAll(async () => {
-    await ensureManagerBuild();
     [one, two] = [await startTestChat(), await startTestChat()];
-    manager = await startTestManager({ webDir, workers: [one.url, two.url] });
-    manager.app.server.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+    dashboard = await openDashboard([one.url, two.url], {
+      beforeOpen: (started) =>
+        started.app.server.on('connection', (socket: Socket) => {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+        }),
     });
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(manager.url);
-    await page.waitForSelector('.app[data-ready="true"][data-channel="open"]');
+    ({ manager, page } = dashboard);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await manager?.stop();
+    await dashboard?.close();
     await one?.stop();
     await two?.stop();
   });

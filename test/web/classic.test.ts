@@ -1,21 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../helpers/svc.js';
-import { launchBrowser, openApp, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
+import { generate, launchBrowser, openApp, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
 import { JOB_RECORDER, type JobSnapshot } from './recorder.js';
 
 const jobLog = (page: Page, id: string) => page.evaluate((requestId) => (window as unknown as { __jobLog: JobSnapshot[] }).__jobLog.filter((entry) => entry.id === requestId), id);
-
-/** The requestId of the newest card. */
-const newestJobId = async (page: Page) => (await page.locator('.job').first().getAttribute('data-request-id')) as string;
-
-async function generate(page: Page, prompt: string): Promise<string> {
-  const before = await page.locator('.job').count();
-  await page.fill('#prompt', prompt);
-  await page.click('.composer button[type="submit"]');
-  await page.waitForFunction((count) => document.querySelectorAll('.job').length > count, before);
-  return newestJobId(page);
-}
 
 describe('Classic in chromium against a demo studio', () => {
   let studio: DemoStudio;

@@ -1,20 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, startDemoStudio, type DemoStudio } from './helpers.js';
+import { generate, launchBrowser, newestJobId, openApp, startDemoStudio, type DemoStudio } from './helpers.js';
 
 // Issue 29's bar in chromium: a failed job's error in view, a text file refused
 // as a reference on drop, Remix restoring epsilon's sampler, Recently deleted
 // restoring after the toast is gone, and History's URL reopening its state.
-
-const newestJobId = async (page: Page) => (await page.locator('.job').first().getAttribute('data-request-id')) as string;
-
-async function generate(page: Page, prompt: string): Promise<string> {
-  const before = await page.locator('.job').count();
-  await page.fill('#prompt', prompt);
-  await page.click('.composer button[type="submit"]');
-  await page.waitForFunction((count) => document.querySelectorAll('.job').length > count, before);
-  return newestJobId(page);
-}
 
 /** Whether the element is wholly inside the window as it is scrolled now. */
 const inView = (page: Page, selector: string) =>

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, startDemoStudio, type DemoStudio } from './helpers.js';
+import { generate, launchBrowser, openApp, startDemoStudio, type DemoStudio } from './helpers.js';
 
 // Issue 29's web items beyond the bar, in chromium against a demo studio:
 // validation from the catalog (option ranges, alpha's Fast/Best and native
@@ -16,16 +16,6 @@ interface Asset {
   url: string;
   derivedFrom: string | null;
   settings: Record<string, unknown>;
-}
-
-const newestJobId = async (page: Page) => (await page.locator('.job').first().getAttribute('data-request-id')) as string;
-
-async function generate(page: Page, prompt: string): Promise<string> {
-  const before = await page.locator('.job').count();
-  await page.fill('#prompt', prompt);
-  await page.click('.composer button[type="submit"]');
-  await page.waitForFunction((count) => document.querySelectorAll('.job').length > count, before);
-  return newestJobId(page);
 }
 
 const finished = (page: Page, id: string, status = 'succeeded') => page.locator(`.job[data-request-id="${id}"][data-status="${status}"]`).waitFor({ timeout: 30_000 });

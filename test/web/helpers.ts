@@ -125,3 +125,15 @@ export async function openApp(page: Page, url: string): Promise<void> {
   await page.waitForSelector('body[data-connection="open"]');
   await page.waitForSelector('.jobs[data-reconciled="true"], .history, .settings');
 }
+
+/** The requestId of Classic's newest job card. */
+export const newestJobId = async (page: Page): Promise<string> => (await page.locator('.job').first().getAttribute('data-request-id')) as string;
+
+/** Sends `prompt` from Classic's composer; answers the new card's requestId. */
+export async function generate(page: Page, prompt: string): Promise<string> {
+  const before = await page.locator('.job').count();
+  await page.fill('#prompt', prompt);
+  await page.click('.composer button[type="submit"]');
+  await page.waitForFunction((count) => document.querySelectorAll('.job').length > count, before);
+  return newestJobId(page);
+}

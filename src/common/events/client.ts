@@ -1,7 +1,7 @@
-import { readSseFrames, type SseHooks } from './sse-reader.js';
+import { readSseFrames, type SseReadOptions } from './sse-reader.js';
 import type { ChannelEvent } from './types.js';
 
-export type { SseHooks } from './sse-reader.js';
+export type { SseHooks, SseReadOptions } from './sse-reader.js';
 
 /** One parsed SSE event. `id` and `event` are present only when the event set them. */
 export interface SseMessage {
@@ -15,8 +15,8 @@ export interface SseMessage {
  * chunks split anywhere), each event's data decoded once. A reader that can
  * use bytes (an upstream's image events) calls readSseFrames instead.
  */
-export async function* readSse(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, hooks: SseHooks = {}): AsyncGenerator<SseMessage> {
-  for await (const frame of readSseFrames(body, hooks)) yield { ...frame, data: frame.data.toString('utf8') };
+export async function* readSse(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<SseMessage> {
+  for await (const frame of readSseFrames(body, options)) yield { ...frame, data: frame.data.toString('utf8') };
 }
 
 export type EventStreamStatus = 'open' | 'reconnecting' | 'closed';
@@ -128,7 +128,7 @@ export function connectEvents(url: string, options: ConnectEventsOptions): Event
     };
     if (idleTimeout > 0) idleTimer = setTimeout(checkIdle, idleTimeout);
     try {
-      const hooks: SseHooks = {
+      const hooks: SseReadOptions = {
         onComment: () => (lastActivity = Date.now()),
         onRetry: (milliseconds) => {
           if (options.reconnectDelayMs === undefined) baseDelay = Math.min(milliseconds, maxDelay);

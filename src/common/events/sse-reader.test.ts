@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { readSseFrames, type SseFrame } from './sse-reader.js';
+import { readSseFrames, SseEventTooLarge, type SseFrame } from './sse-reader.js';
 
 // The byte-level reader against eventsource-parser (a string-level reference
 // implementation of the same WHATWG rules) on random streams split at random.
@@ -83,5 +83,16 @@ describe('readSseFrames', () => {
 
   it('drops an event that never got its blank line', async () => {
     expect((await frames([Buffer.from('data: done\n\ndata: cut')])).map((frame) => frame.data.toString())).toEqual(['done']);
+  });
+
+  it('refuses an event, or a line still arriving, past maxEventBytes, and reads one at the limit', async () => {
+    const read = async (parts: string[]) => {
+      const seen: string[] = [];
+      for await (const frame of readSseFrames(chunks(parts.map((part) => Buffer.from(part))), { maxEventBytes: 10 })) seen.push(frame.data.toString());
+      return seen;
+    };
+    expect(await read(['data: 0123456789\n\n'])).toEqual(['0123456789']);
+    await expect(read(['data: 01234', '56789', 'abcdef'])).rejects.toThrow(SseEventTooLarge);
+    await expect(read(['data: 012345\ndata: 6789a\n\n'])).rejects.toThrow(SseEventTooLarge);
   });
 });

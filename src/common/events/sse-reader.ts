@@ -18,11 +18,24 @@ export interface SseFrame {
   readonly data: Buffer;
 }
 
+/** An event (or one line) longer than the reader's `maxEventBytes`: the rest of the stream is not read. */
+export class SseEventTooLarge extends Error {
+  constructor(readonly maxEventBytes: number) {
+    super(`An event of the stream is larger than ${maxEventBytes} bytes.`);
+    this.name = 'SseEventTooLarge';
+  }
+}
+
 export interface SseHooks {
   /** A `retry:` field (milliseconds). */
   onRetry?: (milliseconds: number) => void;
   /** A comment line (e.g. the heartbeat `ping`). */
   onComment?: (text: string) => void;
+}
+
+export interface SseReadOptions extends SseHooks {
+  /** Most bytes one event (its data lines together, or any one line) may take; past it SseEventTooLarge is thrown. Default: no bound. */
+  maxEventBytes?: number;
 }
 
 const LF = 0x0a;
@@ -58,11 +71,12 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8A
 /** The event-stream state between lines: the event being built. */
 class EventBuilder {
   private data: Buffer[] = [];
+  private dataBytes = 0;
   private id?: string;
   private event?: string;
   private first = true;
 
-  constructor(private readonly hooks: SseHooks) {}
+  constructor(private readonly hooks: SseReadOptions) {}
 
   /** One line (without its end); a frame when the line is blank and data was given. */
   line(line: Buffer): SseFrame | undefined {
@@ -81,6 +95,8 @@ class EventBuilder {
     const value = line.subarray(valueStart);
     switch (line.toString('latin1', 0, nameEnd)) {
       case 'data':
+        this.dataBytes += value.length;
+        if (this.dataBytes > (this.hooks.maxEventBytes ?? Infinity)) throw new SseEventTooLarge(this.hooks.maxEventBytes as number);
         this.data.push(value);
         break;
       case 'event':
@@ -101,6 +117,7 @@ class EventBuilder {
   private dispatch(): SseFrame | undefined {
     const { data, id, event } = this;
     this.data = [];
+    this.dataBytes = 0;
     this.id = undefined;
     this.event = undefined;
     if (data.length === 0) return undefined;
@@ -110,10 +127,12 @@ class EventBuilder {
 }
 
 /** The events of any SSE body, their data as bytes. */
-export async function* readSseFrames(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, hooks: SseHooks = {}): AsyncGenerator<SseFrame> {
-  const builder = new EventBuilder(hooks);
+export async function* readSseFrames(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<SseFrame> {
+  const builder = new EventBuilder(options);
+  const maxBytes = options.maxEventBytes ?? Infinity;
   // The start of a line whose end has not arrived yet, as the chunks' own views.
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
   // The last chunk ended with CR: an LF at the start of the next one belongs to it.
   let afterCr = false;
   for await (const raw of chunksOf(body)) {
@@ -127,6 +146,7 @@ export async function* readSseFrames(body: ReadableStream<Uint8Array> | AsyncIte
       const piece = chunk.subarray(start, end);
       const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
       pending = [];
+      pendingBytes = 0;
       start = end + 1;
       if (chunk[end] === CR) {
         if (start === chunk.length) afterCr = true;
@@ -137,6 +157,10 @@ export async function* readSseFrames(body: ReadableStream<Uint8Array> | AsyncIte
       if (nextLf !== -1 && nextLf < start) nextLf = chunk.indexOf(LF, start);
       if (nextCr !== -1 && nextCr < start) nextCr = chunk.indexOf(CR, start);
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > maxBytes) throw new SseEventTooLarge(maxBytes);
+    }
   }
 }

@@ -1,11 +1,7 @@
 import type { ChannelEvent } from '../../common/events/types.js';
-import { GENERATION_TOPIC, type JobResult } from '../api/index.js';
-import type { StudioContext } from '../context.js';
-import type { JobSpec } from '../jobs/running-job.js';
 
-// A tool's job, submitted to the engine like any route's (queued, its events
-// on /api/events, its result in history), followed through its events: each
-// one worth telling becomes a progress step (MCP progress must only grow).
+// A tool's job is followed through its events (jobs/follow.ts): each one worth
+// telling becomes a progress step (MCP progress must only grow).
 
 /** One step of a job's progress, as MCP progress says it. */
 export interface ProgressStep {
@@ -58,29 +54,4 @@ export function progressSteps(onStep: (step: ProgressStep) => void): (event: Cha
     last = percent !== undefined && percent > last ? percent : Math.round((last + 0.01) * 100) / 100;
     onStep({ progress: last, total: 100, message });
   };
-}
-
-export interface FollowedJob {
-  readonly requestId: string;
-  /** The job's result, or its error (a ServiceError with the studio's code). */
-  readonly outcome: Promise<JobResult>;
-}
-
-/**
- * Submits a planned job and follows its events until it ends. Subscribed before
- * the submit, so even `phase: queued` is seen; the same requestId with the same
- * request follows the job that has it.
- */
-export async function submitAndFollow(ctx: StudioContext, job: JobSpec, onEvent: (event: ChannelEvent) => void): Promise<FollowedJob> {
-  const unsubscribe = ctx.events.subscribe((event) => {
-    if (event.topic === GENERATION_TOPIC && event.requestId === job.requestId && event.slot === undefined) onEvent(event);
-  });
-  try {
-    const submitted = await ctx.jobs.submit(job);
-    const outcome = submitted.outcome.finally(unsubscribe);
-    return { requestId: job.requestId, outcome };
-  } catch (error) {
-    unsubscribe();
-    throw error;
-  }
 }

@@ -1,4 +1,3 @@
-import { ERROR_CODES, isErrorCode } from '../../common/errors.js';
 import type { ErrorPayload } from '../api/index.js';
 
 // Every failure on /v1 in OpenAI's error shape, `{ error: { message, type,
@@ -19,9 +18,6 @@ export function openaiErrorType(status: number): string {
   if (status === 429) return 'rate_limit_error';
   return status >= 500 ? 'api_error' : 'invalid_request_error';
 }
-
-/** The HTTP status of a studio error code (an error event carries the code, not the status). */
-export const statusOfCode = (code: string): number => (isErrorCode(code) ? ERROR_CODES[code].status : 500);
 
 /** The studio's error payload in OpenAI's shape; `param` is the field the studio names, if any. */
 export function openaiError(status: number, error: ErrorPayload): OpenAIErrorBody {

@@ -2,18 +2,20 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../common/errors.js';
 import { toServiceError } from '../../common/http-errors.js';
-import { GENERATION_TOPIC, type ErrorPayload, type JobResult } from '../api/index.js';
+import type { ChannelEvent } from '../../common/events/types.js';
+import type { JobResult } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClientPresence } from '../jobs/delivery.js';
+import { submitAndFollow } from '../jobs/follow.js';
 import type { JobSpec } from '../jobs/running-job.js';
 import { base64Of, imagesOf, openaiUsage, settingsOf } from './answer.js';
-import { openaiError, statusOfCode } from './errors.js';
+import { openaiError } from './errors.js';
 import type { OpenAIImageRequest } from './requests.js';
 
-// `stream: true` on /v1: the job's own events, as the OpenAI SDK's Stream
-// reads them. `partial` → `<prefix>.partial_image` (at most `partial_images`
-// of them), `done` → one `<prefix>.completed` per image, `error` → a data line
-// `{ error }` (the SDK throws it as an APIError). Each frame has `event:` and
+// `stream: true` on /v1: the job followed as the OpenAI SDK's Stream reads
+// it. `partial` events → `<prefix>.partial_image` (at most `partial_images` of
+// them), its result → one `<prefix>.completed` per image, its error → a data
+// line `{ error }` (the SDK throws it as an APIError). Each frame has `event:` and
 // `data:` lines. The job is the ordinary one: queued, in history, on /api/events.
 
 /** The event-name prefix of each endpoint, as OpenAI names its stream events. */
@@ -47,13 +49,13 @@ export async function streamJob({ ctx, reply, client, job, request, prefix }: Op
   const finish = () => {
     if (finished) return;
     finished = true;
-    unsubscribe();
     clearInterval(heartbeat);
     out.end();
   };
-  const fail = (error: ErrorPayload, status: number) => {
+  const failWith = (error: unknown) => {
     if (finished) return;
-    out.write(frame('error', openaiError(status, error)));
+    const failure = toServiceError(error);
+    out.write(frame('error', openaiError(failure.status, failure.toBody().error)));
     finish();
   };
   const complete = async (result: JobResult) => {
@@ -65,24 +67,10 @@ export async function streamJob({ ctx, reply, client, job, request, prefix }: Op
       }
       finish();
     } catch (error) {
-      const failure = toServiceError(error);
-      fail(failure.toBody().error, failure.status);
+      failWith(error);
     }
   };
 
-  // Subscribed before the job is submitted: no event of it can come first.
-  const unsubscribe = ctx.events.subscribe((event) => {
-    if (finished || event.topic !== GENERATION_TOPIC || event.requestId !== job.requestId) return;
-    if (event.event === 'partial' && partialsSent < partialsWanted && typeof event.b64 === 'string') {
-      const index = partialsSent++;
-      out.write(frame(`${prefix}.partial_image`, { type: `${prefix}.partial_image`, b64_json: event.b64, partial_image_index: index, created_at: created(), ...settingsOf(request, undefined), output_format: event.format ?? settingsOf(request, undefined).output_format }));
-    } else if (event.event === 'done') {
-      void complete(event.result as JobResult);
-    } else if (event.event === 'error') {
-      const error = event.error as ErrorPayload;
-      fail(error, statusOfCode(error.code));
-    }
-  });
   const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS).unref();
 
   // Nobody left to read it: the job is cancelled, as a studio stream's is.
@@ -95,10 +83,17 @@ export async function streamJob({ ctx, reply, client, job, request, prefix }: Op
   // A first comment sends the headers now: the SDK's call resolves before the first event.
   out.write(': open\n\n');
   void reply.send(out);
+  const onEvent = (event: ChannelEvent) => {
+    if (finished || event.event !== 'partial' || partialsSent >= partialsWanted || typeof event.b64 !== 'string') return;
+    const index = partialsSent++;
+    const settings = settingsOf(request, undefined);
+    out.write(frame(`${prefix}.partial_image`, { type: `${prefix}.partial_image`, b64_json: event.b64, partial_image_index: index, created_at: created(), ...settings, output_format: event.format ?? settings.output_format }));
+  };
   try {
-    await ctx.jobs.submit(job);
+    // A batch's partials come from its slots.
+    const followed = await submitAndFollow(ctx, job, onEvent, { slots: true });
+    void followed.outcome.then(complete, failWith);
   } catch (error) {
-    const failure = toServiceError(error);
-    fail(failure.toBody().error, failure.status);
+    failWith(error);
   }
 }

@@ -1,10 +1,13 @@
 import type { z } from 'zod';
-import { readSseFrames, type SseFrame } from '../../common/events/sse-reader.js';
+import { readSseFrames, SseEventTooLarge, type SseFrame } from '../../common/events/sse-reader.js';
 import { UpstreamError } from './upstream-error.js';
 
 // Response handlers: bodies read within bounds and checked against schemas.
 // A body that is not what the protocol says is a `protocol` failure of the
 // upstream, not a network one.
+
+/** Most bytes of one upstream JSON answer, or of one event of a stream (a 4K image's base64 is some 30 MB). */
+export const UPSTREAM_BODY_MAX_BYTES = 64 * 1024 * 1024;
 
 const protocolError = (lane: string, message: string, cause?: unknown) => new UpstreamError(message, { lane, failure: 'protocol', stage: 'stream', cause });
 
@@ -30,7 +33,7 @@ export async function readBytes(lane: string, response: Response, maxBytes: numb
 }
 
 /** A JSON body checked against `schema`. */
-export async function readJson<T>(lane: string, response: Response, schema: z.ZodType<T>, maxBytes = 64 * 1024 * 1024): Promise<T> {
+export async function readJson<T>(lane: string, response: Response, schema: z.ZodType<T>, maxBytes = UPSTREAM_BODY_MAX_BYTES): Promise<T> {
   const text = (await readBytes(lane, response, maxBytes)).toString('utf8');
   let value: unknown;
   try {
@@ -50,10 +53,19 @@ export function parseWithSchema<T>(lane: string, value: unknown, schema: z.ZodTy
   throw protocolError(lane, `The upstream's ${what} is not as its protocol says (${path}: ${issue?.message}).`);
 }
 
-/** The events of an SSE body, their data as bytes; refuses a body that is not an event stream. */
-export function readEventStream(lane: string, response: Response): AsyncGenerator<SseFrame> {
+/**
+ * The events of an SSE body, their data as bytes; refuses a body that is not
+ * an event stream, and an event larger than UPSTREAM_BODY_MAX_BYTES (the
+ * stream is not read further).
+ */
+export async function* readEventStream(lane: string, response: Response): AsyncGenerator<SseFrame> {
   const type = response.headers.get('content-type') ?? '';
   if (!/text\/event-stream/i.test(type)) throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
   if (!response.body) throw protocolError(lane, 'The upstream answered an event stream without a body.');
-  return readSseFrames(response.body);
+  try {
+    yield* readSseFrames(response.body, { maxEventBytes: UPSTREAM_BODY_MAX_BYTES });
+  } catch (error) {
+    if (error instanceof SseEventTooLarge) throw protocolError(lane, `An event of the upstream's stream exceeds the limit of ${error.maxEventBytes} bytes.`, error);
+    throw error;
+  }
 }
