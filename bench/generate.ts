@@ -16,6 +16,9 @@
 // studio built from that tree runs too, interleaved in the same rounds, and the report
 // gives this tree's added overhead against the baseline's (before/after a change).
 //
+// With BENCH_THREADS=1 (Linux), each measured studio request is also accounted per thread of
+// the studio's process (lib/threads.ts): CPU time and context switches a request, outside the timings.
+//
 // Run: node --import tsx bench/generate.ts   (BENCH_ITERATIONS, default 200; stops early after ~45 s)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +30,7 @@ import { makeThumbnail } from '../src/studio/media/thumbnail.js';
 import { startChild } from './lib/child.js';
 import { callDirect } from './lib/direct-call.js';
 import { percentile, round, table } from './lib/stats.js';
+import { ThreadAccount } from './lib/threads.js';
 
 const ITERATIONS = Math.max(1, Number(process.env.BENCH_ITERATIONS ?? 200));
 const WARMUP = 4;
@@ -47,7 +51,10 @@ const baselineTree = process.env.BENCH_BASELINE_TREE;
 const baseline = baselineTree ? startChild(join(baselineTree, 'bench/lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]) : undefined;
 const baselineUrl = baseline ? (await baseline.next<{ type: 'ready'; url: string }>('ready')).url : undefined;
 
+let threads: ThreadAccount | undefined;
+
 async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number; result: StudioResult }> {
+  const window = url === studioUrl ? threads?.start() : undefined;
   const started = performance.now();
   const response = await fetch(`${url}/api/generate`, {
     method: 'POST',
@@ -56,6 +63,7 @@ async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number;
   });
   const result = (await response.json()) as StudioResult;
   const ms = performance.now() - started;
+  if (window) threads?.end(window);
   if (response.status !== 200) throw new Error(`studio answered ${response.status}: ${JSON.stringify(result)}`);
   // Untimed: the thumbnail follows the answer (derived work, libvips on every core for some 7 ms).
   // Waiting for it here keeps it from slowing whichever call comes next, so no position in the
@@ -117,6 +125,7 @@ const baselineMs: number[] = [];
 const baselineOverheadMs: number[] = [];
 const floorOverheadMs: number[] = [];
 let sample: Buffer | undefined;
+if (process.env.BENCH_THREADS) threads = new ThreadAccount(studio.process.pid as number);
 const measureStarted = performance.now();
 for (let index = 0; index < ITERATIONS; index += 1) {
   if (performance.now() - measureStarted > MEASURE_BUDGET_MS) break;
@@ -210,6 +219,11 @@ if (baselineMs.length) {
   console.log(`baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`);
   console.log(`added overhead, this tree / baseline (ratio of medians): ${baselineRatio}`);
 }
+const threadRows = threads?.rows() ?? [];
+if (threadRows.length) {
+  console.log("the studio's threads during a request (POST to answer), per request:");
+  console.log(table(['thread', 'CPU ms', 'voluntary switches', 'involuntary switches'], threadRows));
+}
 console.log('saveAsset steps on the same bytes, measured in this process (p50 of 20):');
 console.log(table(['step', 'p50 ms'], Object.entries(components).map(([name, value]) => [name, round(value)])));
 console.log(
@@ -225,5 +239,6 @@ console.log(
     ...(baselineMs.length ? { baseline: { tree: baselineTree, studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) }, overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) }, overheadRatio: baselineRatio } } : {}),
     studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) }, aroundSlotMs: { p50: p(outsideSlotMs, 0.5), p99: p(outsideSlotMs, 0.99) } },
     saveSteps: Object.fromEntries(Object.entries(components).map(([name, value]) => [name, round(value)])),
+    ...(threadRows.length ? { threads: threadRows.map(([thread, cpuMs, voluntary, involuntary]) => ({ thread, cpuMs, voluntary, involuntary })) } : {}),
   }),
 );
