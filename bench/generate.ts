@@ -54,7 +54,7 @@ const baselineUrl = baseline ? (await baseline.next<{ type: 'ready'; url: string
 let threads: ThreadAccount | undefined;
 
 async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number; result: StudioResult }> {
-  const window = url === studioUrl ? threads?.start() : undefined;
+  const threadsBefore = url === studioUrl ? threads?.start() : undefined;
   const started = performance.now();
   const response = await fetch(`${url}/api/generate`, {
     method: 'POST',
@@ -63,7 +63,7 @@ async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number;
   });
   const result = (await response.json()) as StudioResult;
   const ms = performance.now() - started;
-  if (window) threads?.end(window);
+  if (threadsBefore) threads?.end(threadsBefore);
   if (response.status !== 200) throw new Error(`studio answered ${response.status}: ${JSON.stringify(result)}`);
   // Untimed: the thumbnail follows the answer (derived work, libvips on every core for some 7 ms).
   // Waiting for it here keeps it from slowing whichever call comes next, so no position in the
