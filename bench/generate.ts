@@ -8,7 +8,10 @@
 // the ratio of medians), the same for a floor gateway (lib/floor-child.ts: the
 // least any gateway does for one image, one durable write included, so its
 // overhead is what this machine charges for the hop and the write whoever
-// makes them), the studio's own timings from the result
+// makes them; its upstream call made with fetch, as the direct one is) and for
+// the same floor reading the upstream over node:http as the studio does (so
+// the studio's bookkeeping shows apart from its cheaper transport), the
+// studio's own timings from the result
 // (upstream call vs saveAsset), and a breakdown of saveAsset's steps measured
 // here on the same image bytes (decode probe, metadata embed, thumbnail, file write).
 //
@@ -82,11 +85,13 @@ if (!template) throw new Error('no upstream request logged');
 
 const floor = startChild(join(here, 'lib/floor-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
 const { url: floorUrl } = await floor.next<{ type: 'ready'; url: string }>('ready');
-async function viaFloor(prompt: string): Promise<number> {
+const httpFloor = startChild(join(here, 'lib/floor-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey, transport: 'http' })]);
+const { url: httpFloorUrl } = await httpFloor.next<{ type: 'ready'; url: string }>('ready');
+async function viaFloor(prompt: string, url = floorUrl): Promise<number> {
   const body = structuredClone(template);
   body.input[0].content[0].text = prompt;
   const started = performance.now();
-  const response = await fetch(floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await response.json();
   return performance.now() - started;
 }
@@ -108,13 +113,12 @@ for (let index = 0; index < WARMUP; index += 1) {
   if (baselineUrl) await viaStudio(PROMPT, baselineUrl);
   await direct(PROMPT);
   await viaFloor(PROMPT);
+  await viaFloor(PROMPT, httpFloorUrl);
 }
 
-const ROTATIONS = [
-  ['studio', 'direct', 'floor'],
-  ['direct', 'floor', 'studio'],
-  ['floor', 'studio', 'direct'],
-] as const;
+const PARTICIPANTS = ['studio', 'direct', 'floor', 'httpFloor'] as const;
+/** Each participant goes first, second, third and last in turn. */
+const ROTATIONS = PARTICIPANTS.map((_, shift) => PARTICIPANTS.map((__, index) => PARTICIPANTS[(index + shift) % PARTICIPANTS.length]));
 const studioMs: number[] = [];
 const directMs: number[] = [];
 const overheadMs: number[] = [];
@@ -124,6 +128,7 @@ const outsideSlotMs: number[] = [];
 const baselineMs: number[] = [];
 const baselineOverheadMs: number[] = [];
 const floorOverheadMs: number[] = [];
+const httpFloorOverheadMs: number[] = [];
 let sample: Buffer | undefined;
 if (process.env.BENCH_THREADS) threads = new ThreadAccount(studio.process.pid as number);
 const measureStarted = performance.now();
@@ -135,15 +140,17 @@ for (let index = 0; index < ITERATIONS; index += 1) {
   // The baseline goes first or last in turn, so neither studio always follows the other.
   let baselineRun: Awaited<ReturnType<typeof viaStudio>> | undefined;
   if (baselineUrl && index % 2 === 1) baselineRun = await viaStudio(prompt, baselineUrl);
-  // Each of the three goes first, second and last in turn.
   const order = ROTATIONS[index % ROTATIONS.length];
   let floorRun = 0;
+  let httpFloorRun = 0;
   for (const who of order) {
     if (who === 'studio') viaStudioRun = await viaStudio(prompt);
     else if (who === 'direct') directRun = await direct(prompt);
-    else floorRun = await viaFloor(prompt);
+    else if (who === 'floor') floorRun = await viaFloor(prompt);
+    else httpFloorRun = await viaFloor(prompt, httpFloorUrl);
   }
   floorOverheadMs.push(floorRun - directRun.ms);
+  httpFloorOverheadMs.push(httpFloorRun - directRun.ms);
   if (baselineUrl && index % 2 === 0) baselineRun = await viaStudio(prompt, baselineUrl);
   if (baselineRun) {
     baselineMs.push(baselineRun.ms);
@@ -161,8 +168,9 @@ for (let index = 0; index < ITERATIONS; index += 1) {
 await studio.send({ type: 'stop' });
 baseline?.send({ type: 'stop' });
 floor.send({ type: 'stop' });
+httpFloor.send({ type: 'stop' });
 await sim.send({ type: 'stop' });
-await Promise.all([studio.stop(), sim.stop(), floor.stop(), baseline?.stop()]);
+await Promise.all([studio.stop(), sim.stop(), floor.stop(), httpFloor.stop(), baseline?.stop()]);
 
 // saveAsset's steps, one by one, on the same upstream image bytes.
 async function timed(run: () => Promise<unknown> | unknown): Promise<number> {
@@ -205,6 +213,7 @@ console.log(
       ['POST /api/generate (sync JSON)', p(studioMs, 0.5), p(studioMs, 0.99)],
       ['added overhead (pairwise studio - direct)', p(overheadMs, 0.5), p(overheadMs, 0.99)],
       ['floor gateway overhead (pairwise floor - direct)', p(floorOverheadMs, 0.5), p(floorOverheadMs, 0.99)],
+      ['floor gateway on node:http (pairwise - direct)', p(httpFloorOverheadMs, 0.5), p(httpFloorOverheadMs, 0.99)],
       ['  in studio: upstream call (stream + decode)', p(upstreamMs, 0.5), p(upstreamMs, 0.99)],
       ['  in studio: saveAsset (all steps)', p(saveMs, 0.5), p(saveMs, 0.99)],
       ['  around the slot (HTTP, job record, answer)', p(outsideSlotMs, 0.5), p(outsideSlotMs, 0.99)],
@@ -214,6 +223,8 @@ console.log(
 console.log(`ratio of medians (studio / direct): ${ratio}`);
 const aboveFloor = round(percentile(sorted(overheadMs), 0.5) - percentile(sorted(floorOverheadMs), 0.5));
 console.log(`studio overhead above the floor gateway's (difference of medians): ${aboveFloor} ms`);
+const aboveHttpFloor = round(percentile(sorted(overheadMs), 0.5) - percentile(sorted(httpFloorOverheadMs), 0.5));
+console.log(`studio overhead above the node:http floor gateway's (difference of medians; the studio's bookkeeping): ${aboveHttpFloor} ms`);
 const baselineRatio = baselineMs.length ? round(percentile(sorted(overheadMs), 0.5) / percentile(sorted(baselineOverheadMs), 0.5), 3) : undefined;
 if (baselineMs.length) {
   console.log(`baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`);
@@ -235,6 +246,8 @@ console.log(
     overheadMs: { p50: p(overheadMs, 0.5), p99: p(overheadMs, 0.99) },
     floorOverheadMs: { p50: p(floorOverheadMs, 0.5), p99: p(floorOverheadMs, 0.99) },
     aboveFloorMs: aboveFloor,
+    httpFloorOverheadMs: { p50: p(httpFloorOverheadMs, 0.5), p99: p(httpFloorOverheadMs, 0.99) },
+    aboveHttpFloorMs: aboveHttpFloor,
     ratio,
     ...(baselineMs.length ? { baseline: { tree: baselineTree, studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) }, overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) }, overheadRatio: baselineRatio } } : {}),
     studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) }, aroundSlotMs: { p50: p(outsideSlotMs, 0.5), p99: p(outsideSlotMs, 0.99) } },

@@ -3,7 +3,8 @@
 // upstream call (SSE parsed, every event JSON-decoded, the image decoded), one
 // atomic durable write (temp file, fsync, rename, fsync of the folder), one
 // JSON answer. No validation, no job record, no history, no events.
-//   argv[2] = JSON { apiBaseUrl, apiKey, template }
+//   argv[2] = JSON { apiBaseUrl, apiKey, transport? } (transport: 'fetch', the default, or 'http':
+//             the upstream read over node:http as the studio reads it)
 //   out { type: 'ready', url }
 //   in  { type: 'stop' }
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,9 +12,10 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/common/atomic-file.js';
-import { callDirect } from './direct-call.js';
+import { callDirect, callDirectHttp } from './direct-call.js';
 
-const { apiBaseUrl, apiKey } = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string };
+const { apiBaseUrl, apiKey, transport = 'fetch' } = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string; transport?: 'fetch' | 'http' };
+const call = transport === 'http' ? callDirectHttp : callDirect;
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
 let count = 0;
 
@@ -21,7 +23,7 @@ const server = createServer(async (request, response) => {
   let text = '';
   for await (const chunk of request) text += chunk;
   const body = JSON.parse(text) as object;
-  const image = await callDirect(apiBaseUrl, apiKey, body);
+  const image = await call(apiBaseUrl, apiKey, body);
   const filename = `image-${count++}.png`;
   writeFileAtomic(join(dir, filename), image, 0o600);
   response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ filename, bytes: image.length }));

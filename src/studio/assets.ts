@@ -2,7 +2,7 @@ import { ServiceError } from '../common/errors.js';
 import { isStorageFull } from '../common/storage-full.js';
 import { ASSET_TOPIC, videoFacts, type AssetEventName, type AssetEventPayload, type AssetRecord, type VideoFacts } from './api/index.js';
 import type { StudioContext } from './context.js';
-import { isValidAssetFilename, newAssetFilename } from './media/filename.js';
+import { isValidAssetFilename, newAssetFilenames } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
 import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
@@ -83,7 +83,7 @@ const NAME_DRAWS = 5;
  * writer's thread: `image` is empty afterwards.
  */
 export async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
-  const names = Array.from({ length: NAME_DRAWS }, () => newAssetFilename(createdAt, prompt, format)).filter(
+  const names = newAssetFilenames(createdAt, prompt, format, NAME_DRAWS).filter(
     (filename) => !isNameTaken(ctx.db, filename, thumbnailNameOf(filename)),
   );
   const written = await ctx.assets.create(names, image);
@@ -189,6 +189,9 @@ export interface SaveInput {
   readonly session?: { readonly id: string; readonly title: string };
 }
 
+/** An asset whose file is durable and whose row is still to be written (recordAsset). */
+export type WrittenAsset = NewAssetRow;
+
 /**
  * Saves an image into history and answers as soon as it is durable: a
  * structural check (header, size, complete file), the metadata embedded
@@ -197,6 +200,11 @@ export interface SaveInput {
  * If the row cannot be written the file goes too.
  */
 export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<AssetRecord> {
+  return recordAsset(ctx, await writeAsset(ctx, input));
+}
+
+/** The first half of saveAsset: the image checked, its metadata embedded, its file written durably. */
+export async function writeAsset(ctx: StudioContext, input: SaveInput): Promise<WrittenAsset> {
   const createdAt = creationTime(input.metadata.createdAt);
   const metadata: AssetMetadata = {
     ...input.metadata,
@@ -207,16 +215,23 @@ export async function saveAsset(ctx: StudioContext, input: SaveInput): Promise<A
 
   const bytes = image.length;
   const filename = await writeUnderFreshName(ctx, image, createdAt, metadata.prompt, format);
-  const row = { ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format, size, bytes, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
+  return { ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format, size, bytes, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
+}
+
+/** The second half of saveAsset: the row of a written asset, its thumbnail scheduled. If the row cannot be written the file goes. */
+export async function recordAsset(ctx: StudioContext, row: WrittenAsset): Promise<AssetRecord> {
   try {
     insertAsset(ctx.db, row);
   } catch (error) {
-    await ctx.assets.remove('generated', filename);
+    await ctx.assets.remove('generated', row.filename);
     throw error;
   }
-  void finishAsset(ctx, filename);
+  void finishAsset(ctx, row.filename);
   return recordOf({ ...row, id: 0, deleted_at: null });
 }
+
+/** A written asset that will have no row (the call that made it failed after all): its file goes. */
+export const discardAsset = (ctx: StudioContext, row: WrittenAsset): Promise<void> => ctx.assets.remove('generated', row.filename);
 
 /**
  * The derived part of saving, off the request path: decode every pixel into

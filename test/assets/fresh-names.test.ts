@@ -10,7 +10,11 @@ import { listDir, makeImage, metadata, startAssetStudio, type TestStudio } from 
 const scripted: string[] = [];
 vi.mock('../../src/studio/media/filename.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/studio/media/filename.js')>();
-  return { ...original, newAssetFilename: (...args: Parameters<typeof original.newAssetFilename>) => scripted.shift() ?? original.newAssetFilename(...args) };
+  return {
+    ...original,
+    newAssetFilenames: (...args: Parameters<typeof original.newAssetFilenames>) =>
+      original.newAssetFilenames(...args).map((drawn) => scripted.shift() ?? drawn),
+  };
 });
 
 const name = (suffix: string) => `20261126-010000-a-red-fox-in-the-snow-${suffix}.png`;

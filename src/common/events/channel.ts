@@ -95,6 +95,10 @@ export class EventChannel implements EventBus {
     this.buffer = new ReplayBuffer(this.settings.replaySize);
   }
 
+  get hasAudience(): boolean {
+    return this.streams.size > 0 || this.subscriptions.length > 0;
+  }
+
   /** Active `GET /api/events` connections (per-request streams and internal listeners are not counted). */
   get listenerCount(): number {
     return this.counted;

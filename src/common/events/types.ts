@@ -45,6 +45,8 @@ export interface EventBus {
    * `replay_gap` notice first, then every event held.
    */
   replay(cursor: string): ChannelEvent[];
+  /** Whether an event published now reaches anyone live (a connection or an internal listener). */
+  readonly hasAudience: boolean;
 }
 
 export interface EventChannelOptions {

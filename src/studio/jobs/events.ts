@@ -4,7 +4,7 @@ import { GENERATION_TOPIC, type GenerationEventName, type GenerationEventPayload
 /**
  * The publishing side of the generation events: one method per event, typed
  * by the API contract, so a payload cannot drift from what clients read.
- * `b64` of a partial never enters the replay buffer.
+ * `b64` of a partial never enters the replay buffer, and is made only for a live listener.
  */
 export class GenerationEvents {
   constructor(private readonly channel: EventBus) {}
@@ -21,8 +21,13 @@ export class GenerationEvents {
     this.publish('progress', payload);
   }
 
-  partial(payload: GenerationEventPayload<'partial'> & { b64: string }): void {
-    this.publish('partial', payload, ['b64']);
+  /**
+   * With nobody to receive it live, the event is published as its replayed copy would be
+   * (`omitted: ['b64']`) and the image's base64 is never made: a partial is hundreds of KB of text.
+   */
+  partial(payload: Omit<GenerationEventPayload<'partial'>, 'b64' | 'omitted'>, b64: () => string): void {
+    if (!this.channel.hasAudience) this.publish('partial', { ...payload, omitted: ['b64'] });
+    else this.publish('partial', { ...payload, b64: b64() }, ['b64']);
   }
 
   slotDone(payload: GenerationEventPayload<'slot_done'>): void {

@@ -50,7 +50,7 @@ export interface JobContext<K extends JobKind = JobKind> extends StoredJob<K> {
   phase(phase: JobPhase, fields?: { slot?: number; provider?: string; model?: string; queuePosition?: number }): void;
   /** Records a phase without a `phase` event (a kind with events of its own: video). */
   recordPhase(phase: JobPhase): void;
-  partial(image: { index: number; b64: string; format: ImageFormat; slot?: number }): void;
+  partial(image: { index: number; b64: () => string; format: ImageFormat; slot?: number }): void;
   /** The billing checkpoint: the first billable upstream call is about to be sent; settles once it is stored. */
   sending(): Promise<void>;
   /** Stores the upstream operation (before any status call), with its id and state for readers; settles once it is stored. */

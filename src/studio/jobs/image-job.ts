@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { IMAGE_JOB_KINDS, type AssetRecord, type GenerationResult, type ImageJobRequest, type JobResult, type MultimodeResult, type NodeJobRequest, type SlotOutcome, type SlotPlan } from '../api/index.js';
 import { ServiceError } from '../../common/errors.js';
-import { saveAsset } from '../assets.js';
+import { discardAsset, recordAsset, writeAsset, type SaveInput, type WrittenAsset } from '../assets.js';
 import { UpstreamError } from '../upstream/index.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import { recordNode, sessionLinkOf } from '../graphs/nodes.js';
 import { laneTimeoutMs } from '../lanes/budget.js';
-import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, UpstreamOperation } from '../lanes/types.js';
+import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, ReadyImage, UpstreamOperation } from '../lanes/types.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { jobFailure } from './records.js';
 import { laneRequest, type ImageInputs } from './plan.js';
@@ -58,6 +58,24 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
   const { lane, request } = laneRequest(ctx, slot, inputs);
   const slotField = index !== undefined ? { slot: index } : {};
   const identity = { provider: lane.id, model: request.model.id, ...slotField };
+  // An edit of a history image records its source, so History links the two.
+  const source = job.request.inputs.image;
+  const derivedFrom = job.request.operation === 'edit' && source?.source === 'history' ? source.filename : undefined;
+  const saveInput = (bytes: Buffer, settings: LaneImageResult['settings'], revisedPrompt: string | undefined): SaveInput => ({
+    bytes,
+    metadata: { prompt: request.prompt, lane: lane.id, model: request.model.id, requestId: job.requestId, kind: job.kind, settings, ...(revisedPrompt ? { revisedPrompt } : {}) },
+    ...(session ? { session } : {}),
+    ...(derivedFrom ? { derivedFrom } : {}),
+  });
+  // Files of images the lane reported final before its call ended, being written while it goes on.
+  const early = new Map<Buffer, { image: ReadyImage; written: Promise<WrittenAsset> }>();
+  /** Removes the early files that have no row (all of them, unless some were recorded). */
+  const discardEarly = async (recorded: readonly AssetRecord[] = []) => {
+    for (const { written } of early.values()) {
+      const row = await written.catch(() => undefined);
+      if (row && !recorded.some((record) => record.filename === row.filename)) await discardAsset(ctx, row).catch(() => {});
+    }
+  };
   let lastPhase: string | undefined;
   const laneJob: LaneJob = {
     signal: job.signal,
@@ -74,6 +92,13 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
       lastPhase = 'queued';
       job.phase('queued', { ...identity, queuePosition: position });
     },
+    imageReady(image) {
+      if (job.signal.aborted || early.has(image.bytes)) return;
+      const written = writeAsset(ctx, saveInput(image.bytes, image.settings, image.revisedPrompt));
+      // Awaited once the lane returns the image, or discarded.
+      written.catch(() => {});
+      early.set(image.bytes, { image, written });
+    },
     sending: () => job.sending(),
   };
   let output: LaneImageResult;
@@ -81,37 +106,34 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
     output = await callLane(ctx, job, request, laneJob, lane);
     ctx.cooldowns.noteSuccess(lane.id);
   } catch (error) {
+    await discardEarly();
     // A rate limit or an exhausted quota rests the lane until its Retry-After (auto skips it meanwhile).
     const failure = error instanceof UpstreamError ? error.toServiceError() : error;
     if (failure instanceof ServiceError) ctx.cooldowns.noteFailure(lane.id, failure);
     throw failure;
   }
   const upstreamMs = elapsed(started);
-  if (job.signal.aborted) throw job.signal.reason;
+  if (job.signal.aborted) {
+    await discardEarly();
+    throw job.signal.reason;
+  }
 
   job.phase('saving', identity);
   const saveStarted = performance.now();
   const images: AssetRecord[] = [];
-  // An edit of a history image records its source, so History links the two.
-  const source = job.request.inputs.image;
-  const derivedFrom = job.request.operation === 'edit' && source?.source === 'history' ? source.filename : undefined;
-  for (const image of output.images) {
-    images.push(
-      await saveAsset(ctx, {
-        bytes: image.bytes,
-        metadata: {
-          prompt: request.prompt,
-          lane: lane.id,
-          model: request.model.id,
-          requestId: job.requestId,
-          kind: job.kind,
-          settings: output.settings,
-          ...(output.revisedPrompt ? { revisedPrompt: output.revisedPrompt } : {}),
-        },
-        ...(session ? { session } : {}),
-        ...(derivedFrom ? { derivedFrom } : {}),
-      }),
-    );
+  // An early file serves when the lane returned its image with what it was written with.
+  const earlyFile = (bytes: Buffer) => {
+    const entry = early.get(bytes);
+    return entry && entry.image.settings === output.settings && entry.image.revisedPrompt === output.revisedPrompt ? entry.written : undefined;
+  };
+  try {
+    for (const image of output.images) {
+      const written = earlyFile(image.bytes) ?? writeAsset(ctx, saveInput(image.bytes, output.settings, output.revisedPrompt));
+      images.push(await recordAsset(ctx, await written));
+    }
+  } finally {
+    // Early files the result does not hold: images not returned (or returned with other metadata), or left unrecorded by a failure.
+    if (early.size) await discardEarly(images);
   }
   const saveMs = elapsed(saveStarted);
   const { model } = request;

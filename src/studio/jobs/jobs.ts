@@ -368,7 +368,7 @@ export class Jobs {
         phaseWrite ??= setImmediate(writePhase);
       },
       partial({ index, b64, format, slot }) {
-        events.partial({ requestId, kind, index, format, b64, ...(slot !== undefined ? { slot } : {}) });
+        events.partial({ requestId, kind, index, format, ...(slot !== undefined ? { slot } : {}) }, b64);
       },
       // Stored before the call is sent: a crash after it must not send it again.
       sending: () => write(() => store.markReachedUpstream(requestId, now())),

@@ -133,12 +133,22 @@ export interface LaneJob {
   /** When the job's time is up (ms since the epoch): stored when it first started, kept across restarts. */
   readonly deadline: number;
   phase(phase: Exclude<JobPhase, 'queued' | 'saving'>): void;
-  /** A low-quality intermediate render; goes to listeners only, never to history. */
-  partial(image: { index: number; b64: string; format: ImageFormat }): void;
+  /**
+   * A low-quality intermediate render; goes to listeners only, never to history. Its base64 is
+   * made only when someone listens (`b64` is called then).
+   */
+  partial(image: { index: number; b64: () => string; format: ImageFormat }): void;
   /** Step progress the upstream reports (flow: a sampler's step `value` of `max`). */
   progress?(step: { value: number; max: number; node?: string }): void;
   /** The job's place in the upstream's own queue (1 = next) while it waits there. */
   queuePosition?(position: number): void;
+  /**
+   * An image final before the call ends (a Responses stream's `output_item.done`, its terminal
+   * event still to come), with what it will be stored with: the job may start writing its file
+   * meanwhile. The lane still returns it in its result (the same bytes, revised prompt and
+   * settings); a file written for an image the call then does not return is removed.
+   */
+  imageReady?(image: ReadyImage): void;
   /**
    * The checkpoint of a lane with steps: its first billable upstream call is about to be sent.
    * Before it, a crash runs the job again; after it, only a recorded operation lets it go on.
@@ -179,6 +189,12 @@ export interface LaneSteps<Options = LaneOptionValues> {
 export interface LaneImage {
   readonly bytes: Buffer;
   readonly format: ImageFormat;
+}
+
+/** An image known before its call ends, and the result's fields it will be stored with. */
+export interface ReadyImage extends LaneImage {
+  readonly revisedPrompt?: string;
+  readonly settings: LaneImageResult['settings'];
 }
 
 export interface LaneImageResult {

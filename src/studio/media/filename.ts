@@ -38,10 +38,16 @@ export function slugOf(prompt: string): string {
 
 const pad = (value: number): string => String(value).padStart(2, '0');
 
-/** `<yyyymmdd-hhmmss>-<slug>-<10 hex>.<ext>` (UTC), unique by its random part. */
-export function newAssetFilename(createdAt: Date, prompt: string, format: AssetFormat): string {
+/** Random bytes of a name: 10 hex digits. */
+const RANDOM_BYTES = 5;
+
+/** `count` names `<yyyymmdd-hhmmss>-<slug>-<10 hex>.<ext>` (UTC), unique by their random part; the slug made once. */
+export function newAssetFilenames(createdAt: Date, prompt: string, format: AssetFormat, count: number): string[] {
   const stamp = `${createdAt.getUTCFullYear()}${pad(createdAt.getUTCMonth() + 1)}${pad(createdAt.getUTCDate())}-${pad(createdAt.getUTCHours())}${pad(createdAt.getUTCMinutes())}${pad(createdAt.getUTCSeconds())}`;
-  return `${stamp}-${slugOf(prompt)}-${randomBytes(5).toString('hex')}.${EXTENSION[format]}`;
+  const prefix = `${stamp}-${slugOf(prompt)}-`;
+  const random = randomBytes(RANDOM_BYTES * count).toString('hex');
+  const step = RANDOM_BYTES * 2;
+  return Array.from({ length: count }, (_, index) => `${prefix}${random.slice(index * step, (index + 1) * step)}.${EXTENSION[format]}`);
 }
 
 /** dir + a validated name, refusing anything that would resolve outside dir. */

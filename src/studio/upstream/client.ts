@@ -2,6 +2,7 @@ import { abortable } from '../../common/abortable.js';
 import { ServiceError } from '../../common/errors.js';
 import { maskCredentials } from '../../common/secrets.js';
 import { retryAfterSeconds } from './retry-after.js';
+import { exchange, type Exchange, type UpstreamResponse } from './transport.js';
 import { UpstreamError, type VendorError } from './upstream-error.js';
 import { parseVendorError } from './vendor-error.js';
 
@@ -35,27 +36,20 @@ export interface UpstreamRequest {
 /** Largest error body read (the rest is not needed to classify it). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
-async function readBounded(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+async function readBounded(response: UpstreamResponse, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
+  for await (const chunk of response.body) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size >= maxBytes) break;
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, maxBytes);
 }
 
 const transportReason = (error: unknown): string => {
-  const inner = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return inner?.code ?? inner?.message ?? (error as Error)?.message ?? 'unknown';
+  const { code, message, cause } = (error ?? {}) as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  return code ?? cause?.code ?? cause?.message ?? message ?? 'unknown';
 };
 
 /**
@@ -65,7 +59,7 @@ const transportReason = (error: unknown): string => {
  * cancelled job throws its signal's reason, a spent budget throws `timeout`,
  * and a transport failure throws `network`.
  */
-export async function callUpstream<T>(request: UpstreamRequest, read: (response: Response, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function callUpstream<T>(request: UpstreamRequest, read: (response: UpstreamResponse, signal: AbortSignal) => Promise<T>): Promise<T> {
   const { lane, signal: jobSignal } = request;
   const controller = new AbortController();
   let timedOut = false;
@@ -92,28 +86,16 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
     return new UpstreamError(message, { lane, failure: 'network', stage, reason, cause: error });
   };
 
+  let sent: Exchange | undefined;
   try {
-    let response: Response;
     try {
-      response = await abortable(
-        fetch(request.url, {
-          method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
-          headers: request.headers,
-          body: request.body,
-          // No redirects (an upstream that moves is a failure, not a hop to somewhere unchecked), and no
-          // window: with both, fetch sends the body itself, not a teed clone that would keep every byte
-          // in memory. The price: Node 20's fetch (undici 6) may then leave a
-          // body read pending after the abort (the answer began while the body was still being
-          // sent), so every step of the call is raced against the signal (abortable).
-          redirect: 'error',
-          window: null,
-          signal: controller.signal,
-        }),
-        controller.signal,
-      );
+      const method = request.method ?? (request.body === undefined ? 'GET' : 'POST');
+      sent = await abortable(exchange({ url: request.url, method, headers: request.headers, body: request.body, signal: controller.signal }), controller.signal);
     } catch (error) {
       throw failure(error, 'connect');
     }
+    const { response } = sent;
+    if (response.status >= 300 && response.status < 400) throw failure(new Error(`the upstream redirected (${response.status}); redirects are never followed`), 'connect');
     if (!response.ok) {
       let body = '';
       try {
@@ -142,8 +124,7 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
   } finally {
     clearTimeout(timer);
     jobSignal?.removeEventListener('abort', onJobAbort);
-    // Frees the connection when the reader stopped early.
-    controller.abort();
+    sent?.release();
   }
 }
 

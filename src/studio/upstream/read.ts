@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { readSseFrames, SseEventTooLarge, type SseFrame } from '../../common/events/sse-reader.js';
+import type { UpstreamResponse } from './transport.js';
 import { UpstreamError } from './upstream-error.js';
 
 // Response handlers: bodies read within bounds and checked against schemas.
@@ -12,28 +13,21 @@ export const UPSTREAM_BODY_MAX_BYTES = 64 * 1024 * 1024;
 const protocolError = (lane: string, message: string, cause?: unknown) => new UpstreamError(message, { lane, failure: 'protocol', stage: 'stream', cause });
 
 /** The body's bytes, refusing more than `maxBytes` (declared or received). */
-export async function readBytes(lane: string, response: Response, maxBytes: number): Promise<Buffer> {
+export async function readBytes(lane: string, response: UpstreamResponse, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) throw protocolError(lane, `The upstream body is ${declared} bytes; the limit is ${maxBytes}.`);
-  if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return Buffer.concat(chunks);
-      size += value.byteLength;
-      if (size > maxBytes) throw protocolError(lane, `The upstream body exceeds the limit of ${maxBytes} bytes.`);
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw protocolError(lane, `The upstream body exceeds the limit of ${maxBytes} bytes.`);
+    chunks.push(chunk);
   }
+  return Buffer.concat(chunks);
 }
 
 /** A JSON body checked against `schema`. */
-export async function readJson<T>(lane: string, response: Response, schema: z.ZodType<T>, maxBytes = UPSTREAM_BODY_MAX_BYTES): Promise<T> {
+export async function readJson<T>(lane: string, response: UpstreamResponse, schema: z.ZodType<T>, maxBytes = UPSTREAM_BODY_MAX_BYTES): Promise<T> {
   const text = (await readBytes(lane, response, maxBytes)).toString('utf8');
   let value: unknown;
   try {
@@ -58,10 +52,9 @@ export function parseWithSchema<T>(lane: string, value: unknown, schema: z.ZodTy
  * an event stream, and an event larger than UPSTREAM_BODY_MAX_BYTES (the
  * stream is not read further).
  */
-export async function* readEventStream(lane: string, response: Response): AsyncGenerator<SseFrame> {
+export async function* readEventStream(lane: string, response: UpstreamResponse): AsyncGenerator<SseFrame> {
   const type = response.headers.get('content-type') ?? '';
   if (!/text\/event-stream/i.test(type)) throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
-  if (!response.body) throw protocolError(lane, 'The upstream answered an event stream without a body.');
   try {
     yield* readSseFrames(response.body, { maxEventBytes: UPSTREAM_BODY_MAX_BYTES });
   } catch (error) {

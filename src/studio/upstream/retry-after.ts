@@ -1,5 +1,7 @@
+import type { HeaderReader } from './transport.js';
+
 /** `retry-after-ms`, `retry-after` (seconds or HTTP date), or "try again in 1.2s / 300ms" in a message; in whole seconds. */
-export function retryAfterSeconds(headers: Headers | undefined, message: string | undefined, now = Date.now()): number | undefined {
+export function retryAfterSeconds(headers: HeaderReader | undefined, message: string | undefined, now = Date.now()): number | undefined {
   const msHeader = headers?.get('retry-after-ms');
   const ms = Number(msHeader);
   if (msHeader && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);

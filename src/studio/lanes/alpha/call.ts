@@ -1,6 +1,6 @@
 import { ServiceError } from '../../../common/errors.js';
 import type { StudioContext } from '../../context.js';
-import { callUpstream, UpstreamError } from '../../upstream/index.js';
+import { callUpstream, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
 import { alphaError, parseAlphaError } from './errors.js';
 import { laneTimeoutMs } from '../budget.js';
 import { ALPHA_PIPELINE_BUDGET_MS, phaseBudgetMs, type AlphaStep } from './phases.js';
@@ -54,9 +54,9 @@ export interface AlphaCall {
   /** What is left of the step's budget. */
   remainingMs(): number;
   /** POSTs `body` (JSON) to `{base}{path}` and reads the answer; errors in the lane's codes. */
-  send<T>(path: string, body: string | Blob, read: (response: Response) => Promise<T>): Promise<T>;
+  send<T>(path: string, body: string | Blob, read: (response: UpstreamResponse) => Promise<T>): Promise<T>;
   /** GETs `{base}{path}` (a video job's status) the same way. */
-  get<T>(path: string, read: (response: Response) => Promise<T>): Promise<T>;
+  get<T>(path: string, read: (response: UpstreamResponse) => Promise<T>): Promise<T>;
   /** Maps a failure of this step (or of the download in it) to the lane's codes. */
   fail(error: unknown, what?: 'download'): unknown;
 }
@@ -78,7 +78,7 @@ export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal:
       const endsAt = Date.now() + budgetMs;
       const remainingMs = () => Math.max(1, endsAt - Date.now());
       const fail = (error: unknown, what?: 'download') => alphaError(what ?? step, error, { lane, credential: credential.kind, budgetMs });
-      const post = <T>(path: string, body: string | Blob | undefined, read: (response: Response) => Promise<T>) =>
+      const post = <T>(path: string, body: string | Blob | undefined, read: (response: UpstreamResponse) => Promise<T>) =>
         callUpstream(
           {
             lane,
@@ -93,7 +93,7 @@ export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal:
           },
           read,
         );
-      const send = async <T>(path: string, body: string | Blob | undefined, read: (response: Response) => Promise<T>): Promise<T> => {
+      const send = async <T>(path: string, body: string | Blob | undefined, read: (response: UpstreamResponse) => Promise<T>): Promise<T> => {
         try {
           return await post(path, body, read);
         } catch (error) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import { sniffImageType, type ImageFormat } from '../../media/image-type.js';
-import { callUpstream, readBytes, readJson, UpstreamError, type VendorError } from '../../upstream/index.js';
+import { callUpstream, readBytes, readJson, UpstreamError, type UpstreamResponse, type VendorError } from '../../upstream/index.js';
 import type { NodeCatalog } from './binding.js';
 
 // The node-graph server's HTTP routes the lane uses (contract:
@@ -35,7 +35,7 @@ interface CallInit {
   readonly parseError?: (body: string, status: number) => VendorError;
 }
 
-async function call<T>(call: Call, path: string, init: CallInit, read: (response: Response) => Promise<T>): Promise<T> {
+async function call<T>(call: Call, path: string, init: CallInit, read: (response: UpstreamResponse) => Promise<T>): Promise<T> {
   try {
     return await callUpstream(
       {

@@ -91,7 +91,7 @@ export class PromptWatch {
 
   preview(bytes: Buffer, format: ImageFormat): void {
     if (!this.started || this.finished) return;
-    this.job.partial({ index: this.previews++, b64: bytes.toString('base64'), format });
+    this.job.partial({ index: this.previews++, b64: () => bytes.toString('base64'), format });
   }
 }
 

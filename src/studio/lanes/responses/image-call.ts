@@ -40,6 +40,19 @@ export async function responsesImage(
     tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, partialImages: PARTIAL_IMAGES, action },
   });
   const laneId = lane.id as ResponsesLane;
+  const settings = {
+    planner: request.model.id,
+    imageModel: LANG_IMAGE_MODEL,
+    size: size ?? 'auto',
+    quality: request.quality ?? 'auto',
+    format: request.format,
+    moderation: request.moderation ?? 'auto',
+    reasoning: request.reasoning ?? null,
+    webSearch: target.webSearch,
+    action,
+    mask: Boolean(request.mask),
+    references: request.references.length,
+  };
   let outcome;
   try {
     outcome = await callResponses({
@@ -51,6 +64,7 @@ export async function responsesImage(
       timeoutMs: laneTimeoutMs(ctx, lane),
       format: request.format,
       job,
+      onImage: (image) => job.imageReady?.({ ...image, settings }),
     });
   } catch (error) {
     throw responsesLaneError(laneId, error);
@@ -64,18 +78,6 @@ export async function responsesImage(
     images: outcome.images,
     revisedPrompt: outcome.revisedPrompt,
     usage: outcome.usage,
-    settings: {
-      planner: request.model.id,
-      imageModel: LANG_IMAGE_MODEL,
-      size: size ?? 'auto',
-      quality: request.quality ?? 'auto',
-      format: request.format,
-      moderation: request.moderation ?? 'auto',
-      reasoning: request.reasoning ?? null,
-      webSearch: target.webSearch,
-      action,
-      mask: Boolean(request.mask),
-      references: request.references.length,
-    },
+    settings,
   };
 }

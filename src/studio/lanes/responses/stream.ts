@@ -1,6 +1,6 @@
 import { IMAGE_FORMATS, type ImageFormat, type Usage } from '../../api/index.js';
 import { JsonBlobs, parseJsonWithBlobs } from '../../../common/json-blobs.js';
-import { callUpstream, readEventStream, retryAfterSeconds, UpstreamError } from '../../upstream/index.js';
+import { callUpstream, readEventStream, retryAfterSeconds, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
 import type { LaneJob } from '../types.js';
 import { isStreamEventType, STREAM_EVENTS, type OutputItem, type ResponseObject, type StreamEvent, type StreamEventType } from './stream-events.js';
 
@@ -20,6 +20,8 @@ export interface ResponsesCall {
   /** Format asked of the tool; used when an event does not say. */
   readonly format: ImageFormat;
   readonly job: LaneJob;
+  /** An image final before the terminal event (its `output_item.done`): saving may start. */
+  readonly onImage?: (image: { readonly bytes: Buffer; readonly format: ImageFormat; readonly revisedPrompt?: string }) => void;
 }
 
 export interface ResponsesOutcome {
@@ -49,15 +51,20 @@ class OutcomeBuilder {
 
   constructor(private readonly format: ImageFormat) {}
 
-  item(item: OutputItem, key: string, blobs: JsonBlobs): void {
+  /** The image an item carried, if any, with the revised prompt known so far. */
+  item(item: OutputItem, key: string, blobs: JsonBlobs): { bytes: Buffer; format: ImageFormat; revisedPrompt?: string } | undefined {
     if (item.type === 'image_generation_call') {
       const call = item as Extract<OutputItem, { type: 'image_generation_call' }>;
-      if (call.result) this.images.set(call.id ?? key, { bytes: blobs.base64(call.result), format: formatOf(call.output_format, this.format) });
       if (call.revised_prompt) this.revisedPrompt = call.revised_prompt;
+      if (!call.result) return undefined;
+      const image = { bytes: blobs.base64(call.result), format: formatOf(call.output_format, this.format) };
+      this.images.set(call.id ?? key, image);
+      return this.revisedPrompt ? { ...image, revisedPrompt: this.revisedPrompt } : image;
     } else if (item.type === 'message') {
       const message = item as Extract<OutputItem, { type: 'message' }>;
       this.text += (message.content ?? []).map((part) => (part.type === 'output_text' ? (part.text ?? '') : '')).join('');
     }
+    return undefined;
   }
 
   /** The final response object repeats every output item; it fills whatever a garbled event lost. */
@@ -126,7 +133,7 @@ function parseEvent(data: Buffer, sseEvent: string | undefined): { type: StreamE
 
 const DONE = Buffer.from('[DONE]');
 
-async function readResponseStream(call: ResponsesCall, response: Response): Promise<ResponsesOutcome> {
+async function readResponseStream(call: ResponsesCall, response: UpstreamResponse): Promise<ResponsesOutcome> {
   const outcome = new OutcomeBuilder(call.format);
   let rendering = false;
   const startRendering = () => {
@@ -151,12 +158,13 @@ async function readResponseStream(call: ResponsesCall, response: Response): Prom
       case 'response.image_generation_call.partial_image': {
         const event = parsed.event as StreamEvent<typeof type>;
         startRendering();
-        call.job.partial({ index: event.partial_image_index ?? 0, b64: blobs.text(event.partial_image_b64), format: formatOf(event.output_format, call.format) });
+        call.job.partial({ index: event.partial_image_index ?? 0, b64: () => blobs.text(event.partial_image_b64), format: formatOf(event.output_format, call.format) });
         break;
       }
       case 'response.output_item.done': {
         const event = parsed.event as StreamEvent<typeof type>;
-        outcome.item(event.item, `output-${String(event.output_index ?? '')}`, blobs);
+        const image = outcome.item(event.item, `output-${String(event.output_index ?? '')}`, blobs);
+        if (image) call.onImage?.(image);
         break;
       }
       case 'response.completed':
