@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { SHUTDOWN_GRACE_MS, assertBindAllowed, closeHttpApp, listenWithFallback } from '../common/listen.js';
 import { isStorageFull, startWithoutIt } from '../common/storage-full.js';
 import { effectiveDefaults } from './defaults.js';
+import { tuneGarbageCollection } from './gc-tuning.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
 import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
@@ -54,6 +55,7 @@ function takeStateLock(options: StartStudioOptions): StateLock | undefined {
 export async function startStudio(options: StartStudioOptions = {}): Promise<RunningStudio> {
   // A start refused for its settings creates nothing: the bind check comes before the state dir.
   assertBindAllowed({ host: options.host ?? '127.0.0.1', token: options.token });
+  tuneGarbageCollection();
   const lock = takeStateLock(options);
   let ctx: StudioContext;
   try {

@@ -199,6 +199,11 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
     };
     output.push(finalItem);
     if (!(await sink.emit({ type: 'response.output_item.done', output_index: outputIndex, item: finalItem }))) return stop();
+    // The image is final, the response is not: the connection breaks before its terminal event.
+    if (triggers.has('disconnect-after-image')) {
+      sink.cut();
+      return stop();
+    }
   }
 
   // The assistant's message: always without an image, and after one when the model chose the tool itself.

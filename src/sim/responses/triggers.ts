@@ -18,6 +18,7 @@ export const TRIGGER_NAMES = [
   'server-error',
   'overloaded',
   'disconnect',
+  'disconnect-after-image',
   'slow',
   'stall',
   'malformed',
