@@ -95,7 +95,11 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
       throw failure(error, 'connect');
     }
     const { response } = sent;
-    if (response.status >= 300 && response.status < 400) throw failure(new Error(`the upstream redirected (${response.status}); redirects are never followed`), 'connect');
+    if (response.status >= 300 && response.status < 400) {
+      // Not a hop to somewhere unchecked: a transport failure of this call, said as what it is.
+      const reason = `a redirect (${response.status}), never followed`;
+      throw new UpstreamError(`The upstream answered with ${reason}.`, { lane, failure: 'network', stage: 'connect', reason });
+    }
     if (!response.ok) {
       let body = '';
       try {

@@ -18,10 +18,8 @@ export interface UpstreamResponse {
   readonly status: number;
   readonly ok: boolean;
   readonly headers: HeaderReader;
-  /** The body's bytes as they arrive; read once. */
+  /** The body's bytes as they arrive; read once (upstream/read.ts reads it within bounds). */
   readonly body: AsyncIterable<Uint8Array>;
-  /** The whole body as UTF-8 text. */
-  text(): Promise<string>;
 }
 
 /** Reads a header by name (any case); several values of one name come joined with `, `. */
@@ -124,11 +122,6 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
       headers: new AnswerHeaders(message.headers),
       // A reader that stops early does not destroy the stream: release() decides (a whole answer keeps its connection).
       body: { [Symbol.asyncIterator]: () => message.iterator({ destroyOnReturn: false }) },
-      async text() {
-        const chunks: Buffer[] = [];
-        for await (const chunk of message) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks).toString('utf8');
-      },
     },
     release() {
       signal.removeEventListener('abort', drop);

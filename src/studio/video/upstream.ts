@@ -16,6 +16,9 @@ import { callUpstream, readBytes, readJson } from '../upstream/index.js';
 /** Largest video downloaded (the contract's edit sources are ≤ 50 MB; results are smaller). */
 export const VIDEO_DOWNLOAD_MAX_BYTES = 200 * 1024 * 1024;
 
+/** Largest answer of a create or a poll (a few fields of JSON). */
+const ANSWER_MAX_BYTES = 64 * 1024;
+
 export type VideoEndpoint = 'generations' | 'edits' | 'extensions';
 
 const created = z.looseObject({ request_id: z.string().min(1) });
@@ -44,7 +47,7 @@ async function withCall<T>(ctx: StudioContext, lane: AlphaLaneId, signal: AbortS
 export function createVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, endpoint: VideoEndpoint, body: Record<string, unknown>): Promise<string> {
   return withCall(ctx, lane, signal, async (call) => {
     try {
-      const answer = await call.send(`/videos/${endpoint}`, JSON.stringify(body), (response) => readJson(lane, response, created, 64 * 1024));
+      const answer = await call.send(`/videos/${endpoint}`, JSON.stringify(body), (response) => readJson(lane, response, created, ANSWER_MAX_BYTES));
       return answer.request_id;
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_ALPHA_IMAGE_MODEL') {
@@ -61,7 +64,7 @@ export function pollVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: Abor
     let body: z.infer<typeof pollBody>;
     try {
       body = await call.get(`/videos/${encodeURIComponent(requestId)}`, async (response) => {
-        const text = (await response.text()).trim();
+        const text = (await readBytes(lane, response, ANSWER_MAX_BYTES)).toString('utf8').trim();
         // 202 with an empty body: still running (contract §5).
         return text ? pollBody.parse(JSON.parse(text)) : { status: 'pending' };
       });

@@ -1,7 +1,7 @@
 import { IMAGE_FORMATS, type ImageFormat, type Usage } from '../../api/index.js';
 import { JsonBlobs, parseJsonWithBlobs } from '../../../common/json-blobs.js';
 import { callUpstream, readEventStream, retryAfterSeconds, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
-import type { LaneJob } from '../types.js';
+import type { LaneJob, ReadyImage } from '../types.js';
 import { isStreamEventType, STREAM_EVENTS, type OutputItem, type ResponseObject, type StreamEvent, type StreamEventType } from './stream-events.js';
 
 // One `POST …/responses` with `stream: true`, through the upstream client (its
@@ -21,7 +21,7 @@ export interface ResponsesCall {
   readonly format: ImageFormat;
   readonly job: LaneJob;
   /** An image final before the terminal event (its `output_item.done`): saving may start. */
-  readonly onImage?: (image: { readonly bytes: Buffer; readonly format: ImageFormat; readonly revisedPrompt?: string }) => void;
+  readonly onImage?: (image: Omit<ReadyImage, 'settings'>) => void;
 }
 
 export interface ResponsesOutcome {
