@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { readdirSync } from 'node:fs';
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import type { GenerationResult } from '../../src/studio/api/index.js';
@@ -168,5 +169,61 @@ describe('the upstream client', () => {
     const refused = callUpstream({ lane: 'test', url: `${base}/endless`, timeoutMs: 5000 }, (response) => readBytes('test', response, 1000));
     await expect(refused).rejects.toBeInstanceOf(UpstreamError);
     await expect(refused).rejects.toMatchObject({ failure: 'protocol' });
+  });
+});
+
+describe('a pooled connection the server closed', () => {
+  // A server that answers the first request of each connection and keeps it
+  // open (HTTP/1.1, no idle-timeout hint), then closes it without an answer
+  // when a second request arrives: an idle connection closed by the server
+  // just as the studio reuses it.
+  let server: TcpServer;
+  let base: string;
+  let connections = 0;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    server = createTcpServer((socket: Socket) => {
+      connections += 1;
+      let answered = false;
+      let head = '';
+      socket.on('data', (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        if (!head.includes('\r\n\r\n')) return;
+        requests.push(head.slice(0, head.indexOf(' ')));
+        if (answered) {
+          socket.destroy();
+          return;
+        }
+        answered = true;
+        head = '';
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const json = z.object({ ok: z.boolean() });
+  const call = (method: string) => callUpstream({ lane: 'test', url: `${base}/state`, method, ...(method === 'POST' ? { body: '{}' } : {}), timeoutMs: 5000 }, (response) => readJson('test', response, json));
+
+  it('is given up for a new one when a GET fails on it before any answer', async () => {
+    expect(await call('GET')).toEqual({ ok: true });
+    const before = connections;
+    expect(await call('GET')).toEqual({ ok: true });
+    // The GET went out on the pooled connection (refused) and once more on a new one.
+    expect(connections - before).toBe(1);
+    expect(requests.slice(-2)).toEqual(['GET', 'GET']);
+  });
+
+  it('is not retried for a POST: the server may have acted on it, the call fails as a network failure', async () => {
+    expect(await call('GET')).toEqual({ ok: true });
+    const sent = requests.length;
+    await expect(call('POST')).rejects.toMatchObject({ failure: 'network' });
+    expect(requests.slice(sent)).toEqual(['POST']);
   });
 });

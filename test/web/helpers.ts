@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
+import { onTestFailed } from 'vitest';
 import type { EventChannelOptions } from '../../src/common/events/types.js';
 import { saveAsset } from '../../src/studio/assets.js';
 import { startDemo, type Demo } from '../../src/studio/demo.js';
@@ -20,6 +21,26 @@ export const SCREENSHOT_DIR = process.env.SVC_SCREENSHOT_DIR ?? resolve(import.m
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: options.fullPage ?? false });
+}
+
+/**
+ * When the running test fails, keeps what the page showed: a screenshot
+ * (`failed-<name>.png`) and, on stderr, the URL, the open dialogs and the
+ * text of every `[role=status]` (a flaky run on CI says where it stood).
+ */
+export function keepPageOnFailure(page: () => Page | undefined, name: string): void {
+  onTestFailed(async () => {
+    const current = page();
+    if (!current || current.isClosed()) return;
+    await screenshot(current, `failed-${name}`).catch(() => undefined);
+    const state = await current
+      .evaluate(() => ({
+        dialogs: Array.from(document.querySelectorAll('dialog[open]'), (dialog) => dialog.textContent?.slice(0, 300)),
+        status: Array.from(document.querySelectorAll('[role=status]'), (status) => status.textContent?.slice(0, 200)),
+      }))
+      .catch((error: unknown) => ({ unreadable: String(error) }));
+    process.stderr.write(`[${name}] page at failure: ${current.url()} ${JSON.stringify(state)}\n`);
+  });
 }
 
 export interface DemoStudio {

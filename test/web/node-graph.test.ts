@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NodeRecord, VersionedGraph } from '../../src/studio/api/index.js';
-import { launchBrowser, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
+import { keepPageOnFailure, launchBrowser, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
 
 // The Node view in chromium against a demo studio: a session made and a root
 // and a child edit built by clicks, surviving a reload; moves saved and
@@ -86,6 +86,8 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.addInitScript(PARTIAL_RECORDER);
 }, 120_000);
+
+beforeEach(() => keepPageOnFailure(() => page, 'node-graph'));
 
 afterAll(async () => {
   await browser?.close();
@@ -242,10 +244,12 @@ describe('the Node view in chromium', () => {
   });
 
   it('shows a refused node with the studio error on it, kept until deleted', async () => {
+    // A lane locked by its plan refuses every time (one whose health is probed could be down at the
+    // listing and up again when the job is sent).
     const providers = (await (await fetch(`${studio.url}/api/providers`)).json()) as { providers: Array<{ id: string; state: string }> };
-    const notReady = providers.providers.find((lane) => lane.state !== 'ready' && lane.id !== 'auto');
-    expect(notReady).toBeDefined();
-    await page.selectOption('#node-lane', notReady!.id);
+    const locked = providers.providers.find((lane) => lane.state === 'locked');
+    expect(locked).toBeDefined();
+    await page.selectOption('#node-lane', locked!.id);
     const refused = await startNode('.node-new-root', 'a node on a lane that cannot run');
     const card = page.locator(`.graph-node[data-node-id="${refused}"][data-state="failed"]`);
     await card.locator('.graph-node-error').waitFor();
@@ -268,6 +272,7 @@ describe('the Node view in chromium', () => {
   });
 
   it('deletes the selected node with the Delete key (its edges go too), and renames the session', async () => {
+    await page.keyboard.press('f');
     await page.locator('.graph-node[data-node-id="from-elsewhere"] .graph-node-prompt').click();
     await page.keyboard.press('Delete');
     await page.locator('.graph-node[data-node-id="from-elsewhere"]').waitFor({ state: 'detached' });

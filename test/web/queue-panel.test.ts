@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/studio/api/index.js';
-import { launchBrowser, openApp, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
+import { keepPageOnFailure, launchBrowser, openApp, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
 
 // The queue panel in chromium against a demo studio running one job at a
 // time: jobs another client started are listed (running and queued, with
@@ -21,6 +21,8 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await openApp(page, studio.url);
 }, 120_000);
+
+beforeEach(() => keepPageOnFailure(() => page, 'queue-panel'));
 
 afterAll(async () => {
   await browser?.close();

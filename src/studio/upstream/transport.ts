@@ -45,7 +45,16 @@ export interface ExchangeRequest {
   readonly signal: AbortSignal;
 }
 
-const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo' } as const;
+/**
+ * An idle pooled connection is closed after this long, before a server's own
+ * idle timeout would (Node's servers: 5 s; a server's `Keep-Alive: timeout=`
+ * hint, when shorter, wins): a connection the server already closed is not
+ * picked for the next call. The same default as fetch's (undici's 4 s).
+ */
+const IDLE_CONNECTION_MS = 4_000;
+/** Methods safe to send again when a reused connection turned out closed before any answer. */
+const RESENDABLE = new Set(['GET', 'HEAD']);
+const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo', timeout: IDLE_CONNECTION_MS } as const;
 const agents = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 const USER_AGENT = `svc-studio/${VERSION}`;
 
@@ -70,9 +79,26 @@ async function encodeBody(body: string | Blob | FormData): Promise<{ data: strin
 
 /**
  * Sends one request; resolves with the answer once its head arrived (the body
- * is read by the caller), rejects on a transport failure before that.
+ * is read by the caller), rejects on a transport failure before that. A GET or
+ * HEAD sent on a pooled connection that the server had closed (it failed
+ * before any answer) is sent once more on a new connection; any other method
+ * is not, since the server may have acted on it.
  */
 export async function exchange(request: ExchangeRequest): Promise<Exchange> {
+  try {
+    return await exchangeOnce(request);
+  } catch (error) {
+    if (!(error instanceof StaleConnectionError)) throw error;
+    if (!RESENDABLE.has(request.method.toUpperCase()) || request.signal.aborted) throw error.cause;
+    // On a connection of its own: the pool may hold more that the server closed.
+    return exchangeOnce(request, false);
+  }
+}
+
+/** A failure before any answer on a connection taken from the pool. */
+class StaleConnectionError extends Error {}
+
+async function exchangeOnce(request: ExchangeRequest, pooled = true): Promise<Exchange> {
   const url = new URL(request.url);
   const agent = agents[url.protocol as keyof typeof agents];
   if (!agent) throw new Error(`unsupported protocol ${url.protocol}`);
@@ -87,7 +113,7 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
   // Aborted before it was sent (a cancelled job, its body still being encoded): nothing goes out.
   if (signal.aborted) throw new Error('aborted before it was sent');
   const send = url.protocol === 'https:' ? https.request : http.request;
-  const outgoing = send(url, { method: request.method, headers, agent });
+  const outgoing = send(url, { method: request.method, headers, agent: pooled ? agent : false });
   let answer: IncomingMessage | undefined;
   const drop = () => {
     outgoing.destroy();
@@ -109,7 +135,7 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
   } catch (error) {
     signal.removeEventListener('abort', drop);
     drop();
-    throw error;
+    throw outgoing.reusedSocket ? new StaleConnectionError('the pooled connection failed before an answer', { cause: error }) : error;
   }
   const message = answer;
   // A reader sees a broken body through its iteration; an answer nobody reads must not throw unheard.
