@@ -209,7 +209,7 @@ describe('a pooled connection the server closed', () => {
   });
 
   const json = z.object({ ok: z.boolean() });
-  const call = (method: string) => callUpstream({ lane: 'test', url: `${base}/state`, method, ...(method === 'POST' ? { body: '{}' } : {}), timeoutMs: 5000 }, (response) => readJson('test', response, json));
+  const call = (method: 'GET' | 'POST') => callUpstream({ lane: 'test', url: `${base}/state`, method, ...(method === 'POST' ? { body: '{}' } : {}), timeoutMs: 5000 }, (response) => readJson('test', response, json));
 
   it('is given up for a new one when a GET fails on it before any answer', async () => {
     expect(await call('GET')).toEqual({ ok: true });
