@@ -52,8 +52,6 @@ export interface ExchangeRequest {
  * picked for the next call. The same default as fetch's (undici's 4 s).
  */
 const IDLE_CONNECTION_MS = 4_000;
-/** Methods safe to send again when a reused connection turned out closed before any answer. */
-const RESENDABLE = new Set(['GET', 'HEAD']);
 const AGENT_OPTIONS = { keepAlive: true, scheduling: 'lifo', timeout: IDLE_CONNECTION_MS } as const;
 const agents = { 'http:': new http.Agent(AGENT_OPTIONS), 'https:': new https.Agent(AGENT_OPTIONS) };
 const USER_AGENT = `svc-studio/${VERSION}`;
@@ -79,26 +77,9 @@ async function encodeBody(body: string | Blob | FormData): Promise<{ data: strin
 
 /**
  * Sends one request; resolves with the answer once its head arrived (the body
- * is read by the caller), rejects on a transport failure before that. A GET or
- * HEAD sent on a pooled connection that the server had closed (it failed
- * before any answer) is sent once more on a new connection; any other method
- * is not, since the server may have acted on it.
+ * is read by the caller), rejects on a transport failure before that.
  */
 export async function exchange(request: ExchangeRequest): Promise<Exchange> {
-  try {
-    return await exchangeOnce(request);
-  } catch (error) {
-    if (!(error instanceof StaleConnectionError)) throw error;
-    if (!RESENDABLE.has(request.method.toUpperCase()) || request.signal.aborted) throw error.cause;
-    // On a connection of its own: the pool may hold more that the server closed.
-    return exchangeOnce(request, false);
-  }
-}
-
-/** A failure before any answer on a connection taken from the pool. */
-class StaleConnectionError extends Error {}
-
-async function exchangeOnce(request: ExchangeRequest, pooled = true): Promise<Exchange> {
   const url = new URL(request.url);
   const agent = agents[url.protocol as keyof typeof agents];
   if (!agent) throw new Error(`unsupported protocol ${url.protocol}`);
@@ -113,7 +94,7 @@ async function exchangeOnce(request: ExchangeRequest, pooled = true): Promise<Ex
   // Aborted before it was sent (a cancelled job, its body still being encoded): nothing goes out.
   if (signal.aborted) throw new Error('aborted before it was sent');
   const send = url.protocol === 'https:' ? https.request : http.request;
-  const outgoing = send(url, { method: request.method, headers, agent: pooled ? agent : false });
+  const outgoing = send(url, { method: request.method, headers, agent });
   let answer: IncomingMessage | undefined;
   const drop = () => {
     outgoing.destroy();
@@ -135,7 +116,7 @@ async function exchangeOnce(request: ExchangeRequest, pooled = true): Promise<Ex
   } catch (error) {
     signal.removeEventListener('abort', drop);
     drop();
-    throw outgoing.reusedSocket ? new StaleConnectionError('the pooled connection failed before an answer', { cause: error }) : error;
+    throw error;
   }
   const message = answer;
   // A reader sees a broken body through its iteration; an answer nobody reads must not throw unheard.
