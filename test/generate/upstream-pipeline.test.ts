@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { readdirSync } from 'node:fs';
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/common/events/client.js';
 import type { GenerationResult } from '../../src/studio/api/index.js';
@@ -173,33 +173,26 @@ describe('the upstream client', () => {
 });
 
 describe('an idle pooled connection', () => {
-  // A server that never closes a connection itself (HTTP/1.1, no idle-timeout
-  // hint): a connection left idle in the pool is the studio's to close, before
-  // a vendor's own idle timeout would close it under a later call.
-  let server: TcpServer;
+  // A server that never closes an idle connection itself (no keep-alive
+  // timeout, so no `Keep-Alive: timeout=` hint either): a connection left
+  // idle in the pool is the studio's to close, before a vendor's own idle
+  // timeout would close it under a later call.
+  let server: Server;
   let base: string;
   const closed: Array<Promise<void>> = [];
-  const sockets: Socket[] = [];
 
   beforeAll(async () => {
-    server = createTcpServer((socket: Socket) => {
-      sockets.push(socket);
-      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
-      socket.on('error', () => {});
-      let head = '';
-      socket.on('data', (chunk: Buffer) => {
-        head += chunk.toString('latin1');
-        if (!head.includes('\r\n\r\n')) return;
-        head = '';
-        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}');
-      });
+    server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
     });
+    server.keepAliveTimeout = 0;
+    server.on('connection', (socket: Socket) => closed.push(new Promise((resolve) => socket.once('close', () => resolve()))));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
 
   afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
 
