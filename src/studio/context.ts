@@ -21,6 +21,8 @@ import { SqliteJobStore } from './store/jobs.js';
 import { LocalAssetStore } from './store/asset-files.js';
 import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from './version.js';
+import type { LaneEnv } from './lanes/env.js';
+import { FlowWorkflowStore } from './store/flow-workflows.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -47,8 +49,11 @@ export interface StudioOptions {
   logger?: boolean;
 }
 
-/** Everything a route or a lane needs, built once per server. */
-export interface StudioContext {
+/**
+ * Everything a route needs, built once per server. A lane sees only its `LaneEnv` part (lanes/env.ts):
+ * lanes are typed against that and import nothing of this.
+ */
+export interface StudioContext extends LaneEnv {
   readonly version: string;
   readonly startedAt: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -129,6 +134,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     files,
     assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
+    records: { flowWorkflows: new FlowWorkflowStore(db) },
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
       const url = configuredUpstreamUrl(lane, endpoint);

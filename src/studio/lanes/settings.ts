@@ -1,6 +1,6 @@
 import { ServiceError } from '../../common/errors.js';
 import { REASONING_EFFORTS, sizeProblem, type ReasoningEffort } from '../api/index.js';
-import type { StudioContext } from '../context.js';
+import type { LaneEnv } from './env.js';
 import type { LaneModule, LaneSetting } from './types.js';
 
 // Parsers of lane settings from the environment: a bad value is the server's
@@ -55,7 +55,7 @@ export interface Sourced<T> {
  * built-in value. Throws INVALID_SETTING for an environment value that does
  * not parse (start-up checks every one, so a running studio never does).
  */
-export function sourcedSetting<T>(ctx: StudioContext, lane: LaneModule, name: string): Sourced<T> {
+export function sourcedSetting<T>(ctx: LaneEnv, lane: LaneModule, name: string): Sourced<T> {
   const setting = lane.settings?.[name] as LaneSetting<T> | undefined;
   if (!setting) throw new Error(`The ${lane.id} lane has no setting ${name}.`);
   const fromEnv = setting.env ? ctx.env[setting.env] : undefined;
@@ -71,9 +71,9 @@ export function sourcedSetting<T>(ctx: StudioContext, lane: LaneModule, name: st
   return { value: setting.builtin, source: 'builtin' };
 }
 
-export const settingOf = <T>(ctx: StudioContext, lane: LaneModule, name: string): T => sourcedSetting<T>(ctx, lane, name).value;
+export const settingOf = <T>(ctx: LaneEnv, lane: LaneModule, name: string): T => sourcedSetting<T>(ctx, lane, name).value;
 
 /** Every setting of a lane, sourced. */
-export function laneSettings(ctx: StudioContext, lane: LaneModule): Record<string, Sourced<unknown>> {
+export function laneSettings(ctx: LaneEnv, lane: LaneModule): Record<string, Sourced<unknown>> {
   return Object.fromEntries(Object.keys(lane.settings ?? {}).map((name) => [name, sourcedSetting(ctx, lane, name)]));
 }

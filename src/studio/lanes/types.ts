@@ -4,7 +4,7 @@ import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderatio
 import type { KeyStatus, KeysStatusBody } from '../api/keys.js';
 import type { QuotaResult } from '../api/quota.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
-import type { StudioContext } from '../context.js';
+import type { LaneEnv } from './env.js';
 import type { UpstreamError } from '../upstream/index.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
@@ -64,7 +64,7 @@ export interface LaneModels {
    * Models found at run time (flow: its registered workflows), read on every use beside `list`;
    * the first image model found is the default when `default` is absent.
    */
-  readonly discover?: (ctx: StudioContext) => readonly ModelSpec[];
+  readonly discover?: (ctx: LaneEnv) => readonly ModelSpec[];
 }
 
 /** The lane's own codes (spec) where a generic one would otherwise answer. */
@@ -178,10 +178,10 @@ export interface LaneSteps<Options = LaneOptionValues> {
   /** Waits between status calls, the last one repeating. */
   readonly pollIntervalsMs: readonly number[];
   // Properties, not methods, so their options are checked strictly (a method's parameters are not).
-  readonly start: (ctx: StudioContext, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
-  readonly status: (ctx: StudioContext, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
+  readonly start: (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
+  readonly status: (ctx: LaneEnv, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
   /** Asks the vendor to stop; answers whether it confirmed. Absent: the polls stop, the vendor is not told. */
-  cancel?(ctx: StudioContext, operation: UpstreamOperation): Promise<boolean>;
+  cancel?(ctx: LaneEnv, operation: UpstreamOperation): Promise<boolean>;
   /** The error of a job whose deadline passed. */
   timeout(operation: UpstreamOperation | null, timeoutMs: number): Error;
 }
@@ -205,7 +205,7 @@ export interface LaneImageResult {
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
-export type ImageOperation<Options = LaneOptionValues> = (ctx: StudioContext, request: LaneImageRequest<Options>, job: LaneJob) => Promise<LaneImageResult>;
+export type ImageOperation<Options = LaneOptionValues> = (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<LaneImageResult>;
 
 /**
  * What a lane does. Its operations are its capabilities: a lane without
@@ -215,9 +215,9 @@ export type ImageOperation<Options = LaneOptionValues> = (ctx: StudioContext, re
 export interface LaneAdapter<Options = LaneOptionValues> {
   readonly specificationVersion: 'v1';
   /** A readiness check beyond the credential rule (e.g. a session file that cannot be used). */
-  probe?(ctx: StudioContext): Promise<LaneStatus | undefined>;
+  probe?(ctx: LaneEnv): Promise<LaneStatus | undefined>;
   /** Checks before a job is accepted (credential usable, ...); throws a ServiceError. */
-  preflight?(ctx: StudioContext): void;
+  preflight?(ctx: LaneEnv): void;
   generate?: ImageOperation<Options>;
   edit?: ImageOperation<Options>;
   /** A lane whose generation (and edit, when `steps.edits`) is long upstream work runs it as steps instead; its jobs survive a restart. */
@@ -267,9 +267,9 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   /** The live check of each key namespace of its credential (GET /api/keys/status, PUT /api/keys/:provider). */
   readonly keyChecks?: { readonly [Namespace in KeyNamespace]?: KeyCheck };
   /** Fields it adds to GET /api/keys/status (beta-api: which of its two credentials is in force). */
-  readonly keyStatus?: (ctx: StudioContext) => Partial<KeysStatusBody>;
+  readonly keyStatus?: (ctx: LaneEnv) => Partial<KeysStatusBody>;
   /** Its usage bar in GET /api/quota, under its id. */
-  readonly quota?: (ctx: StudioContext) => Promise<QuotaResult>;
+  readonly quota?: (ctx: LaneEnv) => Promise<QuotaResult>;
   /** Its entries in GET /api/capabilities beyond the module itself (price tables, native sizes, phases). */
   readonly capabilities?: CapabilityExtras;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
@@ -295,7 +295,7 @@ export interface KeyCheck {
   /** The vendor's key form, enforced on save when the lane talks to the vendor itself (its default URL). */
   readonly form?: { readonly pattern: RegExp; readonly description: string };
   /** One call with the key; throws what the call threw. Absent: the vendor has no free check. */
-  readonly verify?: (ctx: StudioContext, value: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<void>;
+  readonly verify?: (ctx: LaneEnv, value: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<void>;
   /** Whether a failed call means the key itself was refused (default: 401 or 403). */
   readonly refused?: (error: UpstreamError) => boolean;
   /** What the key status shows of the key instead of its masked value (a service account: its project and email). */

@@ -1,5 +1,5 @@
+import type { LaneEnv } from '../lanes/env.js';
 import { ServiceError } from '../../common/errors.js';
-import type { StudioContext } from '../context.js';
 import { MCP_MEDIA_KINDS, type McpInputRole, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
 import { mcpTarget } from './servers.js';
 import { callTool } from './tools.js';
@@ -15,8 +15,8 @@ const MAX_PAGES = 3;
 const CALL_TIMEOUT_MS = 20_000;
 const CACHE_MS = 10 * 60_000;
 
-const cache = new WeakMap<StudioContext, { at: number; models: readonly McpModel[] }>();
-const refreshing = new WeakSet<StudioContext>();
+const cache = new WeakMap<LaneEnv, { at: number; models: readonly McpModel[] }>();
+const refreshing = new WeakSet<LaneEnv>();
 
 const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
@@ -59,7 +59,7 @@ function modelOf(kind: McpMediaKind, value: unknown): McpModel | undefined {
  * The last catalog read, at once (the lane registry is synchronous); when it is missing or stale
  * and the lane is connected, it is read again in the background (its failure leaves the old one).
  */
-export function cachedEtaModels(ctx: StudioContext): readonly McpModel[] {
+export function cachedEtaModels(ctx: LaneEnv): readonly McpModel[] {
   const cached = cache.get(ctx);
   if (!cached || Date.now() - cached.at >= CACHE_MS) {
     let connected = true;
@@ -79,7 +79,7 @@ export function cachedEtaModels(ctx: StudioContext): readonly McpModel[] {
 }
 
 /** The models of eta, live (cached); MCP_NOT_CONNECTED when there is no server to ask. */
-export async function etaModels(ctx: StudioContext, signal?: AbortSignal): Promise<readonly McpModel[]> {
+export async function etaModels(ctx: LaneEnv, signal?: AbortSignal): Promise<readonly McpModel[]> {
   const cached = cache.get(ctx);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.models;
   const call = { ctx, target: mcpTarget(ctx, 'eta'), signal: signal ?? new AbortController().signal, timeoutMs: () => CALL_TIMEOUT_MS };

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../common/errors.js';
 import type { LaneStatus } from '../lanes/types.js';
-import type { StudioContext } from '../context.js';
+import type { LaneEnv } from '../lanes/env.js';
 import { McpConnections, type McpServerTarget } from '../upstream/mcp/client.js';
 import type { McpLane } from './catalog.js';
 
@@ -40,13 +40,13 @@ export function endpointRefusal(lane: McpLane, endpoint: string): string | undef
 }
 
 /** Whether the lane may generate (locked: catalog only) and why not. */
-export function executionLock(ctx: StudioContext, lane: McpLane): string | undefined {
+export function executionLock(ctx: LaneEnv, lane: McpLane): string | undefined {
   if (lane === 'zeta') return undefined;
   return /^(1|true)$/i.test(ctx.env[ETA_EXECUTABLE_ENV] ?? '') ? undefined : `The eta plan is catalog-only (free plan): generation is locked. Set ${ETA_EXECUTABLE_ENV}=1 once a paid plan unlocks it.`;
 }
 
 /** The server to call, or why there is none: `MCP_NOT_CONNECTED`. */
-export function mcpTarget(ctx: StudioContext, lane: McpLane): McpServerTarget {
+export function mcpTarget(ctx: LaneEnv, lane: McpLane): McpServerTarget {
   const endpoint = ctx.configuredUpstreamUrl(lane) ?? MCP_ENDPOINTS[lane];
   const refusal = endpointRefusal(lane, endpoint);
   if (refusal) throw new ServiceError('MCP_NOT_CONNECTED', `The ${lane} lane is not connected: ${refusal}.`, { details: { lane } });
@@ -57,7 +57,7 @@ export function mcpTarget(ctx: StudioContext, lane: McpLane): McpServerTarget {
 }
 
 /** §1: locked (not executable) > disconnected (no endpoint or token) > ready. */
-export function mcpLaneStatus(ctx: StudioContext, lane: McpLane): LaneStatus {
+export function mcpLaneStatus(ctx: LaneEnv, lane: McpLane): LaneStatus {
   const lock = executionLock(ctx, lane);
   if (lock) return { state: 'locked', reason: lock };
   try {
@@ -68,10 +68,10 @@ export function mcpLaneStatus(ctx: StudioContext, lane: McpLane): LaneStatus {
   return { state: 'ready', reason: 'MCP server configured with a token.' };
 }
 
-const connections = new WeakMap<StudioContext, McpConnections>();
+const connections = new WeakMap<LaneEnv, McpConnections>();
 
 /** The studio's MCP sessions (one per server), made on first use. */
-export function mcpConnections(ctx: StudioContext): McpConnections {
+export function mcpConnections(ctx: LaneEnv): McpConnections {
   let found = connections.get(ctx);
   if (!found) {
     found = new McpConnections();

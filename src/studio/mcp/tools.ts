@@ -1,3 +1,4 @@
+import type { LaneEnv } from '../lanes/env.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../../common/errors.js';
 import { callUpstream } from '../upstream/index.js';
@@ -6,7 +7,6 @@ import type { McpInput, McpJobRequest } from '../api/mcp.js';
 import type { McpLane } from './catalog.js';
 import { mcpConnections } from './servers.js';
 import { resultText, toolFailure } from './protocol.js';
-import type { StudioContext } from '../context.js';
 
 // The tools each lane's jobs call, with the arguments the contract gives
 // (zeta-eta-source-usage §2.1, §2.2): the submit, the poll, the upload of a
@@ -17,7 +17,7 @@ import type { StudioContext } from '../context.js';
 const RATIONALE = 'User-initiated generation in a local studio.';
 
 export interface ToolCall {
-  readonly ctx: StudioContext;
+  readonly ctx: LaneEnv;
   readonly target: McpServerTarget;
   readonly signal: AbortSignal;
   /** The time left for this call. */

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
 import { alphaError, parseAlphaError } from './errors.js';
 import { laneTimeoutMs } from '../budget.js';
@@ -21,17 +21,17 @@ export interface AlphaCredential {
 }
 
 /** The session file and issuer of the `alpha` lane. */
-export const sessionTarget = (ctx: StudioContext): SessionTarget => ({ file: ctx.sessionFile('alpha'), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
+export const sessionTarget = (ctx: LaneEnv): SessionTarget => ({ file: ctx.sessionFile('alpha'), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
 
 /** ALPHA_API_KEY (environment, then config.json); API_KEY_REQUIRED without one. */
-export function alphaApiKey(ctx: StudioContext): string {
+export function alphaApiKey(ctx: LaneEnv): string {
   const key = ctx.key('alpha');
   if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The alpha-api lane needs ALPHA_API_KEY: set it in the environment or under "keys".alpha in config.json.', { details: { lane: 'alpha-api', env: 'ALPHA_API_KEY' } });
   return key.value;
 }
 
 /** Checks before a job is accepted: the key, or a session file with an access token. */
-export function checkAlphaCredential(ctx: StudioContext, lane: AlphaLaneId): void {
+export function checkAlphaCredential(ctx: LaneEnv, lane: AlphaLaneId): void {
   if (lane === 'alpha-api') {
     alphaApiKey(ctx);
     return;
@@ -39,7 +39,7 @@ export function checkAlphaCredential(ctx: StudioContext, lane: AlphaLaneId): voi
   if (!readAlphaSession(ctx.sessionFile('alpha'))) throw loginRequired(ctx.sessionFile('alpha'), 'There is no alpha session.');
 }
 
-async function credentialOf(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, rejected?: string): Promise<AlphaCredential> {
+async function credentialOf(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, rejected?: string): Promise<AlphaCredential> {
   if (lane === 'alpha-api') return { kind: 'key', bearer: alphaApiKey(ctx) };
   const session = await freshAlphaSession(sessionTarget(ctx), { signal, rejected });
   return { kind: 'session', bearer: session.accessToken };
@@ -66,7 +66,7 @@ export interface AlphaClient {
   step(step: AlphaStep): AlphaCall;
 }
 
-export async function alphaClient(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal): Promise<AlphaClient> {
+export async function alphaClient(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal): Promise<AlphaClient> {
   const baseUrl = ctx.upstreamUrl(lane);
   // The lane's variable (SVC_ALPHA_TIMEOUT_MS, SVC_ALPHA_API_TIMEOUT_MS) caps the whole pipeline, as every lane's caps its call.
   const pipelineEndsAt = Date.now() + laneTimeoutMs(ctx, { id: lane, timeoutMs: ALPHA_PIPELINE_BUDGET_MS });

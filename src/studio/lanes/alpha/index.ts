@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { defineLane } from '../define-lane.js';
 import type { ImageOperation, LaneAdapter, LaneModule, LaneSetting, LaneStatus, ModelSpec } from '../types.js';
 import { checkAlphaCredential, type AlphaLaneId } from './call.js';
@@ -79,7 +79,7 @@ function adapter(id: AlphaLaneId, lane: () => LaneModule): LaneAdapter<AlphaOpti
  * A session file that cannot be used is `needs_credential`, not `ready`; an expired access
  * token still counts as ready while a refresh token exists (contract §2).
  */
-async function probeSession(ctx: StudioContext): Promise<LaneStatus | undefined> {
+async function probeSession(ctx: LaneEnv): Promise<LaneStatus | undefined> {
   try {
     const session = readAlphaSession(ctx.sessionFile('alpha'));
     if (session && session.expiresAt !== undefined && session.expiresAt <= Date.now() && !session.refreshToken) {

@@ -1,5 +1,5 @@
 import { pollDeviceToken, requestDeviceCode, RFC_8628, type DeviceAuthorization, type DeviceCodeGrant } from '../../auth/device-code.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { ALPHA_CLIENT_ID, ALPHA_SCOPE, discoverAlphaIssuer } from './issuer.js';
 import { saveAlphaSession, type AlphaSession } from './session-file.js';
 import { noteAlphaSessionChanged } from './status.js';
@@ -38,6 +38,6 @@ export async function startAlphaLogin(target: AlphaLoginTarget, options: { signa
 }
 
 /** A login through the studio (its account switch): its issuer and session file; server.json follows. */
-export function startStudioAlphaLogin(ctx: StudioContext, options: { signal?: AbortSignal } = {}): Promise<AlphaLogin> {
+export function startStudioAlphaLogin(ctx: LaneEnv, options: { signal?: AbortSignal } = {}): Promise<AlphaLogin> {
   return startAlphaLogin({ issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.sessionFile('alpha') }, { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) });
 }

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../../common/errors.js';
 import type { JobPhase } from '../../api/index.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 
 // The three steps of the alpha pipeline (spec: Alpha pipeline), in order,
 // declared once: the job phase each publishes, its own time budget (a
@@ -26,7 +26,7 @@ export type AlphaStep = keyof typeof ALPHA_PHASES;
 export const ALPHA_PIPELINE_BUDGET_MS = Object.values(ALPHA_PHASES).reduce((sum, phase) => sum + phase.budgetMs, 0);
 
 /** A phase's budget in force: its variable when set to a positive number, else the default. */
-export function phaseBudgetMs(ctx: StudioContext, step: AlphaStep): number {
+export function phaseBudgetMs(ctx: LaneEnv, step: AlphaStep): number {
   const phase = ALPHA_PHASES[step];
   const override = Number(ctx.env[phase.env]);
   return Number.isFinite(override) && override > 0 ? override : phase.budgetMs;

@@ -1,4 +1,4 @@
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { settingOf } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
 import { alphaClient, type AlphaLaneId } from './call.js';
@@ -16,7 +16,7 @@ import { alphaSelection } from './sizes.js';
 // search's citations, the planner and the vendor's cost (USD) are in its
 // settings, which the asset and its file metadata keep.
 
-export async function runAlpha(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest<AlphaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function runAlpha(ctx: LaneEnv, lane: LaneModule, request: LaneImageRequest<AlphaOptions>, job: LaneJob): Promise<LaneImageResult> {
   const laneId = lane.id as AlphaLaneId;
   const { options } = request;
   // Before any upstream call: a size and native options together are refused here.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { QuotaResult } from '../../api/quota.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { sessionTarget } from './call.js';
 import { freshAlphaSession, isLoginRequired } from './session.js';
 import { readAlphaSession, type AlphaSession } from './session-file.js';
@@ -36,7 +36,7 @@ const billingAnswer = z.looseObject({
 });
 const userAnswer = z.looseObject({ email: z.string().nullish() });
 
-function get<T>(ctx: StudioContext, session: AlphaSession, path: string, schema: z.ZodType<T>, timeoutMs: number, headers: Record<string, string> = {}): Promise<T> {
+function get<T>(ctx: LaneEnv, session: AlphaSession, path: string, schema: z.ZodType<T>, timeoutMs: number, headers: Record<string, string> = {}): Promise<T> {
   return callUpstream(
     { lane: PROVIDER, url: `${ctx.upstreamUrl('alpha', 'billing')}${path}`, headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...headers }, credentials: [session.accessToken], timeoutMs },
     (response) => readJson(PROVIDER, response, schema, 1024 * 1024),
@@ -44,7 +44,7 @@ function get<T>(ctx: StudioContext, session: AlphaSession, path: string, schema:
 }
 
 /** The weekly credits view, when the account is on it (undefined otherwise, or when it cannot be read). */
-async function weekly(ctx: StudioContext, session: AlphaSession): Promise<QuotaResult | undefined> {
+async function weekly(ctx: LaneEnv, session: AlphaSession): Promise<QuotaResult | undefined> {
   if (!session.accountId) return undefined;
   const answer = await get(ctx, session, '/v1/billing?format=credits', creditsAnswer, BILLING_TIMEOUT_MS, {
     'x-xai-token-auth': 'xai-grok-cli',
@@ -65,7 +65,7 @@ async function weekly(ctx: StudioContext, session: AlphaSession): Promise<QuotaR
 }
 
 /** The legacy monthly meter (integer cents) and the account's email. */
-async function monthly(ctx: StudioContext, session: AlphaSession): Promise<QuotaResult> {
+async function monthly(ctx: LaneEnv, session: AlphaSession): Promise<QuotaResult> {
   const [billing, user] = await Promise.all([
     get(ctx, session, '/v1/billing', billingAnswer, BILLING_TIMEOUT_MS),
     get(ctx, session, '/v1/user', userAnswer, USER_TIMEOUT_MS).catch((error: UpstreamError) => ({ email: undefined, error })),
@@ -82,7 +82,7 @@ async function monthly(ctx: StudioContext, session: AlphaSession): Promise<Quota
   };
 }
 
-export async function alphaQuota(ctx: StudioContext): Promise<QuotaResult> {
+export async function alphaQuota(ctx: LaneEnv): Promise<QuotaResult> {
   let session: AlphaSession;
   try {
     if (!readAlphaSession(ctx.sessionFile('alpha'))) return notSignedIn(PROVIDER, 'No alpha session: run `svc alpha login` (or POST /api/auth/switch {"provider":"alpha"}).');

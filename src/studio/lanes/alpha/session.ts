@@ -43,7 +43,7 @@ export interface SessionTarget {
   /** The issuer (its discovery names the token endpoint when the file does not). */
   readonly issuerUrl: string;
   /** The studio's secrets: the session's tokens join them before any is sent. */
-  readonly secrets?: SecretRegistry;
+  readonly secrets?: Pick<SecretRegistry, 'add'>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { readDescriptor, writeDescriptor } from '../../descriptor.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { sessionTarget } from './call.js';
@@ -30,7 +30,7 @@ const modelsAnswer = z.looseObject({ data: z.array(z.looseObject({ id: z.string(
  * `GET {base}/models` with a bearer: the model ids. The light authenticated call that also
  * checks a key (a refused key is an UpstreamError with status 400, 401 or 403).
  */
-export async function listAlphaModels(ctx: StudioContext, bearer: string, options: { lane?: 'alpha' | 'alpha-api'; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<string[]> {
+export async function listAlphaModels(ctx: LaneEnv, bearer: string, options: { lane?: 'alpha' | 'alpha-api'; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<string[]> {
   const lane = options.lane ?? 'alpha';
   const answer = await callUpstream(
     { lane, url: `${ctx.upstreamUrl(lane)}/models`, headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' }, credentials: [bearer], timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, parseError: parseAlphaError },
@@ -39,7 +39,7 @@ export async function listAlphaModels(ctx: StudioContext, bearer: string, option
   return answer.data.map((model) => model.id);
 }
 
-const probeTimeout = (ctx: StudioContext): number => {
+const probeTimeout = (ctx: LaneEnv): number => {
   const override = Number(ctx.env.SVC_ALPHA_STATUS_TIMEOUT_MS);
   return Number.isFinite(override) && override > 0 ? override : PROBE_TIMEOUT_MS;
 };
@@ -58,7 +58,7 @@ function failed(error: unknown): AlphaStatus {
   throw error;
 }
 
-export async function probeAlphaStatus(ctx: StudioContext): Promise<AlphaStatus> {
+export async function probeAlphaStatus(ctx: LaneEnv): Promise<AlphaStatus> {
   const target = sessionTarget(ctx);
   const timeoutMs = probeTimeout(ctx);
   let session: AlphaSession;
@@ -83,7 +83,7 @@ export async function probeAlphaStatus(ctx: StudioContext): Promise<AlphaStatus>
 }
 
 /** Whether there is a usable session file (an access token in it). */
-export function alphaAuth(ctx: StudioContext): 'oauth' | 'none' {
+export function alphaAuth(ctx: LaneEnv): 'oauth' | 'none' {
   try {
     return readAlphaSession(ctx.sessionFile('alpha')) ? 'oauth' : 'none';
   } catch {
@@ -102,7 +102,7 @@ export interface AlphaSessionInfo {
   readonly problem?: string;
 }
 
-export function alphaSessionInfo(ctx: StudioContext): AlphaSessionInfo {
+export function alphaSessionInfo(ctx: LaneEnv): AlphaSessionInfo {
   let session: AlphaSession | undefined;
   try {
     session = readAlphaSession(ctx.sessionFile('alpha'));
@@ -123,7 +123,7 @@ export function alphaSessionInfo(ctx: StudioContext): AlphaSessionInfo {
  * After a login or a logout through this studio: server.json says `alpha.auth` as it is now.
  * Only our own descriptor is rewritten (same process, same start).
  */
-export function noteAlphaSessionChanged(ctx: StudioContext): void {
+export function noteAlphaSessionChanged(ctx: LaneEnv): void {
   const descriptor = readDescriptor(ctx.paths.descriptorFile);
   if (!descriptor || descriptor.pid !== process.pid || descriptor.startedAt !== ctx.startedAt) return;
   writeDescriptor(ctx.paths.descriptorFile, { ...descriptor, alpha: { auth: alphaAuth(ctx) } });

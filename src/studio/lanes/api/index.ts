@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { responsesImage } from '../responses/image-call.js';
 import { bearer, keyedGet } from '../key-check.js';
 import { API_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
@@ -10,7 +10,7 @@ import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../
 // The `api` lane: the vendor's Responses API with the hosted image tool, billed
 // to OMNI_API_KEY (environment first, then config.json).
 
-function apiKey(ctx: StudioContext): string {
+function apiKey(ctx: LaneEnv): string {
   const key = ctx.key('omni');
   if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The api lane needs OMNI_API_KEY: set it in the environment or under "keys".omni in config.json.', { details: { lane: 'api', env: 'OMNI_API_KEY' } });
   return key.value;
@@ -18,7 +18,7 @@ function apiKey(ctx: StudioContext): string {
 
 const MODELS = { list: API_MODELS, default: 'lang-5.6-luna' };
 
-async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
   const key = apiKey(ctx);
   return responsesImage(ctx, apiLane, { ...request, reasoning: request.reasoning ?? settingOf(ctx, apiLane, 'reasoning') }, job, {
     url: `${ctx.upstreamUrl('api')}/responses`,

@@ -1,6 +1,6 @@
 import type { GoogleToken, gaxios } from 'google-auth-library';
 import { z } from 'zod';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import type { ServiceAccount } from './credentials.js';
 import { parseTokenError, tokenExchangeError } from './errors.js';
@@ -51,13 +51,13 @@ function transporterTo(tokenUrl: string, timeoutMs: () => number): Transporter {
 }
 
 /** Where a service account's token is exchanged: the studio's token URL (a proxy, the simulator) wins over the key file's. */
-export const cloudTokenUrl = (ctx: StudioContext, account: ServiceAccount): string => ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL;
+export const cloudTokenUrl = (ctx: LaneEnv, account: ServiceAccount): string => ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL;
 
 /**
  * One fresh exchange for a key file, nothing cached: how a service account is
  * checked before it is saved (`PUT /api/keys/cloud`) and when its key is verified.
  */
-export async function exchangeOnce(ctx: StudioContext, account: ServiceAccount, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+export async function exchangeOnce(ctx: LaneEnv, account: ServiceAccount, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
   const { GoogleToken } = await import('google-auth-library');
   const holder = new GoogleToken({ email: account.client_email, key: account.private_key, scope: CLOUD_SCOPE, transporter: transporterTo(cloudTokenUrl(ctx, account), () => options.timeoutMs) });
   const token = await (options.signal ? abortable(holder.getToken(), options.signal) : holder.getToken());
@@ -65,10 +65,10 @@ export async function exchangeOnce(ctx: StudioContext, account: ServiceAccount, 
 }
 
 /** One token holder per studio and account: tokens are reused across jobs, never across studios. */
-const holders = new WeakMap<StudioContext, Map<string, GoogleToken>>();
+const holders = new WeakMap<LaneEnv, Map<string, GoogleToken>>();
 
 /** The auth library is loaded on the first cloud call, not at start (it is the heaviest module of the studio). */
-async function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: string, timeoutMs: () => number): Promise<GoogleToken> {
+async function holderFor(ctx: LaneEnv, account: ServiceAccount, tokenUrl: string, timeoutMs: () => number): Promise<GoogleToken> {
   const { GoogleToken } = await import('google-auth-library');
   let byAccount = holders.get(ctx);
   if (!byAccount) holders.set(ctx, (byAccount = new Map()));
@@ -88,7 +88,7 @@ async function holderFor(ctx: StudioContext, account: ServiceAccount, tokenUrl: 
 }
 
 /** A valid access token for the service account; exchanges (once, for every waiting job) when there is none. */
-export async function cloudAccessToken(ctx: StudioContext, account: ServiceAccount, options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal }): Promise<string> {
+export async function cloudAccessToken(ctx: LaneEnv, account: ServiceAccount, options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal }): Promise<string> {
   const holder = await holderFor(ctx, account, options.tokenUrl, options.timeoutMs);
   try {
     const token = await abortable(holder.getToken(), options.signal);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 
 // Which credential a beta-api call uses (spec: Beta lane details 3): the API
 // key (`BETA_API_KEY`, or `keys.beta` in config.json) or a service account
@@ -43,7 +43,7 @@ export function parseServiceAccount(text: string, source: string): ServiceAccoun
 }
 
 /** The saved mode (config.json `betaAuthMode`) and the one in force: with both configured the saved one, and without one the service account. */
-export function betaAuthModes(ctx: StudioContext): { saved: BetaAuthMode | null; effective: BetaAuthMode | null } {
+export function betaAuthModes(ctx: LaneEnv): { saved: BetaAuthMode | null; effective: BetaAuthMode | null } {
   const saved = ctx.keyStore.betaAuthMode() ?? null;
   const key = ctx.key('beta');
   const account = ctx.key('cloud');
@@ -52,7 +52,7 @@ export function betaAuthModes(ctx: StudioContext): { saved: BetaAuthMode | null;
 }
 
 /** The mode in force and its credential; BETA_API_KEY_MISSING when neither is configured. */
-export function betaCredential(ctx: StudioContext): BetaCredential {
+export function betaCredential(ctx: LaneEnv): BetaCredential {
   const { effective } = betaAuthModes(ctx);
   const key = ctx.key('beta');
   if (effective === 'apikey' && key) return { mode: 'apikey', key: key.value };

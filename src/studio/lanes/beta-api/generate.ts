@@ -1,4 +1,4 @@
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
@@ -38,7 +38,7 @@ function selectionOf(credential: BetaCredential, model: BetaModelId, options: Be
 }
 
 /** The URL and headers of the call, after the token exchange in the cloud mode. */
-async function target(ctx: StudioContext, credential: BetaCredential, upstreamModel: string, deadline: () => number, job: LaneJob): Promise<{ url: string; headers: Record<string, string>; secret: string }> {
+async function target(ctx: LaneEnv, credential: BetaCredential, upstreamModel: string, deadline: () => number, job: LaneJob): Promise<{ url: string; headers: Record<string, string>; secret: string }> {
   const action = `${encodeURIComponent(upstreamModel)}:generateContent`;
   if (credential.mode === 'apikey') {
     return { url: `${ctx.upstreamUrl('beta-api')}/v1beta/models/${action}`, headers: { 'x-goog-api-key': credential.key }, secret: credential.key };
@@ -53,7 +53,7 @@ async function target(ctx: StudioContext, credential: BetaCredential, upstreamMo
   return { url: `${ctx.upstreamUrl('beta-api', 'cloud')}${path}`, headers: { authorization: `Bearer ${token}` }, secret: token };
 }
 
-export async function betaImage(ctx: StudioContext, lane: LaneModule, request: LaneImageRequest<BetaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function betaImage(ctx: LaneEnv, lane: LaneModule, request: LaneImageRequest<BetaOptions>, job: LaneJob): Promise<LaneImageResult> {
   const credential = betaCredential(ctx);
   const model = request.model.id as BetaModelId;
   const selection = selectionOf(credential, model, request.options);

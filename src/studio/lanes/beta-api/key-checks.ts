@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { maskKey } from '../../keys/mask.js';
 import { UpstreamError } from '../../upstream/index.js';
 import { isRefusal, keyedGet } from '../key-check.js';
@@ -22,7 +22,7 @@ export const BETA_KEY_CHECK: KeyCheck = {
 };
 
 /** The service account's one token exchange; a key file the library cannot sign with is refused like a bad key. */
-async function verifyServiceAccount(ctx: StudioContext, value: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+async function verifyServiceAccount(ctx: LaneEnv, value: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
   const account = parseServiceAccount(value, 'the service account');
   try {
     await exchangeOnce(ctx, account, options);

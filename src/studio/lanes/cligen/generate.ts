@@ -4,7 +4,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { ServiceError } from '../../../common/errors.js';
 import { runProcess, type RunProcessResult } from '../../../common/process/index.js';
 import { maskSecrets } from '../../../common/secrets.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { laneTimeoutMs } from '../budget.js';
 import { locateProgram, programMissing, type ProgramCredential } from '../program.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
@@ -35,14 +35,14 @@ const failed = (reason: string, message: string, details: Record<string, unknown
   new ServiceError('CLIGEN_GENERATION_FAILED', message, { details: { lane: 'cligen', reason, ...details } });
 
 /** The program to run, or CLIGEN_GENERATION_FAILED saying how to install it. */
-export function cligenProgram(ctx: StudioContext, credential: ProgramCredential): { path: string; offPath: boolean } {
+export function cligenProgram(ctx: LaneEnv, credential: ProgramCredential): { path: string; offPath: boolean } {
   const found = locateProgram(credential, ctx.env);
   if (!found.path) throw failed('binary_not_found', programMissing(credential, found), { program: credential.program, env: credential.overrideEnv });
   return { path: found.path, offPath: found.offPath };
 }
 
 /** The home the CLI runs with, its temp dir, and the folders its artifact may be in. */
-function placesOf(ctx: StudioContext, credential: ProgramCredential): { home: string; tmp: string; places: CliPlaces } {
+function placesOf(ctx: LaneEnv, credential: ProgramCredential): { home: string; tmp: string; places: CliPlaces } {
   const home = (credential.homeEnv && ctx.env[credential.homeEnv]) || ctx.env.HOME || homedir();
   const tmp = ctx.env.TMPDIR || tmpdir();
   const cliHome = join(home, CLI_HOME_DIR);
@@ -50,7 +50,7 @@ function placesOf(ctx: StudioContext, credential: ProgramCredential): { home: st
 }
 
 /** Only what the CLI needs (contract §2): nothing else of the studio's environment is inherited. */
-function childEnvironment(ctx: StudioContext, program: { path: string; offPath: boolean }, home: string, tmp: string): Record<string, string> {
+function childEnvironment(ctx: LaneEnv, program: { path: string; offPath: boolean }, home: string, tmp: string): Record<string, string> {
   const path = ctx.env.PATH ?? '';
   const env: Record<string, string | undefined> = {
     PATH: program.offPath ? [dirname(program.path), path].filter(Boolean).join(delimiter) : path,
@@ -72,7 +72,7 @@ function endedBadly(run: RunProcessResult): string | undefined {
   return said ? `${how}: ${said}` : how;
 }
 
-export async function cligenImage(ctx: StudioContext, lane: LaneModule, credential: ProgramCredential, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+export async function cligenImage(ctx: LaneEnv, lane: LaneModule, credential: ProgramCredential, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
   const program = cligenProgram(ctx, credential);
   const { home, tmp, places } = placesOf(ctx, credential);
   const imageName = `${ARTIFACT_STEM}_${randomBytes(6).toString('hex')}`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import { laneTimeoutMs } from '../budget.js';
@@ -67,7 +67,7 @@ function imagesOf(answer: DeltaAnswer): LaneImage[] {
   });
 }
 
-export async function deltaGenerate(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest<DeltaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function deltaGenerate(ctx: LaneEnv, lane: LaneModule, key: string, request: LaneImageRequest<DeltaOptions>, job: LaneJob): Promise<LaneImageResult> {
   checkRequest(request);
   const model = request.model.upstreamId;
   const size = deltaSize(model, request.size);

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { defineLane } from '../define-lane.js';
 import type { ImageOperation, LaneModule } from '../types.js';
 import { deltaGenerate } from './generate.js';
@@ -9,7 +9,7 @@ import { deltaOptions, type DeltaOptions } from './options.js';
 // `base_resp` status envelope (contract: delta-image-generation-base-resp).
 // Text-to-image, or image-to-image with one subject reference.
 
-function deltaKey(ctx: StudioContext): string {
+function deltaKey(ctx: LaneEnv): string {
   const key = ctx.key('delta');
   if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The delta lane needs DELTA_API_KEY: set it in the environment or under "keys".delta in config.json.', { details: { lane: 'delta', env: 'DELTA_API_KEY' } });
   return key.value;

@@ -1,4 +1,4 @@
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, readBytes, UpstreamError } from '../../upstream/index.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
@@ -15,7 +15,7 @@ import { EPSILON_ENTRY_MAX_BYTES, readEpsilonZip } from './zip-reader.js';
 /** The archive is read whole: one entry of at most 50 MB, stored or deflated, plus its headers. */
 const BODY_MAX_BYTES = EPSILON_ENTRY_MAX_BYTES + 1024 * 1024;
 
-export async function epsilonGenerate(ctx: StudioContext, lane: LaneModule, key: string, request: LaneImageRequest<EpsilonOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function epsilonGenerate(ctx: LaneEnv, lane: LaneModule, key: string, request: LaneImageRequest<EpsilonOptions>, job: LaneJob): Promise<LaneImageResult> {
   const call = epsilonCall(request);
   job.phase('planning');
   let body: Buffer;

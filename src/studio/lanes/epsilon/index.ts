@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { defineLane } from '../define-lane.js';
 import { bearer, jsonObject, keyedGet } from '../key-check.js';
 import type { ImageOperation, LaneModule } from '../types.js';
@@ -13,7 +13,7 @@ import { epsilonQuota } from './quota.js';
 // vendor's native sampling controls (its options); references, edits, masks
 // and video fail closed with its own codes before any upstream call.
 
-function epsilonKey(ctx: StudioContext): string {
+function epsilonKey(ctx: LaneEnv): string {
   const key = ctx.key('epsilon');
   if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The epsilon lane needs EPSILON_API_KEY (a persistent token): set it in the environment or under "keys".epsilon in config.json.', { details: { lane: 'epsilon', env: 'EPSILON_API_KEY' } });
   return key.value;

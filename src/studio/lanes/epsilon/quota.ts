@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { QuotaResult } from '../../api/quota.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { chargeMeter, subscriptionSchema } from './subscription.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import { clampPercent, notSignedIn, probeFailed } from '../../quota/outcome.js';
@@ -14,7 +14,7 @@ const PROVIDER = 'epsilon';
 /** Contract: 5 s. */
 const SUBSCRIPTION_TIMEOUT_MS = 5000;
 
-export async function epsilonQuota(ctx: StudioContext): Promise<QuotaResult> {
+export async function epsilonQuota(ctx: LaneEnv): Promise<QuotaResult> {
   const key = ctx.key('epsilon');
   if (!key) return notSignedIn(PROVIDER, 'No epsilon token: set EPSILON_API_KEY (or keys.epsilon in config.json).');
   let raw: unknown;

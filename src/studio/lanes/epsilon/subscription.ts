@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson, type UpstreamError } from '../../upstream/index.js';
 import { laneError } from '../lane-error.js';
 import { isVersion5 } from './models.js';
@@ -42,7 +42,7 @@ export function chargeMeter(value: unknown, depth = 0): ChargeMeter | undefined 
 }
 
 /** Whether the account is out of usage; undefined when the check itself fails. */
-async function usageExhausted(ctx: StudioContext, key: string, signal: AbortSignal): Promise<boolean | undefined> {
+async function usageExhausted(ctx: LaneEnv, key: string, signal: AbortSignal): Promise<boolean | undefined> {
   try {
     const raw = await callUpstream(
       { lane: 'epsilon', url: `${ctx.upstreamUrl('epsilon')}/user/subscription`, headers: { authorization: `Bearer ${key}` }, credentials: [key], timeoutMs: SUBSCRIPTION_TIMEOUT_MS, signal },
@@ -59,7 +59,7 @@ async function usageExhausted(ctx: StudioContext, key: string, signal: AbortSign
 }
 
 /** The code of a 402 on `model` (our id). */
-export async function paymentRequired(ctx: StudioContext, key: string, model: string, error: UpstreamError, signal: AbortSignal) {
+export async function paymentRequired(ctx: LaneEnv, key: string, model: string, error: UpstreamError, signal: AbortSignal) {
   const said = error.vendorMessage ? ` (${error.vendorMessage})` : '';
   if (isVersion5(model) && (await usageExhausted(ctx, key, signal))) {
     return laneError(error, 'EPSILON_USAGE_EXHAUSTED', `epsilon: the subscription is active but its charge meter and credits are empty${said}; wait for the meter to recharge or buy credits.`, false);

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../../common/errors.js';
 import { FLOW_WORKFLOW_ID, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
-import type { StudioContext } from '../../context.js';
-import { FlowWorkflowStore } from '../../store/flow-workflows.js';
+import type { LaneEnv } from '../env.js';
+import type { FlowWorkflowStore } from '../../store/flow-workflows.js';
 import type { LaneStatus, ModelSpec } from '../types.js';
 import { bindCandidates, checkBind, checkMediaKind, checkParams, deriveParams, inferredBind, mediaKindOfOutput, needsConfirmation, workflowOptions, type NodeCatalog } from './binding.js';
 import { readGraphInput } from './graph-input.js';
@@ -31,8 +31,8 @@ export class FlowCatalog {
   /** Workflows held in memory only, over the stored ones of the same id (the demo's sample). */
   private readonly held = new Map<string, FlowWorkflow>();
 
-  constructor(private readonly ctx: StudioContext) {
-    this.store = new FlowWorkflowStore(ctx.db);
+  constructor(private readonly ctx: LaneEnv) {
+    this.store = ctx.records.flowWorkflows;
   }
 
   /** The lane's base URL: the origin a workflow registered without one runs on. */
@@ -170,10 +170,10 @@ export class FlowCatalog {
   }
 }
 
-const perStudio = new WeakMap<StudioContext, FlowCatalog>();
+const perStudio = new WeakMap<LaneEnv, FlowCatalog>();
 
 /** The studio's workflow catalog. */
-export function flowCatalog(ctx: StudioContext): FlowCatalog {
+export function flowCatalog(ctx: LaneEnv): FlowCatalog {
   let catalog = perStudio.get(ctx);
   if (!catalog) perStudio.set(ctx, (catalog = new FlowCatalog(ctx)));
   return catalog;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import { parseSize } from '../../api/index.js';
 import type { FlowWorkflow } from '../../api/flow.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus, UpstreamOperation } from '../types.js';
 import { workflowOptions } from './binding.js';
 import { flowCatalog } from './catalog.js';
@@ -78,7 +78,7 @@ function failureOf(entry: HistoryEntry): { interrupted: boolean; message: string
   return { interrupted: false, message: typeof said === 'string' ? said.slice(0, 500) : `status ${entry.status?.status_str ?? 'unknown'}` };
 }
 
-async function finish(ctx: StudioContext, request: LaneImageRequest, operation: FlowOperation, entry: HistoryEntry, job: LaneJob): Promise<StepStatus> {
+async function finish(ctx: LaneEnv, request: LaneImageRequest, operation: FlowOperation, entry: HistoryEntry, job: LaneJob): Promise<StepStatus> {
   if (entry.status?.completed !== true) {
     const { message } = failureOf(entry);
     throw new ServiceError('FLOW_EXECUTION_FAILED', `The workflow failed on the node-graph server: ${message}.`, { details: { workflow: operation.workflowId, promptId: operation.promptId, origin: operation.origin } });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ImageFormat } from '../../api/index.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { UpstreamSocket } from '../../upstream/websocket.js';
 import type { LaneJob } from '../types.js';
 
@@ -14,7 +14,7 @@ import type { LaneJob } from '../types.js';
 // submit's answer) are kept briefly and replayed when its watch starts.
 
 /** Our client id on every server: one per state dir, so a restarted studio hears its prompts again. */
-export const flowClientId = (ctx: StudioContext): string => `svc-${createHash('sha256').update(ctx.paths.home).digest('hex').slice(0, 24)}`;
+export const flowClientId = (ctx: LaneEnv): string => `svc-${createHash('sha256').update(ctx.paths.home).digest('hex').slice(0, 24)}`;
 
 /** The handshake's budget and the largest message (a preview frame of a large image). */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -278,17 +278,17 @@ export class FlowSockets {
   }
 }
 
-const perStudio = new WeakMap<StudioContext, FlowSockets>();
+const perStudio = new WeakMap<LaneEnv, FlowSockets>();
 
 /** The studio's flow sockets (made on first use; closed with its app). */
-export function flowSockets(ctx: StudioContext): FlowSockets {
+export function flowSockets(ctx: LaneEnv): FlowSockets {
   let sockets = perStudio.get(ctx);
   if (!sockets) perStudio.set(ctx, (sockets = new FlowSockets(flowClientId(ctx))));
   return sockets;
 }
 
 /** Closes the studio's flow sockets (the flow routes do it when the app closes). */
-export function closeFlowSockets(ctx: StudioContext): void {
+export function closeFlowSockets(ctx: LaneEnv): void {
   perStudio.get(ctx)?.close();
   perStudio.delete(ctx);
 }

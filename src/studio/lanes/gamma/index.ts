@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { defineLane } from '../define-lane.js';
 import { bearer, jsonObject, keyedGet } from '../key-check.js';
 import type { LaneModule } from '../types.js';
@@ -13,7 +13,7 @@ import { gammaSteps } from './run.js';
 // the prediction id is kept on the job, so a studio restarted during the poll
 // resumes it, within the deadline the job got when it first started.
 
-function gammaKey(ctx: StudioContext): string {
+function gammaKey(ctx: LaneEnv): string {
   const key = ctx.key('gamma');
   if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The gamma lane needs GAMMA_API_KEY: set it in the environment or under "keys".gamma in config.json.', { details: { lane: 'gamma', env: 'GAMMA_API_KEY' } });
   return key.value;

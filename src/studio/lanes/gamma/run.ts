@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus } from '../types.js';
 import { budgetSpent } from './errors.js';
 import type { GammaOptions } from './options.js';
@@ -17,7 +17,7 @@ import { uploadReferences, type GammaCall } from './upload.js';
 const gammaOperation = z.object({ predictionId: z.string().min(1), upstreamModel: z.string(), references: z.number().int() });
 type GammaOperation = z.infer<typeof gammaOperation>;
 
-const gammaCall = (ctx: StudioContext, key: string, job: LaneJob): GammaCall => ({
+const gammaCall = (ctx: LaneEnv, key: string, job: LaneJob): GammaCall => ({
   baseUrl: ctx.upstreamUrl('gamma'),
   key,
   timeoutMs: () => Math.max(1, job.deadline - Date.now()),
@@ -37,7 +37,7 @@ function settingsOf(request: LaneImageRequest<GammaOptions>) {
 }
 
 /** A generation, or an edit (the edit model when there are input images, an edited image first). */
-export function gammaSteps(key: (ctx: StudioContext) => string): LaneSteps<GammaOptions> {
+export function gammaSteps(key: (ctx: LaneEnv) => string): LaneSteps<GammaOptions> {
   return {
     edits: true,
     pollIntervalsMs: GAMMA_POLL_INTERVALS_MS,

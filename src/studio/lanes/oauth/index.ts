@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { isRejectedToken } from '../responses/errors.js';
 import { responsesImage } from '../responses/image-call.js';
 import { OAUTH_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
@@ -33,7 +33,7 @@ export function headers(session: ChatSession): Record<string, string> {
   return out;
 }
 
-async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
   const reasoning = request.reasoning ?? settingOf(ctx, oauthLane, 'reasoning');
   const call = (session: ChatSession) =>
     responsesImage(ctx, oauthLane, { ...request, reasoning }, job, {
@@ -54,7 +54,7 @@ async function run(ctx: StudioContext, request: LaneImageRequest, job: LaneJob):
 }
 
 /** A session file that exists but cannot be used is `needs_credential`, not `ready` (same rule as preflight). */
-async function probe(ctx: StudioContext): Promise<LaneStatus | undefined> {
+async function probe(ctx: LaneEnv): Promise<LaneStatus | undefined> {
   try {
     readChatSessionSync(ctx.sessionFile('oauth'));
     return undefined;

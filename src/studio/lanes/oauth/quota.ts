@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { QuotaResult, QuotaWindow } from '../../api/quota.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { jwtClaims, accountIdClaim } from './jwt.js';
 import { usableSession } from './refresh.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
@@ -29,7 +29,7 @@ const WINDOWS = [
   ['secondary_window', '7d'],
 ] as const;
 
-export async function chatQuota(ctx: StudioContext): Promise<QuotaResult> {
+export async function chatQuota(ctx: LaneEnv): Promise<QuotaResult> {
   let session;
   try {
     session = await usableSession(ctx);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { readChatSession, readChatSessionSync, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';
 import { accountIdClaim, jwtExpiresAt } from './jwt.js';
@@ -37,7 +37,7 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
  * the issuer rotates the refresh token, and an answer not read would lose the
  * session for everyone.
  */
-export async function usableSession(ctx: StudioContext, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
+export async function usableSession(ctx: LaneEnv, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
   const file = ctx.sessionFile('oauth');
   const usable = (session: ChatSession) => (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session));
   const session = held(ctx, await readChatSession(file));
@@ -56,7 +56,7 @@ export async function usableSession(ctx: StudioContext, options: { rejected?: st
 }
 
 /** The session's tokens join the studio's secrets before any of them is sent. */
-function held(ctx: StudioContext, session: ChatSession): ChatSession {
+function held(ctx: LaneEnv, session: ChatSession): ChatSession {
   ctx.secrets.add(session.accessToken, session.refreshToken, session.idToken);
   return session;
 }
@@ -66,7 +66,7 @@ const tokensSchema = z
   .passthrough()
   .refine((tokens) => tokens.access_token !== undefined || tokens.id_token !== undefined, { message: 'no access_token or id_token' });
 
-async function refreshSession(ctx: StudioContext, session: ChatSession): Promise<ChatSession> {
+async function refreshSession(ctx: LaneEnv, session: ChatSession): Promise<ChatSession> {
   if (!session.refreshToken) throw new ServiceError('AUTH_CHATGPT_EXPIRED', 'The chat session expired and holds no refresh token; sign in again.');
   let tokens: RefreshedTokens;
   try {

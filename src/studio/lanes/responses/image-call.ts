@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import type { StudioContext } from '../../context.js';
+import type { LaneEnv } from '../env.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
 import { responsesLaneError, type ResponsesLane } from './errors.js';
@@ -20,7 +20,7 @@ export interface ResponsesTarget {
 
 /** One image (generation or edit) through a Responses-style upstream, decoded and checked. */
 export async function responsesImage(
-  ctx: StudioContext,
+  ctx: LaneEnv,
   lane: LaneModule,
   request: LaneImageRequest,
   job: LaneJob,
