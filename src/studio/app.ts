@@ -3,20 +3,18 @@ import { studioStorage } from './jobs/limits.js';
 import { createHttpApp } from '../common/http-app.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
+import { LANE_MODULES } from './catalog/registry.js';
 import { agentRoutes } from './routes/agent.js';
-import { alphaRoutes } from './routes/alpha.js';
 import { assetRoutes } from './routes/assets.js';
 import { defaultsRoutes } from './routes/defaults.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { fileRoutes } from './routes/files.js';
-import { flowRoutes } from './routes/flow.js';
 import { generateRoutes } from './routes/generate.js';
 import { historyRoutes } from './routes/history.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { quotaRoutes } from './routes/quota.js';
 import { authSwitchRoutes } from './routes/auth-switch.js';
-import { oauthStatusRoutes } from './routes/oauth-status.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { promptBuilderRoutes } from './routes/prompt-builder.js';
 import type { StudioRoutes } from './routes/plugin.js';
@@ -35,7 +33,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -61,5 +59,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     },
   });
   for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });
+  // Each lane's own routes (its session status, its catalog), given only the lane environment.
+  for (const lane of LANE_MODULES) if (lane.routes) void app.register(lane.routes, { ctx });
   return app;
 }

@@ -9,6 +9,7 @@ export interface ServerDescriptor {
   version: string;
   startedAt: string;
   demo: boolean;
+  /** Each lane's health entry under its id (lanes' `health`): today alpha's `{ auth }`. */
   alpha: { auth: 'oauth' | 'none' };
 }
 

@@ -6,8 +6,8 @@ import { effectiveDefaults } from './defaults.js';
 import { tuneGarbageCollection } from './gc-tuning.js';
 import { buildStudioApp } from './app.js';
 import { createStudioContext, type StudioContext, type StudioOptions } from './context.js';
-import { removeDescriptorIfOurs, writeDescriptor } from './descriptor.js';
-import { alphaAuth } from './routes/discovery.js';
+import { removeDescriptorIfOurs, writeDescriptor, type ServerDescriptor } from './descriptor.js';
+import { lanesHealth } from './routes/discovery.js';
 import { DEFAULT_PORT } from './constants.js';
 import { startMaintenance } from './maintenance.js';
 import { studioPaths } from './paths.js';
@@ -93,7 +93,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   const url = `http://${urlHost}:${port}`;
   lock?.advertise(url);
   if (options.descriptor !== false) {
-    const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, alpha: { auth: alphaAuth(ctx) } };
+    const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, ...(lanesHealth(ctx) as Pick<ServerDescriptor, 'alpha'>) };
     // No room to advertise: an older descriptor would send clients to a server that is gone, so it goes
     // (removing frees space, it needs none), and clients find this one at the default port or SVC_SERVER.
     try {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../../common/errors.js';
 import { SWITCH_VARIANTS, type SwitchProvider, type SwitchStarted, type SwitchStatus } from '../api/auth.js';
 import type { StudioContext } from '../context.js';
-import { startStudioAlphaLogin } from '../lanes/alpha/login.js';
+import { LANES } from '../catalog/registry.js';
+import type { AccountLogin } from '../lanes/types.js';
 import { UpstreamError } from '../upstream/index.js';
-import { startChatLogin, type AccountLogin } from './chat-login.js';
 import { DeviceCodeError, deviceCodeStartError } from './device-code.js';
 
 // Account switching (`POST /api/auth/switch`): a device-code sign-in the
@@ -30,14 +30,12 @@ const OVERRUN_MS = 5000;
 export const SIGN_INS_PER_MINUTE = 10;
 const MINUTE_MS = 60_000;
 
-/** How each account signs in: the device-code login that saves its session file. */
-const LOGINS: Readonly<Record<SwitchProvider, (ctx: StudioContext, signal: AbortSignal) => Promise<AccountLogin>>> = {
-  alpha: async (ctx, signal) => {
-    const login = await startStudioAlphaLogin(ctx, { signal });
-    return { authorization: login.authorization, completion: login.completion.then((session) => ({ email: session.email })) };
-  },
-  oauth: (ctx, signal) => startChatLogin(ctx, { signal }),
-};
+/** How an account signs in: its lane's device-code login, which saves its session file. */
+function signIn(ctx: StudioContext, provider: SwitchProvider, signal: AbortSignal): Promise<AccountLogin> {
+  const start = LANES[provider].signIn;
+  if (!start) throw new ServiceError('INTERNAL_ERROR', `The ${provider} lane has no sign-in.`);
+  return start(ctx, { signal });
+}
 
 interface SwitchSession {
   readonly id: string;
@@ -96,7 +94,7 @@ export class AccountSwitches {
     const controller = new AbortController();
     let login: AccountLogin;
     try {
-      login = await LOGINS[provider](this.ctx, controller.signal);
+      login = await signIn(this.ctx, provider, controller.signal);
     } catch (error) {
       throw deviceCodeStartError(error, `The ${provider} sign-in could not start`);
     }

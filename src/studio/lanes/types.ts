@@ -1,8 +1,10 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../common/errors.js';
 import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, PlannedModel, Quality, ReasoningEffort, Usage } from '../api/index.js';
 import type { KeyStatus, KeysStatusBody } from '../api/keys.js';
 import type { QuotaResult } from '../api/quota.js';
+import type { DeviceAuthorization } from '../auth/device-code.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { LaneEnv } from './env.js';
 import type { UpstreamError } from '../upstream/index.js';
@@ -268,12 +270,28 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly keyChecks?: { readonly [Namespace in KeyNamespace]?: KeyCheck };
   /** Fields it adds to GET /api/keys/status (beta-api: which of its two credentials is in force). */
   readonly keyStatus?: (ctx: LaneEnv) => Partial<KeysStatusBody>;
+  /** Signs the lane's account in by a device code (POST /api/auth/switch): what to show, and how it ends. */
+  readonly signIn?: (ctx: LaneEnv, options: { readonly signal?: AbortSignal }) => Promise<AccountLogin>;
+  /** What GET /api/health (and the descriptor file) says of the lane, under its id (alpha: whether its session holds a token). */
+  readonly health?: (ctx: LaneEnv) => Readonly<Record<string, unknown>>;
   /** Its usage bar in GET /api/quota, under its id. */
   readonly quota?: (ctx: LaneEnv) => Promise<QuotaResult>;
   /** Its entries in GET /api/capabilities beyond the module itself (price tables, native sizes, phases). */
   readonly capabilities?: CapabilityExtras;
+  /** The lane's own HTTP routes (its session status, its catalog), registered by the app for every lane that has them. */
+  readonly routes?: LaneRoutes;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
+}
+
+/** A lane's route family: a Fastify plugin given the lane environment. */
+export type LaneRoutes = FastifyPluginAsync<{ ctx: LaneEnv }>;
+
+/** A sign-in under way: what to show, and how it ends. */
+export interface AccountLogin {
+  readonly authorization: Pick<DeviceAuthorization, 'userCode' | 'verificationUrl' | 'expiresInSeconds' | 'intervalSeconds'>;
+  /** The signed-in account once saved; rejects with a DeviceCodeError or the signal's reason. */
+  readonly completion: Promise<{ readonly email?: string }>;
 }
 
 /**
@@ -294,6 +312,8 @@ export interface SessionFile {
 export interface KeyCheck {
   /** The vendor's key form, enforced on save when the lane talks to the vendor itself (its default URL). */
   readonly form?: { readonly pattern: RegExp; readonly description: string };
+  /** Checks the value's shape before anything is saved or sent (a service-account key file); throws a ServiceError naming `details.field`. */
+  readonly parse?: (value: string, source: string) => void;
   /** One call with the key; throws what the call threw. Absent: the vendor has no free check. */
   readonly verify?: (ctx: LaneEnv, value: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<void>;
   /** Whether a failed call means the key itself was refused (default: 401 or 403). */

@@ -1,15 +1,17 @@
 import { LANE_IDS, type ProviderStatus } from '../api/index.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
-import { LANES } from '../catalog/registry.js';
+import { LANE_MODULES, LANES } from '../catalog/registry.js';
+import type { StudioContext } from '../context.js';
 import { laneStatus } from '../catalog/status.js';
 import { autoChoice } from '../catalog/auto.js';
 import { runtimePort } from '../catalog/ports.js';
-import { alphaAuth } from '../lanes/alpha/status.js';
 import type { LaneStatus } from '../lanes/types.js';
 import type { StudioRoutes } from './plugin.js';
 
-/** Whether the alpha session file holds an access token; mirrored in the server descriptor. */
-export { alphaAuth };
+/** What each lane says of itself in GET /api/health (alpha: `{ auth }`), under its id; mirrored in the server descriptor. */
+export function lanesHealth(ctx: StudioContext): Record<string, unknown> {
+  return Object.fromEntries(LANE_MODULES.flatMap((lane) => (lane.health ? [[lane.id, lane.health(ctx)]] : [])));
+}
 
 /** Health, capabilities and lane availability. */
 export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
@@ -20,7 +22,7 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     version: ctx.version,
     startedAt: ctx.startedAt,
     demo: ctx.demo,
-    alpha: { auth: alphaAuth(ctx) },
+    ...lanesHealth(ctx),
   }));
 
   app.get('/api/capabilities', async () => withDiscoveredModels(body, ctx));

@@ -6,7 +6,6 @@ import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';
 import type { StudioContext } from '../context.js';
 import { checkKey, KEY_CHECKS, talksToVendor } from '../keys/checks.js';
 import { isEnvironmentKey, keysStatus, keyStatus, rememberCheck } from '../keys/status.js';
-import { parseServiceAccount } from '../lanes/beta-api/credentials.js';
 import type { StudioRoutes } from './plugin.js';
 
 // Keys (spec: Keys, quota, account switching): status with live checks, and
@@ -40,7 +39,7 @@ function valueToSave(ctx: StudioContext, namespace: KeyNamespace, body: unknown)
   if (namespace === 'cloud') {
     const { serviceAccountJson } = parseWith(cloudSaveRequest, body);
     try {
-      parseServiceAccount(serviceAccountJson, 'serviceAccountJson');
+      KEY_CHECKS.cloud.parse?.(serviceAccountJson, 'serviceAccountJson');
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       throw new ServiceError('BAD_REQUEST', error.message, { details: { field: `serviceAccountJson${error.details?.field ? `.${String(error.details.field)}` : ''}` } });

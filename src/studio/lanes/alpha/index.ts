@@ -11,6 +11,9 @@ import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
 import { runAlpha } from './pipeline.js';
 import { alphaQuota } from './quota.js';
 import { readAlphaSession } from './session-file.js';
+import { startStudioAlphaLogin } from './login.js';
+import { alphaAuth } from './status.js';
+import { alphaRoutes } from './routes.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
@@ -108,6 +111,12 @@ export const alphaLane: LaneModule = defineLane({
   },
   // The bar of the account its session signs in as (alpha-api's key has none).
   quota: alphaQuota,
+  signIn: async (ctx, options) => {
+    const login = await startStudioAlphaLogin(ctx, options);
+    return { authorization: login.authorization, completion: login.completion.then((session) => ({ email: session.email })) };
+  },
+  health: (ctx) => ({ auth: alphaAuth(ctx) }),
+  routes: alphaRoutes,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
 });
 

@@ -34,6 +34,7 @@ async function verifyServiceAccount(ctx: LaneEnv, value: string, options: { time
 
 /** Contract §8: a real JWT-bearer exchange; any 4xx of the token endpoint refuses the account. */
 export const CLOUD_KEY_CHECK: KeyCheck = {
+  parse: (value, source) => void parseServiceAccount(value, source),
   verify: verifyServiceAccount,
   refused: (error) => (error.status ?? 500) < 500 && error.status !== 429,
   // A service account is shown by its project, its email and its masked key id, never its private key.

@@ -1,6 +1,7 @@
 import type { LaneModule } from '../types.js';
 import { flowCatalog } from './catalog.js';
 import { flowSteps } from './run.js';
+import { flowRoutes } from './routes.js';
 
 // The `flow` lane: runs a registered workflow of a local node-graph server
 // (contracts: flow-node-graph-queue, flow-workflow-catalog). Each workflow is
@@ -38,6 +39,8 @@ export const flowLane: LaneModule = {
   // Contract §3.7: 30 minutes, queue wait included (SVC_FLOW_TIMEOUT_MS).
   timeoutMs: 1_800_000,
   endpoints: { base: { env: 'SVC_FLOW_BASE_URL', default: 'http://127.0.0.1:8188' } },
+  // Its workflow catalog: inspect, register, list, delete, probe.
+  routes: flowRoutes,
   adapter: {
     specificationVersion: 'v1',
     probe: (ctx) => flowCatalog(ctx).laneStatus(),

@@ -10,6 +10,8 @@ import { readChatSessionSync, type ChatSession } from './auth-file.js';
 import { accountIdClaim } from './jwt.js';
 import { chatQuota } from './quota.js';
 import { usableSession } from './refresh.js';
+import { startChatLogin } from './login.js';
+import { oauthStatus } from './status.js';
 
 // The `oauth` lane: the chat vendor's subscription backend with the user's chat
 // session. A lang planner model plans the prompt, the hosted tool renders with
@@ -86,6 +88,12 @@ export const oauthLane: LaneModule = {
   },
   settings: { model: modelSetting(MODELS.default), reasoning: reasoningSetting('low') },
   quota: chatQuota,
+  // The chat vendor's own device login; the session file is replaced only once approved.
+  signIn: startChatLogin,
+  // GET /api/oauth/status: the session the lane uses, never a token.
+  routes: async (app, { ctx }) => {
+    app.get('/api/oauth/status', async () => oauthStatus(ctx));
+  },
   capabilities: RESPONSES_CAPABILITIES,
   adapter: {
     specificationVersion: 'v1',

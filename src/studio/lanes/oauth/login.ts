@@ -1,8 +1,9 @@
-import type { StudioContext } from '../context.js';
-import { accountIdClaim, jwtClaims } from '../lanes/oauth/jwt.js';
-import { CHAT_CLIENT_ID } from '../lanes/oauth/refresh.js';
-import { writeJsonFile } from '../../common/json-file.js';
-import { CHAT_DEVICE_AUTH, pollDeviceToken, requestDeviceCode, type DeviceAuthorization, type DeviceCodeGrant, type DeviceTokens } from './device-code.js';
+import { writeJsonFile } from '../../../common/json-file.js';
+import { CHAT_DEVICE_AUTH, pollDeviceToken, requestDeviceCode, type DeviceCodeGrant, type DeviceTokens } from '../../auth/device-code.js';
+import type { LaneEnv } from '../env.js';
+import type { AccountLogin } from '../types.js';
+import { accountIdClaim, jwtClaims } from './jwt.js';
+import { CHAT_CLIENT_ID } from './refresh.js';
 
 // Signing the `oauth` lane into a chat account with the chat vendor's own
 // device login (device-code-grant.md §6): a user code shown at
@@ -11,14 +12,7 @@ import { CHAT_DEVICE_AUTH, pollDeviceToken, requestDeviceCode, type DeviceAuthor
 // whole, atomically, mode 0600, in the chat CLI's layout — so the lane's next
 // call runs as the new account.
 
-/** A sign-in under way: what to show, and how it ends. */
-export interface AccountLogin {
-  readonly authorization: Pick<DeviceAuthorization, 'userCode' | 'verificationUrl' | 'expiresInSeconds' | 'intervalSeconds'>;
-  /** The signed-in account once saved; rejects with a DeviceCodeError or the signal's reason. */
-  readonly completion: Promise<{ readonly email?: string }>;
-}
-
-export function chatLoginGrant(ctx: StudioContext): DeviceCodeGrant {
+export function chatLoginGrant(ctx: LaneEnv): DeviceCodeGrant {
   const issuer = ctx.upstreamUrl('oauth', 'issuer');
   return {
     lane: 'oauth',
@@ -48,7 +42,7 @@ export function writeChatSession(file: string, tokens: DeviceTokens, now = new D
   return typeof email === 'string' ? { email } : {};
 }
 
-export async function startChatLogin(ctx: StudioContext, options: { signal?: AbortSignal } = {}): Promise<AccountLogin> {
+export async function startChatLogin(ctx: LaneEnv, options: { signal?: AbortSignal } = {}): Promise<AccountLogin> {
   const grant = chatLoginGrant(ctx);
   const authorization = await requestDeviceCode(grant, { signal: options.signal });
   const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) => writeChatSession(ctx.sessionFile('oauth'), tokens));

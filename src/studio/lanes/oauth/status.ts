@@ -1,15 +1,15 @@
-import { ServiceError } from '../../common/errors.js';
-import type { OauthStatusBody } from '../api/auth.js';
-import type { StudioContext } from '../context.js';
-import { readChatSessionSync } from '../lanes/oauth/auth-file.js';
-import { accountIdClaim, jwtClaims, jwtExpiresAt } from '../lanes/oauth/jwt.js';
-import { needsRefresh } from '../lanes/oauth/refresh.js';
+import { ServiceError } from '../../../common/errors.js';
+import type { OauthStatusBody } from '../../api/auth.js';
+import type { LaneEnv } from '../env.js';
+import { readChatSessionSync } from './auth-file.js';
+import { accountIdClaim, jwtClaims, jwtExpiresAt } from './jwt.js';
+import { needsRefresh } from './refresh.js';
 
 // `GET /api/oauth/status`: the chat session the `oauth` lane uses, by the same
 // readiness rule as the lane (present = it would run), with its account and
 // expiry read from the tokens' claims. Never a token.
 
-export function oauthStatus(ctx: StudioContext): OauthStatusBody {
+export function oauthStatus(ctx: LaneEnv): OauthStatusBody {
   const file = ctx.sessionFile('oauth');
   let session;
   try {

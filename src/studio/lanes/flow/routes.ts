@@ -1,17 +1,17 @@
-import { parseWith } from '../../common/validation.js';
-import { flowInspectRequest, flowProbeRequest, flowRegisterRequest } from '../api/flow.js';
-import { flowCatalog } from '../lanes/flow/catalog.js';
-import { checkOrigin } from '../lanes/flow/origin.js';
-import { closeFlowSockets } from '../lanes/flow/sockets.js';
-import { SAMPLE_WORKFLOW } from '../../sim/flow/sample.js';
-import type { StudioRoutes } from './plugin.js';
+import { parseWith } from '../../../common/validation.js';
+import { flowInspectRequest, flowProbeRequest, flowRegisterRequest } from '../../api/flow.js';
+import { SAMPLE_WORKFLOW } from '../../../sim/flow/sample.js';
+import type { LaneRoutes } from '../types.js';
+import { flowCatalog } from './catalog.js';
+import { checkOrigin } from './origin.js';
+import { closeFlowSockets } from './sockets.js';
 
 // The flow lane's workflow catalog (contract: flow-workflow-catalog §1):
 // POST /api/flow/inspect, GET/POST /api/flow/workflows, DELETE
 // /api/flow/workflows/:id, POST /api/flow/probe. Errors are the studio's one
 // shape with the FLOW_ codes. The lane's shared sockets close with the app.
 
-export const flowRoutes: StudioRoutes = async (app, { ctx }) => {
+export const flowRoutes: LaneRoutes = async (app, { ctx }) => {
   const catalog = flowCatalog(ctx);
   app.addHook('onClose', async () => closeFlowSockets(ctx));
 
