@@ -11,6 +11,7 @@ import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
 import { runAlpha } from './pipeline.js';
 import { alphaQuota } from './quota.js';
 import { readAlphaSession } from './session-file.js';
+import { alphaText } from './text.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
@@ -109,6 +110,7 @@ export const alphaLane: LaneModule = defineLane({
   // The bar of the account its session signs in as (alpha-api's key has none).
   quota: alphaQuota,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
+  text: alphaText('alpha'),
 });
 
 export const alphaApiLane: LaneModule = defineLane({
@@ -121,4 +123,5 @@ export const alphaApiLane: LaneModule = defineLane({
   ...shared,
   endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
   adapter: adapter('alpha-api', () => alphaApiLane),
+  text: alphaText('alpha-api'),
 });
