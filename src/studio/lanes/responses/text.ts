@@ -50,7 +50,8 @@ export async function responsesText(lane: ResponsesLane, call: TextCall, upstrea
       timeoutMs: Math.max(1, job.deadline - Date.now()),
       format: 'png',
       job: streamJob,
-      onText: call.onDelta,
+      // Nothing reaches the caller once it cancelled (events already read may still be parsed).
+      onText: call.onDelta && ((delta) => !job.signal.aborted && call.onDelta?.(delta)),
     });
     return { text: outcome.text ?? '', ...(outcome.usage ? { usage: { inputTokens: outcome.usage.inputTokens ?? 0, outputTokens: outcome.usage.outputTokens ?? 0 } } : {}) };
   } catch (error) {
