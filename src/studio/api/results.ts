@@ -153,6 +153,8 @@ export const providerCapabilities = z.union([
     defaultModel: z.string().nullable(),
     defaultVideoModel: z.string().nullable(),
     models: z.array(z.string()),
+    /** Its text model (the prompt builder's and Agent Mode planner's backends); null when it has none. */
+    text: z.object({ models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string().optional() })), defaultModel: z.string(), webSearch: z.boolean() }).nullable(),
     codes: z.record(z.string(), z.unknown()),
   }),
 ]);

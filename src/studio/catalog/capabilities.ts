@@ -37,6 +37,7 @@ export function capabilities(version: string): CapabilitiesBody {
         defaultModel: lane.models.default ?? null,
         defaultVideoModel: lane.models.defaultVideo ?? null,
         models: lane.models.list.map((model) => model.id),
+        text: lane.text ? { models: lane.text.models.map((model) => ({ ...model })), defaultModel: lane.text.defaultModel, webSearch: lane.text.webSearch } : null,
         codes: { ...lane.codes },
       })),
     ],

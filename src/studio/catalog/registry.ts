@@ -1,4 +1,4 @@
-import { LANE_IDS, type LaneId } from '../api/index.js';
+import { LANE_IDS, PROMPT_BUILDER_AUTO_ORDER, type LaneId, type PromptBuilderBackend } from '../api/index.js';
 import { alphaApiLane, alphaLane } from '../lanes/alpha/index.js';
 import { apiLane } from '../lanes/api/index.js';
 import { betaApiLane } from '../lanes/beta-api/index.js';
@@ -9,6 +9,7 @@ import { etaLane } from '../lanes/eta/index.js';
 import { flowLane } from '../lanes/flow/index.js';
 import { gammaLane } from '../lanes/gamma/index.js';
 import { oauthLane } from '../lanes/oauth/index.js';
+import type { TextModel } from '../lanes/text-model.js';
 import type { LaneModule } from '../lanes/types.js';
 import { zetaLane } from '../lanes/zeta/index.js';
 
@@ -39,6 +40,25 @@ export const LANE_MODULES: readonly LaneModule[] = LANE_IDS.map((id) => LANES[id
  * through their own route.
  */
 export const AUTO_ORDER: readonly LaneId[] = ['oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen', 'gamma', 'delta', 'epsilon', 'flow'];
+
+/** A lane with a text model: a backend of the prompt builder and of Agent Mode's planner. */
+export type TextLane = LaneModule & { readonly id: PromptBuilderBackend; readonly text: TextModel };
+
+const isBackendId = (id: LaneId): id is PromptBuilderBackend => (PROMPT_BUILDER_AUTO_ORDER as readonly LaneId[]).includes(id);
+
+/**
+ * The text lanes in the order the prompt builder's `auto` tries them: the spec's order, which is
+ * also the API's list of builder backends (PROMPT_BUILDER_AUTO_ORDER). Each of those lanes must
+ * declare a text model, and a lane declaring one must be in that list: checked when the module loads.
+ */
+export const TEXT_LANES: readonly TextLane[] = PROMPT_BUILDER_AUTO_ORDER.map((id) => {
+  const lane = LANES[id];
+  if (!lane.text) throw new Error(`The ${id} lane is a prompt builder backend (PROMPT_BUILDER_AUTO_ORDER) but declares no text model.`);
+  return { ...lane, id, text: lane.text };
+});
+for (const lane of LANE_MODULES) {
+  if (lane.text && !isBackendId(lane.id)) throw new Error(`The ${lane.id} lane declares a text model: add it to PROMPT_BUILDER_AUTO_ORDER and PROMPT_BUILDER_CHOICES (api/prompt-builder.ts) where auto should try it.`);
+}
 
 /** What a lane can do, derived once from its adapter's operations and its declarations. */
 export interface LaneOperations {

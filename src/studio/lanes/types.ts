@@ -7,6 +7,7 @@ import type { QuotaResult } from '../api/quota.js';
 import type { DeviceAuthorization } from '../auth/device-code.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { LaneEnv } from './env.js';
+import type { TextModel } from './text-model.js';
 import type { UpstreamError } from '../upstream/index.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
@@ -282,6 +283,8 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly routes?: LaneRoutes;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
+  /** Its text capability (the prompt builder's and Agent Mode planner's backends: lanes/text-model.ts). */
+  readonly text?: TextModel;
 }
 
 /** A lane's route family: a Fastify plugin given the lane environment. */

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
-import { PROMPT_BUILDER_AUTO_ORDER, PROMPT_BUILDER_CHOICES, type PromptBuilderBackend, type PromptBuilderChoice, type PromptBuilderConfig, type PromptBuilderConfigRequest } from '../api/index.js';
-import { LANES } from '../catalog/registry.js';
+import { PROMPT_BUILDER_CHOICES, type PromptBuilderBackend, type PromptBuilderChoice, type PromptBuilderConfig, type PromptBuilderConfigRequest } from '../api/index.js';
+import { TEXT_LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';
 import type { StudioContext } from '../context.js';
-import { ALPHA_PLANNER_VERSIONS, DEFAULT_ALPHA_PLANNER } from '../lanes/alpha/controls.js';
+import { backendLane } from './backends.js';
 
 // The prompt builder's settings (spec: "Prompt builder backend"): a backend
-// (`auto` or one of four) and a model of that backend, persisted in
+// (`auto` or one of the text lanes) and a model of that backend, persisted in
 // config.json under `promptBuilder`. An environment variable fixes either one;
 // the API then cannot change it, and says so. Agent Mode's planner routes by
 // the same pair.
@@ -15,20 +15,14 @@ import { ALPHA_PLANNER_VERSIONS, DEFAULT_ALPHA_PLANNER } from '../lanes/alpha/co
 /** The variables that fix the pair (environment > config.json > built-in). */
 export const PROMPT_BUILDER_ENV = { backend: 'SVC_PROMPT_BUILDER_BACKEND', model: 'SVC_PROMPT_BUILDER_MODEL' } as const;
 
-/** Each backend's text models and default, from the lanes it shares its protocol and credential with. */
+/** Each backend's text models and default: its lane's text model. */
 export function backendModels(backend: PromptBuilderBackend): { models: readonly string[]; defaultModel: string } {
-  if (backend === 'alpha' || backend === 'alpha-api') return { models: ALPHA_PLANNER_VERSIONS, defaultModel: DEFAULT_ALPHA_PLANNER };
-  const lane = LANES[backend];
-  const models = lane.models.list.filter((model) => model.kind === 'chat').map((model) => model.id);
-  // Spec: lang-6-luna is the default builder model on oauth; api's own default on api.
-  return { models, defaultModel: lane.models.default ?? models[0] };
+  const { text } = backendLane(backend);
+  return { models: text.models.map((model) => model.id), defaultModel: text.defaultModel };
 }
 
-/** The id sent upstream for a builder model (an api id on oauth runs as its oauth equivalent). */
-export function upstreamModel(backend: PromptBuilderBackend, model: string): string {
-  if (backend !== 'oauth') return model;
-  return LANES.oauth.models.list.find((spec) => spec.id === model)?.runsAs ?? model;
-}
+/** The backend ids in the order `auto` tries them. */
+export const autoOrder = (): PromptBuilderBackend[] => TEXT_LANES.map((lane) => lane.id);
 
 const stored = z.object({ backend: z.enum(PROMPT_BUILDER_CHOICES), model: z.string().nullable().optional() });
 
@@ -42,7 +36,7 @@ export interface BuilderSettings {
 /** The model must be one of the backend's; with `auto`, one of some backend's. */
 export function checkModel(backend: PromptBuilderChoice, model: string | null | undefined, field = 'model'): void {
   if (model === null || model === undefined) return;
-  const backends = backend === 'auto' ? PROMPT_BUILDER_AUTO_ORDER : [backend];
+  const backends = backend === 'auto' ? autoOrder() : [backend];
   if (backends.some((id) => backendModels(id).models.includes(model))) return;
   const valid = Object.fromEntries(backends.map((id) => [id, backendModels(id).models]));
   throw new ServiceError('PROMPT_BUILDER_INVALID_MODEL', `"${model}" is not a model of the ${backend} prompt builder backend.`, { details: { field, backend, model, valid } });
@@ -69,13 +63,13 @@ export function builderSettings(ctx: StudioContext): BuilderSettings {
 export async function builderConfig(ctx: StudioContext): Promise<PromptBuilderConfig> {
   const settings = builderSettings(ctx);
   const backends = await Promise.all(
-    PROMPT_BUILDER_AUTO_ORDER.map(async (id) => {
+    autoOrder().map(async (id) => {
       const status = await laneStatus(ctx, id);
       const { models, defaultModel } = backendModels(id);
       return { id, ready: status.state === 'ready', reason: status.reason, defaultModel, models: [...models] };
     }),
   );
-  return { ...settings, env: PROMPT_BUILDER_ENV, autoOrder: [...PROMPT_BUILDER_AUTO_ORDER], backends };
+  return { ...settings, env: PROMPT_BUILDER_ENV, autoOrder: autoOrder(), backends };
 }
 
 /** PUT /api/prompt-builder/config: validated against the catalog; a part fixed by the environment cannot change. */

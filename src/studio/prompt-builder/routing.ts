@@ -1,13 +1,13 @@
 import { ServiceError } from '../../common/errors.js';
-import { PROMPT_BUILDER_AUTO_ORDER, type PromptBuilderBackend, type PromptBuilderChoice } from '../api/index.js';
+import type { PromptBuilderBackend, PromptBuilderChoice } from '../api/index.js';
 import { laneStatus } from '../catalog/status.js';
 import type { StudioContext } from '../context.js';
-import { backendModels, builderSettings, checkModel } from './config.js';
+import { autoOrder, backendModels, builderSettings, checkModel } from './config.js';
 
 // Which backend answers (spec: "Prompt builder backend"), independent of the
 // image lane: a named backend pins routing (unavailable: a typed error naming
-// it and why, never a fallback); `auto` takes the first ready one of
-// PROMPT_BUILDER_AUTO_ORDER (that offers the model, when one is named).
+// it and why, never a fallback); `auto` takes the first ready text lane in
+// the spec's order (the registry's TEXT_LANES) that offers the model, when one is named.
 
 export interface RoutedBackend {
   readonly requested: PromptBuilderChoice;
@@ -34,8 +34,9 @@ export async function routeBackend(ctx: StudioContext, asked: { backend?: Prompt
     }
     return { requested, backend: requested, model: model ?? backendModels(requested).defaultModel };
   }
+  const order = autoOrder();
   const skipped: Partial<Record<PromptBuilderBackend, string>> = {};
-  for (const backend of PROMPT_BUILDER_AUTO_ORDER) {
+  for (const backend of order) {
     const { models, defaultModel } = backendModels(backend);
     if (model !== undefined && !models.includes(model)) {
       skipped[backend] = `does not offer ${model}`;
@@ -45,7 +46,7 @@ export async function routeBackend(ctx: StudioContext, asked: { backend?: Prompt
     if (status.state === 'ready') return { requested, backend, model: model ?? defaultModel };
     skipped[backend] = status.reason;
   }
-  throw new ServiceError('PROMPT_BUILDER_NO_BACKEND', `No prompt builder backend is ready (auto tries ${PROMPT_BUILDER_AUTO_ORDER.join(', ')}).`, {
-    details: { autoOrder: PROMPT_BUILDER_AUTO_ORDER, backends: skipped },
+  throw new ServiceError('PROMPT_BUILDER_NO_BACKEND', `No prompt builder backend is ready (auto tries ${order.join(', ')}).`, {
+    details: { autoOrder: order, backends: skipped },
   });
 }

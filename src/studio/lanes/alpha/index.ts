@@ -14,6 +14,7 @@ import { readAlphaSession } from './session-file.js';
 import { startStudioAlphaLogin } from './login.js';
 import { alphaAuth } from './status.js';
 import { alphaRoutes } from './routes.js';
+import { alphaText } from './text.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
@@ -118,6 +119,7 @@ export const alphaLane: LaneModule = defineLane({
   health: (ctx) => ({ auth: alphaAuth(ctx) }),
   routes: alphaRoutes,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
+  text: alphaText('alpha'),
 });
 
 export const alphaApiLane: LaneModule = defineLane({
@@ -130,4 +132,5 @@ export const alphaApiLane: LaneModule = defineLane({
   ...shared,
   endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
   adapter: adapter('alpha-api', () => alphaApiLane),
+  text: alphaText('alpha-api'),
 });

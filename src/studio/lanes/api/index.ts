@@ -4,6 +4,8 @@ import type { LaneEnv } from '../env.js';
 import { responsesImage } from '../responses/image-call.js';
 import { bearer, keyedGet } from '../key-check.js';
 import { API_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
+import { responsesText, textModelEntries } from '../responses/text.js';
+import type { TextModel } from '../text-model.js';
 import { booleanSetting, modelSetting, reasoningSetting, settingOf, sizeSetting } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
 
@@ -28,6 +30,18 @@ async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promi
     size: settingOf(ctx, apiLane, 'size'),
   });
 }
+
+/** Its text capability (the prompt builder, Agent Mode's planner): the Responses API with no image tool, its web_search tool when asked. */
+const text: TextModel = {
+  specificationVersion: 'v1',
+  models: textModelEntries(API_MODELS),
+  defaultModel: MODELS.default,
+  webSearch: true,
+  generate: (ctx, call, job) => {
+    const key = apiKey(ctx);
+    return responsesText('api', call, call.model, job, { url: `${ctx.upstreamUrl('api')}/responses`, headers: { authorization: `Bearer ${key}` }, credential: key, webSearch: true });
+  },
+};
 
 export const apiLane: LaneModule = {
   id: 'api',
@@ -61,4 +75,5 @@ export const apiLane: LaneModule = {
     generate: run,
     edit: run,
   },
+  text,
 };

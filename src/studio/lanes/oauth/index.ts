@@ -4,6 +4,8 @@ import type { LaneEnv } from '../env.js';
 import { isRejectedToken } from '../responses/errors.js';
 import { responsesImage } from '../responses/image-call.js';
 import { OAUTH_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
+import { responsesText, textModelEntries } from '../responses/text.js';
+import type { TextModel } from '../text-model.js';
 import { modelSetting, reasoningSetting, settingOf } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, LaneStatus } from '../types.js';
 import { readChatSessionSync, type ChatSession } from './auth-file.js';
@@ -55,6 +57,30 @@ async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promi
   }
 }
 
+/**
+ * Its text capability (the prompt builder, Agent Mode's planner): the same backend with no tool
+ * (it offers no web search), `store: false`, an api id run as its oauth equivalent, and the
+ * image call's 401 rule: refresh and try once more.
+ */
+const text: TextModel = {
+  specificationVersion: 'v1',
+  models: textModelEntries(OAUTH_MODELS),
+  defaultModel: MODELS.default,
+  webSearch: false,
+  async generate(ctx, call, job) {
+    const model = OAUTH_MODELS.find((spec) => spec.id === call.model)?.runsAs ?? call.model;
+    const send = (session: ChatSession) =>
+      responsesText('oauth', call, model, job, { url: `${ctx.upstreamUrl('oauth')}/codex/responses`, headers: headers(session), credential: session.accessToken, store: false, webSearch: false });
+    const session = await usableSession(ctx, { signal: job.signal });
+    try {
+      return await send(session);
+    } catch (error) {
+      if (!isRejectedToken(error)) throw error;
+      return send(await usableSession(ctx, { rejected: session.accessToken, signal: job.signal }));
+    }
+  },
+};
+
 /** A session file that exists but cannot be used is `needs_credential`, not `ready` (same rule as preflight). */
 async function probe(ctx: LaneEnv): Promise<LaneStatus | undefined> {
   try {
@@ -103,4 +129,5 @@ export const oauthLane: LaneModule = {
     generate: run,
     edit: run,
   },
+  text,
 };

@@ -55,6 +55,8 @@ export const STREAM_EVENTS = {
     .object({ partial_image_b64: text, partial_image_index: z.number().int().optional(), output_format: text.nullish() })
     .passthrough(),
   'response.output_item.done': z.object({ item: outputItem, output_index: z.number().int().optional() }).passthrough(),
+  /** A piece of the assistant's text (text calls stream it on). */
+  'response.output_text.delta': z.object({ delta: text }).passthrough(),
   'response.completed': z.object({ response: responseObject }).passthrough(),
   'response.incomplete': z.object({ response: responseObject }).passthrough(),
   'response.failed': z.object({ response: responseObject }).passthrough(),

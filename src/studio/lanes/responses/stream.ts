@@ -22,6 +22,8 @@ export interface ResponsesCall {
   readonly job: LaneJob;
   /** An image final before the terminal event (its `output_item.done`): saving may start. */
   readonly onImage?: (image: Omit<ReadyImage, 'settings'>) => void;
+  /** A piece of the assistant's text, as it arrives (a text call's stream). */
+  readonly onText?: (delta: string) => void;
 }
 
 export interface ResponsesOutcome {
@@ -165,6 +167,11 @@ async function readResponseStream(call: ResponsesCall, response: UpstreamRespons
         const event = parsed.event as StreamEvent<typeof type>;
         const image = outcome.item(event.item, `output-${String(event.output_index ?? '')}`, blobs);
         if (image) call.onImage?.(image);
+        break;
+      }
+      case 'response.output_text.delta': {
+        const { delta } = parsed.event as StreamEvent<typeof type>;
+        if (delta) call.onText?.(delta);
         break;
       }
       case 'response.completed':
