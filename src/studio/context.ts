@@ -22,7 +22,8 @@ import { LocalAssetStore } from './store/asset-files.js';
 import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from './version.js';
 import type { LaneEnv } from './lanes/env.js';
-import { FlowWorkflowStore } from './store/flow-workflows.js';
+import type { StudioStore } from './store/repositories.js';
+import { sqliteStudioStore } from './store/sqlite-store.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -67,7 +68,13 @@ export interface StudioContext extends LaneEnv {
    * reaches an answer, an event, a job row or a log (common/secrets.ts).
    */
   readonly secrets: SecretRegistry;
+  /**
+   * The open SQLite file. Only store/ reads or writes it (everything else goes through `store`);
+   * video/ and mcp/ still do until they are converted, and tests use it to inject faults.
+   */
   readonly db: StudioDatabase;
+  /** The studio's persistent state, one repository per kind of record (store/repositories.ts; SQLite today). */
+  readonly store: StudioStore;
   readonly events: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
   readonly jobs: Jobs;
@@ -102,6 +109,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   }
   const settings = new Settings(paths.configFile);
   const db = openDatabase(paths.databaseFile);
+  const store = sqliteStudioStore(db, paths.databaseFile);
   const events = new EventChannel(options.events);
   const demo = options.demo;
   const files = new DurableWriter();
@@ -127,6 +135,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     keyStore,
     secrets,
     db,
+    store,
     events,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
@@ -134,7 +143,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     files,
     assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
-    records: { flowWorkflows: new FlowWorkflowStore(db) },
+    records: { flowWorkflows: store.flowWorkflows },
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
       const url = configuredUpstreamUrl(lane, endpoint);
