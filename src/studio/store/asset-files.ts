@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isAtomicTempName, isThisBootsTempName, writeFileAtomicAsync } from '../../common/atomic-file.js';
 import type { DurableWriter } from '../../common/durable-writer.js';
+import { ServiceError } from '../../common/errors.js';
 import type { AssetBody, AssetSpace, AssetStore } from '../media/asset-store.js';
 import { pathInside } from '../media/filename.js';
 
@@ -11,6 +12,9 @@ import { pathInside } from '../media/filename.js';
 // An image or an input is written on the durable writer's thread (temp file,
 // fsync, exclusive rename, directory fsync); a thumbnail atomically without
 // fsync (derived: start-up makes a lost one again).
+
+/** A stored input's name: the SHA-256 of its bytes. */
+const INPUT_NAME = /^[0-9a-f]{64}$/;
 
 /** Files of history are the user's own. */
 const PRIVATE_FILE = 0o600;
@@ -26,6 +30,11 @@ export class LocalAssetStore implements AssetStore {
   }
 
   private path(space: AssetSpace, name: string): string {
+    // Inputs are named by their content's hash; the other spaces by asset file names.
+    if (space === 'inputs') {
+      if (!INPUT_NAME.test(name)) throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
+      return join(this.dirs.inputs, name);
+    }
     return pathInside(this.dirs[space], name);
   }
 
