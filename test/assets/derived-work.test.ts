@@ -76,7 +76,7 @@ describe('saving off the request path', () => {
     const { join } = await import('node:path');
     rmSync(join(rig.studio.ctx.paths.thumbnailsDir, image.thumbnailUrl.split('/').pop() as string));
     const { finishPendingAssets } = await import('../../src/studio/assets.js');
-    expect(finishPendingAssets(rig.studio.ctx)).toBe(1);
+    expect(await finishPendingAssets(rig.studio.ctx)).toBe(1);
     expect((await rig.get(image.thumbnailUrl)).status).toBe(200);
     expect(findAsset(rig.studio.ctx.db, image.filename)?.thumbnail_state).toBe('ready');
   });
