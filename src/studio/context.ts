@@ -3,7 +3,7 @@ import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import { SecretRegistry } from '../common/secrets.js';
-import type { EventChannelOptions } from '../common/events/types.js';
+import type { EventBus, EventChannelOptions } from '../common/events/types.js';
 import type { LaneId } from './api/index.js';
 import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
@@ -75,7 +75,10 @@ export interface StudioContext extends LaneEnv {
   readonly db: StudioDatabase;
   /** The studio's persistent state, one repository per kind of record (store/repositories.ts; SQLite today). */
   readonly store: StudioStore;
-  readonly events: EventChannel;
+  /** The studio's events (the EventBus port): what producers publish and in-process consumers read. */
+  readonly events: EventBus;
+  /** The same events served over HTTP (GET /api/events, a request's own stream): the bus's first implementation, its SSE side. */
+  readonly channel: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
   readonly jobs: Jobs;
   /** Lanes resting after a rate limit (auto skips them). */
@@ -137,6 +140,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     db,
     store,
     events,
+    channel: events,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
