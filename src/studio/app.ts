@@ -29,7 +29,7 @@ import { demoGuideRoutes } from './routes/demo-guide.js';
 
 /** The event channel's route. */
 const eventRoutes: StudioRoutes = async (app, { ctx }) => {
-  app.get('/api/events', (request, reply) => ctx.events.serve(request, reply));
+  app.get('/api/events', (request, reply) => ctx.channel.serve(request, reply));
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */

@@ -6,7 +6,7 @@ import { isValidAssetFilename, newAssetFilenames } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
 import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
-import { assetsWithPendingThumbnails, findAsset, insertAsset, isNameTaken, markAssetDeleted, setThumbnailState, type AssetRow, type NewAssetRow } from './store/assets.js';
+import type { AssetRow, NewAssetRow } from './store/assets.js';
 import { readImageHeader } from './media/image-header.js';
 import { checkSvg, svgSize, withSvgMetadata } from './media/svg.js';
 import { adoptOrphanVideo } from './video/save-video.js';
@@ -83,9 +83,9 @@ const NAME_DRAWS = 5;
  * writer's thread: `image` is empty afterwards.
  */
 export async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
-  const names = newAssetFilenames(createdAt, prompt, format, NAME_DRAWS).filter(
-    (filename) => !isNameTaken(ctx.db, filename, thumbnailNameOf(filename)),
-  );
+  const drawn = newAssetFilenames(createdAt, prompt, format, NAME_DRAWS);
+  const taken = await Promise.all(drawn.map((filename) => ctx.store.assets.isNameTaken(filename, thumbnailNameOf(filename))));
+  const names = drawn.filter((_filename, index) => !taken[index]);
   const written = await ctx.assets.create(names, image);
   if (!written) throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');
   return written;
@@ -126,7 +126,7 @@ export function rowOf(facts: { filename: string; thumbnail: string; format: Asse
 export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   let adopted = 0;
   for (const name of await ctx.assets.names('generated')) {
-    if (!isValidAssetFilename(name) || findAsset(ctx.db, name)) continue;
+    if (!isValidAssetFilename(name) || (await ctx.store.assets.find(name))) continue;
     if (name.endsWith('.mp4')) {
       // A video says what it is in its container's tag (read back with ffprobe).
       if (await adoptOrphanVideo(ctx, name).catch(() => false)) adopted += 1;
@@ -143,7 +143,7 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
     } catch {
       continue; // a damaged file is not given back
     }
-    insertAsset(ctx.db, rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }));
+    await ctx.store.assets.insert(rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }));
     void finishAsset(ctx, name);
     adopted += 1;
   }
@@ -221,7 +221,7 @@ export async function writeAsset(ctx: StudioContext, input: SaveInput): Promise<
 /** The second half of saveAsset: the row of a written asset, its thumbnail scheduled. If the row cannot be written the file goes. */
 export async function recordAsset(ctx: StudioContext, row: WrittenAsset): Promise<AssetRecord> {
   try {
-    insertAsset(ctx.db, row);
+    await ctx.store.assets.insert(row);
   } catch (error) {
     await ctx.assets.remove('generated', row.filename);
     throw error;
@@ -241,7 +241,7 @@ export const discardAsset = (ctx: StudioContext, row: WrittenAsset): Promise<voi
  */
 export function finishAsset(ctx: StudioContext, filename: string): Promise<void> {
   return ctx.derived.schedule(filename, async () => {
-    const row = findAsset(ctx.db, filename);
+    const row = await ctx.store.assets.find(filename);
     if (!row || row.thumbnail_state !== 'pending') return;
     let thumbnail: Buffer;
     try {
@@ -252,8 +252,7 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       const problem = new ServiceError('UPSTREAM_FAILED', `The image ${filename} is damaged: it does not decode (${(error as Error).message}). It was removed from history.`, {
         details: { filename, requestId: row.request_id },
       });
-      setThumbnailState(ctx.db, filename, 'failed');
-      markAssetDeleted(ctx.db, filename, new Date().toISOString());
+      await ctx.store.assets.markBroken(filename, new Date().toISOString());
       publishAssetEvent(ctx, 'asset_broken', { filename, requestId: row.request_id, error: problem.toBody().error });
       return;
     }
@@ -265,14 +264,14 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       if (isStorageFull(error)) return;
       throw error;
     }
-    setThumbnailState(ctx.db, filename, 'ready');
+    await ctx.store.assets.setThumbnailState(filename, 'ready');
     publishAssetEvent(ctx, 'thumbnail_ready', { filename, requestId: row.request_id, thumbnailUrl: thumbnailUrl(filename) });
   });
 }
 
 /** Start-up: finish the assets a crash (or a stop) left without a thumbnail. Returns how many were scheduled. */
-export function finishPendingAssets(ctx: StudioContext): number {
-  const rows = assetsWithPendingThumbnails(ctx.db);
+export async function finishPendingAssets(ctx: StudioContext): Promise<number> {
+  const rows = await ctx.store.assets.pendingThumbnails();
   for (const row of rows) void finishAsset(ctx, row.filename);
   return rows.length;
 }

@@ -3,7 +3,7 @@ import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from '../common/errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import { SecretRegistry } from '../common/secrets.js';
-import type { EventChannelOptions } from '../common/events/types.js';
+import type { EventBus, EventChannelOptions } from '../common/events/types.js';
 import type { LaneId } from './api/index.js';
 import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
@@ -22,7 +22,8 @@ import { LocalAssetStore } from './store/asset-files.js';
 import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from './version.js';
 import type { LaneEnv } from './lanes/env.js';
-import { FlowWorkflowStore } from './store/flow-workflows.js';
+import type { StudioStore } from './store/repositories.js';
+import { sqliteStudioStore } from './store/sqlite-store.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -67,8 +68,17 @@ export interface StudioContext extends LaneEnv {
    * reaches an answer, an event, a job row or a log (common/secrets.ts).
    */
   readonly secrets: SecretRegistry;
+  /**
+   * The open SQLite file. Only store/ reads or writes it (everything else goes through `store`);
+   * video/ and mcp/ still do until they are converted, and tests use it to inject faults.
+   */
   readonly db: StudioDatabase;
-  readonly events: EventChannel;
+  /** The studio's persistent state, one repository per kind of record (store/repositories.ts; SQLite today). */
+  readonly store: StudioStore;
+  /** The studio's events (the EventBus port): what producers publish and in-process consumers read. */
+  readonly events: EventBus;
+  /** The same events served over HTTP (GET /api/events, a request's own stream): the bus's first implementation, its SSE side. */
+  readonly channel: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
   readonly jobs: Jobs;
   /** Lanes resting after a rate limit (auto skips them). */
@@ -102,6 +112,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   }
   const settings = new Settings(paths.configFile);
   const db = openDatabase(paths.databaseFile);
+  const store = sqliteStudioStore(db, paths.databaseFile);
   const events = new EventChannel(options.events);
   const demo = options.demo;
   const files = new DurableWriter();
@@ -127,14 +138,16 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     keyStore,
     secrets,
     db,
+    store,
     events,
+    channel: events,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
     files,
     assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
-    records: { flowWorkflows: new FlowWorkflowStore(db) },
+    records: { flowWorkflows: store.flowWorkflows },
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
       const url = configuredUpstreamUrl(lane, endpoint);

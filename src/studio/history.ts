@@ -5,21 +5,7 @@ import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { StudioContext } from './context.js';
-import {
-  findAsset,
-  listGroupItems,
-  listLiveAssets,
-  listSessionGroups,
-  markAssetDeleted,
-  searchExpression,
-  searchLiveAssets,
-  markAssetRestored,
-  removeAsset,
-  removeTombstone,
-  tombstonesDeletedBefore,
-  type AssetFilter,
-  type AssetRow,
-} from './store/assets.js';
+import { searchExpression, type AssetFilter, type AssetRow } from './store/assets.js';
 
 // History: listing (newest first, or grouped by session), tombstones,
 // restore within the retention window, and the sweeper that purges
@@ -72,20 +58,19 @@ export interface HistoryGroupsPage {
   nextCursor: string | null;
 }
 
-function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): HistoryPage {
+async function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: string; filter?: AssetFilter }): Promise<HistoryPage> {
   const { limit, filter } = options;
   // One extra row tells whether another page exists.
   if (filter?.search !== undefined) {
-    const match = searchExpression(filter.search);
-    if (match === undefined) throw new ServiceError('BAD_REQUEST', 'q holds no word to search for (letters or digits).', { details: { field: 'q' } });
+    if (searchExpression(filter.search) === undefined) throw new ServiceError('BAD_REQUEST', 'q holds no word to search for (letters or digits).', { details: { field: 'q' } });
     const after = options.cursor ? decodeCursor(options.cursor, searchCursor) : undefined;
-    const rows = searchLiveAssets(ctx.db, { match, limit: limit + 1, afterId: after?.i, filter });
+    const rows = await ctx.store.assets.search({ text: filter.search, limit: limit + 1, afterId: after?.i, filter });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return { items: page.map(recordOf), nextCursor: rows.length > limit && last ? encodeCursor({ m: 'search', i: last.id }) : null };
   }
   const after = options.cursor ? decodeCursor(options.cursor, itemsCursor) : undefined;
-  const rows = listLiveAssets(ctx.db, { limit: limit + 1, after: after && { createdAt: after.c, id: after.i }, filter });
+  const rows = await ctx.store.assets.listLive({ limit: limit + 1, after: after && { createdAt: after.c, id: after.i }, filter });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -128,19 +113,20 @@ function assetFilter(filter: HistoryFilter): AssetFilter {
  * (full-text), newest first by the order they entered history, which differs
  * only for files adopted from disk at start-up.
  */
-export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: HistoryFilter }): HistoryPage =>
+export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: HistoryFilter }): Promise<HistoryPage> =>
   itemsPage(ctx, { limit: options.limit, cursor: options.cursor, filter: assetFilter(options.filter ?? {}) });
 
 /** Session groups over all live assets, most recently active first; each with its newest items. */
-export function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): HistoryGroupsPage {
+export async function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): Promise<HistoryGroupsPage> {
   const after = options.cursor ? decodeCursor(options.cursor, groupsCursor) : undefined;
-  const rows = listSessionGroups(ctx.db, { limit: options.limit + 1, after: after && { latestAt: after.l, key: after.k } });
+  const rows = await ctx.store.assets.listSessionGroups({ limit: options.limit + 1, after: after && { latestAt: after.l, key: after.k } });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
-  const groups = page.map((group): SessionGroup => {
+  const groups = await Promise.all(
+    page.map(async (group): Promise<SessionGroup> => {
     const sessionIds = (JSON.parse(group.sessionIds) as string[]).sort();
     // One extra row tells whether the group goes on; it continues as the `session=<title>` listing (same rows, same cursor).
-    const rows = listGroupItems(ctx.db, { title: group.sessionTitle, sessionIds, limit: options.groupItems + 1 });
+    const rows = await ctx.store.assets.listGroupItems({ title: group.sessionTitle, sessionIds, limit: options.groupItems + 1 });
     const page = rows.slice(0, options.groupItems);
     const last = page.at(-1);
     const items = { items: page.map(recordOf), nextCursor: rows.length > options.groupItems && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null };
@@ -154,15 +140,16 @@ export function listHistoryGroups(ctx: StudioContext, options: { limit: number; 
       items: items.items,
       itemsNextCursor: items.nextCursor,
     };
-  });
+    }),
+  );
   return {
     groups,
     nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'groups', l: last.latestAt, k: last.groupKey }) : null,
   };
 }
 
-function liveRow(ctx: StudioContext, filename: string): AssetRow {
-  const row = findAsset(ctx.db, filename);
+async function liveRow(ctx: StudioContext, filename: string): Promise<AssetRow> {
+  const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
   if (row.deleted_at !== null) {
     throw new ServiceError('NOT_FOUND', `${filename} was deleted; restore it to see it again.`, {
@@ -173,7 +160,7 @@ function liveRow(ctx: StudioContext, filename: string): AssetRow {
 }
 
 /** One live asset's record. */
-export const getHistoryAsset = (ctx: StudioContext, filename: string): AssetRecord => recordOf(liveRow(ctx, filename));
+export const getHistoryAsset = async (ctx: StudioContext, filename: string): Promise<AssetRecord> => recordOf(await liveRow(ctx, filename));
 
 export interface Tombstone {
   filename: string;
@@ -182,13 +169,13 @@ export interface Tombstone {
 }
 
 /** Tombstones an asset (files stay until the sweeper). Deleting a tombstone again answers the same tombstone. */
-export function deleteHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Tombstone {
-  const row = findAsset(ctx.db, filename);
+export async function deleteHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Promise<Tombstone> {
+  const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
   let deletedAt = row.deleted_at;
   if (deletedAt === null) {
     deletedAt = now.toISOString();
-    if (!markAssetDeleted(ctx.db, filename, deletedAt)) return deleteHistoryAsset(ctx, filename, now); // lost a race: read again
+    if (!(await ctx.store.assets.markDeleted(filename, deletedAt))) return deleteHistoryAsset(ctx, filename, now); // lost a race: read again
   }
   return { filename, deletedAt, restorableUntil: restorableUntilOf(ctx, deletedAt) };
 }
@@ -205,16 +192,16 @@ export interface Purged {
  * needs no free space, so this works on a full disk (where even a tombstone, a database write, may not).
  */
 export async function purgeHistoryAsset(ctx: StudioContext, filename: string): Promise<Purged> {
-  const row = findAsset(ctx.db, filename);
+  const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
   await Promise.all([ctx.assets.remove('generated', row.filename), ctx.assets.remove('thumbnails', row.thumbnail)]);
-  removeAsset(ctx.db, row.filename);
+  await ctx.store.assets.remove(row.filename);
   return { filename: row.filename, purged: true, freedBytes: row.bytes };
 }
 
 /** Brings a tombstoned asset back within the retention window; a live asset answers as is. */
 export async function restoreHistoryAsset(ctx: StudioContext, filename: string, now = new Date()): Promise<AssetRecord> {
-  const row = findAsset(ctx.db, filename);
+  const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history (it may have been purged).`, { details: { filename } });
   if (row.deleted_at === null) return recordOf(row);
   const restorableUntil = restorableUntilOf(ctx, row.deleted_at);
@@ -226,7 +213,7 @@ export async function restoreHistoryAsset(ctx: StudioContext, filename: string, 
   if (!(await ctx.assets.exists('generated', filename))) {
     throw new ServiceError('NOT_FOUND', `The file of ${filename} is gone from the generated directory.`, { details: { filename } });
   }
-  markAssetRestored(ctx.db, filename);
+  await ctx.store.assets.markRestored(filename);
   return recordOf({ ...row, deleted_at: null });
 }
 
@@ -237,9 +224,9 @@ export async function restoreHistoryAsset(ctx: StudioContext, filename: string, 
 export async function sweepExpired(ctx: StudioContext, now: Date = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays(ctx) * DAY_MS).toISOString();
   let purged = 0;
-  for (const row of tombstonesDeletedBefore(ctx.db, cutoff)) {
+  for (const row of await ctx.store.assets.tombstonesDeletedBefore(cutoff)) {
     await Promise.all([ctx.assets.remove('generated', row.filename), ctx.assets.remove('thumbnails', row.thumbnail)]);
-    if (removeTombstone(ctx.db, row.filename)) purged += 1;
+    if (await ctx.store.assets.removeTombstone(row.filename)) purged += 1;
   }
   return purged;
 }

@@ -113,7 +113,7 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
       // (per-request SSE clients learn why), and a job already saving finishes its save.
       await ctx.jobs.stopAll('The studio is shutting down.', SHUTDOWN_GRACE_MS);
       // Then the event streams, so app.close() is not held open by long-lived SSE sockets.
-      ctx.events.close();
+      ctx.channel.close();
       await closeHttpApp(app);
       maintenance.stop();
       await maintenance.idle();

@@ -46,7 +46,7 @@ export function startMaintenance(ctx: StudioContext, options: { intervalMs?: num
     await ctx.jobs.sweep(jobRetentionMs(ctx));
   };
   run(async () => {
-    finishPendingAssets(ctx);
+    await finishPendingAssets(ctx);
     await adoptOrphanAssets(ctx);
     await sweep();
   });

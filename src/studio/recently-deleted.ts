@@ -1,8 +1,6 @@
 import { recordOf, type AssetRecord } from './assets.js';
 import type { StudioContext } from './context.js';
 import { retentionDays } from './history.js';
-import { statementsOf } from './store/database.js';
-import type { AssetRow } from './store/assets.js';
 
 // "Recently deleted": the tombstones still within retention, newest deletion
 // first, so a person can restore an image after its Undo is gone. The spec has
@@ -19,14 +17,10 @@ export interface DeletedAsset extends AssetRecord {
   restorableUntil: string;
 }
 
-const prepared = statementsOf((db) => ({
-  since: db.prepare<[string, number], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at > ? ORDER BY deleted_at DESC, id DESC LIMIT ?'),
-}));
-
 /** The restorable tombstones at `now`, each with when it was deleted and until when it can come back. */
-export function listRecentlyDeleted(ctx: StudioContext, now = new Date()): { items: DeletedAsset[] } {
+export async function listRecentlyDeleted(ctx: StudioContext, now = new Date()): Promise<{ items: DeletedAsset[] }> {
   const windowMs = retentionDays(ctx) * DAY_MS;
-  const rows = prepared(ctx.db).since.all(new Date(now.getTime() - windowMs).toISOString(), RECENTLY_DELETED_MAX);
+  const rows = await ctx.store.assets.deletedSince(new Date(now.getTime() - windowMs).toISOString(), RECENTLY_DELETED_MAX);
   return {
     items: rows.map((row) => {
       const deletedAt = row.deleted_at as string;

@@ -6,7 +6,6 @@ import type { InputDescriptor } from './api/index.js';
 import { isValidAssetFilename } from './media/filename.js';
 import { readImageHeader } from './media/image-header.js';
 import { mimeOf, sniffImageType, type ImageFormat } from './media/image-type.js';
-import { findAsset } from './store/assets.js';
 import { inputHash } from './jobs/inputs.js';
 
 // Input images of generation requests (references, and the image and mask of
@@ -129,7 +128,7 @@ async function historyBytes(ctx: StudioContext, filename: string, where: Where):
   if (!isValidAssetFilename(filename)) {
     throw fail('INVALID_FILENAME', `${label(where)} is not a valid history file name.`, where);
   }
-  const row = findAsset(ctx.db, filename);
+  const row = await ctx.store.assets.find(filename);
   const notFound = () => fail('REFERENCE_NOT_FOUND', `${label(where)} names ${filename}, which is not in history.`, where, { filename });
   if (!row || row.deleted_at !== null) throw notFound();
   const bytes = await ctx.assets.read('generated', filename, { maxBytes: LIMITS.referenceMaxBytes });

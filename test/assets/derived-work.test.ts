@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** Follows /api/events until an `assets` event for this file arrives. */
 async function assetEvent(filename: string, signal: AbortSignal): Promise<{ event: string } & Record<string, unknown>> {
-  const response = await fetch(`${rig.studio.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': `${rig.studio.ctx.events.runId}-0` }, signal });
+  const response = await fetch(`${rig.studio.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': `${rig.studio.ctx.channel.runId}-0` }, signal });
   for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
     const event = JSON.parse(message.data) as { topic: string; event: string; filename?: string };
     if (event.topic === 'assets' && event.filename === filename) return event;
@@ -76,7 +76,7 @@ describe('saving off the request path', () => {
     const { join } = await import('node:path');
     rmSync(join(rig.studio.ctx.paths.thumbnailsDir, image.thumbnailUrl.split('/').pop() as string));
     const { finishPendingAssets } = await import('../../src/studio/assets.js');
-    expect(finishPendingAssets(rig.studio.ctx)).toBe(1);
+    expect(await finishPendingAssets(rig.studio.ctx)).toBe(1);
     expect((await rig.get(image.thumbnailUrl)).status).toBe(200);
     expect(findAsset(rig.studio.ctx.db, image.filename)?.thumbnail_state).toBe('ready');
   });

@@ -58,7 +58,7 @@ describe('an image written while its stream ends', () => {
 
 describe('partial images', () => {
   it('reach a live listener with their base64; with nobody listening they are replayed without it, never made', async () => {
-    const { runId } = rig.studio.ctx.events;
+    const { runId } = rig.studio.ctx.channel;
     // Nobody listens: the partial events are published as their replayed form.
     const quiet = await rig.post('/api/generate', { prompt: 'a quiet pond', provider: 'api', requestId: 'partials-quiet' });
     expect(quiet.status).toBe(200);

@@ -121,20 +121,20 @@ describe('the studio event channel (issue 3 bar)', () => {
   it('refuses the 257th listener with 503 {"error":"SSE_CAPACITY"} and frees a slot on close', async () => {
     const listeners = Array.from({ length: 256 }, () => listen(rig.studio.url));
     await Promise.all(listeners.map((listener) => listener.ready));
-    await until(() => rig.studio.ctx.events.listenerCount === 256, 10_000);
+    await until(() => rig.studio.ctx.channel.listenerCount === 256, 10_000);
     const extra = listen(rig.studio.url);
     await extra.ready;
     await until(() => extra.body().length > 0, 5_000);
     expect(extra.status()).toBe(503);
     expect(JSON.parse(extra.body())).toEqual({ error: 'SSE_CAPACITY' });
     listeners[0].close();
-    await until(() => rig.studio.ctx.events.listenerCount === 255, 5_000);
+    await until(() => rig.studio.ctx.channel.listenerCount === 255, 5_000);
     const again = listen(rig.studio.url);
     await again.ready;
     expect(again.status()).toBe(200);
     again.close();
     for (const listener of listeners) listener.close();
-    await until(() => rig.studio.ctx.events.listenerCount === 0, 5_000);
+    await until(() => rig.studio.ctx.channel.listenerCount === 0, 5_000);
   });
 
   it('sends a ping within 16 s at the default heartbeat', async () => {

@@ -15,7 +15,7 @@ import {
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';
 import { describeInput, loadImageInput, loadReferences } from '../references.js';
-import { deleteAgentSession, deleteQueuedAgentTurn, findAgentTurn, insertAgentTurn, updateAgentTurn, type AgentTurnRow } from '../store/agent.js';
+import type { AgentTurnRow } from '../store/agent.js';
 import { parseTurn } from './commands.js';
 import { agentEvents, liveAgentSession, sessionBody, turnRowsOf, turnView } from './sessions.js';
 
@@ -46,7 +46,7 @@ const submittingOf = (ctx: StudioContext): Set<string> => {
 export async function itemDelivered(ctx: StudioContext, requestId: string): Promise<void> {
   if (!submittingOf(ctx).has(requestId)) return;
   try {
-    if (!(await ctx.jobs.get(requestId))) deleteQueuedAgentTurn(ctx.db, requestId, requestId);
+    if (!(await ctx.jobs.get(requestId))) await ctx.store.agent.deleteQueuedTurn(requestId, requestId);
   } catch (error) {
     console.error(`agent item ${requestId}: its row could not be checked against its job:`, error);
   } finally {
@@ -60,7 +60,7 @@ export async function itemDelivered(ctx: StudioContext, requestId: string): Prom
  * the engine answers it from its job).
  */
 async function checkItemId(ctx: StudioContext, requestId: string, sessionId: string, prompt: string): Promise<void> {
-  const turn = findAgentTurn(ctx.db, requestId);
+  const turn = await ctx.store.agent.findTurn(requestId);
   const job = await ctx.jobs.get(requestId);
   const sameTurn = !turn || (turn.session_id === sessionId && turn.prompt === prompt);
   const sameJob = !job || (job.kind === 'agent-turn' && job.request.itemId === requestId && job.request.sessionId === sessionId && job.request.prompt === prompt);
@@ -72,7 +72,7 @@ async function checkItemId(ctx: StudioContext, requestId: string, sessionId: str
 
 /** The job of a new item: the text checked (commands), the current image and references stored with it, its turn recorded `queued`. */
 export async function planTurnJob(ctx: StudioContext, sessionId: string, body: AgentTurnRequest, requestId: string): Promise<JobSpec<'agent-turn'>> {
-  const session = liveAgentSession(ctx, sessionId);
+  const session = await liveAgentSession(ctx, sessionId);
   const prompt = body.prompt?.trim() ?? '';
   if (!prompt) throw new ServiceError('AGENT_PROMPT_REQUIRED', 'A turn needs a prompt (its text, or a slash command: /help lists them).', { details: { field: 'prompt' } });
   const parsed = parseTurn(prompt);
@@ -80,12 +80,14 @@ export async function planTurnJob(ctx: StudioContext, sessionId: string, body: A
   const references = await loadReferences(ctx, body.references ?? [], { lane: 'agent', max: AGENT_LIMITS.referencesMax });
   // The current image as it is now goes with the item, so it survives a restart even if history loses it.
   const current = session.current_image ? await loadImageInput(ctx, { filename: session.current_image }, 'currentImage').catch(() => undefined) : undefined;
-  // The same requestId again is the same item: its turn is kept as it is.
-  if (insertAgentTurn(ctx.db, { id: requestId, session_id: sessionId, job_id: requestId, prompt, command: parsed.command, created_at: now() })) {
-    submittingOf(ctx).add(requestId);
-    const row = findAgentTurn(ctx.db, requestId);
+  // The same requestId again is the same item: its turn is kept as it is. Marked submitting before
+  // the row exists, so no read in between takes the row for one whose job was lost.
+  const marked = !submittingOf(ctx).has(requestId);
+  if (marked) submittingOf(ctx).add(requestId);
+  if (await ctx.store.agent.insertTurn({ id: requestId, session_id: sessionId, job_id: requestId, prompt, command: parsed.command, created_at: now() })) {
+    const row = await ctx.store.agent.findTurn(requestId);
     if (row) announceItem(ctx, row);
-  }
+  } else if (marked) submittingOf(ctx).delete(requestId);
   return {
     requestId,
     kind: 'agent-turn',
@@ -125,28 +127,28 @@ async function reconcile(ctx: StudioContext, row: AgentTurnRow): Promise<{ row: 
     error = job.error;
   }
   const fields = { state, error: error ? JSON.stringify(error) : null, finished_at: job?.finishedAt ?? now() };
-  if (updateAgentTurn(ctx.db, row.id, fields, ['queued', 'running'])) {
-    const updated = findAgentTurn(ctx.db, row.id) ?? row;
+  if (await ctx.store.agent.updateTurn(row.id, fields, ['queued', 'running'])) {
+    const updated = (await ctx.store.agent.findTurn(row.id)) ?? row;
     announceItem(ctx, updated, error ? { error } : {});
     return { row: updated, job };
   }
-  return { row: findAgentTurn(ctx.db, row.id) ?? row, job };
+  return { row: (await ctx.store.agent.findTurn(row.id)) ?? row, job };
 }
 
 /** A session's items as the API shows them: reconciled, the queued ones with their place (1 runs next). */
 async function itemsOf(ctx: StudioContext, sessionId: string): Promise<AgentTurn[]> {
-  const reconciled = await Promise.all(turnRowsOf(ctx, sessionId).map((row) => reconcile(ctx, row)));
+  const reconciled = await Promise.all((await turnRowsOf(ctx, sessionId)).map((row) => reconcile(ctx, row)));
   // Queued items run in the order their jobs were queued (a retried item goes to the back).
   const order = reconciled
     .filter(({ row }) => row.state === 'queued')
     .map(({ row, job }) => ({ id: row.id, at: job?.createdAt ?? row.created_at }))
     .sort((a, b) => a.at.localeCompare(b.at))
     .map((entry) => entry.id);
-  return reconciled.map(({ row }) => turnView(ctx, row, row.state === 'queued' ? order.indexOf(row.id) + 1 : null));
+  return Promise.all(reconciled.map(({ row }) => turnView(ctx, row, row.state === 'queued' ? order.indexOf(row.id) + 1 : null)));
 }
 
 export async function agentQueueOf(ctx: StudioContext, sessionId: string): Promise<AgentQueue> {
-  const session = liveAgentSession(ctx, sessionId);
+  const session = await liveAgentSession(ctx, sessionId);
   const items = await itemsOf(ctx, sessionId);
   const summary = Object.fromEntries(AGENT_ITEM_STATES.map((state) => [state, items.filter((item) => item.state === state).length])) as AgentQueue['summary'];
   return { sessionId: session.id, items, summary };
@@ -154,21 +156,21 @@ export async function agentQueueOf(ctx: StudioContext, sessionId: string): Promi
 
 export async function agentSessionOf(ctx: StudioContext, sessionId: string): Promise<AgentSessionBody> {
   const items = await itemsOf(ctx, sessionId);
-  return sessionBody(ctx, liveAgentSession(ctx, sessionId), items);
+  return sessionBody(ctx, await liveAgentSession(ctx, sessionId), items);
 }
 
-function itemRowOf(ctx: StudioContext, itemId: string): AgentTurnRow {
-  const row = findAgentTurn(ctx.db, itemId);
+async function itemRowOf(ctx: StudioContext, itemId: string): Promise<AgentTurnRow> {
+  const row = await ctx.store.agent.findTurn(itemId);
   if (!row) throw new ServiceError('AGENT_ITEM_NOT_FOUND', `No agent queue item with id "${itemId}".`, { details: { itemId } });
   return row;
 }
 
 /** An item brought in line with its job (cancel and retry check its state). */
-const itemRow = async (ctx: StudioContext, itemId: string): Promise<AgentTurnRow> => (await reconcile(ctx, itemRowOf(ctx, itemId))).row;
+const itemRow = async (ctx: StudioContext, itemId: string): Promise<AgentTurnRow> => (await reconcile(ctx, await itemRowOf(ctx, itemId))).row;
 
 /** An item as the API shows it: reconciled with its session's (which gives its place in the queue). */
 export async function agentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
-  const row = itemRowOf(ctx, itemId);
+  const row = await itemRowOf(ctx, itemId);
   return (await itemsOf(ctx, row.session_id)).find((item) => item.itemId === itemId) ?? turnView(ctx, row);
 }
 
@@ -194,36 +196,36 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
   if (!AGENT_RETRYABLE_STATES.includes(row.state)) {
     throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', `The item is ${row.state}; only a failed or cancelled item can be retried.`, { details: { itemId, state: row.state, allowed: AGENT_RETRYABLE_STATES } });
   }
-  liveAgentSession(ctx, row.session_id);
+  await liveAgentSession(ctx, row.session_id);
   const attempt = row.attempt + 1;
   const jobId = `${row.id.slice(0, 120)}~${attempt}`;
   // The turn points at the new attempt before its job can start (the handler finds it by item);
   // until the job exists, a read of the item does not take it for lost.
   submittingOf(ctx).add(jobId);
   try {
-    if (!updateAgentTurn(ctx.db, row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES)) {
+    if (!(await ctx.store.agent.updateTurn(row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES))) {
       throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
     }
     try {
       await ctx.jobs.retry(row.job_id, jobId);
     } catch (error) {
-      updateAgentTurn(ctx.db, row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
+      await ctx.store.agent.updateTurn(row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
       throw error;
     }
   } finally {
     submittingOf(ctx).delete(jobId);
   }
-  const queued = findAgentTurn(ctx.db, row.id);
+  const queued = await ctx.store.agent.findTurn(row.id);
   if (queued) announceItem(ctx, queued);
   return agentItem(ctx, itemId);
 }
 
 /** Deletes a session: its unfinished items are cancelled first, then it and its turns go (images stay in history). */
 export async function deleteAgentSessionAndItems(ctx: StudioContext, sessionId: string): Promise<{ id: string; deleted: true }> {
-  liveAgentSession(ctx, sessionId);
-  for (const row of turnRowsOf(ctx, sessionId)) {
+  await liveAgentSession(ctx, sessionId);
+  for (const row of await turnRowsOf(ctx, sessionId)) {
     if (row.state === 'queued' || row.state === 'running') await ctx.jobs.cancel(row.job_id, 'The agent session was deleted.').catch(unlessGone);
   }
-  deleteAgentSession(ctx.db, sessionId);
+  await ctx.store.agent.deleteSession(sessionId);
   return { id: sessionId, deleted: true };
 }

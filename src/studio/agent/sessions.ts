@@ -21,18 +21,7 @@ import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
 import { parseLaneOptions } from '../lanes/define-lane.js';
 import { loadImageInput } from '../references.js';
-import { findAsset } from '../store/assets.js';
-import {
-  changeAgentSession,
-  countAgentTurns,
-  findAgentSession,
-  insertAgentSession,
-  listAgentSessions,
-  listAgentTurns,
-  type AgentSessionRow,
-  type AgentSessionUpdate,
-  type AgentTurnRow,
-} from '../store/agent.js';
+import type { AgentSessionRow, AgentSessionUpdate, AgentTurnRow } from '../store/agent.js';
 import { AgentEvents } from './events.js';
 
 // Agent Mode sessions: create, list, load, update (title, settings, web
@@ -49,8 +38,8 @@ export const agentEvents = (ctx: StudioContext): AgentEvents => new AgentEvents(
 const json = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
 
 /** A session that exists; AGENT_SESSION_NOT_FOUND otherwise. */
-export function liveAgentSession(ctx: StudioContext, id: string): AgentSessionRow {
-  const row = findAgentSession(ctx.db, id);
+export async function liveAgentSession(ctx: StudioContext, id: string): Promise<AgentSessionRow> {
+  const row = await ctx.store.agent.findSession(id);
   if (!row) throw new ServiceError('AGENT_SESSION_NOT_FOUND', `No agent session with id "${id}".`, { details: { id } });
   return row;
 }
@@ -58,8 +47,8 @@ export function liveAgentSession(ctx: StudioContext, id: string): AgentSessionRo
 export const settingsOf = (row: AgentSessionRow): AgentSessionSettings => agentSessionSettings.parse(JSON.parse(row.settings));
 
 /** A history image that is there (not deleted). */
-function liveAsset(ctx: StudioContext, filename: string): AssetRecord | undefined {
-  const row = findAsset(ctx.db, filename);
+async function liveAsset(ctx: StudioContext, filename: string): Promise<AssetRecord | undefined> {
+  const row = await ctx.store.assets.find(filename);
   return row && row.deleted_at === null ? recordOf(row) : undefined;
 }
 
@@ -77,12 +66,13 @@ export function checkSettings(settings: AgentSessionSettings): AgentSessionSetti
   return settings;
 }
 
-function summaryOf(ctx: StudioContext, row: AgentSessionRow): AgentQueueSummary {
-  const counts = countAgentTurns(ctx.db, row.id);
+async function summaryOf(ctx: StudioContext, row: AgentSessionRow): Promise<AgentQueueSummary> {
+  const counts = await ctx.store.agent.countTurns(row.id);
   return Object.fromEntries(AGENT_ITEM_STATES.map((state) => [state, counts[state] ?? 0])) as AgentQueueSummary;
 }
 
-export function sessionView(ctx: StudioContext, row: AgentSessionRow): AgentSession {
+export async function sessionView(ctx: StudioContext, row: AgentSessionRow): Promise<AgentSession> {
+  const [currentImage, queue] = await Promise.all([row.current_image ? liveAsset(ctx, row.current_image) : undefined, summaryOf(ctx, row)]);
   return {
     id: row.id,
     title: row.title,
@@ -90,17 +80,18 @@ export function sessionView(ctx: StudioContext, row: AgentSessionRow): AgentSess
     webSearch: row.web_search === 1,
     styleLock: row.style_lock,
     subjectLock: row.subject_lock,
-    currentImage: row.current_image ? (liveAsset(ctx, row.current_image) ?? null) : null,
+    currentImage: currentImage ?? null,
     images: json<string[]>(row.images, []),
-    queue: summaryOf(ctx, row),
+    queue,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 /** A turn as the API shows it (`position`: a queued item's place in its session). */
-export function turnView(ctx: StudioContext, row: AgentTurnRow, position: number | null = null): AgentTurn {
+export async function turnView(ctx: StudioContext, row: AgentTurnRow, position: number | null = null): Promise<AgentTurn> {
   const plan: AgentPlan | null = row.plan === null ? null : agentPlan.parse(JSON.parse(row.plan));
+  const images = await Promise.all(json<string[]>(row.images, []).map((filename) => liveAsset(ctx, filename)));
   return {
     itemId: row.id,
     sessionId: row.session_id,
@@ -116,7 +107,7 @@ export function turnView(ctx: StudioContext, row: AgentTurnRow, position: number
     provider: row.provider,
     model: row.model,
     inputImage: row.input_image,
-    images: json<string[]>(row.images, []).flatMap((filename) => liveAsset(ctx, filename) ?? []),
+    images: images.flatMap((image) => image ?? []),
     timings: json(row.timings, null),
     error: row.error === null ? null : errorPayload.parse(JSON.parse(row.error)),
     createdAt: row.created_at,
@@ -125,7 +116,7 @@ export function turnView(ctx: StudioContext, row: AgentTurnRow, position: number
   };
 }
 
-export function createAgentSession(ctx: StudioContext, body: CreateAgentSessionRequest): AgentSession {
+export async function createAgentSession(ctx: StudioContext, body: CreateAgentSessionRequest): Promise<AgentSession> {
   const at = now();
   const row: AgentSessionRow = {
     id: randomUUID(),
@@ -140,11 +131,11 @@ export function createAgentSession(ctx: StudioContext, body: CreateAgentSessionR
     created_at: at,
     updated_at: at,
   };
-  insertAgentSession(ctx.db, row);
+  await ctx.store.agent.insertSession(row);
   return sessionView(ctx, row);
 }
 
-export const listSessionsOf = (ctx: StudioContext): { sessions: AgentSession[] } => ({ sessions: listAgentSessions(ctx.db, SESSIONS_LIST_MAX).map((row) => sessionView(ctx, row)) });
+export const listSessionsOf = async (ctx: StudioContext): Promise<{ sessions: AgentSession[] }> => ({ sessions: await Promise.all((await ctx.store.agent.listSessions(SESSIONS_LIST_MAX)).map((row) => sessionView(ctx, row))) });
 
 /** The image a PATCH names as current: a history file, or an upload saved into history first. */
 async function imageToSet(ctx: StudioContext, session: AgentSessionRow, item: unknown): Promise<string> {
@@ -154,7 +145,7 @@ async function imageToSet(ctx: StudioContext, session: AgentSessionRow, item: un
   });
   if (image.source === 'history' && image.filename) {
     // A tombstoned image is not one to start from.
-    if (!liveAsset(ctx, image.filename)) throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `${image.filename} is not in history.`, { details: { field: 'currentImage', filename: image.filename } });
+    if (!(await liveAsset(ctx, image.filename))) throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `${image.filename} is not in history.`, { details: { field: 'currentImage', filename: image.filename } });
     return image.filename;
   }
   const saved = await saveAsset(ctx, {
@@ -177,17 +168,19 @@ export function becomeCurrent(row: AgentSessionRow, filename: string | null, add
 }
 
 export async function updateAgentSession(ctx: StudioContext, id: string, body: UpdateAgentSessionRequest): Promise<AgentSession> {
-  const session = liveAgentSession(ctx, id);
+  const session = await liveAgentSession(ctx, id);
   const settings = body.settings !== undefined ? JSON.stringify(checkSettings(body.settings)) : undefined;
   const current = body.currentImage === undefined ? undefined : body.currentImage === null ? null : await imageToSet(ctx, session, body.currentImage);
-  const row = changeAgentSession(ctx.db, id, (row) => ({
-    ...(current !== undefined ? becomeCurrent(row, current) : {}),
-    ...(body.title !== undefined ? { title: body.title } : {}),
-    ...(settings !== undefined ? { settings } : {}),
-    ...(body.webSearch !== undefined ? { web_search: body.webSearch ? 1 : 0 } : {}),
-    ...(body.styleLock !== undefined ? { style_lock: body.styleLock || null } : {}),
-    ...(body.subjectLock !== undefined ? { subject_lock: body.subjectLock || null } : {}),
-    updated_at: now(),
+  const row = await ctx.store.agent.changeSession(id, (row) => ({
+    session: {
+      ...(current !== undefined ? becomeCurrent(row, current) : {}),
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(settings !== undefined ? { settings } : {}),
+      ...(body.webSearch !== undefined ? { web_search: body.webSearch ? 1 : 0 } : {}),
+      ...(body.styleLock !== undefined ? { style_lock: body.styleLock || null } : {}),
+      ...(body.subjectLock !== undefined ? { subject_lock: body.subjectLock || null } : {}),
+      updated_at: now(),
+    },
   }));
   if (!row) throw new ServiceError('AGENT_SESSION_NOT_FOUND', `No agent session with id "${id}".`, { details: { id } });
   if (current !== undefined) agentEvents(ctx).currentImage({ sessionId: id, filename: current, reason: 'set' });
@@ -195,8 +188,8 @@ export async function updateAgentSession(ctx: StudioContext, id: string, body: U
 }
 
 /** The session with its turns, oldest first. */
-export function sessionBody(ctx: StudioContext, row: AgentSessionRow, turns: readonly AgentTurn[]): AgentSessionBody {
-  return { ...sessionView(ctx, row), turns: [...turns] };
+export async function sessionBody(ctx: StudioContext, row: AgentSessionRow, turns: readonly AgentTurn[]): Promise<AgentSessionBody> {
+  return { ...(await sessionView(ctx, row)), turns: [...turns] };
 }
 
-export const turnRowsOf = (ctx: StudioContext, sessionId: string): AgentTurnRow[] => listAgentTurns(ctx.db, sessionId);
+export const turnRowsOf = (ctx: StudioContext, sessionId: string): Promise<AgentTurnRow[]> => ctx.store.agent.listTurns(sessionId);

@@ -10,8 +10,7 @@ import { studioStorage } from '../jobs/limits.js';
 import { jobFailure } from '../jobs/records.js';
 import { describeInput, loadImageInput, type ReferenceImage } from '../references.js';
 import { textBudgetMs } from '../prompt-builder/backends.js';
-import { findAsset } from '../store/assets.js';
-import { changeAgentSession, findAgentSession, findAgentTurn, listAgentTurns, updateAgentTurn, type AgentSessionRow, type AgentTurnRow } from '../store/agent.js';
+import type { AgentSessionRow, AgentTurnRow } from '../store/agent.js';
 import { helpText, parseTurn, type ParsedTurn } from './commands.js';
 import { commandPlan, planTurn, type TurnContext } from './planner.js';
 import { announceItem } from './queue.js';
@@ -41,8 +40,8 @@ function turnBudgetMs(ctx: StudioContext): number {
 
 type TurnJob = JobContext<'agent-turn'>;
 
-function sessionOf(ctx: StudioContext, id: string): AgentSessionRow {
-  const row = findAgentSession(ctx.db, id);
+async function sessionOf(ctx: StudioContext, id: string): Promise<AgentSessionRow> {
+  const row = await ctx.store.agent.findSession(id);
   if (!row) throw new ServiceError('AGENT_SESSION_NOT_FOUND', `The agent session ${id} was deleted.`, { details: { id } });
   return row;
 }
@@ -61,8 +60,8 @@ async function currentImageOf(ctx: StudioContext, job: TurnJob, session: AgentSe
 }
 
 /** The earlier turns the planner reads (the newest AGENT_LIMITS.plannerTurns): what the user said, what the studio answered. */
-function historyOf(ctx: StudioContext, session: AgentSessionRow, itemId: string): TurnContext['history'] {
-  const rows = listAgentTurns(ctx.db, session.id).filter((row) => row.state === 'succeeded' && row.id !== itemId);
+async function historyOf(ctx: StudioContext, session: AgentSessionRow, itemId: string): Promise<TurnContext['history']> {
+  const rows = (await ctx.store.agent.listTurns(session.id)).filter((row) => row.state === 'succeeded' && row.id !== itemId);
   // Only the words: no view of the turn (its images looked up in history) for what the planner never reads.
   return rows.slice(-AGENT_LIMITS.plannerTurns).map((row) => {
     const reply = row.plan === null ? null : agentPlan.parse(JSON.parse(row.plan)).reply;
@@ -71,9 +70,9 @@ function historyOf(ctx: StudioContext, session: AgentSessionRow, itemId: string)
 }
 
 /** The prompt of the current image (what the planner reads about it). */
-function currentPromptOf(ctx: StudioContext, session: AgentSessionRow): string | null {
+async function currentPromptOf(ctx: StudioContext, session: AgentSessionRow): Promise<string | null> {
   if (!session.current_image) return null;
-  return findAsset(ctx.db, session.current_image)?.prompt ?? null;
+  return (await ctx.store.assets.find(session.current_image))?.prompt ?? null;
 }
 
 /** The turn's plan: stored (a resumed turn), a command's, or the planner's. */
@@ -88,11 +87,11 @@ async function planOf(ctx: StudioContext, job: TurnJob, session: AgentSessionRow
   const context: TurnContext = {
     text: parsed.text,
     hasCurrentImage: session.current_image !== null,
-    currentPrompt: currentPromptOf(ctx, session),
+    currentPrompt: await currentPromptOf(ctx, session),
     styleLock: session.style_lock,
     subjectLock: session.subject_lock,
     webSearch: session.web_search === 1,
-    history: historyOf(ctx, session, turn.id),
+    history: await historyOf(ctx, session, turn.id),
     ...(parsed.kind === 'question' ? { forced: 'answer' as const } : {}),
   };
   return planTurn(ctx, context, { sending: () => job.sending(), signal: job.signal });
@@ -112,40 +111,36 @@ interface Outcome {
 const answerOnly = (reply: string, decidedBy: AgentPlan['decidedBy'] = 'command'): AgentPlan => ({ action: 'answer', variants: 1, prompt: null, reply, decidedBy, backend: null, model: null });
 
 /** `/lane`: the session's lane (and model) for the next turns; the controls the new lane has not are dropped. */
-function setLane(ctx: StudioContext, session: AgentSessionRow, turn: AgentTurnRow, parsed: Extract<ParsedTurn, { kind: 'lane' }>): AgentPlan {
+async function setLane(ctx: StudioContext, session: AgentSessionRow, turn: AgentTurnRow, parsed: Extract<ParsedTurn, { kind: 'lane' }>): Promise<AgentPlan> {
   const settings = settingsOf(session);
   const lane = parsed.provider === 'auto' ? undefined : LANES[parsed.provider];
   const kept = Object.fromEntries(COMMON_CONTROLS.filter((control) => control !== 'negativePrompt' && (!lane || lane.controls.includes(control))).flatMap((control) => (control in settings ? [[control, settings[control as keyof typeof settings]]] : [])));
   const next = { ...kept, provider: parsed.provider, ...(parsed.model ? { model: parsed.model } : {}) };
   const plan = answerOnly(`The next turns run on ${parsed.provider}${parsed.model ? `/${parsed.model}` : ''}.`);
-  changeAgentSession(ctx.db, session.id, () => {
-    recordPlan(ctx, turn, plan);
-    return { settings: JSON.stringify(next), updated_at: now() };
-  });
+  await ctx.store.agent.changeSession(session.id, () => ({ session: { settings: JSON.stringify(next), updated_at: now() }, turn: planned(turn, plan) }));
   return plan;
 }
 
 /** `/undo`: the current image goes back one step. */
-function undo(ctx: StudioContext, session: AgentSessionRow, turn: AgentTurnRow): AgentPlan {
+async function undo(ctx: StudioContext, session: AgentSessionRow, turn: AgentTurnRow): Promise<AgentPlan> {
   let restored: string | null = null;
   let plan = answerOnly('The session has no current image now.');
-  const row = changeAgentSession(ctx.db, session.id, (row) => {
+  const row = await ctx.store.agent.changeSession(session.id, (row) => {
     const previous = JSON.parse(row.previous_images) as string[];
     if (!row.current_image) throw new ServiceError('AGENT_NO_CURRENT_IMAGE', 'There is no current image to go back from.', { details: { sessionId: row.id } });
     restored = previous.at(-1) ?? null;
     if (restored) plan = answerOnly(`The current image is ${restored} again.`);
-    recordPlan(ctx, turn, plan);
-    return { current_image: restored, previous_images: JSON.stringify(previous.slice(0, -1)), updated_at: now() };
+    return { session: { current_image: restored, previous_images: JSON.stringify(previous.slice(0, -1)), updated_at: now() }, turn: planned(turn, plan) };
   });
   if (row) agentEvents(ctx).currentImage({ sessionId: session.id, filename: restored, reason: 'undo' });
   return plan;
 }
 
 /**
- * Stores a command's plan on its turn, inside the transaction that changes the session: a
+ * A command's plan stored on its turn, in the unit of work that changes the session: a
  * command that changed the session has its plan stored, so a run after a crash does not apply it twice.
  */
-const recordPlan = (ctx: StudioContext, turn: AgentTurnRow, plan: AgentPlan): void => void updateAgentTurn(ctx.db, turn.id, { plan: JSON.stringify(plan) });
+const planned = (turn: AgentTurnRow, plan: AgentPlan) => ({ id: turn.id, fields: { plan: JSON.stringify(plan) } });
 
 /** Generates the plan's images on the session's lane; the first becomes the current image. */
 async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionRow, turn: AgentTurnRow, plan: AgentPlan, run: RunState): Promise<Omit<Outcome, 'plan' | 'planMs'>> {
@@ -190,7 +185,7 @@ async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionR
     images.push(...result.images.map((asset) => asset.filename));
   }
   const first = images[0] ?? null;
-  changeAgentSession(ctx.db, session.id, (row) => becomeCurrent(row, first, images));
+  await ctx.store.agent.changeSession(session.id, (row) => ({ session: becomeCurrent(row, first, images) }));
   agentEvents(ctx).currentImage({ sessionId: session.id, filename: first, reason: 'turn' });
   agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'saved', action: plan.action, variants: plan.variants });
   return { images, finalPrompt: prompt, provider: slot.lane, model: slot.model.id, inputImage: image?.filename ?? null };
@@ -203,17 +198,17 @@ interface RunState {
 }
 
 async function runTurn(ctx: StudioContext, job: TurnJob, turn: AgentTurnRow, started: number, run: RunState): Promise<Outcome> {
-  const session = sessionOf(ctx, job.request.sessionId);
+  const session = await sessionOf(ctx, job.request.sessionId);
   const parsed = parseTurn(turn.prompt);
   if (parsed.kind === 'help') return { plan: answerOnly(helpText()), images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs: 0 };
   if (parsed.kind === 'lane' || parsed.kind === 'undo') {
     // Applied already (the studio stopped before the turn ended): its stored plan says what it did.
-    const plan = turn.plan ? agentPlan.parse(JSON.parse(turn.plan)) : parsed.kind === 'lane' ? setLane(ctx, session, turn, parsed) : undo(ctx, session, turn);
+    const plan = turn.plan ? agentPlan.parse(JSON.parse(turn.plan)) : parsed.kind === 'lane' ? await setLane(ctx, session, turn, parsed) : await undo(ctx, session, turn);
     return { plan, images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs: 0 };
   }
   const plan = await planOf(ctx, job, session, turn, parsed);
   const planMs = elapsed(started);
-  updateAgentTurn(ctx.db, turn.id, { plan: JSON.stringify(plan) });
+  await ctx.store.agent.updateTurn(turn.id, { plan: JSON.stringify(plan) });
   agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'planned', action: plan.action, decidedBy: plan.decidedBy, variants: plan.variants });
   if (plan.action === 'answer') return { plan, images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs };
   if (job.signal.aborted) throw job.signal.reason;
@@ -229,15 +224,15 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
   async run(ctx, job): Promise<AgentTurn> {
     const started = performance.now();
     const run: RunState = { operationRecorded: job.operation !== null };
-    const found = findAgentTurn(ctx.db, job.request.itemId);
+    const found = await ctx.store.agent.findTurn(job.request.itemId);
     if (!found) throw new ServiceError('AGENT_ITEM_NOT_FOUND', `The agent item ${job.request.itemId} is gone (its session was deleted).`, { details: { itemId: job.request.itemId } });
-    updateAgentTurn(ctx.db, found.id, { state: 'running', job_id: job.requestId, started_at: now(), finished_at: null, error: null });
-    const turn = findAgentTurn(ctx.db, found.id) ?? found;
+    await ctx.store.agent.updateTurn(found.id, { state: 'running', job_id: job.requestId, started_at: now(), finished_at: null, error: null });
+    const turn = (await ctx.store.agent.findTurn(found.id)) ?? found;
     announceItem(ctx, turn);
     try {
       const outcome = await runTurn(ctx, job, turn, started, run);
       const totalMs = elapsed(started);
-      updateAgentTurn(ctx.db, turn.id, {
+      await ctx.store.agent.updateTurn(turn.id, {
         state: 'succeeded',
         plan: JSON.stringify(outcome.plan),
         final_prompt: outcome.finalPrompt,
@@ -248,7 +243,7 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
         timings: JSON.stringify({ planMs: outcome.planMs, generateMs: Math.round((totalMs - outcome.planMs) * 100) / 100, totalMs }),
         finished_at: now(),
       });
-      const done = findAgentTurn(ctx.db, turn.id) ?? turn;
+      const done = (await ctx.store.agent.findTurn(turn.id)) ?? turn;
       announceItem(ctx, done);
       return turnView(ctx, done);
     } catch (error) {
@@ -257,8 +252,8 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
       // the engine's row says which, and the turn follows it when it is read (queue.ts reconcile).
       if (job.signal.aborted && run.operationRecorded) throw failure;
       const payload = failure.toBody().error;
-      if (updateAgentTurn(ctx.db, turn.id, { state: failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed', error: JSON.stringify(payload), finished_at: now() }, ['running'])) {
-        const ended = findAgentTurn(ctx.db, turn.id);
+      if (await ctx.store.agent.updateTurn(turn.id, { state: failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed', error: JSON.stringify(payload), finished_at: now() }, ['running'])) {
+        const ended = await ctx.store.agent.findTurn(turn.id);
         if (ended) announceItem(ctx, ended, { error: payload });
       }
       throw failure;

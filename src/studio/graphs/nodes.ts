@@ -4,8 +4,8 @@ import { GRAPH_LIMITS, type GenerationResult, type NodeJobSpec, type GraphPositi
 import { assetUrl, thumbnailUrl } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import type { Operation } from '../jobs/plan.js';
-import { findNode, insertNode, type NodeView } from '../store/nodes.js';
-import { findSession, replaceGraph } from '../store/sessions.js';
+import type { NodeView } from '../store/nodes.js';
+import type { SessionRow } from '../store/sessions.js';
 import { withNode } from './layout.js';
 import { liveSession } from './sessions.js';
 
@@ -26,8 +26,8 @@ export interface NodePlan {
  * child's is its parent's), and a node to be added to the graph has a graph
  * with room for it.
  */
-export function planNode(ctx: StudioContext, request: { sessionId?: string; parentNodeId?: string; addToGraph?: boolean; position?: GraphPosition }): NodePlan {
-  const parent = request.parentNodeId !== undefined ? findNode(ctx.db, request.parentNodeId) : undefined;
+export async function planNode(ctx: StudioContext, request: { sessionId?: string; parentNodeId?: string; addToGraph?: boolean; position?: GraphPosition }): Promise<NodePlan> {
+  const parent = request.parentNodeId !== undefined ? await ctx.store.nodes.find(request.parentNodeId) : undefined;
   if (request.parentNodeId !== undefined && !parent) {
     throw new ServiceError('NODE_NOT_FOUND', `No node with id "${request.parentNodeId}" to edit.`, { details: { field: 'parentNodeId', nodeId: request.parentNodeId } });
   }
@@ -42,7 +42,7 @@ export function planNode(ctx: StudioContext, request: { sessionId?: string; pare
     });
   }
   const sessionId = request.sessionId ?? parent?.session_id ?? null;
-  const session = sessionId !== null ? liveSession(ctx, sessionId, request.sessionId !== undefined ? 'sessionId' : 'parentNodeId') : undefined;
+  const session = sessionId !== null ? await liveSession(ctx, sessionId, request.sessionId !== undefined ? 'sessionId' : 'parentNodeId') : undefined;
   if (request.addToGraph && !session) throw new ServiceError('BAD_REQUEST', 'addToGraph: the node needs a session whose graph it joins (sessionId).', { details: { field: 'addToGraph' } });
   if (request.position && !request.addToGraph) throw new ServiceError('BAD_REQUEST', 'position: only a node added to the graph (addToGraph: true) has one.', { details: { field: 'position' } });
   if (request.addToGraph && session) {
@@ -64,9 +64,9 @@ export function planNode(ctx: StudioContext, request: { sessionId?: string; pare
 }
 
 /** The session an image of this node is linked to, with the title it has now (also after a delete). */
-export function sessionLinkOf(ctx: StudioContext, spec: NodeJobSpec): { id: string; title: string } | undefined {
+export async function sessionLinkOf(ctx: StudioContext, spec: NodeJobSpec): Promise<{ id: string; title: string } | undefined> {
   if (spec.sessionId === null) return undefined;
-  const row = findSession(ctx.db, spec.sessionId);
+  const row = await ctx.store.graphSessions.find(spec.sessionId);
   return row ? { id: row.id, title: row.title } : undefined;
 }
 
@@ -76,44 +76,43 @@ export function sessionLinkOf(ctx: StudioContext, spec: NodeJobSpec): { id: stri
  * session deleted meanwhile, or a graph that filled up, leaves the graph out
  * (`addedToGraph: false`); the node and its image stand either way.
  */
-export function recordNode(ctx: StudioContext, spec: NodeJobSpec, operation: Operation, result: GenerationResult): NodeGenerationResult {
+export async function recordNode(ctx: StudioContext, spec: NodeJobSpec, operation: Operation, result: GenerationResult): Promise<NodeGenerationResult> {
   const asset = result.images[0];
   const at = new Date().toISOString();
-  const graphVersion = ctx.db
-    .transaction((): number | null => {
-      insertNode(ctx.db, {
-        id: spec.nodeId,
-        session_id: spec.sessionId,
-        parent_id: spec.parentNodeId,
-        request_id: result.requestId,
-        operation,
-        prompt: asset.prompt,
-        revised_prompt: result.revisedPrompt ?? null,
-        lane: result.provider,
-        model: result.model,
-        settings: JSON.stringify(result.settings),
-        asset_filename: asset.filename,
-        created_at: at,
-      });
-      if (!spec.addToGraph || spec.sessionId === null) return null;
-      const node = {
-        id: spec.nodeId,
-        type: 'image',
-        ...(spec.position ? { position: spec.position } : {}),
-        data: { prompt: asset.prompt, filename: asset.filename, url: asset.url, thumbnailUrl: asset.thumbnailUrl, provider: result.provider, model: result.model },
-      };
-      const outcome = replaceGraph(
-        ctx.db,
-        spec.sessionId,
-        (row) => {
-          const next = withNode(JSON.parse(row.graph) as GraphSnapshot, node, spec.parentNodeId);
-          return next && JSON.stringify(next);
-        },
-        at,
-      );
-      return outcome.outcome === 'replaced' ? outcome.row.version : null;
-    })
-    .immediate();
+  const node = {
+    id: spec.nodeId,
+    type: 'image',
+    ...(spec.position ? { position: spec.position } : {}),
+    data: { prompt: asset.prompt, filename: asset.filename, url: asset.url, thumbnailUrl: asset.thumbnailUrl, provider: result.provider, model: result.model },
+  };
+  const graph =
+    spec.addToGraph && spec.sessionId !== null
+      ? {
+          sessionId: spec.sessionId,
+          next: (row: SessionRow) => {
+            const next = withNode(JSON.parse(row.graph) as GraphSnapshot, node, spec.parentNodeId);
+            return next && JSON.stringify(next);
+          },
+        }
+      : undefined;
+  const outcome = await ctx.store.nodes.record(
+    {
+      id: spec.nodeId,
+      session_id: spec.sessionId,
+      parent_id: spec.parentNodeId,
+      request_id: result.requestId,
+      operation,
+      prompt: asset.prompt,
+      revised_prompt: result.revisedPrompt ?? null,
+      lane: result.provider,
+      model: result.model,
+      settings: JSON.stringify(result.settings),
+      asset_filename: asset.filename,
+      created_at: at,
+    },
+    graph,
+  );
+  const graphVersion = outcome?.outcome === 'replaced' ? outcome.row.version : null;
   return {
     ...result,
     nodeId: spec.nodeId,
@@ -126,8 +125,8 @@ export function recordNode(ctx: StudioContext, spec: NodeJobSpec, operation: Ope
 }
 
 /** GET /api/node/:nodeId */
-export function getNode(ctx: StudioContext, nodeId: string): NodeRecord {
-  const row = findNode(ctx.db, nodeId);
+export async function getNode(ctx: StudioContext, nodeId: string): Promise<NodeRecord> {
+  const row = await ctx.store.nodes.find(nodeId);
   if (!row) throw new ServiceError('NODE_NOT_FOUND', `No node with id "${nodeId}".`, { details: { nodeId } });
   return {
     nodeId: row.id,

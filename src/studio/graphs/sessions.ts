@@ -4,7 +4,7 @@ import { ServiceError } from '../../common/errors.js';
 import type { GraphSaved, GraphSnapshot, SessionBody, SessionDeleted, SessionsPage, SessionSummary, VersionedGraph } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { findSession, insertSession, listLiveSessions, markSessionDeleted, renameSession as renameRow, replaceGraph, type SessionRow } from '../store/sessions.js';
+import type { SessionRow } from '../store/sessions.js';
 import { describeIfMatch, etagOf, ifMatchHolds, parseIfMatch, type IfMatch } from './preconditions.js';
 import { EMPTY_GRAPH, validateGraph } from './validate.js';
 
@@ -37,26 +37,26 @@ function missingSession(id: string, row: SessionRow | undefined, field?: string)
 }
 
 /** A session that is there; SESSION_NOT_FOUND otherwise (`field`: the request field that named it). */
-export function liveSession(ctx: StudioContext, id: string, field?: string): SessionRow {
-  const row = findSession(ctx.db, id);
+export async function liveSession(ctx: StudioContext, id: string, field?: string): Promise<SessionRow> {
+  const row = await ctx.store.graphSessions.find(id);
   if (row && row.deleted_at === null) return row;
   throw missingSession(id, row, field);
 }
 
-export function createSession(ctx: StudioContext, title: string): SessionBody {
+export async function createSession(ctx: StudioContext, title: string): Promise<SessionBody> {
   const at = now();
   const row: SessionRow = { id: randomUUID(), title, version: 1, graph: EMPTY_GRAPH_JSON, created_at: at, updated_at: at, deleted_at: null };
-  insertSession(ctx.db, row);
+  await ctx.store.graphSessions.insert(row);
   return bodyOf(row);
 }
 
 const sessionsCursor = z.object({ m: z.literal('sessions'), c: z.string(), i: z.string() });
 
 /** Live sessions, newest first, a page at a time. */
-export function listSessions(ctx: StudioContext, options: { limit: number; cursor?: string }): SessionsPage {
+export async function listSessions(ctx: StudioContext, options: { limit: number; cursor?: string }): Promise<SessionsPage> {
   const after = options.cursor ? decodeCursor(options.cursor, sessionsCursor) : undefined;
   // One extra row tells whether another page exists.
-  const rows = listLiveSessions(ctx.db, { limit: options.limit + 1, after: after && { createdAt: after.c, id: after.i } });
+  const rows = await ctx.store.graphSessions.listLive({ limit: options.limit + 1, after: after && { createdAt: after.c, id: after.i } });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   return {
@@ -65,17 +65,17 @@ export function listSessions(ctx: StudioContext, options: { limit: number; curso
   };
 }
 
-export const getSession = (ctx: StudioContext, id: string): SessionBody => bodyOf(liveSession(ctx, id));
+export const getSession = async (ctx: StudioContext, id: string): Promise<SessionBody> => bodyOf(await liveSession(ctx, id));
 
-export function getGraph(ctx: StudioContext, id: string): VersionedGraph {
-  const row = liveSession(ctx, id);
+export async function getGraph(ctx: StudioContext, id: string): Promise<VersionedGraph> {
+  const row = await liveSession(ctx, id);
   return { ...graphOf(row), version: row.version };
 }
 
 /** Renames a session; its graph and version are untouched (a rename never makes a held graph stale). */
-export function renameSession(ctx: StudioContext, id: string, title: string): SessionSummary {
-  if (!renameRow(ctx.db, id, title, now())) throw missingSession(id, findSession(ctx.db, id));
-  return summaryOf(liveSession(ctx, id));
+export async function renameSession(ctx: StudioContext, id: string, title: string): Promise<SessionSummary> {
+  if (!(await ctx.store.graphSessions.rename(id, title, now()))) throw missingSession(id, await ctx.store.graphSessions.find(id));
+  return summaryOf(await liveSession(ctx, id));
 }
 
 /**
@@ -83,11 +83,11 @@ export function renameSession(ctx: StudioContext, id: string, title: string): Se
  * the images it made keep saying where they came from; history groups them
  * under it with `sessionDeleted: true`. Deleting again answers the same.
  */
-export function deleteSession(ctx: StudioContext, id: string): SessionDeleted {
-  const row = findSession(ctx.db, id);
+export async function deleteSession(ctx: StudioContext, id: string): Promise<SessionDeleted> {
+  const row = await ctx.store.graphSessions.find(id);
   if (!row) throw new ServiceError('SESSION_NOT_FOUND', `No session with id "${id}".`, { details: { id } });
-  if (row.deleted_at === null && !markSessionDeleted(ctx.db, id, EMPTY_GRAPH_JSON, now())) return deleteSession(ctx, id);
-  const deleted = findSession(ctx.db, id) as SessionRow;
+  if (row.deleted_at === null && !(await ctx.store.graphSessions.markDeleted(id, EMPTY_GRAPH_JSON, now()))) return deleteSession(ctx, id);
+  const deleted = (await ctx.store.graphSessions.find(id)) as SessionRow;
   return { id, title: deleted.title, deletedAt: deleted.deleted_at as string };
 }
 
@@ -105,8 +105,8 @@ function conflict(row: SessionRow, condition: IfMatch): ServiceError {
  * looked at (400, 413); then the compare-and-swap runs in one transaction, so
  * of two saves made from the same version exactly one lands.
  */
-export function saveGraph(ctx: StudioContext, id: string, ifMatchHeader: string | string[] | undefined, body: unknown): GraphSaved {
-  const current = liveSession(ctx, id);
+export async function saveGraph(ctx: StudioContext, id: string, ifMatchHeader: string | string[] | undefined, body: unknown): Promise<GraphSaved> {
+  const current = await liveSession(ctx, id);
   const condition = parseIfMatch(ifMatchHeader);
   if (!condition) {
     throw new ServiceError('GRAPH_VERSION_REQUIRED', `Saving a graph needs If-Match with the version it was made from, e.g. If-Match: ${etagOf(current.version)} (the ETag of GET /api/sessions/${id}).`, {
@@ -115,7 +115,7 @@ export function saveGraph(ctx: StudioContext, id: string, ifMatchHeader: string 
   }
   if (!ifMatchHolds(condition, current.version)) throw conflict(current, condition);
   const graph = validateGraph(body);
-  const outcome = replaceGraph(ctx.db, id, (row) => (ifMatchHolds(condition, row.version) ? JSON.stringify(graph) : undefined), now());
+  const outcome = await ctx.store.graphSessions.replaceGraph(id, (row) => (ifMatchHolds(condition, row.version) ? JSON.stringify(graph) : undefined), now());
   // Deleted since the first read (by another process sharing the database).
   if (outcome.outcome === 'missing') throw missingSession(id, outcome.row);
   if (outcome.outcome === 'kept') throw conflict(outcome.row, condition);

@@ -120,18 +120,18 @@ export async function deliver(ctx: StudioContext, reply: FastifyReply, { mode, c
     const record = await ctx.jobs.get(job.requestId);
     if (record?.finishedAt) {
       const base = { requestId: record.requestId, kind: record.kind };
-      if (record.result) ctx.events.sendEnded(reply, GENERATION_TOPIC, 'done', { ...base, result: record.result });
-      else ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { ...base, error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error });
+      if (record.result) ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'done', { ...base, result: record.result });
+      else ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', { ...base, error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error });
       return undefined;
     }
     // Subscribed before the job is submitted, so even `phase: queued` is on the stream.
     // A client following another request's job (the same request again) leaving does not cancel it.
-    const streaming = streamRequestEvents(reply, ctx.events, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel('The client closed the event stream.') : undefined });
+    const streaming = streamRequestEvents(reply, ctx.channel, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel('The client closed the event stream.') : undefined });
     try {
       await ctx.jobs.submit(job);
     } catch (error) {
       // Refused after the stream opened (another request took the id meanwhile): this stream alone is told.
-      ctx.events.sendEnded(reply, GENERATION_TOPIC, 'error', { requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
+      ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', { requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
     }
     await streaming;
     return undefined;

@@ -218,7 +218,7 @@ export const imageJobHandler: JobHandler<ImageKind> = {
     const inputs = job.inputs ?? (job.operation ? NO_INPUTS : await storedInputs(ctx, request));
     if (job.kind === 'multimode') return runBatch(ctx, job, request, inputs);
     if (!isNodeRequest(request)) return runSlot(ctx, job, request.slots[0], inputs);
-    const result = await runSlot(ctx, job, request.slots[0], inputs, undefined, sessionLinkOf(ctx, request.node));
+    const result = await runSlot(ctx, job, request.slots[0], inputs, undefined, await sessionLinkOf(ctx, request.node));
     return recordNode(ctx, request.node, request.operation, result);
   },
 };

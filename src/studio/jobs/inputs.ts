@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { DurableWriter } from '../../common/durable-writer.js';
 import { ServiceError } from '../../common/errors.js';
+import type { AssetStore } from '../media/asset-store.js';
 import { mimeOf } from '../media/image-type.js';
 import type { InputDescriptor, ReferenceImage } from '../references.js';
 
-// The input images of jobs, stored content-addressed (`<sha256>` in
-// the state dir's job-inputs/), so a job that waits in the queue, or is
+// The input images of jobs, stored content-addressed (`<sha256>` in the
+// AssetStore's `inputs` space), so a job that waits in the queue, or is
 // retried, still has its references after a restart. The jobs table says
 // which job holds which file; the sweep removes every file no job holds (a
 // refused request's, a crash's between the write and the row) once it is old
@@ -19,24 +17,18 @@ export const inputHash = (bytes: Uint8Array): string => createHash('sha256').upd
 const HASH = /^[0-9a-f]{64}$/;
 
 export class JobInputs {
-  constructor(
-    private readonly dir: string,
-    private readonly files: DurableWriter,
-  ) {}
+  constructor(private readonly assets: AssetStore) {}
 
   /** Writes the images not stored yet (a crash leaves whole files or none). */
   async store(images: readonly ReferenceImage[]): Promise<void> {
-    await Promise.all(images.map((image) => this.files.write(join(this.dir, image.sha256), image.bytes, { mode: 0o600, exclusive: true })));
+    await Promise.all(images.map((image) => this.assets.put('inputs', image.sha256, image.bytes)));
   }
 
   /** The image a stored descriptor names. */
   async load(descriptor: InputDescriptor): Promise<ReferenceImage> {
     if (!HASH.test(descriptor.sha256)) throw new Error(`A stored job input has no valid hash (${descriptor.sha256}).`);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(join(this.dir, descriptor.sha256));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const bytes = await this.assets.read('inputs', descriptor.sha256);
+    if (!(bytes instanceof Buffer)) {
       throw new ServiceError('JOB_INPUTS_MISSING', 'An input image of this job is no longer stored (removed from the state dir); send the request again with its images.', {
         details: { sha256: descriptor.sha256, ...(descriptor.filename ? { filename: descriptor.filename } : {}) },
       });
@@ -56,12 +48,11 @@ export class JobInputs {
   /** Removes the stored files no job holds that are older than `minAgeMs`; answers how many. */
   async sweep(held: (hash: string) => Promise<boolean>, minAgeMs: number, at = Date.now()): Promise<number> {
     let removed = 0;
-    for (const name of await readdir(this.dir).catch(() => [])) {
+    for (const name of await this.assets.names('inputs')) {
       if (!HASH.test(name) || (await held(name))) continue;
-      const path = join(this.dir, name);
-      const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: at }));
-      if (at - mtimeMs < minAgeMs) continue;
-      await rm(path, { force: true });
+      const modifiedAt = (await this.assets.modifiedAt('inputs', name)) ?? at;
+      if (at - modifiedAt < minAgeMs) continue;
+      await this.assets.remove('inputs', name);
       removed += 1;
     }
     return removed;

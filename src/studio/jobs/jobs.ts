@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../common/errors.js';
-import { assertFreeSpace } from '../../common/storage-full.js';
+import { storageFullError } from '../../common/storage-full.js';
 import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type FinishedJob, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
@@ -94,7 +94,7 @@ export class Jobs {
   ) {
     this.handlers = handlers;
     this.events = new GenerationEvents(ctx.events);
-    this.inputs = new JobInputs(ctx.paths.jobInputsDir, ctx.files);
+    this.inputs = new JobInputs(ctx.assets);
     this.limits = jobLimits(ctx);
     const lease = Number(ctx.env.SVC_JOB_LEASE_MS);
     this.leaseMs = Number.isInteger(lease) && lease >= 300 ? lease : DEFAULT_LEASE_MS;
@@ -134,7 +134,9 @@ export class Jobs {
     const { requestId, kind } = spec;
     this.handlerOf(kind);
     // Before anything is stored or billed: a job that could not save its result is refused, by name.
-    assertFreeSpace(studioStorage(this.ctx));
+    const spot = studioStorage(this.ctx);
+    const room = await this.ctx.assets.capacity();
+    if (room && room.freeBytes < spot.reserveBytes) throw storageFullError(spot, room.freeBytes);
     const images = spec.inputImages ?? [];
     if (images.length) await this.inputs.store(images);
     const row: NewJobRow = {

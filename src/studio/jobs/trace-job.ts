@@ -6,7 +6,7 @@ import type { StudioContext } from '../context.js';
 import { assertValidFilename } from '../media/filename.js';
 import { sniffImageType } from '../media/image-type.js';
 import { svgPathCount } from '../media/svg.js';
-import { findAsset, type AssetRow } from '../store/assets.js';
+import type { AssetRow } from '../store/assets.js';
 import { TRACE_PARAMETERS, TRACE_TIMEOUT_MS } from '../vector/presets.js';
 import { traceParameters } from '../vector/parameters.js';
 import { traceImage } from '../vector/trace.js';
@@ -19,8 +19,8 @@ import type { JobSpec } from './running-job.js';
 // reaches an upstream, so a trace cut by a restart simply runs again.
 
 /** The source of a trace: in history, not deleted, a raster. */
-function traceSource(ctx: StudioContext, filename: string): AssetRow {
-  const source = findAsset(ctx.db, filename);
+async function traceSource(ctx: StudioContext, filename: string): Promise<AssetRow> {
+  const source = await ctx.store.assets.find(filename);
   if (!source || source.deleted_at !== null) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `${filename} is not in history.`, { details: { source: filename } });
   if (!(IMAGE_FORMATS as readonly string[]).includes(source.format)) {
     throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is ${source.format}: only PNG, JPEG and WebP images can be traced.`, { details: { source: source.filename, format: source.format } });
@@ -35,10 +35,10 @@ function traceBudget(ctx: StudioContext): number {
 }
 
 /** Checks a trace request before its job is accepted: preset, parameters, source. */
-export function planTrace(ctx: StudioContext, query: { source: string; preset?: string; parameters: Readonly<Record<string, unknown>> }, requestId: string): JobSpec<'trace'> {
+export async function planTrace(ctx: StudioContext, query: { source: string; preset?: string; parameters: Readonly<Record<string, unknown>> }, requestId: string): Promise<JobSpec<'trace'>> {
   const { preset, parameters } = traceParameters(query.preset, query.parameters);
   assertValidFilename(query.source, { field: 'source' });
-  traceSource(ctx, query.source);
+  await traceSource(ctx, query.source);
   return { requestId, kind: 'trace', lane: null, model: 'vtracer', request: { kind: 'vector-svg', source: query.source, preset, parameters } };
 }
 
@@ -53,7 +53,7 @@ export const traceJobHandler: JobHandler<'trace'> = {
     const { request } = job;
     const parameters = storedParameters.parse(request.parameters);
     job.phase('rendering', { provider: 'vector', model: 'vtracer' });
-    const source = traceSource(ctx, request.source);
+    const source = await traceSource(ctx, request.source);
     const bytes = await ctx.assets.read('generated', source.filename);
     if (bytes === undefined) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `The file of ${source.filename} is gone from history.`, { details: { source: source.filename } });
     if (!(bytes instanceof Buffer) || !sniffImageType(bytes)) {

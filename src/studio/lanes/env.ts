@@ -5,7 +5,7 @@ import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { KeyStore } from '../keys/store.js';
 import type { StudioPaths } from '../paths.js';
 import type { Settings } from '../settings.js';
-import type { FlowWorkflowStore } from '../store/flow-workflows.js';
+import type { FlowWorkflowRepository } from '../store/repositories.js';
 
 // What a lane receives from the studio: its credentials, where its upstreams
 // are, the settings it reads, the secrets register, and the few records a lane
@@ -29,7 +29,7 @@ export interface LaneEnv {
   /** Every credential a lane reads or mints is registered here before any vendor sees it, so nothing of it is ever logged or answered. */
   readonly secrets: Pick<SecretRegistry, 'add'>;
   /** The records lanes keep (flow's registered workflows). */
-  readonly records: { readonly flowWorkflows: FlowWorkflowStore };
+  readonly records: { readonly flowWorkflows: FlowWorkflowRepository };
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
   /** The configured base URL, or undefined (for reports). */

@@ -36,8 +36,8 @@ const listHistoryTool: ReadTool<'list_history'> = {
   async run(ctx, query) {
     const page =
       query.groupBy === 'session'
-        ? listHistoryGroups(ctx, { limit: query.limit ?? HISTORY_PAGE_DEFAULTS.groups, cursor: query.cursor, groupItems: query.groupItems ?? HISTORY_PAGE_DEFAULTS.groupItems })
-        : listHistory(ctx, {
+        ? await listHistoryGroups(ctx, { limit: query.limit ?? HISTORY_PAGE_DEFAULTS.groups, cursor: query.cursor, groupItems: query.groupItems ?? HISTORY_PAGE_DEFAULTS.groupItems })
+        : await listHistory(ctx, {
             limit: query.limit ?? HISTORY_PAGE_DEFAULTS.items,
             cursor: query.cursor,
             filter: { ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}), sessionId: query.sessionId, provider: query.provider, model: query.model, kind: query.kind, since: query.since, until: query.until, q: query.q },
@@ -51,7 +51,7 @@ const getAssetTool: ReadTool<'get_asset'> = {
   title: 'Get an asset',
   description: 'One history asset: its record (prompt, lane, model, size, settings) and the image itself (inline up to 1 MiB, else a resource link; a video or SVG is a link).',
   async run(ctx, { filename }) {
-    const record = getHistoryAsset(ctx, filenameParam({ filename }));
+    const record = await getHistoryAsset(ctx, filenameParam({ filename }));
     return { content: [{ type: 'text', text: JSON.stringify(record) }, await assetContent(ctx, record)], structuredContent: { asset: record } };
   },
 };
@@ -137,7 +137,7 @@ export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore): 
     async (uri) => {
       try {
         const filename = filenameOfUri(uri.href);
-        const record = getHistoryAsset(ctx, filename);
+        const record = await getHistoryAsset(ctx, filename);
         const bytes = await ctx.assets.read('generated', filename);
         if (!(bytes instanceof Buffer)) throw new ServiceError('NOT_FOUND', `The file of ${filename} is not stored.`);
         return { contents: [{ uri: historyUri(filename), mimeType: mimeOf(record.format), blob: bytes.toString('base64') }] };
@@ -158,8 +158,8 @@ export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore): 
     })),
   }));
   // History pages (the template's list callback sees no cursor): nextCursor is history's own.
-  server.server.setRequestHandler(ListResourcesRequestSchema, (request) => {
-    const page = listHistory(ctx, { limit: RESOURCE_PAGE_SIZE, cursor: request.params?.cursor });
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const page = await listHistory(ctx, { limit: RESOURCE_PAGE_SIZE, cursor: request.params?.cursor });
     return {
       resources: page.items.map((asset) => ({ uri: historyUri(asset.filename), name: asset.filename, title: asset.prompt.slice(0, 120), mimeType: mimeOf(asset.format), size: asset.bytes })),
       ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),

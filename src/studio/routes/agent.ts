@@ -24,7 +24,7 @@ export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/agent/sessions', async () => listSessionsOf(ctx));
 
   app.post('/api/agent/sessions', async (request, reply) => {
-    const session = createAgentSession(ctx, parseWith(createAgentSessionRequest, request.body));
+    const session = await createAgentSession(ctx, parseWith(createAgentSessionRequest, request.body));
     return reply.code(201).header('location', `/api/agent/sessions/${session.id}`).send(session);
   });
 

@@ -4,7 +4,6 @@ import type { AssetSpace, AssetStore } from '../media/asset-store.js';
 import { filenameParam } from '../media/filename.js';
 import { mimeOf, type AssetFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
-import { findAsset, findLiveByThumbnail } from '../store/assets.js';
 import type { StudioRoutes } from './plugin.js';
 
 /** Names are unique and files never change, so caches may keep them for good. */
@@ -39,21 +38,21 @@ async function sendFile(reply: FastifyReply, assets: AssetStore, space: AssetSpa
 export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/generated/:filename', async (request, reply) => {
     const filename = filenameParam(request.params);
-    const row = findAsset(ctx.db, filename);
+    const row = await ctx.store.assets.find(filename);
     if (!row || row.deleted_at !== null) throw notFound(filename);
     return sendFile(reply, ctx.assets, 'generated', filename, row.format);
   });
 
   app.get('/generated/thumbs/:filename', async (request, reply) => {
     const filename = filenameParam(request.params);
-    let row = findLiveByThumbnail(ctx.db, filename);
+    let row = await ctx.store.assets.findLiveByThumbnail(filename);
     // Right after a generation the thumbnail is still being made: wait for it (bounded) rather than 404.
     const pending = row?.thumbnail_state === 'pending' ? ctx.derived.pending(row.filename) : undefined;
     if (pending) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, THUMBNAIL_WAIT_MS)))]);
       clearTimeout(timer);
-      row = findLiveByThumbnail(ctx.db, filename);
+      row = await ctx.store.assets.findLiveByThumbnail(filename);
     }
     if (!row || row.thumbnail_state !== 'ready') throw notFound(filename);
     return sendFile(reply, ctx.assets, 'thumbnails', filename, THUMBNAIL.format);

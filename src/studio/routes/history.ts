@@ -38,7 +38,7 @@ export const historyRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.get('/api/history/:filename', async (request) => {
     const filename = filenameParam(request.params);
-    const record = getHistoryAsset(ctx, filename);
+    const record = await getHistoryAsset(ctx, filename);
     const bytes = await ctx.assets.read('generated', filename);
     const embeddedMetadata = bytes instanceof Buffer ? await readEmbeddedMetadata(bytes).catch(() => undefined) : undefined;
     return { ...record, embeddedMetadata: embeddedMetadata ?? null };

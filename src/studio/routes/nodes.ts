@@ -26,7 +26,7 @@ export const nodeRoutes: StudioRoutes = async (app, { ctx }) => {
     parse: (request) => parseWith(nodeGenerateRequest, request.body, { hints: HINTS }),
     async plan(ctx, body, requestId) {
       const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, priority: _priority, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
-      const { spec, parent } = planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
+      const { spec, parent } = await planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
       // A child edits its parent's image, named by its history file: it counts as an input image of the lane.
       const plan = await planImageJob(ctx, [{ requestId, fields }], { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) }, parent ? 'edit' : 'generate');
       return { ...imageJob(plan, requestId), kind: 'node', request: { ...plan.request, node: spec } };

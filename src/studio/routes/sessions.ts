@@ -27,12 +27,12 @@ export const sessionRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.post('/api/sessions', async (request, reply) => {
     const { title } = parseWith(createSessionRequest, request.body, { hints: HINTS });
-    const session = createSession(ctx, title);
+    const session = await createSession(ctx, title);
     return versioned(reply, session.version).header('location', `/api/sessions/${session.id}`).code(201).send(session);
   });
 
   app.get('/api/sessions/:id', async (request, reply) => {
-    const session = getSession(ctx, idOf(request.params));
+    const session = await getSession(ctx, idOf(request.params));
     return versioned(reply, session.version).send(session);
   });
 
@@ -45,13 +45,13 @@ export const sessionRoutes: StudioRoutes = async (app, { ctx }) => {
   app.delete('/api/sessions/:id', async (request) => deleteSession(ctx, idOf(request.params)));
 
   app.get('/api/sessions/:id/graph', async (request, reply) => {
-    const graph = getGraph(ctx, idOf(request.params));
+    const graph = await getGraph(ctx, idOf(request.params));
     return versioned(reply, graph.version).send(graph);
   });
 
   app.put('/api/sessions/:id/graph', async (request, reply) => {
     const id = idOf(request.params);
-    const saved = saveGraph(ctx, id, request.headers['if-match'], request.body);
+    const saved = await saveGraph(ctx, id, request.headers['if-match'], request.body);
     return versioned(reply, saved.version).send(saved);
   });
 };

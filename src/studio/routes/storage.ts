@@ -1,4 +1,3 @@
-import { stat, statfs } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { ServiceError } from '../../common/errors.js';
 import { findExecutable } from '../../common/process/index.js';
@@ -7,30 +6,17 @@ import type { StudioRoutes } from './plugin.js';
 /** The program that opens a folder in the desktop's file manager, per platform. */
 const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', freebsd: 'xdg-open', darwin: 'open', win32: 'explorer.exe' };
 
-async function fileSize(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
-}
-
 export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/storage/status', async () => {
     const { paths } = ctx;
-    const [generated, thumbnails, database, wal, disk] = await Promise.all([
-      ctx.assets.usage('generated'),
-      ctx.assets.usage('thumbnails'),
-      fileSize(paths.databaseFile),
-      fileSize(`${paths.databaseFile}-wal`),
-      statfs(paths.home),
-    ]);
+    // Each store says what it holds and the room it has (the state dir's files and disk today).
+    const [generated, thumbnails, database, disk] = await Promise.all([ctx.assets.usage('generated'), ctx.assets.usage('thumbnails'), ctx.store.size(), ctx.assets.capacity()]);
     return {
       paths: { home: paths.home, config: paths.configFile, database: paths.databaseFile, generated: paths.generatedDir, descriptor: paths.descriptorFile },
       generated,
       thumbnails,
-      database: { bytes: database + wal },
-      disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
+      database: { bytes: database },
+      disk: { freeBytes: disk?.freeBytes ?? 0, totalBytes: disk?.totalBytes ?? 0 },
       // Thumbnails and decode checks waiting for the media pool (one per core).
       mediaPool: ctx.derived.status(),
     };

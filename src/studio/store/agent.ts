@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { AgentItemState } from '../api/index.js';
 import { statementsOf, type StudioDatabase } from './database.js';
+import type { AgentSessionChange } from './repositories.js';
 
 // The Agent Mode tables (migration 12): sessions and their turns. SQL stays
 // here; agent/ reads and writes through these functions. JSON columns are
@@ -106,9 +107,9 @@ export function deleteAgentSession(db: StudioDatabase, id: string): boolean {
 /**
  * A session's change made from what it is now, in one immediate transaction
  * (no other writer comes between the read and the write): `change` answers the
- * fields to write, or undefined to leave it.
+ * fields to write (and a turn's, written with them), or undefined to leave it.
  */
-export function changeAgentSession(db: StudioDatabase, id: string, change: (row: AgentSessionRow) => AgentSessionUpdate | undefined): AgentSessionRow | undefined {
+export function changeAgentSession(db: StudioDatabase, id: string, change: (row: AgentSessionRow) => AgentSessionChange | undefined): AgentSessionRow | undefined {
   const s = prepared(db);
   return db
     .transaction(() => {
@@ -116,7 +117,8 @@ export function changeAgentSession(db: StudioDatabase, id: string, change: (row:
       if (!row) return undefined;
       const fields = change(row);
       if (!fields) return row;
-      update(db, 'agent_sessions', SESSION_FIELDS, id, fields);
+      update(db, 'agent_sessions', SESSION_FIELDS, id, fields.session);
+      if (fields.turn) updateAgentTurn(db, fields.turn.id, fields.turn.fields);
       return s.session.get(id);
     })
     .immediate();

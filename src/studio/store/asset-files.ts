@@ -1,15 +1,20 @@
-import { open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rm, stat, statfs, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isAtomicTempName, isThisBootsTempName, writeFileAtomicAsync } from '../../common/atomic-file.js';
 import type { DurableWriter } from '../../common/durable-writer.js';
+import { ServiceError } from '../../common/errors.js';
 import type { AssetBody, AssetSpace, AssetStore } from '../media/asset-store.js';
 import { pathInside } from '../media/filename.js';
 
 // The AssetStore port over the state dir: `generated/` holds the images,
-// `generated/.thumbs/` their thumbnails. An image is written on the durable
-// writer's thread (temp file, fsync, exclusive rename, directory fsync); a
-// thumbnail atomically without fsync (derived: start-up makes a lost one again).
+// `generated/.thumbs/` their thumbnails, `job-inputs/` the input images of jobs.
+// An image or an input is written on the durable writer's thread (temp file,
+// fsync, exclusive rename, directory fsync); a thumbnail atomically without
+// fsync (derived: start-up makes a lost one again).
+
+/** A stored input's name: the SHA-256 of its bytes. */
+const INPUT_NAME = /^[0-9a-f]{64}$/;
 
 /** Files of history are the user's own. */
 const PRIVATE_FILE = 0o600;
@@ -18,13 +23,18 @@ export class LocalAssetStore implements AssetStore {
   private readonly dirs: Readonly<Record<AssetSpace, string>>;
 
   constructor(
-    dirs: { readonly generatedDir: string; readonly thumbnailsDir: string },
+    dirs: { readonly generatedDir: string; readonly thumbnailsDir: string; readonly jobInputsDir: string },
     private readonly writer: DurableWriter,
   ) {
-    this.dirs = { generated: dirs.generatedDir, thumbnails: dirs.thumbnailsDir };
+    this.dirs = { generated: dirs.generatedDir, thumbnails: dirs.thumbnailsDir, inputs: dirs.jobInputsDir };
   }
 
   private path(space: AssetSpace, name: string): string {
+    // Inputs are named by their content's hash; the other spaces by asset file names.
+    if (space === 'inputs') {
+      if (!INPUT_NAME.test(name)) throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
+      return join(this.dirs.inputs, name);
+    }
     return pathInside(this.dirs[space], name);
   }
 
@@ -38,6 +48,10 @@ export class LocalAssetStore implements AssetStore {
   warm(): void {
     // The writer's thread takes a few tens of milliseconds to start: it starts while the upstream works.
     this.writer.warm();
+  }
+
+  put(space: AssetSpace, name: string, bytes: Buffer): Promise<boolean> {
+    return this.writer.write(this.path(space, name), bytes, { mode: PRIVATE_FILE, exclusive: true });
   }
 
   async replace(space: AssetSpace, name: string, bytes: Buffer): Promise<void> {
@@ -95,6 +109,24 @@ export class LocalAssetStore implements AssetStore {
   async names(space: AssetSpace): Promise<string[]> {
     const entries = await readdir(this.dirs[space], { withFileTypes: true }).catch(() => []);
     return entries.filter((entry) => entry.isFile() && !isAtomicTempName(entry.name)).map((entry) => entry.name);
+  }
+
+  async modifiedAt(space: AssetSpace, name: string): Promise<number | undefined> {
+    try {
+      const found = await stat(this.path(space, name));
+      return found.isFile() ? found.mtimeMs : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async capacity(): Promise<{ freeBytes: number; totalBytes: number } | undefined> {
+    try {
+      const disk = await statfs(this.dirs.generated);
+      return { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize };
+    } catch {
+      return undefined;
+    }
   }
 
   async usage(space: AssetSpace): Promise<{ bytes: number; files: number }> {

@@ -108,6 +108,8 @@ function statements(db: StudioDatabase) {
     remove: db.prepare<[string]>('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL'),
     purge: db.prepare<[string]>('DELETE FROM assets WHERE filename = ?'),
     thumbnailState: db.prepare<[string, string]>('UPDATE assets SET thumbnail_state = ? WHERE filename = ?'),
+    deletedSince: db.prepare<[string, number], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at > ? ORDER BY deleted_at DESC, id DESC LIMIT ?'),
+    broken: db.prepare<[string, string]>("UPDATE assets SET thumbnail_state = 'failed', deleted_at = COALESCE(deleted_at, ?) WHERE filename = ?"),
     pendingThumbnails: db.prepare<[], AssetRow>(`SELECT * FROM assets WHERE thumbnail_state = 'pending' AND deleted_at IS NULL ORDER BY id`),
   };
 }
@@ -284,3 +286,9 @@ export const setThumbnailState = (db: StudioDatabase, filename: string, state: A
 
 /** Live assets whose thumbnail is still to be made (a crash came between the answer and the thumbnail). */
 export const assetsWithPendingThumbnails = (db: StudioDatabase): AssetRow[] => prepared(db).pendingThumbnails.all();
+
+/** Tombstones deleted after `since`, newest deletion first. */
+export const deletedSince = (db: StudioDatabase, since: string, limit: number): AssetRow[] => prepared(db).deletedSince.all(since, limit);
+
+/** An image that did not decode: thumbnail failed and tombstoned, in one statement. */
+export const markAssetBroken = (db: StudioDatabase, filename: string, deletedAt: string): void => void prepared(db).broken.run(deletedAt, filename);

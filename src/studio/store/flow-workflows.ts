@@ -1,5 +1,6 @@
 import { flowWorkflow, type FlowWorkflow } from '../api/flow.js';
 import type { StudioDatabase } from './database.js';
+import type { FlowWorkflowRepository } from './repositories.js';
 
 // The flow_workflows table (migration 13): the flow lane's registered
 // workflows, graph, bindings and params as JSON. A row that no longer reads
@@ -49,7 +50,7 @@ const rowOf = (workflow: FlowWorkflow): WorkflowRow => ({
   updated_at: workflow.updatedAt,
 });
 
-export class FlowWorkflowStore {
+export class SqliteFlowWorkflowRepository implements FlowWorkflowRepository {
   private readonly statements;
 
   constructor(db: StudioDatabase) {

@@ -1,4 +1,5 @@
 import { statementsOf, type StudioDatabase } from './database.js';
+import { replaceGraph, type GraphReplacement, type SessionRow } from './sessions.js';
 
 // The nodes table (migration 6): one row per node generation, written by the
 // node job once its image is saved. Rows are never changed: a node is the
@@ -50,3 +51,13 @@ export const insertNode = (db: StudioDatabase, row: NodeRow): void => void prepa
 
 /** A node and what it points at; undefined when unknown. */
 export const findNode = (db: StudioDatabase, id: string): NodeView | undefined => prepared(db).view.get(id);
+
+/** A node and, with `graph`, its session's graph replaced (replaceGraph), in one immediate transaction. */
+export function recordNode(db: StudioDatabase, row: NodeRow, graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined }): GraphReplacement | undefined {
+  return db
+    .transaction((): GraphReplacement | undefined => {
+      insertNode(db, row);
+      return graph ? replaceGraph(db, graph.sessionId, graph.next, row.created_at) : undefined;
+    })
+    .immediate();
+}

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../../common/errors.js';
 import { FLOW_WORKFLOW_ID, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';
-import type { FlowWorkflowStore } from '../../store/flow-workflows.js';
+import type { FlowWorkflowRepository } from '../../store/repositories.js';
 import type { LaneStatus, ModelSpec } from '../types.js';
 import { bindCandidates, checkBind, checkMediaKind, checkParams, deriveParams, inferredBind, mediaKindOfOutput, needsConfirmation, workflowOptions, type NodeCatalog } from './binding.js';
 import { readGraphInput } from './graph-input.js';
@@ -25,7 +25,7 @@ const HEALTH_TTL_MS = 5_000;
 const OBJECT_INFO_TIMEOUT_MS = 5_000;
 
 export class FlowCatalog {
-  readonly store: FlowWorkflowStore;
+  readonly store: FlowWorkflowRepository;
   private readonly health = new Map<string, { at: number; answer: Promise<FlowHealth> }>();
   private readonly models = new Map<string, { updatedAt: number; spec: ModelSpec }>();
   /** Workflows held in memory only, over the stored ones of the same id (the demo's sample). */

@@ -1,0 +1,146 @@
+import type { AgentItemState } from '../api/index.js';
+import type { FlowWorkflow } from '../api/flow.js';
+import type { AgentSessionRow, AgentSessionUpdate, AgentTurnRow, AgentTurnUpdate, NewAgentTurnRow } from './agent.js';
+import type { AssetFilter, AssetRow, GroupPosition, ItemPosition, NewAssetRow, SessionGroupRow } from './assets.js';
+import type { NodeRow, NodeView } from './nodes.js';
+import type { GraphReplacement, SessionListRow, SessionPosition, SessionRow } from './sessions.js';
+
+// The ports of the studio's persistent state (besides the job queue, jobs/job-store.ts, and asset
+// bytes, media/asset-store.ts): one repository per kind of record, asynchronous so that a
+// networked database is a second implementation, not a rewrite. The first implementation is the
+// SQLite file (store/sqlite-store.ts); each port's contract suite is test/store/contracts/. A unit
+// of work that must be atomic is one call here (or a callback the call runs inside its
+// transaction): callbacks are synchronous and pure, they see the current row and answer the write.
+
+/** History's rows: one per saved asset, live or tombstoned (store/assets.ts says what each field is). */
+export interface AssetRepository {
+  /** A new row; refused (throws) when the file name is taken. */
+  insert(row: NewAssetRow): Promise<void>;
+  /** The row of a file name, live or tombstoned, with its graph session's title now. */
+  find(filename: string): Promise<AssetRow | undefined>;
+  /** Whether a row (tombstones included) has this file name or this thumbnail name. */
+  isNameTaken(filename: string, thumbnail: string): Promise<boolean>;
+  /** The live row whose thumbnail has this name. */
+  findLiveByThumbnail(thumbnail: string): Promise<AssetRow | undefined>;
+  /** Live rows, newest first by (created_at, id), after a position, narrowed by the filter (its `search` aside). */
+  listLive(options: { readonly limit: number; readonly after?: ItemPosition; readonly filter?: AssetFilter }): Promise<AssetRow[]>;
+  /** The newest live rows of one title group: title-only rows of that title and the rows of its graph sessions. */
+  listGroupItems(options: { readonly title: string | null; readonly sessionIds: readonly string[]; readonly limit: number }): Promise<AssetRow[]>;
+  /**
+   * Live rows whose prompt or revised prompt holds every word of `text` (a word of two characters
+   * or more also matches the words it begins; case and accents folded), narrowed by the filter,
+   * newest first by id, after the row `afterId`. No word in the text: no row.
+   */
+  search(options: { readonly text: string; readonly limit: number; readonly afterId?: number; readonly filter?: AssetFilter }): Promise<AssetRow[]>;
+  /** Title groups over the live rows, most recently active first, after a position. */
+  listSessionGroups(options: { readonly limit: number; readonly after?: GroupPosition }): Promise<SessionGroupRow[]>;
+  /** Tombstones a live row; false when there was none. */
+  markDeleted(filename: string, deletedAt: string): Promise<boolean>;
+  /** Brings a tombstone back; false when there was none. */
+  markRestored(filename: string): Promise<boolean>;
+  /** An image that did not decode: its thumbnail `failed` and the row tombstoned, in one write. */
+  markBroken(filename: string, deletedAt: string): Promise<void>;
+  setThumbnailState(filename: string, state: AssetRow['thumbnail_state']): Promise<void>;
+  /** Live rows whose thumbnail is still to be made, oldest first. */
+  pendingThumbnails(): Promise<AssetRow[]>;
+  /** Tombstones deleted after `since`, newest deletion first (then newest id), at most `limit`. */
+  deletedSince(since: string, limit: number): Promise<AssetRow[]>;
+  /** Tombstones deleted at or before the cutoff, oldest deletion first. */
+  tombstonesDeletedBefore(cutoff: string): Promise<AssetRow[]>;
+  /** Removes a tombstone's row (never a live one); false when there was none. */
+  removeTombstone(filename: string): Promise<boolean>;
+  /** Removes a row, live or not (a permanent delete); false when there was none. */
+  remove(filename: string): Promise<boolean>;
+}
+
+/** Graph sessions: their snapshot and its version. A deleted session keeps its row (title, deleted_at). */
+export interface GraphSessionRepository {
+  insert(row: Omit<SessionRow, 'deleted_at'>): Promise<void>;
+  /** A session's row, live or deleted. */
+  find(id: string): Promise<SessionRow | undefined>;
+  /** Live sessions, newest first by (created_at, id), after a position. */
+  listLive(options: { readonly limit: number; readonly after?: SessionPosition }): Promise<SessionListRow[]>;
+  /** Renames a live session; false when there is none. */
+  rename(id: string, title: string, at: string): Promise<boolean>;
+  /** Deletes a live session (its graph becomes `emptyGraph`); false when there is none. */
+  markDeleted(id: string, emptyGraph: string, at: string): Promise<boolean>;
+  /**
+   * Compare-and-swap of a live session's graph, atomic against every other writer: `next` sees the
+   * current row and answers the new graph's JSON, or undefined to keep it. The version goes up by one.
+   */
+  replaceGraph(id: string, next: (current: SessionRow) => string | undefined, at: string): Promise<GraphReplacement>;
+}
+
+/** Nodes: the record of how a node's image was made; never changed once written. */
+export interface NodeRepository {
+  /** A node with its session's title and state and its image's state; undefined when unknown. */
+  find(id: string): Promise<NodeView | undefined>;
+  /**
+   * Writes a node and, with `graph`, its session's graph replaced as `replaceGraph` does, in one
+   * unit of work: the node never lands without the graph change it asked for, nor the change without it.
+   * Answers the graph's replacement (undefined without `graph`).
+   */
+  record(row: NodeRow, graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined }): Promise<GraphReplacement | undefined>;
+}
+
+/** A change of an agent session, made from what it is now (AgentRepository.changeSession). */
+export interface AgentSessionChange {
+  readonly session: AgentSessionUpdate;
+  /** A turn's fields written in the same unit of work (a command's plan stored with what it changed). */
+  readonly turn?: { readonly id: string; readonly fields: AgentTurnUpdate };
+}
+
+/** Agent Mode: sessions and their turns (ordered by when they were recorded). */
+export interface AgentRepository {
+  insertSession(row: AgentSessionRow): Promise<void>;
+  findSession(id: string): Promise<AgentSessionRow | undefined>;
+  /** The newest sessions first (created_at, then id). */
+  listSessions(limit: number): Promise<AgentSessionRow[]>;
+  /** Removes a session and its turns together; false when there was none. */
+  deleteSession(id: string): Promise<boolean>;
+  /**
+   * A session's change made from what it is now, atomic against every other writer: `change` sees
+   * the row and answers what to write, or undefined to leave it (it may throw: nothing is written).
+   * Answers the row after, or undefined when there is no session.
+   */
+  changeSession(id: string, change: (row: AgentSessionRow) => AgentSessionChange | undefined): Promise<AgentSessionRow | undefined>;
+  /** A new turn, queued; false (nothing written) when a turn with that id exists. */
+  insertTurn(row: NewAgentTurnRow): Promise<boolean>;
+  /** Removes a turn still queued on the job `jobId`; false otherwise. */
+  deleteQueuedTurn(id: string, jobId: string): Promise<boolean>;
+  findTurn(id: string): Promise<AgentTurnRow | undefined>;
+  /** A session's turns in the order they were recorded. */
+  listTurns(sessionId: string): Promise<AgentTurnRow[]>;
+  /** Writes a turn's fields; with `fromStates`, only while it is in one of them. False when nothing was written. */
+  updateTurn(id: string, fields: AgentTurnUpdate, fromStates?: readonly AgentItemState[]): Promise<boolean>;
+  /** How many turns of the session are in each state (states with none are absent). */
+  countTurns(sessionId: string): Promise<Partial<Record<AgentItemState, number>>>;
+}
+
+/**
+ * The flow lane's registered workflows. A record that no longer reads as a workflow is skipped,
+ * never answered half-read. Synchronous for now: the catalog resolves a lane's models (flow's
+ * workflows among them, catalog/models.ts laneModels) synchronously; its contract suite awaits
+ * every answer, so an asynchronous implementation runs it unchanged once that read is.
+ */
+export interface FlowWorkflowRepository {
+  /** Every readable workflow, by id. */
+  list(): FlowWorkflow[];
+  get(id: string): FlowWorkflow | undefined;
+  /** Inserts; false when the id is taken. */
+  insert(workflow: FlowWorkflow): boolean;
+  /** Inserts or replaces (the first registration's `createdAt` stays); answers the stored workflow. */
+  replace(workflow: FlowWorkflow): FlowWorkflow;
+  delete(id: string): boolean;
+}
+
+/** Every repository of the studio's state, over one database. */
+export interface StudioStore {
+  readonly assets: AssetRepository;
+  readonly graphSessions: GraphSessionRepository;
+  readonly nodes: NodeRepository;
+  readonly agent: AgentRepository;
+  readonly flowWorkflows: FlowWorkflowRepository;
+  /** Bytes the database takes where it is kept (storage status). */
+  size(): Promise<number>;
+}

@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClaimLimits, JobRow, JobStore, NewJobRow } from '../../../src/studio/jobs/job-store.js';
+import { minute } from './harness.js';
+
+// The JobStore contract: the durable queue as any store must keep it. Queue
+// order (priority, then arrival), the limits counted over every holder, strict
+// FIFO per ordering key, one end per job, leases and their take-over, input
+// files held until the retention sweep; and a claim is atomic, so two passes
+// at once never take more than the limit.
+
+export interface JobStoreHarness {
+  readonly store: JobStore;
+  close(): Promise<void>;
+}
+
+const newJob = (id: string, overrides: Partial<NewJobRow> = {}): NewJobRow => ({
+  id,
+  kind: 'generate',
+  lane: 'api',
+  model: 'lang-5.6-luna',
+  request: JSON.stringify({ prompt: id }),
+  created_at: minute(0),
+  priority: 0,
+  ordering_key: null,
+  fingerprint: null,
+  attempt: 1,
+  retry_of: null,
+  ...overrides,
+});
+
+/** Limits of a claim pass: `overall`, per lane, claimed by `owner` with a lease until `until`. */
+function limits(overall: number, options: { lanes?: Record<string, number>; owner?: string; until?: number; reaches?: boolean; accepts?: (row: JobRow) => boolean } = {}): ClaimLimits {
+  return {
+    overall,
+    laneLimit: (lane) => (lane === null ? Infinity : (options.lanes?.[lane] ?? Infinity)),
+    accepts: options.accepts ?? (() => true),
+    claim: () => ({ owner: options.owner ?? 'engine-a', leaseUntil: options.until ?? Date.now() + 60_000, at: minute(1), deadline: null, reachesUpstream: options.reaches ?? false }),
+  };
+}
+
+const ids = (rows: readonly JobRow[]) => rows.map((row) => row.id);
+
+export function describeJobStoreContract(name: string, make: () => Promise<JobStoreHarness>): void {
+  describe(`JobStore contract: ${name}`, () => {
+    let harness: JobStoreHarness;
+    let store: JobStore;
+    beforeEach(async () => {
+      harness = await make();
+      store = harness.store;
+    });
+    afterEach(() => harness.close());
+
+    it('inserts a queued job once, answering its place; the same id again answers the row that has it', async () => {
+      const inserted = await store.insert(newJob('a'), []);
+      expect(inserted).toMatchObject({ position: 1, claimed: [] });
+      expect(await store.find('a')).toMatchObject({ ...newJob('a'), state: 'queued', finished_at: null, lease_owner: null, reached_upstream: 0 });
+      expect(await store.insert(newJob('b'), [])).toMatchObject({ position: 2 });
+      expect(await store.insert(newJob('a', { request: '{}' }), [])).toMatchObject({ existing: { id: 'a', request: newJob('a').request } });
+      expect(await store.find('nope')).toBeUndefined();
+      expect(ids(await store.unfinished())).toEqual(['a', 'b']);
+    });
+
+    it('orders the queue by priority, then arrival', async () => {
+      await store.insert(newJob('low'), []);
+      await store.insert(newJob('high', { priority: 5 }), []);
+      await store.insert(newJob('low-2'), []);
+      const position = async (id: string) => store.position((await store.find(id)) as JobRow);
+      expect([await position('high'), await position('low'), await position('low-2')]).toEqual([1, 2, 3]);
+      expect(ids(await store.claim(limits(2)))).toEqual(['high', 'low']);
+    });
+
+    it('claims in queue order within the overall and lane limits, counting what holds a slot already', async () => {
+      for (const id of ['x1', 'x2', 'y1', 'y2']) await store.insert(newJob(id, { lane: id[0] }), []);
+      const first = await store.claim(limits(3, { lanes: { x: 1 } }));
+      expect(ids(first)).toEqual(['x1', 'y1', 'y2']);
+      expect(first[0]).toMatchObject({ state: 'running', lease_owner: 'engine-a', started_at: minute(1) });
+      expect(await store.find('x1')).toMatchObject({ state: 'running', lease_owner: 'engine-a' });
+      expect(await store.claim(limits(10, { lanes: { x: 1 } }))).toEqual([]);
+      expect(await store.finish('x1', { state: 'succeeded', result: { ok: true } }, minute(2))).toBe(true);
+      expect(ids(await store.claim(limits(10, { lanes: { x: 1 } })))).toEqual(['x2']);
+    });
+
+    it('runs the jobs of one ordering key strictly one after another, in order', async () => {
+      await store.insert(newJob('k1', { ordering_key: 'agent:s1' }), []);
+      await store.insert(newJob('k2', { ordering_key: 'agent:s1' }), []);
+      await store.insert(newJob('other', { ordering_key: 'agent:s2' }), []);
+      expect(ids(await store.claim(limits(10)))).toEqual(['k1', 'other']);
+      expect(await store.claim(limits(10))).toEqual([]);
+      await store.finish('k1', { state: 'failed', error: { code: 'X' } }, minute(2));
+      expect(ids(await store.claim(limits(10)))).toEqual(['k2']);
+    });
+
+    it('claims a job as it is inserted when a slot is free and nothing waits; leaves what this holder does not accept', async () => {
+      expect(await store.insert(newJob('a'), [], limits(1))).toMatchObject({ position: 1, claimed: [{ id: 'a', state: 'running' }] });
+      expect(await store.insert(newJob('b'), [], limits(1))).toMatchObject({ claimed: [] });
+      expect((await store.find('b'))?.state).toBe('queued');
+      await store.insert(newJob('c', { kind: 'trace' }), []);
+      expect(await store.claim(limits(10, { accepts: (row) => row.kind !== 'trace' }))).toMatchObject([{ id: 'b' }]);
+    });
+
+    it('lets two claim passes at once take no more than the limit together', async () => {
+      for (const id of ['a', 'b', 'c', 'd']) await store.insert(newJob(id), []);
+      const passes = await Promise.all([store.claim(limits(2, { owner: 'engine-a' })), store.claim(limits(2, { owner: 'engine-b' })), store.claim(limits(2, { owner: 'engine-c' }))]);
+      const claimed = passes.flat();
+      expect(claimed).toHaveLength(2);
+      expect(new Set(ids(claimed)).size).toBe(2);
+    });
+
+    it('ends a job once, keeping its result or error; `from` ends it only from that state', async () => {
+      await store.insert(newJob('a'), [], limits(1));
+      expect(await store.finish('a', { state: 'cancelled', from: 'queued' }, minute(2))).toBe(false);
+      expect(await store.finish('a', { state: 'succeeded', phase: 'done', result: { images: ['x.png'] } }, minute(2))).toBe(true);
+      expect(await store.finish('a', { state: 'failed', error: { code: 'LATE' } }, minute(3))).toBe(false);
+      const row = await store.find('a');
+      expect(row).toMatchObject({ state: 'succeeded', phase: 'done', finished_at: minute(2), lease_owner: null });
+      expect(JSON.parse(row?.result ?? 'null')).toEqual({ images: ['x.png'] });
+      expect(await store.unfinished()).toEqual([]);
+      expect(ids(await store.finishedSince(minute(1), 10))).toEqual(['a']);
+      expect(await store.finishedSince(minute(5), 10)).toEqual([]);
+    });
+
+    it('keeps what a running job records: phase, activity, checkpoint, operation, cancel requests', async () => {
+      await store.insert(newJob('a'), [], limits(1));
+      await store.setPhase('a', 'generating', minute(2));
+      await store.setActivity('a', 'waiting', 12345, minute(2));
+      await store.markReachedUpstream('a', minute(2));
+      await store.setOperation('a', { kind: 'poll', id: 'op-1' }, 'op-1', 'pending', minute(2));
+      await store.setUpstreamState('a', 'running', minute(3));
+      await store.setCancelConfirmed('a', true);
+      const row = await store.find('a');
+      expect(row).toMatchObject({ phase: 'generating', state: 'waiting', next_check_at: 12345, reached_upstream: 1, upstream_operation_id: 'op-1', upstream_state: 'running', cancel_confirmed: 1 });
+      expect(JSON.parse(row?.operation ?? 'null')).toEqual({ kind: 'poll', id: 'op-1' });
+      expect(await store.cancelRequested('engine-a')).toEqual([]);
+      expect(await store.requestCancel('a', minute(4))).toBe(true);
+      expect(await store.cancelRequested('engine-a')).toEqual(['a']);
+      expect(await store.cancelRequested('engine-b')).toEqual([]);
+      await store.finish('a', { state: 'cancelled' }, minute(5));
+      expect(await store.requestCancel('a', minute(6))).toBe(false);
+    });
+
+    it('finds orphans (lease run out, or a dead owner) and lets one holder take each over', async () => {
+      const now = Date.now();
+      await store.insert(newJob('expired'), [], limits(5, { owner: 'gone', until: now - 1 }));
+      await store.insert(newJob('dead-owner'), []);
+      await store.claim(limits(5, { owner: 'dead', until: now + 60_000 }));
+      await store.insert(newJob('healthy'), []);
+      await store.claim(limits(5, { owner: 'alive', until: now + 60_000 }));
+      await store.markReachedUpstream('dead-owner', minute(2));
+      const orphans = await store.orphans(now, (owner) => owner === 'dead');
+      expect(ids(orphans).sort()).toEqual(['dead-owner', 'expired']);
+      const lease = () => ({ owner: 'engine-b', until: now + 60_000, at: minute(3) });
+      const adopted = await store.adopt(orphans, lease, () => ({ action: 'interrupted', error: { code: 'JOB_INTERRUPTED' } }));
+      expect(adopted.map((entry) => [entry.row.id, entry.action]).sort()).toEqual([
+        ['dead-owner', 'interrupted'],
+        ['expired', 'requeued'],
+      ]);
+      expect(await store.find('expired')).toMatchObject({ state: 'queued', lease_owner: null });
+      expect(await store.find('dead-owner')).toMatchObject({ state: 'interrupted', finished_at: minute(3) });
+      // Taken over already: a second adopter wins nothing.
+      expect(await store.adopt(orphans, lease, () => ({ action: 'resumed' }))).toEqual([]);
+    });
+
+    it('renews and releases the leases of one holder', async () => {
+      const now = Date.now();
+      await store.insert(newJob('a'), [], limits(5, { owner: 'engine-a', until: now + 1_000 }));
+      await store.renewLeases('engine-a', now + 120_000);
+      expect((await store.find('a'))?.lease_expires_at).toBe(now + 120_000);
+      expect(await store.orphans(now + 60_000, () => false)).toEqual([]);
+      await store.releaseLeases('engine-a');
+      expect(ids(await store.orphans(now, () => false))).toEqual(['a']);
+      const adopted = await store.adopt(await store.orphans(now, () => false), () => ({ owner: 'engine-b', until: now + 60_000, at: minute(3) }), () => ({ action: 'resumed' }));
+      expect(adopted).toMatchObject([{ action: 'requeued' }]);
+    });
+
+    it('holds input files while a job that names them is kept; the retention sweep lets them go', async () => {
+      await store.insert(newJob('a'), ['h1', 'h2']);
+      await store.insert(newJob('b'), ['h2']);
+      expect((await store.inputHashes('a')).sort()).toEqual(['h1', 'h2']);
+      expect(await store.inputHeld('h1')).toBe(true);
+      expect(await store.inputHeld('h3')).toBe(false);
+      await store.finish('a', { state: 'succeeded' }, minute(1));
+      await store.finish('b', { state: 'succeeded' }, minute(10));
+      expect(await store.sweepFinished(minute(5))).toBe(1);
+      expect(await store.find('a')).toBeUndefined();
+      expect(await store.inputHeld('h1')).toBe(false);
+      expect(await store.inputHeld('h2')).toBe(true);
+    });
+
+    it('answers every attempt of a job, the first one first', async () => {
+      await store.insert(newJob('a'), []);
+      await store.finish('a', { state: 'failed', error: { code: 'X' } }, minute(1));
+      await store.insert(newJob('a~2', { attempt: 2, retry_of: 'a' }), []);
+      await store.insert(newJob('unrelated'), []);
+      expect(ids(await store.attempts('a'))).toEqual(['a', 'a~2']);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/studio/store/database.js';
+import { SqliteJobStore } from '../../src/studio/store/jobs.js';
+import { sqliteStudioStore } from '../../src/studio/store/sqlite-store.js';
+import { describeAgentRepositoryContract } from './contracts/agent-repository.contract.js';
+import { describeAssetRepositoryContract } from './contracts/asset-repository.contract.js';
+import { describeFlowWorkflowRepositoryContract } from './contracts/flow-workflow-repository.contract.js';
+import { describeGraphRepositoriesContract } from './contracts/graph-repositories.contract.js';
+import type { StoreHarness } from './contracts/harness.js';
+import { describeJobStoreContract } from './contracts/job-store.contract.js';
+
+// The SQLite implementations run the port contracts: each test gets a new
+// database file in a temp dir, migrated as the studio opens it.
+
+function freshDatabase() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-store-contract-'));
+  const file = join(dir, 'studio.db');
+  const db = openDatabase(file);
+  return {
+    db,
+    file,
+    close: async () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const makeStore = async (): Promise<StoreHarness> => {
+  const { db, file, close } = freshDatabase();
+  return { store: sqliteStudioStore(db, file), close };
+};
+
+describeAssetRepositoryContract('SQLite', makeStore);
+describeGraphRepositoriesContract('SQLite', makeStore);
+describeAgentRepositoryContract('SQLite', makeStore);
+describeFlowWorkflowRepositoryContract('SQLite', makeStore);
+describeJobStoreContract('SQLite', async () => {
+  const { db, close } = freshDatabase();
+  return { store: new SqliteJobStore(db), close };
+});
