@@ -1,4 +1,4 @@
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { isStorageFull } from '../common/storage-full.js';
 import { ASSET_TOPIC, videoFacts, type AssetEventName, type AssetEventPayload, type AssetRecord, type VideoFacts } from './api/index.js';
 import type { StudioContext } from './context.js';

@@ -1,10 +1,10 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { DurableWriter } from '../common/durable-writer.js';
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import { SecretRegistry } from '../common/secrets.js';
 import type { EventChannelOptions } from '../common/events/types.js';
-import type { LaneId } from './api/index.js';
+import type { DemoGuide, FlowRegisterRequest, LaneId } from './api/index.js';
 import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
 import { sessionFilePath } from './auth/session-files.js';
@@ -20,13 +20,21 @@ import { openDatabase, type StudioDatabase } from './store/database.js';
 import { SqliteJobStore } from './store/jobs.js';
 import { LocalAssetStore } from './store/asset-files.js';
 import type { AssetStore } from './media/asset-store.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../common/version.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
  * for its other endpoints (e.g. `oauth.issuer`).
  */
 export type UpstreamUrls = Readonly<Record<string, string>>;
+
+/** What the demo (src/demo) gives a studio besides upstreams and credentials. */
+export interface DemoContent {
+  /** Answered at GET /api/demo. */
+  readonly guide: DemoGuide;
+  /** Workflows registered for this run only on the demo's node-graph upstream (their origin is its URL). */
+  readonly flowWorkflows: readonly Omit<FlowRegisterRequest, 'origin'>[];
+}
 
 export interface StudioOptions {
   /** Environment to read (default process.env). Tests pass their own. */
@@ -39,7 +47,7 @@ export interface StudioOptions {
     sessionFiles: Readonly<Partial<Record<LaneId, string>>>;
     /** Variables that win over the environment in demo mode (the fake cligen program and its home). */
     env?: Readonly<Record<string, string>>;
-  };
+  } & DemoContent;
   /** Base URL overrides, above the environment (tests point lanes at simulators with these). */
   upstreams?: UpstreamUrls;
   events?: EventChannelOptions;
@@ -75,6 +83,8 @@ export interface StudioContext {
   /** Where asset bytes live (the AssetStore port; files of the state dir today). Nothing else reads or writes them. */
   readonly assets: AssetStore;
   readonly demo: boolean;
+  /** In demo mode, the demo's guide and workflows. */
+  readonly demoContent?: DemoContent;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
   /** The configured base URL, or undefined (for reports). */
@@ -129,6 +139,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     files,
     assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
+    demoContent: demo ? { guide: demo.guide, flowWorkflows: demo.flowWorkflows } : undefined,
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
       const url = configuredUpstreamUrl(lane, endpoint);

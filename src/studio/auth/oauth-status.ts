@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { OauthStatusBody } from '../api/auth.js';
 import type { StudioContext } from '../context.js';
 import { readChatSessionSync } from '../lanes/oauth/auth-file.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DurableWriter } from '../../common/durable-writer.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { mimeOf } from '../media/image-type.js';
 import type { InputDescriptor, ReferenceImage } from '../references.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { StudioContext } from '../context.js';
 import { MCP_MEDIA_KINDS, type McpInputRole, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
 import { mcpTarget } from './servers.js';

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { callUpstream } from '../upstream/index.js';
 import type { McpServerTarget } from '../upstream/mcp/client.js';
 import type { McpInput, McpJobRequest } from '../api/mcp.js';

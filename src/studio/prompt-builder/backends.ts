@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { PromptBuilderBackend } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { alphaClient } from '../lanes/alpha/call.js';

@@ -3,7 +3,6 @@ import { flowInspectRequest, flowProbeRequest, flowRegisterRequest } from '../ap
 import { flowCatalog } from '../lanes/flow/catalog.js';
 import { checkOrigin } from '../lanes/flow/origin.js';
 import { closeFlowSockets } from '../lanes/flow/sockets.js';
-import { SAMPLE_WORKFLOW } from '../../sim/flow/sample.js';
 import type { StudioRoutes } from './plugin.js';
 
 // The flow lane's workflow catalog (contract: flow-workflow-catalog §1):
@@ -15,9 +14,9 @@ export const flowRoutes: StudioRoutes = async (app, { ctx }) => {
   const catalog = flowCatalog(ctx);
   app.addHook('onClose', async () => closeFlowSockets(ctx));
 
-  // The demo's sample workflow, on the demo's node-graph simulator (whose port changes each start):
+  // The demo's workflows (its sample), on the demo's node-graph simulator (whose port changes each start):
   // held for this run only, never written over a workflow of the user's.
-  if (ctx.demo) await catalog.register({ ...SAMPLE_WORKFLOW, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
+  for (const workflow of ctx.demoContent?.flowWorkflows ?? []) await catalog.register({ ...workflow, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
 
   app.post('/api/flow/inspect', async (request) => catalog.inspect(parseWith(flowInspectRequest, request.body ?? {})));
 

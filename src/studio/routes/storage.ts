@@ -1,6 +1,6 @@
 import { stat, statfs } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { findExecutable } from '../../common/process/index.js';
 import type { StudioRoutes } from './plugin.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { StudioContext } from '../../context.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
