@@ -3,9 +3,10 @@ import { maskCredentials, maskCredentialsIn, maskSecrets, maskSecretsIn } from '
 
 // The error machinery every server shares. Every error answer of every server in
 // this project is `{ "error": { "code", "message", "details"? } }` with the status
-// its code declares; the CLI derives its exit code from the same table. Each server
-// has one table of codes (studio/errors.ts, chat/errors.ts, manager/errors.ts): the
-// shared codes below merged with its own, and its own ServiceError class bound to it.
+// its code declares. Each server has one table of codes (studio/errors.ts,
+// chat/errors.ts, manager/errors.ts): the shared codes below merged with its own,
+// and its own ServiceError class bound to it; `svc` derives its exit codes from
+// the studio's.
 
 export { mergeCodeTables, spec, type CodeSpec, type CodeTable, type ExitKind } from './error-spec.js';
 
