@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_TOPIC } from '../src/studio/api/index.js';
-import { startSimulators } from '../src/studio/demo.js';
+import { startSimulators } from '../src/demo/demo.js';
 import { startStudio } from '../src/studio/main.js';
 import { percentile, round, table } from './lib/stats.js';
 

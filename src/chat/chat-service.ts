@@ -1,4 +1,4 @@
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { AGENTS, isAgentId, type AgentId } from './agents/catalog.js';
 import { agentEnvironment } from './agents/environment.js';
 import type { DoneEvent, NormalizedEvent, OutputEvent } from './agents/types.js';

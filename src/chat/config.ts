@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readJsonFile } from '../common/json-file.js';
-import { fakeAgentScript } from '../sim/agents/scripts.js';
+import { inCheckout } from '../common/checkout.js';
 import { AGENTS, AGENT_IDS, DEFAULT_AGENT, isAgentId, type AgentId } from './agents/catalog.js';
 import { isObject } from './agents/fields.js';
 import { CHAT_LIMITS } from './limits.js';
@@ -104,7 +105,15 @@ export function programFromPath(path: string): AgentProgram {
   return /\.m?js$/.test(path) ? { file: process.execPath, prefixArgs: [resolve(path)] } : { file: path, prefixArgs: [] };
 }
 
-export const fakeAgentProgram = (agent: AgentId): AgentProgram => programFromPath(fakeAgentScript(AGENTS[agent].fakeScript));
+/**
+ * The fake program of an agent (`--demo`): a plain script of the checkout's src/sim/agents, which no build copies,
+ * run by its path like any configured program (the chat server loads no simulator code).
+ */
+export function fakeAgentProgram(agent: AgentId): AgentProgram {
+  const script = inCheckout('src', 'sim', 'agents', AGENTS[agent].fakeScript);
+  if (!existsSync(script)) throw new Error(`Fake agent program ${AGENTS[agent].fakeScript} is missing: ${script}.`);
+  return programFromPath(script);
+}
 
 function positiveInteger(name: string, value: string | number | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined || value === '') return undefined;

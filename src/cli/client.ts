@@ -1,4 +1,5 @@
-import { EXIT_CODES, exitCodeFor, isErrorCode } from '../common/errors.js';
+import { EXIT_CODES } from '../common/errors.js';
+import { exitCodeFor, isErrorCode } from '../studio/errors.js';
 import { readDescriptor } from '../studio/descriptor.js';
 import { studioPaths } from '../studio/paths.js';
 import { DEFAULT_PORT } from '../studio/constants.js';

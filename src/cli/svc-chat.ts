@@ -6,7 +6,7 @@ import { CHAT_LIMITS } from '../chat/limits.js';
 import { MANAGER_ENV, parsePortRange } from '../manager/config.js';
 import { MANAGER_LIMITS } from '../manager/limits.js';
 import { workerOrigin } from '../manager/worker-url.js';
-import { VERSION } from '../studio/version.js';
+import { VERSION } from '../common/version.js';
 
 class UsageError extends Error {}
 

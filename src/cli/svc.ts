@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES } from '../common/errors.js';
-import { VERSION } from '../studio/version.js';
+import { VERSION } from '../common/version.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerAuth } from './commands/auth.js';
 import { registerKeys } from './commands/keys.js';

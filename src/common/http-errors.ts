@@ -1,14 +1,14 @@
 import type { FastifyError, FastifyReply } from 'fastify';
-import { ServiceError, type ErrorCode } from './errors.js';
+import { ServiceError, type SharedCode } from './errors.js';
 import { isStorageFull, storageFullError, type StorageSpot } from './storage-full.js';
 
 /** Sends the one error shape. Used by the error handler and by routes that answer errors themselves. */
-export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
+export function sendError(reply: FastifyReply, error: ServiceError<string>): FastifyReply {
   if (error.headers) reply.headers(error.headers);
   return reply.code(error.status).type('application/json').send(error.toBody());
 }
 
-const FASTIFY_CODES: Record<string, ErrorCode> = {
+const FASTIFY_CODES: Record<string, SharedCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
@@ -23,7 +23,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
  * Maps anything thrown inside a request (or a job) to a ServiceError without leaking internals.
  * `storage`: where the server keeps its files, which a full-disk error names.
  */
-export function toServiceError(error: unknown, storage?: StorageSpot): ServiceError {
+export function toServiceError(error: unknown, storage?: StorageSpot): ServiceError<string> {
   if (error instanceof ServiceError) return error;
   if (isStorageFull(error)) return storageFullError(storage);
   const fastifyError = error as FastifyError;

@@ -1,14 +1,16 @@
 import type { z } from 'zod';
-import { ServiceError, type ErrorCode } from './errors.js';
+import { ServiceError, type ServiceErrorClass } from './errors.js';
 import { issueMessage } from './issue-message.js';
 
 // The one way both servers validate what a request brings (bodies, queries,
 // route parameters): a zod schema, and on failure the one error shape naming
 // the field, what is wrong, and what would be valid.
 
-export interface ValidationOptions {
-  /** Code of the answer (default BAD_REQUEST). */
-  readonly code?: ErrorCode;
+export interface ValidationOptions<E extends ServiceErrorClass<never> = typeof ServiceError> {
+  /** Code of the answer (default BAD_REQUEST): one of the shared codes, or of the table of `errors`. */
+  readonly code?: ConstructorParameters<E>[0];
+  /** The server's ServiceError class, for a `code` of its own table. */
+  readonly errors?: E;
   /** What is validated, for the message ("query parameter", "message body"). */
   readonly what?: string;
   /** Valid values to name per field, where the schema cannot say (a pattern, a range). */
@@ -43,7 +45,7 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] | 
 }
 
 /** Parses `value` with `schema` or throws the answer: BAD_REQUEST (or `code`) with `details.field` and `details.valid`. */
-export function parseWith<T>(schema: z.ZodType<T>, value: unknown, options: ValidationOptions = {}): T {
+export function parseWith<T, E extends ServiceErrorClass<never> = typeof ServiceError>(schema: z.ZodType<T>, value: unknown, options: ValidationOptions<E> = {}): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -62,5 +64,6 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown, options: Vali
   // In words a person reads (issue-message.ts), not the validator's.
   let message = issueMessage(issue, value ?? {});
   if (issue.code === 'unrecognized_keys' && Array.isArray(details.valid)) message += ` (valid: ${details.valid.join(', ')})`;
-  throw new ServiceError(options.code ?? 'BAD_REQUEST', prefix ? `${prefix}: ${message}` : message, { details });
+  const Errors = (options.errors ?? ServiceError) as ServiceErrorClass<string>;
+  throw new Errors(options.code ?? 'BAD_REQUEST', prefix ? `${prefix}: ${message}` : message, { details });
 }

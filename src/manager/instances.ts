@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import type { EventChannel } from '../common/events/channel.js';
 import type { ChannelEvent } from '../common/events/types.js';
 import { readJsonFile, writeJsonFile } from '../common/json-file.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { EventChannel } from '../common/events/channel.js';
 import { createHttpApp } from '../common/http-app.js';
 import { closeHttpApp, listenWithFallback } from '../common/listen.js';
-import { VERSION } from '../studio/version.js';
+import { VERSION } from '../common/version.js';
 import { MANAGER_ENV, resolveManagerConfig, type ManagerConfig, type ManagerConfigOverrides } from './config.js';
 import { Instances } from './instances.js';
 import { MANAGER_LIMITS } from './limits.js';

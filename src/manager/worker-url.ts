@@ -1,4 +1,4 @@
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { isLoopbackName } from '../common/http-security.js';
 
 /**

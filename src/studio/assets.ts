@@ -1,15 +1,14 @@
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { isStorageFull } from '../common/storage-full.js';
 import { ASSET_TOPIC, videoFacts, type AssetEventName, type AssetEventPayload, type AssetRecord, type VideoFacts } from './api/index.js';
 import type { StudioContext } from './context.js';
-import { isValidAssetFilename, newAssetFilenames } from './media/filename.js';
+import { newAssetFilenames } from './media/filename.js';
 import { sniffImageType, type AssetFormat } from './media/image-type.js';
 import { embedMetadata, metadataPayload, readEmbeddedMetadata, type AssetMetadata } from './media/metadata.js';
 import { makeThumbnail, thumbnailNameOf } from './media/thumbnail.js';
 import type { AssetRow, NewAssetRow } from './store/assets.js';
 import { readImageHeader } from './media/image-header.js';
 import { checkSvg, svgSize, withSvgMetadata } from './media/svg.js';
-import { adoptOrphanVideo } from './video/save-video.js';
 
 export type { AssetMetadata } from './media/metadata.js';
 export { readEmbeddedMetadata };
@@ -115,39 +114,6 @@ export function rowOf(facts: { filename: string; thumbnail: string; format: Asse
     // The link to a graph session is not in the file's metadata: an image adopted after a crash keeps only its title.
     session_id: null,
   };
-}
-
-/**
- * Gives history back the complete images whose row a crash lost (between the
- * file's rename and the insert). The metadata embedded in each file says what
- * it is; files without our metadata are left alone. Their thumbnails follow
- * as derived work. Returns how many.
- */
-export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
-  let adopted = 0;
-  for (const name of await ctx.assets.names('generated')) {
-    if (!isValidAssetFilename(name) || (await ctx.store.assets.find(name))) continue;
-    if (name.endsWith('.mp4')) {
-      // A video says what it is in its container's tag (read back with ffprobe).
-      if (await adoptOrphanVideo(ctx, name).catch(() => false)) adopted += 1;
-      continue;
-    }
-    const bytes = await ctx.assets.read('generated', name);
-    if (!(bytes instanceof Buffer)) continue;
-    const format = sniffImageType(bytes);
-    const metadata = format ? await readEmbeddedMetadata(bytes) : undefined;
-    if (!format || !metadata) continue;
-    let header;
-    try {
-      header = readImageHeader(bytes, format);
-    } catch {
-      continue; // a damaged file is not given back
-    }
-    await ctx.store.assets.insert(rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }));
-    void finishAsset(ctx, name);
-    adopted += 1;
-  }
-  return adopted;
 }
 
 /** The stored form of an image to save: its format, its bytes with our metadata embedded, its size. */

@@ -1,10 +1,10 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { DurableWriter } from '../common/durable-writer.js';
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { EventChannel } from '../common/events/channel.js';
 import { SecretRegistry } from '../common/secrets.js';
 import type { EventBus, EventChannelOptions } from '../common/events/types.js';
-import type { LaneId } from './api/index.js';
+import type { DemoGuide, LaneId } from './api/index.js';
 import { envKey, resolveKey, type ResolvedKey } from './auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
 import { sessionFilePath } from './auth/session-files.js';
@@ -20,8 +20,8 @@ import { openDatabase, type StudioDatabase } from './store/database.js';
 import { SqliteJobStore } from './store/jobs.js';
 import { LocalAssetStore } from './store/asset-files.js';
 import type { AssetStore } from './media/asset-store.js';
-import { VERSION } from './version.js';
-import type { LaneEnv } from './lanes/env.js';
+import { VERSION } from '../common/version.js';
+import type { LaneDemoContent, LaneEnv } from './lanes/env.js';
 import type { StudioStore } from './store/repositories.js';
 import { sqliteStudioStore } from './store/sqlite-store.js';
 
@@ -30,6 +30,12 @@ import { sqliteStudioStore } from './store/sqlite-store.js';
  * for its other endpoints (e.g. `oauth.issuer`).
  */
 export type UpstreamUrls = Readonly<Record<string, string>>;
+
+/** What the demo (src/demo) gives a studio besides upstreams and credentials: the lanes' part, and the guide. */
+export interface DemoContent extends LaneDemoContent {
+  /** Answered at GET /api/demo. */
+  readonly guide: DemoGuide;
+}
 
 export interface StudioOptions {
   /** Environment to read (default process.env). Tests pass their own. */
@@ -42,7 +48,7 @@ export interface StudioOptions {
     sessionFiles: Readonly<Partial<Record<LaneId, string>>>;
     /** Variables that win over the environment in demo mode (the fake cligen program and its home). */
     env?: Readonly<Record<string, string>>;
-  };
+  } & DemoContent;
   /** Base URL overrides, above the environment (tests point lanes at simulators with these). */
   upstreams?: UpstreamUrls;
   events?: EventChannelOptions;
@@ -90,6 +96,8 @@ export interface StudioContext extends LaneEnv {
   /** Where asset bytes live (the AssetStore port; files of the state dir today). Nothing else reads or writes them. */
   readonly assets: AssetStore;
   readonly demo: boolean;
+  /** In demo mode, the demo's guide and workflows. */
+  readonly demoContent?: DemoContent;
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */
   upstreamUrl(lane: LaneId, endpoint?: string): string;
   /** The configured base URL, or undefined (for reports). */
@@ -148,6 +156,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     assets: new LocalAssetStore(paths, files),
     demo: Boolean(demo),
     records: { flowWorkflows: store.flowWorkflows },
+    demoContent: demo ? { guide: demo.guide, flowWorkflows: demo.flowWorkflows } : undefined,
     configuredUpstreamUrl,
     upstreamUrl(lane, endpoint = 'base') {
       const url = configuredUpstreamUrl(lane, endpoint);

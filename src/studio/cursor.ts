@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 
 // Page cursors of the studio's listings: opaque to clients (base64url JSON),
 // each tagged with its listing (`m`) so one listing's cursor is refused by

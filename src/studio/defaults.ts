@@ -1,4 +1,4 @@
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { isLaneId, type DefaultsRequest, type LaneId } from './api/index.js';
 import { laneModel, isKnownModel } from './catalog/models.js';
 import { LANE_MODULES, LANES, SHARED_DEFAULT_LANES } from './catalog/registry.js';

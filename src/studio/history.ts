@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../common/errors.js';
+import { ServiceError } from './errors.js';
 import { recordOf, type AssetRecord } from './assets.js';
 import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';

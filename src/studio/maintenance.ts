@@ -1,6 +1,7 @@
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
-import { adoptOrphanAssets, finishPendingAssets } from './assets.js';
+import { finishPendingAssets } from './assets.js';
+import { adoptOrphanAssets } from './orphan-assets.js';
 import { sweepExpired } from './history.js';
 
 // The studio's housekeeping, started by main.ts while the server runs: at

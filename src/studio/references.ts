@@ -1,5 +1,5 @@
 import { loadSharp } from '../common/sharp.js';
-import { ServiceError, type ErrorCode } from '../common/errors.js';
+import { ServiceError, type ErrorCode } from './errors.js';
 import { LIMITS } from './catalog/limits.js';
 import type { StudioContext } from './context.js';
 import type { InputDescriptor } from './api/index.js';

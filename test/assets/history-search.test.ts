@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/common/sqlite.js';
 import { saveAsset, type AssetMetadata, type AssetRecord } from '../../src/studio/assets.js';
-import { startDemo } from '../../src/studio/demo.js';
+import { startDemo } from '../../src/demo/demo.js';
 import { openDatabase } from '../../src/studio/store/database.js';
 import { MIGRATIONS } from '../../src/studio/store/migrations.js';
 import { removeTombstone, searchExpression, searchLiveAssets } from '../../src/studio/store/assets.js';

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/common/errors.js';
+import { ServiceError } from '../../src/studio/errors.js';
 import type { AssetRecord } from '../../src/studio/assets.js';
 import { LIMITS } from '../../src/studio/catalog/limits.js';
 import { loadImageInput, loadReferences } from '../../src/studio/references.js';

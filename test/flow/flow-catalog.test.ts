@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflateSync } from 'node:zlib';
-import { SAMPLE_WORKFLOW, startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
+import { SAMPLE_WORKFLOW } from '../../src/demo/sample-workflow.js';
+import { startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { runSvc } from '../helpers/svc.js';
 

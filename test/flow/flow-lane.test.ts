@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_WORKFLOW, startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
+import { SAMPLE_WORKFLOW } from '../../src/demo/sample-workflow.js';
+import { startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 // The flow lane's jobs over HTTP against two node-graph simulators on two

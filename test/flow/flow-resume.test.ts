@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_WORKFLOW } from '../../src/sim/flow/index.js';
+import { SAMPLE_WORKFLOW } from '../../src/demo/sample-workflow.js';
 import { startCrashRig, type CrashRig } from '../helpers/crash-rig.js';
 
 // The bar's crash test for flow, with real processes: the node-graph

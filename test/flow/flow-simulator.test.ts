@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_WORKFLOW, startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
+import { SAMPLE_WORKFLOW } from '../../src/demo/sample-workflow.js';
+import { startFlowSimulator, type FlowSimulator } from '../../src/sim/flow/index.js';
 
 // The node-graph simulator against its contract (flow-node-graph-queue), as a
 // client that speaks the protocol directly: validation answers, the message

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { WebSocketServer } from 'ws';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/common/errors.js';
+import { ServiceError } from '../../src/studio/errors.js';
 import type { FlowGraph, FlowParam, FlowWorkflow } from '../../src/studio/api/flow.js';
 import { bindCandidates, checkBind, checkParams, deriveParams, workflowOptions } from '../../src/studio/lanes/flow/binding.js';
 import { parseSize } from '../../src/studio/api/index.js';

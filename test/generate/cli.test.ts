@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../../src/common/errors.js';
 import { readEmbeddedMetadata } from '../../src/studio/media/metadata.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { SVC, runSvc } from '../helpers/svc.js';
 

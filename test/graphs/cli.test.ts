@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/common/errors.js';
 import type { VersionedGraph } from '../../src/studio/api/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { runSvc } from '../helpers/svc.js';
 

@@ -12,7 +12,7 @@ import {
   type NodeRecord,
   type SessionBody,
 } from '../../src/studio/api/index.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { collectEvents, followEvents, type StreamedEvent } from '../generate/rig.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { call, type ErrorAnswer } from './helpers.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { startStudio, type RunningStudio, type StartStudioOptions } from '../../src/studio/main.js';
 
 export interface TestStudio extends RunningStudio {

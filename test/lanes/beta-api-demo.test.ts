@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { runSvc, startSvc, type RunningSvc } from '../helpers/svc.js';
 import { expectError, expectImage } from './beta-api-rig.js';

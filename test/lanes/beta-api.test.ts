@@ -132,7 +132,7 @@ describe('beta-api (API key): sizes, enums and cost', () => {
 describe('beta-api (API key): refusals before any upstream call', () => {
   it('quality, format and moderation are refused naming the control; a batch naming multimode', async () => {
     const mark = lastRequestId(sim);
-    // Spec: no quality, format, moderation or multimode; size, where it is silent, is dropped with a warning (test/first-hour).
+    // Spec: no quality, format, moderation or multimode; size, where it is silent, is dropped with a warning (test/studio/spec-client.test.ts).
     for (const [field, value] of [['quality', 'high'], ['format', 'jpeg'], ['moderation', 'low']] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.message).toContain(field);

@@ -87,7 +87,7 @@ describe('cligen: refusals before spawning', () => {
 
   it('no quality or size control (LANE_UNSUPPORTED naming it), no mask (CLIGEN_MASK_UNSUPPORTED), nano-fruit-2 only', async () => {
     const before = rig.runs().length;
-    // Spec: no quality, size or mask controls; format, where it is silent, is dropped with a warning (test/first-hour).
+    // Spec: no quality, size or mask controls; format, where it is silent, is dropped with a warning (test/studio/spec-client.test.ts).
     for (const [field, value] of [['quality', 'high'], ['size', '1024x1536']] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.details).toMatchObject({ lane: 'cligen', field });

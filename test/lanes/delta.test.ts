@@ -122,7 +122,7 @@ describe('delta generates', () => {
     await expectError(await rig.post('/api/edit', { provider: 'delta', prompt: 'x', image: await imageDataUrl('png') }), 400, 'LANE_UNSUPPORTED');
     const long = await expectError(await generate({ prompt: 'x'.repeat(1501) }), 400, 'BAD_REQUEST');
     expect(long.error.details).toMatchObject({ field: 'prompt', max: 1500 });
-    // A lane-only control stays refused; a common one delta lacks (quality) is dropped with a warning (test/first-hour).
+    // A lane-only control stays refused; a common one delta lacks (quality) is dropped with a warning (test/studio/spec-client.test.ts).
     await expectError(await generate({ prompt: 'x', negativePrompt: 'blur' }), 400, 'LANE_UNSUPPORTED');
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });

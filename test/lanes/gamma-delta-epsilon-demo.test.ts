@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { runSvc } from '../helpers/svc.js';

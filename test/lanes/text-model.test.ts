@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capabilitiesBody, promptBuilderChatAnswer, promptBuilderConfig } from '../../src/studio/api/index.js';
-import { ServiceError } from '../../src/common/errors.js';
+import { ServiceError } from '../../src/studio/errors.js';
 import { LANE_MODULES, TEXT_LANES } from '../../src/studio/catalog/registry.js';
 import type { TextCall } from '../../src/studio/lanes/text-model.js';
 import { call } from '../agent/helpers.js';

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo } from '../../src/studio/demo.js';
+import { startDemo } from '../../src/demo/demo.js';
 import { IMAGE_CONTENT_MAX_BYTES } from '../../src/studio/mcp-server/results.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo } from '../../src/studio/demo.js';
+import { startDemo } from '../../src/demo/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 // /v1 under the studio's token rule: the SDK's `apiKey` is the studio's token

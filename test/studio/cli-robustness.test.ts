@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/common/errors.js';
 import { runSvc } from '../helpers/svc.js';
 import { generationResult } from '../../src/studio/api/index.js';
-import { startDemo } from '../../src/studio/demo.js';
+import { startDemo } from '../../src/demo/demo.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 // The CLI against answers it may meet from a server that is not quite this

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
 import { generationResult } from '../../src/studio/api/index.js';
-import { startDemo } from '../../src/studio/demo.js';
+import { startDemo } from '../../src/demo/demo.js';
 import type { StudioPaths } from '../../src/studio/paths.js';
 import { rawRequest, stallBody } from '../helpers/raw-http.js';
 import { makeTempHome, startTestStudio } from '../helpers/studio.js';

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
 import type { EventChannelOptions } from '../../src/common/events/types.js';
 import { saveAsset } from '../../src/studio/assets.js';
-import { startDemo, type Demo } from '../../src/studio/demo.js';
+import { startDemo, type Demo } from '../../src/demo/demo.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 import { ensureStudioBuild } from './build.js';
 

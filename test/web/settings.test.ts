@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Demo } from '../../src/studio/demo.js';
+import type { Demo } from '../../src/demo/demo.js';
 import { launchBrowser, openApp, screenshot, startDemoStudio, startSharedDemo, type DemoStudio } from './helpers.js';
 
 // Settings' keys, quota and account sections in chromium against a demo

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { AGENTS, AGENT_IDS, type AgentId } from '../agents/catalog.js';
 import { locateProgram } from '../agents/availability.js';
 import type { ChatService } from '../chat-service.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { RunLine } from '../chat-service.js';
 
 /** A line of a command's stream: text for people, and a final done carrying structured `data`. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { AgentId } from '../agents/catalog.js';
 import type { ChatService, RunEnded } from '../chat-service.js';
 import { isOpenGoal, summarizeGoal, type Goal, type GoalCheckpoint } from './goal.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { CHAT_LIMITS } from '../limits.js';
 
 /** A goal's objective, summary or evidence item: not blank, bounded, and no NUL (it becomes part of a turn's prompt, an argv element). */

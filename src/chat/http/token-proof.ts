@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 
 /**
  * Token proof: how a chat server shows a client (the manager) that it holds

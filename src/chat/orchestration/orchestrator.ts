@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { SqliteDatabase } from '../../common/sqlite.js';
 import type { AgentId } from '../agents/catalog.js';
 import type { ChatService, RunEnded } from '../chat-service.js';

@@ -1,4 +1,4 @@
-import { VERSION } from '../../studio/version.js';
+import { VERSION } from '../../common/version.js';
 import type { ChatRoutes } from './plugin.js';
 import { agentsOverview } from '../commands/index.js';
 import { summarizeGoal } from '../goals/goal.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ChatRoutes } from './plugin.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { CHAT_LIMITS } from '../limits.js';
 import { parseWith } from '../../common/validation.js';
 import { isOpenGoal } from '../goals/goal.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ChatRoutes } from './plugin.js';
 import { join } from 'node:path';
 import { inCheckout } from '../../common/checkout.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 
 /** The page, built by Vite from web/chat (scripts/build-web.mjs) with fixed file names (web/chat/vite.config.ts). */
 const WEB_DIR = inCheckout('dist', 'web', 'chat');

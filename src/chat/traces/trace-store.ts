@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { isObject } from '../agents/fields.js';
 import { isTraceId, traceStartedAt } from './trace-id.js';
 

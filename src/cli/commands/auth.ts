@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { EXIT_CODES, exitCodeFor, isErrorCode } from '../../common/errors.js';
+import { EXIT_CODES } from '../../common/errors.js';
+import { exitCodeFor, isErrorCode } from '../../studio/errors.js';
 import { SWITCH_PROVIDERS, type SwitchProvider, type SwitchStarted, type SwitchStatus } from '../../studio/api/auth.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';

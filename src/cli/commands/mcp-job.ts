@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { EXIT_CODES, exitCodeFor } from '../../common/errors.js';
+import { EXIT_CODES } from '../../common/errors.js';
+import { exitCodeFor } from '../../studio/errors.js';
 import { connectEvents, HttpStatusError, type EventConnection } from '../../common/events/client.js';
 import type { ChannelEvent } from '../../common/events/types.js';
 import type { McpResult } from '../../studio/api/index.js';

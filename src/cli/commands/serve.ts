@@ -26,7 +26,7 @@ export function registerServe(program: Command): void {
       const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
       const port = parsePort(options.port, '--port') ?? parsePort(process.env.SVC_PORT, 'SVC_PORT') ?? DEFAULT_PORT;
       const { startStudio } = await import('../../studio/main.js');
-      const demo = options.demo ? await (await import('../../studio/demo.js')).startDemo(process.env) : undefined;
+      const demo = options.demo ? await (await import('../../demo/demo.js')).startDemo(process.env) : undefined;
       let studio;
       try {
         studio = await startStudio({

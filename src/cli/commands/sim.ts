@@ -24,7 +24,7 @@ export function registerSim(program: Command): void {
     .option('--latency <ms>', 'make every long-running upstream operation (a render, a job, a prediction) take about this long')
     .option('--dir <path>', 'where to write the simulated session files (default: a new temp directory)')
     .action(async (options: { port?: string; latency?: string; dir?: string }) => {
-      const { startSimulators } = await import('../../studio/demo.js');
+      const { startSimulators } = await import('../../demo/demo.js');
       const running = await startSimulators({ port: parseNumber(options.port, '--port', 65535), latencyMs: parseNumber(options.latency, '--latency', 3_600_000), dir: options.dir });
       process.stdout.write(`${JSON.stringify({ upstreams: running.upstreams, env: running.env })}\n`);
       closeOnSignals(() => running.close());

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CODES, ServiceError } from '../errors.js';
+import { ServiceError, SHARED_CODES } from '../errors.js';
 import { sendError } from '../http-errors.js';
 import { eventId, gapId, newRunId, parseCursor } from './event-id.js';
 import { buildEvent, encodeFrame, HEARTBEAT, OPEN_PREAMBLE, replayFrame } from './frame.js';
@@ -149,7 +149,7 @@ export class EventChannel implements EventBus {
       return;
     }
     if (this.counted >= this.settings.maxListeners) {
-      reply.code(ERROR_CODES.SSE_CAPACITY.status).type('application/json').send(SSE_CAPACITY_BODY);
+      reply.code(SHARED_CODES.SSE_CAPACITY.status).type('application/json').send(SSE_CAPACITY_BODY);
       return;
     }
     // Replay and registration happen in this same synchronous step: no event can fall between them.

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSharp } from '../../common/sharp.js';
-import { extractFrame, outputLimit, probeVideo, runTool, withTempDir } from '../../studio/media/video/index.js';
+import { outputLimit, runMediaTool, withTempDir } from '../../common/media/index.js';
 import { renderImage } from '../image-renderer.js';
 
 // The simulator's MP4s: real, small, playable H.264 files of the requested
@@ -74,7 +74,7 @@ export async function renderSimVideo(options: SimVideoOptions): Promise<Buffer> 
       `[bg][1:v]overlay=x='(W-w)*t/${durationSeconds}':y='H*0.12'`,
       'format=yuv420p[out]',
     ].join(';').replace(/;format/, ',format');
-    await runTool(
+    await runMediaTool(
       'ffmpeg',
       [
         '-loop', '1', '-framerate', String(SIM_VIDEO_FPS), '-t', String(durationSeconds), '-i', stillFile,
@@ -89,13 +89,31 @@ export async function renderSimVideo(options: SimVideoOptions): Promise<Buffer> 
   });
 }
 
-/** A source video's facts and one of its frames (an edit starts from its first, an extension from its last). */
+interface ProbeReport {
+  readonly streams?: readonly { codec_type?: string; width?: number; height?: number; duration?: string }[];
+  readonly format?: { duration?: string };
+}
+
+/**
+ * A source video's facts and one of its frames (an edit starts from its first, an extension from its last).
+ * Throws when the bytes are not a video ffprobe reads (the route answers the vendor's refusal).
+ */
 export async function sourceFrame(bytes: Buffer, position: 'first' | 'last'): Promise<{ frame: Buffer; width: number; height: number; durationSeconds: number }> {
   return withTempDir(async (dir) => {
     const file = join(dir, 'source.mp4');
     await writeFile(file, bytes);
-    const facts = await probeVideo(file);
-    const frame = await extractFrame(file, dir, position, facts.durationSeconds);
-    return { frame, width: facts.width, height: facts.height, durationSeconds: facts.durationSeconds };
+    const report = JSON.parse((await runMediaTool('ffprobe', ['-print_format', 'json', '-show_format', '-show_streams', file], { what: 'source probe' })) || '{}') as ProbeReport;
+    const video = report.streams?.find((stream) => stream.codec_type === 'video');
+    if (!video?.width || !video.height) throw new Error('The source has no video stream.');
+    const duration = Number(report.format?.duration ?? video.duration ?? 0);
+    const durationSeconds = Number.isFinite(duration) ? Math.round(duration * 1000) / 1000 : 0;
+    const out = join(dir, 'frame.png');
+    // The last frame: decode the final stretch and keep overwriting one file.
+    const seek = position === 'first' ? [] : ['-sseof', String(-Math.min(1, Math.max(0.05, durationSeconds)))];
+    const select = position === 'first' ? ['-frames:v', '1'] : ['-update', '1'];
+    await runMediaTool('ffmpeg', [...seek, '-i', file, ...select, '-an', '-f', 'image2', '-c:v', 'png', ...outputLimit(32 * 1024 * 1024), out], { what: `${position} frame` });
+    const frame = await readFile(out);
+    if (frame.length === 0) throw new Error(`No ${position} frame could be decoded from the source.`);
+    return { frame, width: video.width, height: video.height, durationSeconds };
   });
 }

@@ -8,7 +8,7 @@ import type { AlphaState } from './state.js';
 import { VideoJobs, type VideoJob, type VideoJobKind } from './video-jobs.js';
 import { renderSimVideo, simVideoSize, sourceFrame } from './video-render.js';
 import { parseVideoTriggers } from './video-triggers.js';
-import { nearestRatio } from '../../studio/media/video/index.js';
+import { nearestRatio } from '../../common/media/index.js';
 
 // The video jobs of the alpha vendor (contract §5): create on
 // `videos/generations` (text, image or references to video), `videos/edits`

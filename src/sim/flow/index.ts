@@ -13,7 +13,6 @@ import { objectInfo, validateGraph, type ApiGraph } from './nodes.js';
 // authentication (a local tool). Two instances on two ports are independent.
 
 export { FLOW_TRIGGERS } from './executor.js';
-export { SAMPLE_WORKFLOW } from './sample.js';
 
 export interface FlowSimulatorOptions {
   readonly port?: number;

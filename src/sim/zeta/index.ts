@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ZETA_MODELS } from '../../studio/mcp/catalog.js';
 import { startMcpHost, textPart, type McpHost, type McpSimulator } from '../mcp-host.js';
+import { ZETA_SIM_DEFAULT_MODELS, ZETA_SIM_MODELS } from './catalog.js';
 import { SimTasks, simTaskStore, type SimTaskState } from './tasks.js';
 
 // The simulated MCP media server behind the `zeta` lane (contract:
@@ -51,7 +51,7 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
       { capabilities: { tasks: { list: {}, cancel: {} } }, taskStore: simTaskStore(tasks, TASK_POLL_INTERVAL_MS, (taskId, sessionId) => host.log('tasks/cancel', { taskId }, sessionId)) },
     );
     const submit = (kind: 'image' | 'video', args: { promptText: string; model?: string; ratio?: string; duration?: number; resolution?: string }) => {
-      const model = ZETA_MODELS.find((entry) => entry.id === (args.model ?? (kind === 'image' ? 'nano-banana-pro' : 'seedance-2')));
+      const model = ZETA_SIM_MODELS.find((entry) => entry.id === (args.model ?? ZETA_SIM_DEFAULT_MODELS[kind]));
       if (!model || model.kind !== kind) return failure(`Unknown ${kind} model: ${args.model}`);
       const ratio = args.ratio ?? (kind === 'image' ? '1:1' : '16:9');
       if (!model.aspectRatios.includes(ratio)) return failure(`Model ${model.id} does not support ratio ${ratio}.`);

@@ -1,7 +1,7 @@
 import { spec } from '../../common/error-spec.js';
 
 // Agent Mode's codes (ours: the spec names the routes, not their errors).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const AGENT_CODES = {
   AGENT_SESSION_NOT_FOUND: spec(404, 'bad_request', 'No agent session with that id.'),

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { AGENT_COMMAND_NAMES, AGENT_COMMANDS, AGENT_LIMITS, isProviderId, type AgentCommand, type ProviderId } from '../api/index.js';
 import { isKnownModel, resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { AGENT_ACTIONS, AGENT_LIMITS, type AgentAction, type AgentPlan } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { askBackend } from '../prompt-builder/backends.js';

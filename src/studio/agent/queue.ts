@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import {
   AGENT_CANCELLABLE_STATES,
   AGENT_ITEM_STATES,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { AGENT_LIMITS, COMMON_CONTROLS, agentPlan, type AgentPlan, type AgentTurn, type ImageJobRequest } from '../api/index.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';

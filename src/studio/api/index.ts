@@ -16,3 +16,4 @@ export * from './prompt-builder.js';
 export * from './agent.js';
 export * from './mcp.js';
 export * from './flow.js';
+export * from './demo.js';

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { LaneModule } from '../lanes/types.js';
 import type { SettingsData } from '../settings.js';
 

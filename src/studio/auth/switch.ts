@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { SWITCH_VARIANTS, type SwitchProvider, type SwitchStarted, type SwitchStatus } from '../api/auth.js';
 import type { StudioContext } from '../context.js';
 import { LANES } from '../catalog/registry.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { CommonControl, LaneId, ProviderId } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { LaneModule, LaneStatus } from '../lanes/types.js';

@@ -12,7 +12,7 @@ import { PROMPT_BUILDER_CODES } from '../prompt-builder/codes.js';
 import { MCP_CODES } from '../mcp/codes.js';
 
 // Every lane's own error codes (and those of video, Agent Mode and the prompt builder), one line per table, as the
-// registry lists the modules: common/errors.ts merges them into the one table.
+// registry lists the modules: studio/errors.ts merges them into the one table.
 // A lane declares its codes in `codes.ts` (data only), not in its module:
 // the module throws ServiceErrors, whose type is the merged table.
 

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ServiceError } from '../../common/errors.js';
+import { ERROR_CODES, type ServiceError } from '../errors.js';
 import type { LaneId } from '../api/index.js';
 
 // Lanes that said "not now". A lane whose upstream answered a rate limit or an

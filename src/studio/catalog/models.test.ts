@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { resolveModel } from './models.js';
 import { sizeProblem } from '../api/index.js';
 import { LANES } from './registry.js';

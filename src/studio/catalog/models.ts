@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { LaneId } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { LaneModule, ModelSpec, ResolvedModel } from '../lanes/types.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { GRAPH_LIMITS, type GenerationResult, type NodeJobSpec, type GraphPosition, type GraphSnapshot, type NodeGenerationResult, type NodeRecord } from '../api/index.js';
 import { assetUrl, thumbnailUrl } from '../assets.js';
 import type { StudioContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 
 // HTTP preconditions on a graph (RFC 9110 §8.8.3, §13.1.1): the graph's
 // version is its entity tag, strong, written in quotes ("7"). A save sends it

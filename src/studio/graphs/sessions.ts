@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { GraphSaved, GraphSnapshot, SessionBody, SessionDeleted, SessionsPage, SessionSummary, VersionedGraph } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { GRAPH_ID_PATTERN, GRAPH_LIMITS, graphSnapshot, type GraphEdge, type GraphSnapshot } from '../api/index.js';
 

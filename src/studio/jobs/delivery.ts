@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { streamRequestEvents, wantsEventStream } from '../../common/events/request-stream.js';
 import { toServiceError } from '../../common/http-errors.js';
 import { GENERATION_TOPIC, type JobResult } from '../api/index.js';

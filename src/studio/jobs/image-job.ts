@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { IMAGE_JOB_KINDS, type AssetRecord, type GenerationResult, type ImageJobRequest, type JobResult, type MultimodeResult, type NodeJobRequest, type SlotOutcome, type SlotPlan } from '../api/index.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { discardAsset, recordAsset, writeAsset, type SaveInput, type WrittenAsset } from '../assets.js';
 import { UpstreamError } from '../upstream/index.js';
 import { LANES } from '../catalog/registry.js';

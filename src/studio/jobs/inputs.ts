@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { AssetStore } from '../media/asset-store.js';
 import { mimeOf } from '../media/image-type.js';
 import type { InputDescriptor, ReferenceImage } from '../references.js';

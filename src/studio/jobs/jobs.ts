@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { storageFullError } from '../../common/storage-full.js';
 import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type FinishedJob, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
 import type { StudioContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { COMMON_CONTROLS, SIZE_RULE, sizeProblem, type CommonControl, type ImageJobRequest, type PlannedModel, type SlotFields, type SlotPlan } from '../api/index.js';
 import { pickLane } from '../catalog/auto.js';
 import { controlVerdict, droppedWarnings } from '../catalog/controls.js';

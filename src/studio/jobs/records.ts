@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isErrorCode, ServiceError } from '../../common/errors.js';
+import { isErrorCode, ServiceError } from '../errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { StorageSpot } from '../../common/storage-full.js';
 import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type FinishedJob, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
@@ -71,7 +71,8 @@ export function jobFailure(signal: AbortSignal, error: unknown, requestId: strin
   if (error instanceof UpstreamError) return error.toServiceError();
   const mapped = toServiceError(error, storage);
   if (mapped.code === 'INTERNAL_ERROR') console.error(`job ${requestId} failed:`, error);
-  return mapped;
+  // Any ServiceError thrown in the studio carries one of its codes; the check says so to the type.
+  return mapped instanceof ServiceError ? mapped : new ServiceError('INTERNAL_ERROR', mapped.message);
 }
 
 /** A multimode job's output count, from its stored slots. */

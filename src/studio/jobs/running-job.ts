@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { JobKind, JobPhase, JobRequestOf } from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { ReferenceImage } from '../references.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { IMAGE_FORMATS, type AssetRecord } from '../api/index.js';
 import { saveAsset } from '../assets.js';
 import type { StudioContext } from '../context.js';

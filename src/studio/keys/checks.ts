@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { LaneId } from '../api/index.js';
 import type { KeyVerdict } from '../api/keys.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';

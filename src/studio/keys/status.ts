@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { keysStatusBody, MANAGED_KEY_NAMESPACES, OTHER_KEY_NAMESPACES, type KeyStatus, type KeysStatusBody, type KeyVerdict } from '../api/keys.js';
 import { envKey } from '../auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';

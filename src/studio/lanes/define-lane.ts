@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { LaneAdapter, LaneImageRequest, LaneModule, LaneOptionValues } from './types.js';
 import { issueMessage } from '../../common/issue-message.js';
 

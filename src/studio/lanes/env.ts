@@ -1,5 +1,5 @@
 import type { SecretRegistry } from '../../common/secrets.js';
-import type { LaneId } from '../api/index.js';
+import type { FlowRegisterRequest, LaneId } from '../api/index.js';
 import type { ResolvedKey } from '../auth/credentials.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { KeyStore } from '../keys/store.js';
@@ -12,6 +12,11 @@ import type { FlowWorkflowRepository } from '../store/repositories.js';
 // keeps. Nothing else: no database, no job engine, no event channel. The
 // studio builds one (context.ts `laneEnv`); a lane is written and tested
 // against this alone.
+
+/** What a demo gives the lanes: the workflows flow holds for the run (their origin is the demo's node-graph simulator). */
+export interface LaneDemoContent {
+  readonly flowWorkflows: readonly Omit<FlowRegisterRequest, 'origin'>[];
+}
 
 export interface LaneEnv {
   readonly version: string;
@@ -28,6 +33,8 @@ export interface LaneEnv {
   readonly keyStore: Pick<KeyStore, 'betaAuthMode'>;
   /** Every credential a lane reads or mints is registered here before any vendor sees it, so nothing of it is ever logged or answered. */
   readonly secrets: Pick<SecretRegistry, 'add'>;
+  /** In a demo: what the demo gives the lanes (src/demo), else undefined. */
+  readonly demoContent?: LaneDemoContent;
   /** The records lanes keep (flow's registered workflows). */
   readonly records: { readonly flowWorkflows: FlowWorkflowRepository };
   /** Base URL (no trailing slash) of a lane's endpoint, after overrides; NETWORK_FAILED when none is configured. */

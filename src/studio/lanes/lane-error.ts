@@ -1,4 +1,4 @@
-import { ServiceError, type ErrorCode } from '../../common/errors.js';
+import { ServiceError, type ErrorCode } from '../errors.js';
 import type { UpstreamError } from '../upstream/index.js';
 
 // An upstream failure in a lane's own code, saying whether trying the same

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { REASONING_EFFORTS, sizeProblem, type ReasoningEffort } from '../api/index.js';
 import type { LaneEnv } from './env.js';
 import type { LaneModule, LaneSetting } from './types.js';

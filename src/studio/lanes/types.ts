@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
-import type { ErrorCode } from '../../common/errors.js';
+import type { ErrorCode } from '../errors.js';
 import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, PlannedModel, Quality, ReasoningEffort, Usage } from '../api/index.js';
 import type { KeyStatus, KeysStatusBody } from '../api/keys.js';
 import type { QuotaResult } from '../api/quota.js';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import { parseWith } from '../../common/validation.js';
+import { parseWith, type ValidationOptions } from '../../common/validation.js';
+import { ServiceError } from '../errors.js';
 import type { JobKind } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { fingerprintOf } from '../jobs/delivery.js';
@@ -33,7 +34,7 @@ interface JobTool<N extends ToolName> {
   /** The job's planner: the same as the HTTP route's (everything checked before the job is accepted). */
   plan(ctx: StudioContext, input: Input<N>, requestId: string): Promise<JobSpec<JobKind>>;
   /** The parse options of the HTTP route (code, hints). */
-  readonly parse?: Parameters<typeof parseWith>[2];
+  readonly parse?: ValidationOptions<typeof ServiceError>;
 }
 
 const generateImage: JobTool<'generate_image'> = {
@@ -69,7 +70,7 @@ const traceToSvg: JobTool<'trace_to_svg'> = {
   name: 'trace_to_svg',
   title: 'Trace an image to SVG',
   description: 'Traces a raster image of history (PNG, JPEG, WebP) into a vector SVG, saved to history beside it. Tracer parameters are given as text, as on the HTTP route.',
-  parse: { code: 'TRACE_PARAMETER_INVALID' },
+  parse: { code: 'TRACE_PARAMETER_INVALID', errors: ServiceError },
   plan: async (ctx, { source, preset, requestId: _id, priority: _priority, ...parameters }, requestId) => planTrace(ctx, { source, preset, parameters }, requestId),
 };
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { AssetRecord, JobResult } from '../api/index.js';
 import type { StudioContext } from '../context.js';

@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type ErrorCode } from '../../common/errors.js';
+import { ServiceError, type ErrorCode } from '../errors.js';
 import type { StudioRoutes } from '../routes/plugin.js';
 import { createStudioMcpServer } from './server.js';
 import { JobTaskStore } from './task-store.js';

@@ -1,6 +1,6 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, ListResourcesRequestSchema, McpError, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
 import type { StudioContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { LaneEnv } from '../lanes/env.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { MCP_MEDIA_KINDS, type McpInputRole, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
 import { mcpTarget } from './servers.js';
 import { callTool } from './tools.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { mimeOf } from '../media/image-type.js';
 import { findAsset } from '../store/assets.js';
 import type { StudioContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { saveAsset } from '../assets.js';
 import type { McpPhase, McpResult } from '../api/mcp.js';
 import type { StudioContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { McpGenerateRequest, McpInput, McpJobRequest } from '../api/mcp.js';
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';

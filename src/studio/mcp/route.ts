@@ -7,7 +7,7 @@ import type { StudioRoutes } from '../routes/plugin.js';
 import { isMcpLane, MCP_LANES } from './catalog.js';
 import { mcpModels, planMcpGenerate } from './plan.js';
 import { mcpLaneStatus } from './servers.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 
 // The MCP lanes' routes (spec: POST /api/mcp/generate; contract §3). A
 // generation is always asynchronous: planned (every check before any tool

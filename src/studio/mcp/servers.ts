@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { LaneStatus } from '../lanes/types.js';
 import type { LaneEnv } from '../lanes/env.js';
 import { McpConnections, type McpServerTarget } from '../upstream/mcp/client.js';

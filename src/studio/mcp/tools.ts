@@ -1,6 +1,6 @@
 import type { LaneEnv } from '../lanes/env.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { callUpstream } from '../upstream/index.js';
 import type { McpServerTarget } from '../upstream/mcp/client.js';
 import type { McpInput, McpJobRequest } from '../api/mcp.js';

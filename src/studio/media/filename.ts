@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve, sep } from 'node:path';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { EXTENSION, type AssetFormat } from './image-type.js';
 
 // File names of assets, the one allow-list. A name from a request is checked

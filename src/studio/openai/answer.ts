@@ -1,4 +1,4 @@
-import { isErrorCode, ServiceError } from '../../common/errors.js';
+import { isErrorCode, ServiceError } from '../errors.js';
 import type { AssetRecord, GenerationResult, JobResult, MultimodeResult, Usage } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { qualityOf, type OpenAIImageRequest } from './requests.js';

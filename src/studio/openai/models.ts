@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { catalogModels, laneModels } from '../catalog/models.js';
 import { LANE_MODULES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { API_LIMITS, IMAGE_FORMATS, isProviderId, MODERATIONS, QUALITIES, slotFields, type ProviderId } from '../api/index.js';
 import type { ImageFields } from '../jobs/plan.js';
 

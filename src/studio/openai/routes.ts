@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { formField, multipartBoundary, MultipartError, parseMultipart, type MultipartFile, type MultipartForm } from '../../common/multipart.js';
 import { parseWith } from '../../common/validation.js';
 import type { JobResult } from '../api/index.js';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { ChannelEvent } from '../../common/events/types.js';
 import type { JobResult } from '../api/index.js';

@@ -1,7 +1,7 @@
 import { spec } from '../../common/error-spec.js';
 
 // The prompt builder's codes (ours: the spec says "a typed error", not which).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const PROMPT_BUILDER_CODES = {
   PROMPT_BUILDER_BACKEND_UNAVAILABLE: spec(503, 'upstream', 'The prompt builder backend chosen is not available (no key, no session); there is no fallback.'),

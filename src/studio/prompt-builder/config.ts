@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { PROMPT_BUILDER_CHOICES, type PromptBuilderBackend, type PromptBuilderChoice, type PromptBuilderConfig, type PromptBuilderConfigRequest } from '../api/index.js';
 import { TEXT_LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { PromptBuilderBackend, PromptBuilderChoice } from '../api/index.js';
 import { laneStatus } from '../catalog/status.js';
 import type { StudioContext } from '../context.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { QuotaResult } from '../api/quota.js';
 import { UpstreamError } from '../upstream/index.js';
 

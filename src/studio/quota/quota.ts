@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { quotaBody, type QuotaBody } from '../api/quota.js';
 import { LANE_MODULES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseWith } from '../../common/validation.js';
+import { ServiceError } from '../errors.js';
 import { DERIVED_KINDS, importRequest, JOB_PRIORITY, REQUEST_ID_PATTERN } from '../api/index.js';
 import { saveAsset } from '../assets.js';
 import { addJobRoute } from '../jobs/route.js';
@@ -47,7 +48,7 @@ export const assetRoutes: StudioRoutes = async (app, { ctx }) => {
   addJobRoute(app, ctx, {
     url: '/api/assets/derived',
     parse: (request) =>
-      parseWith(derivedQuery, request.query, { code: 'TRACE_PARAMETER_INVALID', what: 'query parameter', hints: { kind: DERIVED_KINDS, requestId: { pattern: REQUEST_ID_PATTERN.source } } }),
+      parseWith(derivedQuery, request.query, { code: 'TRACE_PARAMETER_INVALID', errors: ServiceError, what: 'query parameter', hints: { kind: DERIVED_KINDS, requestId: { pattern: REQUEST_ID_PATTERN.source } } }),
     plan: async (ctx, { kind: _kind, source, preset, requestId: _id, async: _async, cancelOnDisconnect: _cancel, priority: _priority, ...parameters }, requestId) =>
       planTrace(ctx, { source, preset, parameters }, requestId),
     syncStatus: 201,

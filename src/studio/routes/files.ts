@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { AssetSpace, AssetStore } from '../media/asset-store.js';
 import { filenameParam } from '../media/filename.js';
 import { mimeOf, type AssetFormat } from '../media/image-type.js';

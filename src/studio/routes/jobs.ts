@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { FINISHED_JOBS, finishedJobsQuery, requestIdParam, retryRequest } from '../api/index.js';
 import type { StudioRoutes } from './plugin.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { cloudSaveRequest, keySaveRequest, MANAGED_KEY_NAMESPACES, type KeyChangeBody } from '../api/keys.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { findExecutable } from '../../common/process/index.js';
 import type { StudioRoutes } from './plugin.js';
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inCheckout } from '../../common/checkout.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { sendError } from '../../common/http-errors.js';
 import type { StudioRoutes } from './plugin.js';
 

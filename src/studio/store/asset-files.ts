@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isAtomicTempName, isThisBootsTempName, writeFileAtomicAsync } from '../../common/atomic-file.js';
 import type { DurableWriter } from '../../common/durable-writer.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { AssetBody, AssetSpace, AssetStore } from '../media/asset-store.js';
 import { pathInside } from '../media/filename.js';
 

@@ -1,5 +1,5 @@
 import { abortable } from '../../common/abortable.js';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { maskCredentials } from '../../common/secrets.js';
 import { retryAfterSeconds } from './retry-after.js';
 import { exchange, type Exchange, type UpstreamResponse } from './transport.js';

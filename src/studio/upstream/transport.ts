@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../common/version.js';
 
 // One HTTP exchange with an upstream, over node:http(s) and one keep-alive
 // agent per scheme. Not fetch: an image's event stream is hundreds of KB in

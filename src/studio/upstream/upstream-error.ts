@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { maskSecrets } from '../../common/secrets.js';
 import { maskVendorError } from './vendor-error.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { issueMessage } from '../../common/issue-message.js';
 import { DEFAULT_TRACE_PRESET, TRACE_PARAMETERS, TRACE_PRESET_NAMES, TRACE_PRESETS, type TraceParameters, type TracePresetName } from './presets.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { TRACE_CONCURRENCY, TRACE_LIMITS, TRACE_MAX_SIDE, type TraceLimits, type TraceParameters } from './presets.js';
 import { runTracerProcess } from './tracer-process.js';
 

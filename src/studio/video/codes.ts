@@ -2,7 +2,7 @@ import { spec } from '../../common/error-spec.js';
 
 // The codes of video (ours where the spec leaves them open: VIDEO_PROVIDER_UNSUPPORTED and
 // CLIGEN_VIDEO_UNSUPPORTED are the spec's and live in the shared table and cligen's). Every
-// refusal names its rule and the allowed values in `details`. Plain data: common/errors.ts merges it.
+// refusal names its rule and the allowed values in `details`. Plain data: studio/errors.ts merges it.
 
 export const VIDEO_CODES = {
   INVALID_VIDEO_MODEL: spec(400, 'bad_request', 'Unknown video model (alpha-video, alpha-video-1.5, or the alias alpha-video-1.5-preview).'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { VideoAnalysis, VideoAnalyzeRequest } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { alphaClient } from '../lanes/alpha/call.js';

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { recordOf } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { isValidAssetFilename } from '../media/filename.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { EDIT_SOURCE_MAX_SECONDS, storyboardShape, type VideoClipPlan, type VideoEditRequest, type VideoExtendRequest, type VideoGenerateRequest } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { JobSpec } from '../jobs/running-job.js';

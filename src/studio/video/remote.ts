@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { AssetRecord } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { looksLikeMp4 } from '../media/video/index.js';

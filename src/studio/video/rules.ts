@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import {
   REFERENCE_TO_VIDEO_MAX_SECONDS,
   REFERENCE_TO_VIDEO_REFERENCES,

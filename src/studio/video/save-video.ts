@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { VIDEO_ASPECT_RATIOS, type AssetRecord, type VideoFacts } from '../api/index.js';
 import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
 import type { StudioContext } from '../context.js';

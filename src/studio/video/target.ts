@@ -1,4 +1,4 @@
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { PlannedModel } from '../api/index.js';
 import { resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';

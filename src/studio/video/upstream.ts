@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import type { StudioContext } from '../context.js';
 import { alphaClient, type AlphaCall, type AlphaLaneId } from '../lanes/alpha/call.js';
 import { checkedLink } from '../lanes/alpha/download.js';

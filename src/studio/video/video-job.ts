@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { ServiceError } from '../../common/errors.js';
+import { ServiceError } from '../errors.js';
 import { loadSharp } from '../../common/sharp.js';
 import type { AssetRecord, VideoClipPlan, VideoResult } from '../api/index.js';
 import { recordOf } from '../assets.js';

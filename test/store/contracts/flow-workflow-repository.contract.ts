@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FlowWorkflow } from '../../../src/studio/api/flow.js';
 import type { FlowWorkflowRepository } from '../../../src/studio/store/repositories.js';
-import { SAMPLE_WORKFLOW } from '../../../src/sim/flow/sample.js';
+import { SAMPLE_WORKFLOW } from '../../../src/demo/sample-workflow.js';
 import type { MakeStore, StoreHarness } from './harness.js';
 
 // The FlowWorkflowRepository contract: workflows by id, an id taken once,

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { callUpstream, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
 import { alphaError, parseAlphaError } from './errors.js';

@@ -2,7 +2,7 @@ import { spec } from '../../../common/error-spec.js';
 
 // The `alpha` and `alpha-api` lanes' codes: the spec's, and ours where the spec leaves the code open
 // (the spend cap, the planner model, the download of a linked result).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const ALPHA_CODES = {
   ALPHA_REF_TOO_MANY: spec(400, 'bad_request', 'Alpha accepts at most three input images in total.'),

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readBytes } from '../../upstream/index.js';
 import { linkRefusal } from '../../upstream/public-link.js';

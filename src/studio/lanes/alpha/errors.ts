@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { UpstreamError, type VendorError } from '../../upstream/index.js';
 import { laneError } from '../lane-error.js';
 import { ALPHA_PHASES, type AlphaStep } from './phases.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 
 // The alpha OIDC issuer (contract quota-and-status-probes §3.1): its discovery

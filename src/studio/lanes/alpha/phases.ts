@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../common/errors.js';
+import type { ErrorCode } from '../../errors.js';
 import type { JobPhase } from '../../api/index.js';
 import type { LaneEnv } from '../env.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { readJson } from '../../upstream/index.js';
 import type { AlphaCall } from './call.js';
 

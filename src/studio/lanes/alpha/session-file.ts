@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { writeJsonFile } from '../../../common/json-file.js';
 import { jwtClaims } from '../oauth/jwt.js';
 

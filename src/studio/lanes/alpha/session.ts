@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { SecretRegistry } from '../../../common/secrets.js';
 import { callUpstream, readJson, UpstreamError, type VendorError } from '../../upstream/index.js';
 import { ALPHA_CLIENT_ID, discoverAlphaIssuer, isTrustedAuthEndpoint } from './issuer.js';

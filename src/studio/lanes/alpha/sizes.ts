@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { parseSize } from '../../api/index.js';
 import { ALPHA_ASPECT_RATIOS, ALPHA_DEFAULT_SELECTION, ALPHA_PIXELS, ALPHA_RESOLUTIONS, type AlphaAspectRatio, type AlphaResolution } from './controls.js';
 import type { AlphaOptions } from './options.js';

@@ -1,7 +1,7 @@
 import { spec } from '../../../common/error-spec.js';
 
 // The `beta-api` lane's codes (the spec's).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const BETA_API_CODES = {
   BETA_API_KEY_MISSING: spec(401, 'auth', 'beta-api needs an API key or service-account credentials.'),

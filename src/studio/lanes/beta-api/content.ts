@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import type { LaneImage, LaneInputImage } from '../types.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 
 // Which credential a beta-api call uses (spec: Beta lane details 3): the API

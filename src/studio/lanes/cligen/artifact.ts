@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { sniffImageType, type ImageFormat } from '../../media/image-type.js';
 
 // The CLI's image file, taken with care (contract §4): the path must be

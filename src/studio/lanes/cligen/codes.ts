@@ -1,7 +1,7 @@
 import { spec } from '../../../common/error-spec.js';
 
 // The `cligen` lane's codes: the spec's, and the contract's name for its missing mask edit.
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const CLIGEN_CODES = {
   CLIGEN_GENERATION_FAILED: spec(502, 'upstream', 'Local CLI image generation failed.'),

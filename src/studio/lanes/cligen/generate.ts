@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { runProcess, type RunProcessResult } from '../../../common/process/index.js';
 import { maskSecrets } from '../../../common/secrets.js';
 import type { LaneEnv } from '../env.js';

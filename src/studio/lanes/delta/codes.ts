@@ -1,7 +1,7 @@
 import { spec } from '../../../common/error-spec.js';
 
 // The `delta` lane's codes (ours, where the spec leaves the code open).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const DELTA_CODES = {
   INVALID_DELTA_IMAGE_MODEL: spec(400, 'bad_request', 'delta models are image-01 and image-01-live.'),

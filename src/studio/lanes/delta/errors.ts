@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../common/errors.js';
+import type { ErrorCode } from '../../errors.js';
 import { UpstreamError, type VendorError } from '../../upstream/index.js';
 import { laneError } from '../lane-error.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readJson } from '../../upstream/index.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 
 // The delta vendor's sizes (contract §2), declared once: its aspect ratios with
 // the pixels each gives, and the free dimensions `image-01` also takes. A

@@ -2,7 +2,7 @@ import { spec } from '../../../common/error-spec.js';
 
 // The `epsilon` lane's codes: the spec's (references, edits, masks), and ours for its
 // subscription and its ZIP answers.
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const EPSILON_CODES = {
   EPSILON_REF_UNSUPPORTED: spec(400, 'bad_request', 'epsilon does not take reference images.'),

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneImageRequest } from '../types.js';
 import { isVersion5 } from './models.js';
 import { EPSILON_DEFAULTS, EPSILON_NEGATIVE_PROMPT_MAX, type EpsilonOptions } from './options.js';

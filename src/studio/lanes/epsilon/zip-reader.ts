@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { ServiceError, type ErrorCode } from '../../../common/errors.js';
+import { ServiceError, type ErrorCode } from '../../errors.js';
 
 // The epsilon answer: a ZIP archive holding one PNG (contract §4). It is read
 // with yauzl (central directory, local header, streaming inflate that checks

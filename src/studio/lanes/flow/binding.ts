@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { FLOW_MEDIA_KINDS, flowBind, type FlowBind, type FlowBindCandidate, type FlowBindField, type FlowGraph, type FlowMediaKind, type FlowParam } from '../../api/flow.js';
 
 // Binding inference and the params of a workflow (contract:

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { FLOW_WORKFLOW_ID, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';
 import type { FlowWorkflowRepository } from '../../store/repositories.js';

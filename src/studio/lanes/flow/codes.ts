@@ -2,7 +2,7 @@ import { spec } from '../../../common/error-spec.js';
 
 // The `flow` lane's codes (contract: flow-workflow-catalog §1, §3; the
 // `FLOW_` prefix is the contract's product naming). Plain data:
-// common/errors.ts merges it into the one code table.
+// studio/errors.ts merges it into the one code table.
 
 export const FLOW_CODES = {
   FLOW_WORKFLOW_ID_INVALID: spec(400, 'bad_request', 'A workflow id is 1–64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit.'),

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { FlowGraph } from '../../api/flow.js';
 import { isPng, pngTextChunks } from './png-text.js';
 

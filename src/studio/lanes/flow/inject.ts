@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { FlowBind, FlowGraph, FlowWorkflow } from '../../api/flow.js';
 
 // Injection (contract: flow-workflow-catalog §3.3): the request's values go

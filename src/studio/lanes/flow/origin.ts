@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 
 // The origin rule (contract: flow-workflow-catalog §1.2): a node-graph server
 // is reached only on this machine, by `http:` on 127.0.0.1, localhost or

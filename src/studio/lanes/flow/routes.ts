@@ -1,6 +1,5 @@
 import { parseWith } from '../../../common/validation.js';
 import { flowInspectRequest, flowProbeRequest, flowRegisterRequest } from '../../api/flow.js';
-import { SAMPLE_WORKFLOW } from '../../../sim/flow/sample.js';
 import type { LaneRoutes } from '../types.js';
 import { flowCatalog } from './catalog.js';
 import { checkOrigin } from './origin.js';
@@ -15,9 +14,9 @@ export const flowRoutes: LaneRoutes = async (app, { ctx }) => {
   const catalog = flowCatalog(ctx);
   app.addHook('onClose', async () => closeFlowSockets(ctx));
 
-  // The demo's sample workflow, on the demo's node-graph simulator (whose port changes each start):
+  // The demo's workflows (its sample), on the demo's node-graph simulator (whose port changes each start):
   // held for this run only, never written over a workflow of the user's.
-  if (ctx.demo) await catalog.register({ ...SAMPLE_WORKFLOW, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
+  for (const workflow of ctx.demoContent?.flowWorkflows ?? []) await catalog.register({ ...workflow, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
 
   app.post('/api/flow/inspect', async (request) => catalog.inspect(parseWith(flowInspectRequest, request.body ?? {})));
 

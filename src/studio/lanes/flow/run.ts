@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { parseSize } from '../../api/index.js';
 import type { FlowWorkflow } from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { sniffImageType, type ImageFormat } from '../../media/image-type.js';
 import { callUpstream, readBytes, readJson, UpstreamError, type UpstreamResponse, type VendorError } from '../../upstream/index.js';
 import type { NodeCatalog } from './binding.js';

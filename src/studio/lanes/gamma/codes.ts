@@ -1,7 +1,7 @@
 import { spec } from '../../../common/error-spec.js';
 
 // The `gamma` lane's codes (ours, where the spec leaves the code open).
-// Plain data: common/errors.ts merges it into the one code table.
+// Plain data: studio/errors.ts merges it into the one code table.
 
 export const GAMMA_CODES = {
   GAMMA_REF_TOO_MANY: spec(400, 'bad_request', 'gamma accepts at most ten reference images.'),

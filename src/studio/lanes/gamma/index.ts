@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { defineLane } from '../define-lane.js';
 import { bearer, jsonObject, keyedGet } from '../key-check.js';

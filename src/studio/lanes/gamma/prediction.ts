@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { maskSecrets } from '../../../common/secrets.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { gammaError } from './errors.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { EXTENSION, sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import type { LaneInputImage } from '../types.js';

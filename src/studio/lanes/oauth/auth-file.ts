@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { writeJsonFile } from '../../../common/json-file.js';
 
 // The chat CLI's session file (contract §2: `auth.json`). We read it, and after

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { isRejectedToken } from '../responses/errors.js';
 import { responsesImage } from '../responses/image-call.js';

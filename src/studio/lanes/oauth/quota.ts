@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { QuotaResult, QuotaWindow } from '../../api/quota.js';
 import type { LaneEnv } from '../env.js';
 import { jwtClaims, accountIdClaim } from './jwt.js';

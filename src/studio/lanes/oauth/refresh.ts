@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
 import { readChatSession, readChatSessionSync, writeRefreshedSession, type ChatSession, type RefreshedTokens } from './auth-file.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { OauthStatusBody } from '../../api/auth.js';
 import type { LaneEnv } from '../env.js';
 import { readChatSessionSync } from './auth-file.js';

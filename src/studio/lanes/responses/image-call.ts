@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';

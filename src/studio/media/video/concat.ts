@@ -1,6 +1,6 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { probeVideo, type VideoFacts } from './probe.js';
 import { OUTPUT_LIMIT_BYTES, outputLimit, runTool, type ToolRun } from './run-tool.js';
 

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { outputLimit, runTool, type ToolRun } from './run-tool.js';
 
 // One frame of a video as a PNG (ffmpeg in a child process): the first, the

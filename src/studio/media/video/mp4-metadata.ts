@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { metadataPayload, parseMetadataPayload, type AssetMetadata } from '../metadata.js';
 import { probeVideo } from './probe.js';
 import { OUTPUT_LIMIT_BYTES, outputLimit, runTool, type ToolRun } from './run-tool.js';

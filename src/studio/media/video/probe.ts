@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../../common/errors.js';
+import { ServiceError } from '../../errors.js';
 import { runTool, type ToolRun } from './run-tool.js';
 
 // What a video file is, read by ffprobe (a child process): container,

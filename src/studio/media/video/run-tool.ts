@@ -1,56 +1,19 @@
-import { ServiceError } from '../../../common/errors.js';
-import { runProcess } from '../../../common/process/index.js';
-import { locateTool, type MediaTool } from './binaries.js';
+import { MediaToolError, runMediaTool, type MediaTool, type MediaToolFailure, type ToolRun } from '../../../common/media/index.js';
+import { ServiceError } from '../../errors.js';
 
-// Every ffmpeg and ffprobe run: a child process (never work on the event
-// loop) with a time budget (the tree is killed past it), bounded captured
-// output, and the caller's cancel. Output files are limited by the caller
-// with ffmpeg's own `-fs` (see OUTPUT_LIMIT_BYTES); failures come back as
-// FFMPEG_UNAVAILABLE, FFMPEG_TIMEOUT or FFMPEG_FAILED.
+// The studio's ffmpeg and ffprobe runs: common/media's runner, its failures
+// as the studio's codes (FFMPEG_UNAVAILABLE, FFMPEG_TIMEOUT, FFMPEG_FAILED).
 
-/** Budget of one run unless the caller gives one. */
-export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
-/** Largest file any run may write (a video, a frame): ffmpeg's `-fs`, checked again after. */
-export const OUTPUT_LIMIT_BYTES = 200 * 1024 * 1024;
-/** Captured stdout/stderr per run (ffprobe's JSON is a few KB). */
-const CAPTURE_BYTES = 1024 * 1024;
+export { outputLimit, OUTPUT_LIMIT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, type ToolRun } from '../../../common/media/index.js';
 
-export interface ToolRun {
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** What the run does, for messages ("probe", "poster", ...). */
-  readonly what: string;
-}
+const CODES = { unavailable: 'FFMPEG_UNAVAILABLE', timeout: 'FFMPEG_TIMEOUT', failed: 'FFMPEG_FAILED' } as const satisfies Record<MediaToolFailure, string>;
 
 /** Runs ffmpeg or ffprobe with `args` to its end; answers stdout. */
 export async function runTool(tool: MediaTool, args: readonly string[], run: ToolRun): Promise<string> {
-  const env = run.env ?? process.env;
-  const program = locateTool(tool, env);
-  if (!program) {
-    throw new ServiceError('FFMPEG_UNAVAILABLE', `${tool} was not found: install Debian's ffmpeg (npm run setup:system) or reinstall the npm dependencies (npm ci), or set SVC_${tool.toUpperCase()}.`, {
-      details: { tool },
-    });
+  try {
+    return await runMediaTool(tool, args, run);
+  } catch (error) {
+    if (error instanceof MediaToolError) throw new ServiceError(CODES[error.failure], error.message, { details: { ...error.details } });
+    throw error;
   }
-  const timeoutMs = run.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const result = await runProcess({
-    file: program.path,
-    args: tool === 'ffmpeg' ? ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args] : ['-v', 'error', ...args],
-    // Only what the tools need: no credential of ours reaches them.
-    env: { PATH: env.PATH, LANG: 'C', HOME: env.HOME },
-    timeoutMs,
-    maxOutputBytes: CAPTURE_BYTES,
-    ...(run.signal ? { signal: run.signal } : {}),
-  });
-  if (result.aborted && run.signal?.reason instanceof Error) throw run.signal.reason;
-  if (result.timedOut) throw new ServiceError('FFMPEG_TIMEOUT', `${tool} (${run.what}) did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, { details: { tool, what: run.what, timeoutMs } });
-  if (result.spawnError !== undefined) throw new ServiceError('FFMPEG_UNAVAILABLE', `${tool} could not be started: ${result.spawnError}.`, { details: { tool } });
-  if (result.exitCode !== 0) {
-    const said = result.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
-    throw new ServiceError('FFMPEG_FAILED', `${tool} (${run.what}) failed${said ? `: ${said}` : ` (exit ${result.exitCode ?? result.signal})`}.`, { details: { tool, what: run.what, exitCode: result.exitCode } });
-  }
-  return result.stdout;
 }
-
-/** ffmpeg's output-size limit for one output file. */
-export const outputLimit = (bytes = OUTPUT_LIMIT_BYTES): string[] => ['-fs', String(bytes)];

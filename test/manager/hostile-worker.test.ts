@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MANAGER_LIMITS } from '../../src/manager/limits.js';
 import type { InstanceDetail } from '../../src/manager/views.js';
-import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from '../manager/helpers.js';
+import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from './helpers.js';
 import { endless, events, json, startStandInWorker, type Handler, type StandInWorker } from './stand-in-worker.js';
 
 const CAP = MANAGER_LIMITS.workerReadMaxBytes;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestChat, type TestChatServer } from '../chat/helpers.js';
-import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from '../manager/helpers.js';
+import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from './helpers.js';
 import { json, startStandInWorker, type Handler, type StandInWorker } from './stand-in-worker.js';
 
 const TOKEN = 'worker-token-4f1c2a9be07d3365';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/common/sqlite.js';
 import { CHAT_MIGRATIONS } from '../../src/chat/store/migrations.js';
-import { acceptedFrom, hangPid, isAlive, makeTempHome, recordEvents, serveChild, startTestChat, type AcceptedRun } from '../chat/helpers.js';
+import { acceptedFrom, hangPid, isAlive, makeTempHome, recordEvents, serveChild, startTestChat, type AcceptedRun } from './helpers.js';
 import { waitFor } from '../manager/helpers.js';
 
 interface Message {

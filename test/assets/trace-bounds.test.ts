@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/common/errors.js';
+import { ServiceError } from '../../src/studio/errors.js';
 import { TRACE_PRESETS, type TraceParameters } from '../../src/studio/vector/presets.js';
 import { traceImage } from '../../src/studio/vector/trace.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveAsset } from '../../src/studio/assets.js';
-import { DEMO_GUIDE } from '../../src/sim/demo-guide.js';
+import { DEMO_GUIDE } from '../../src/demo/guide.js';
 import { demoAcceptsKey } from '../../src/sim/suite.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { ensureStudioBuild } from './build.js';

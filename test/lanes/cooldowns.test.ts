@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/common/errors.js';
+import { ServiceError } from '../../src/studio/errors.js';
 import { DEFAULT_COOLDOWN_SECONDS, LaneCooldowns } from '../../src/studio/catalog/cooldowns.js';
 
 // Issue 29, item 11: a cooldown follows the vendor's reset time when it gave

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { findExecutable } from '../../../common/process/index.js';
+import { findExecutable } from '../process/index.js';
 
 // Where ffmpeg and ffprobe come from: SVC_FFMPEG / SVC_FFPROBE when set (a
 // path or a name on PATH), else the Debian programs on PATH (`.ci/run` and

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_GUIDE } from '../../src/sim/demo-guide.js';
+import { DEMO_GUIDE } from '../../src/demo/guide.js';
 
 // Issue 29, item 15: the README lists the demo's error paths, every prompt tag
 // each simulator knows and the rejected-key rule, from the same declarations

@@ -3,15 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeJsonFile } from '../common/json-file.js';
 import { startSimulatorSuite, type SimulatorSuite, type SuiteOptions } from '../sim/suite.js';
-import { isLaneId } from './api/index.js';
-import { KEY_NAMESPACES, type KeyNamespace } from './auth/key-namespaces.js';
-import { LANES } from './catalog/registry.js';
-import type { StudioOptions } from './context.js';
-import { studioPaths } from './paths.js';
+import { isLaneId } from '../studio/api/index.js';
+import { KEY_NAMESPACES, type KeyNamespace } from '../studio/auth/key-namespaces.js';
+import { LANES } from '../studio/catalog/registry.js';
+import type { StudioOptions } from '../studio/context.js';
+import { studioPaths } from '../studio/paths.js';
+import { DEMO_GUIDE } from './guide.js';
+import { SAMPLE_WORKFLOW } from './sample-workflow.js';
 
-// The studio's side of the simulators: where their session files go, and what
-// a studio needs to use them — in-process for `svc serve --demo`, or as the
-// environment printed by `svc sim serve` (the simulators in their own process).
+// The offline demo, the one room that knows both the studio and the simulators:
+// where the simulators' session files go, and what a studio needs to use them —
+// in-process for `svc serve --demo` (with the demo guide and the sample
+// workflow), or as the environment printed by `svc sim serve` (the simulators
+// in their own process).
 
 /** Writes each simulated session (mode 0600) into `dir`; answers the file of each lane. */
 function writeSessions(suite: SimulatorSuite, dir: string): Record<string, string> {
@@ -82,7 +86,14 @@ export async function startDemo(env: Readonly<Record<string, string | undefined>
   const suite = await startSimulatorSuite({ demo: true });
   const files = writeSessions(suite, join(studioPaths(env).home, 'demo'));
   return {
-    options: { upstreams: suite.upstreams, keys: suite.keys as Partial<Record<KeyNamespace, string>>, sessionFiles: files, env: suite.env },
+    options: {
+      upstreams: suite.upstreams,
+      keys: suite.keys as Partial<Record<KeyNamespace, string>>,
+      sessionFiles: files,
+      env: suite.env,
+      guide: DEMO_GUIDE,
+      flowWorkflows: [SAMPLE_WORKFLOW],
+    },
     suite,
     close: () => suite.close(),
   };
