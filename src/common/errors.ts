@@ -15,6 +15,7 @@ export const SHARED_CODES = {
   // Request shape and routing (every server).
   BAD_REQUEST: spec(400, 'bad_request', 'The request is not valid.'),
   INVALID_JSON: spec(400, 'bad_request', 'The request body is not valid JSON.'),
+  JSON_TOO_DEEP: spec(400, 'bad_request', 'The request body nests deeper than a JSON body may (64 levels).'),
   UNSUPPORTED_MEDIA_TYPE: spec(415, 'bad_request', 'The request body has an unsupported content type.'),
   PAYLOAD_TOO_LARGE: spec(413, 'bad_request', 'The request body is too large.'),
   URI_TOO_LONG: spec(414, 'bad_request', 'A part of the request path is too long.'),

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ServiceError } from './errors.js';
 import { boundHalfOpen } from './half-open.js';
+import { JSON_BODY_MAX_DEPTH, brokenJsonBound, jsonBoundMessage } from './json-bounds.js';
 import { sendError, toServiceError } from './http-errors.js';
 import type { StorageSpot } from './storage-full.js';
 import { installSecurity, redactTokenInUrl, type SecurityOptions } from './http-security.js';
@@ -86,12 +87,19 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   boundHalfOpen(app.server, CONNECTION_LIMITS.halfOpenShare);
 
   // Ordinary clients send `Content-Type: application/json` on a DELETE or a body-less POST: an empty
-  // body is no body, not bad JSON. Anything else goes to Fastify's own parser (prototype-poisoning safe).
+  // body is no body, not bad JSON. Anything else goes to Fastify's own parser (prototype-poisoning safe),
+  // then its depth is bounded: every document a server stores comes from a body, and a deep one would
+  // break recursive walks (JSON.stringify among them) and SQLite's JSON functions over the stored row.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      const broken = brokenJsonBound(value, { maxDepth: JSON_BODY_MAX_DEPTH });
+      if (broken) return done(new ServiceError('JSON_TOO_DEEP', jsonBoundMessage('The request body', broken), { details: { maxDepth: JSON_BODY_MAX_DEPTH, path: broken.path } }), undefined);
+      done(null, value);
+    });
   });
 
   app.setErrorHandler((error, request, reply) => {

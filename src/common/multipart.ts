@@ -1,6 +1,20 @@
 // A small multipart/form-data parser (RFC 7578) for buffered bodies: the
 // simulators' upload endpoints and the studio's OpenAI-compatible image edits.
-// The body's size is bounded by whoever buffered it; this splits on the boundary.
+// The body's size is bounded by whoever buffered it; this splits on the
+// boundary in one pass (every search starts where the last one ended, and a
+// part's head is searched within its bound only), so parsing is linear in the
+// body. Parts and head sizes are bounded, and a text field is sent once: a
+// repeated one is refused unless its name ends in `[]` (an array field).
+
+/** Bounds on a form (MULTIPART_LIMITS unless the caller says). */
+export interface MultipartLimits {
+  /** Most parts (fields and files together). */
+  readonly maxParts: number;
+  /** Largest head of one part (its header lines), bytes. */
+  readonly maxHeadBytes: number;
+}
+
+export const MULTIPART_LIMITS: MultipartLimits = { maxParts: 256, maxHeadBytes: 16 * 1024 };
 
 export interface MultipartField {
   readonly name: string;
@@ -34,21 +48,31 @@ function headerParam(header: string, param: string): string | undefined {
   return match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2];
 }
 
-export function parseMultipart(body: Buffer, boundary: string): MultipartForm {
+/** An array field's name: sent once per value. */
+const isArrayField = (name: string): boolean => name.endsWith('[]');
+
+export function parseMultipart(body: Buffer, boundary: string, limits: MultipartLimits = MULTIPART_LIMITS): MultipartForm {
   const delimiter = Buffer.from(`--${boundary}`);
+  const partEnd = Buffer.from(`\r\n--${boundary}`);
   const fields: MultipartField[] = [];
   const files: MultipartFile[] = [];
+  const fieldNames = new Set<string>();
   let position = body.indexOf(delimiter);
   if (position < 0) throw new MultipartError('The multipart body has no boundary line.');
-  for (;;) {
+  for (let parts = 0; ; parts += 1) {
     position += delimiter.length;
     // `--` right after a delimiter closes the body.
     if (body[position] === 0x2d && body[position + 1] === 0x2d) break;
-    const headerStart = body.indexOf('\r\n', position);
-    if (headerStart < 0) throw new MultipartError('The multipart body ends inside a part.');
-    const headerEnd = body.indexOf('\r\n\r\n', headerStart);
-    if (headerEnd < 0) throw new MultipartError('A multipart part has no header end.');
-    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delimiter]), headerEnd + 4);
+    if (parts === limits.maxParts) throw new MultipartError(`A multipart body holds at most ${limits.maxParts} parts.`);
+    // The rest of the delimiter line (transport padding), then the head, both within the head's bound.
+    const head = body.subarray(position, position + limits.maxHeadBytes + 4);
+    const lineEnd = head.indexOf('\r\n');
+    if (lineEnd < 0) throw new MultipartError(position + head.length >= body.length ? 'The multipart body ends inside a part.' : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`);
+    const headerStart = position + lineEnd;
+    const headEnd = head.indexOf('\r\n\r\n', lineEnd);
+    if (headEnd < 0) throw new MultipartError(position + head.length >= body.length ? 'A multipart part has no header end.' : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`);
+    const headerEnd = position + headEnd;
+    const next = body.indexOf(partEnd, headerEnd + 4);
     if (next < 0) throw new MultipartError('The multipart body has no closing boundary.');
     const headers = new Map<string, string>();
     for (const line of body.subarray(headerStart + 2, headerEnd).toString('utf8').split('\r\n')) {
@@ -63,6 +87,8 @@ export function parseMultipart(body: Buffer, boundary: string): MultipartForm {
     if (filename !== undefined) {
       files.push({ name, filename, contentType: headers.get('content-type') ?? 'application/octet-stream', data: Buffer.from(data) });
     } else {
+      if (fieldNames.has(name) && !isArrayField(name)) throw new MultipartError(`The field "${name.slice(0, 64)}" is sent twice: a field that is not an array (name ending in "[]") is sent once.`);
+      fieldNames.add(name);
       fields.push({ name, value: data.toString('utf8') });
     }
     position = next + 2;
@@ -70,9 +96,12 @@ export function parseMultipart(body: Buffer, boundary: string): MultipartForm {
   return { fields, files };
 }
 
-/** The last value of a text field (clients send each once; the last one wins like most servers). */
+/** The value of a text field (sent once: the parser refuses a repeated one). */
 export function formField(form: MultipartForm, name: string): string | undefined {
-  let value: string | undefined;
-  for (const field of form.fields) if (field.name === name) value = field.value;
-  return value;
+  return form.fields.find((field) => field.name === name)?.value;
+}
+
+/** The text fields as an object, in one pass (an array field keeps its last value). */
+export function formFields(form: MultipartForm): Record<string, string> {
+  return Object.fromEntries(form.fields.map(({ name, value }) => [name, value]));
 }

@@ -77,12 +77,15 @@ export function maskSecrets(text: string, known: Known = []): string {
 }
 
 /** `value` with `mask` applied to every string in it (arrays and plain objects are copied; anything else is kept). */
-function mapStrings<T>(value: T, mask: (text: string) => string): T {
+/** Nesting past which a value is not walked but replaced: a deep vendor answer cannot overflow the stack, nor keep a secret. */
+const MASK_MAX_DEPTH = 64;
+
+function mapStrings<T>(value: T, mask: (text: string) => string, depth = 0): T {
   if (typeof value === 'string') return mask(value) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => mapStrings(item, mask)) as T;
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, mask)])) as T;
-  }
+  const walkable = Array.isArray(value) || (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype);
+  if (walkable && depth >= MASK_MAX_DEPTH) return '[nested too deep]' as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => mapStrings(item, mask, depth + 1)) as T;
+  if (walkable) return Object.fromEntries(Object.entries(value as object).map(([key, item]) => [key, mapStrings(item, mask, depth + 1)])) as T;
   return value;
 }
 

@@ -17,13 +17,13 @@ import { SAMPLE_WORKFLOW } from './sample-workflow.js';
 // workflow), or as the environment printed by `svc sim serve` (the simulators
 // in their own process).
 
+/** The file of each simulated session in `dir`, by lane. */
+const sessionFilesIn = (suite: SimulatorSuite, dir: string): Record<string, string> => Object.fromEntries(Object.keys(suite.sessions).map((lane) => [lane, join(dir, `${lane}-auth.json`)]));
+
 /** Writes each simulated session (mode 0600) into `dir`; answers the file of each lane. */
 function writeSessions(suite: SimulatorSuite, dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const [lane, session] of Object.entries(suite.sessions)) {
-    files[lane] = join(dir, `${lane}-auth.json`);
-    writeJsonFile(files[lane], session, { private: true });
-  }
+  const files = sessionFilesIn(suite, dir);
+  for (const [lane, session] of Object.entries(suite.sessions)) writeJsonFile(files[lane], session, { private: true });
   return files;
 }
 
@@ -80,11 +80,14 @@ export interface Demo {
 /**
  * Demo mode: every simulator in-process, the studio pointed at them with their
  * placeholder credentials. The demo sessions go under `$SVC_HOME/demo`, so a
- * real session of the user's is never touched.
+ * real session of the user's is never touched; they are written by the
+ * studio once it holds the state dir's lock (`prepare`), so a second demo
+ * refused on a running studio's dir writes nothing over the first's.
  */
 export async function startDemo(env: Readonly<Record<string, string | undefined>>): Promise<Demo> {
   const suite = await startSimulatorSuite({ demo: true });
-  const files = writeSessions(suite, join(studioPaths(env).home, 'demo'));
+  const dir = join(studioPaths(env).home, 'demo');
+  const files = sessionFilesIn(suite, dir);
   return {
     options: {
       upstreams: suite.upstreams,
@@ -93,6 +96,7 @@ export async function startDemo(env: Readonly<Record<string, string | undefined>
       env: suite.env,
       guide: DEMO_GUIDE,
       flowWorkflows: [SAMPLE_WORKFLOW],
+      prepare: () => void writeSessions(suite, dir),
     },
     suite,
     close: () => suite.close(),

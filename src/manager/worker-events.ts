@@ -61,7 +61,8 @@ function channelEvent(data: string, frameId: string | undefined): ChannelEvent |
 /**
  * Follows a worker's `GET /api/events` until the signal aborts: through the
  * manager's worker connection (token only after proof, no redirect), each
- * line capped, resuming with `Last-Event-ID`, reopened when silent for three
+ * line and each event capped (workerReadMaxBytes; heartbeats between the
+ * lines of an unfinished event do not keep the connection alive), resuming with `Last-Event-ID`, reopened when silent for three
  * heartbeats, and retried after any break or refusal with a doubling,
  * jittered delay: a worker that comes back (restarted, fixed) is found again.
  */
@@ -88,7 +89,9 @@ export async function followWorkerEvents(options: WorkerEventsOptions): Promise<
       }
       options.onStatus('open');
       delay = MANAGER_LIMITS.eventsReconnectMinMs;
-      for await (const message of readSse(cappedLines(response, MANAGER_LIMITS.workerReadMaxBytes), { onComment: touch })) {
+      // An event is capped whole, not only its lines; a comment inside an unfinished event keeps nothing alive.
+      const hooks = { maxEventBytes: MANAGER_LIMITS.workerReadMaxBytes, onComment: (_text: string, inEvent: boolean) => void (inEvent || touch()) };
+      for await (const message of readSse(cappedLines(response, MANAGER_LIMITS.workerReadMaxBytes), hooks)) {
         touch();
         // An empty `id:` resets the cursor, as in EventSource.
         if (message.id !== undefined) lastEventId = message.id.slice(0, MANAGER_LIMITS.workerFieldMaxChars) || undefined;

@@ -48,6 +48,8 @@ export interface StudioOptions {
     sessionFiles: Readonly<Partial<Record<LaneId, string>>>;
     /** Variables that win over the environment in demo mode (the fake cligen program and its home). */
     env?: Readonly<Record<string, string>>;
+    /** Writes the demo's files (its session files) under SVC_HOME: called by startStudio once the state dir's lock is held. */
+    prepare?: () => void;
   } & DemoContent;
   /** Base URL overrides, above the environment (tests point lanes at simulators with these). */
   upstreams?: UpstreamUrls;

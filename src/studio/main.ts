@@ -59,6 +59,8 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   const lock = takeStateLock(options);
   let ctx: StudioContext;
   try {
+    // Nothing is written under the state dir before its lock is held: a refused second start leaves the first's files alone.
+    options.demo?.prepare?.();
     ctx = createStudioContext(options);
   } catch (error) {
     lock?.release();

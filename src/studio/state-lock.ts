@@ -7,7 +7,12 @@ import { writeFileAtomic } from '../common/atomic-file.js';
 // a second studio started on the same dir by mistake refuses, naming the one
 // that runs (its pid, URL and start time) instead of sharing its queue
 // unannounced. The lock names a process, not a kernel lock: a lock whose
-// process is gone (a crash, SIGKILL) is stale and taken over. Several studios
+// process is gone (a crash, SIGKILL) is stale and taken over. "Gone" is read
+// from what the kernel ends with the process: on Linux its /proc entry, whose
+// state says a zombie (killed, not yet reaped by a late supervisor or init)
+// and whose start time tells the holder from a later process given the same
+// pid; so a supervisor's immediate restart after a SIGKILL always starts.
+// Elsewhere a signal 0 probe is all there is. Several studios
 // over one state dir on purpose (the job queue is built for it: leases,
 // claims) opt in with `sharedHome` (`svc serve --shared-home`,
 // SVC_SHARED_HOME=1), and then take no lock.
@@ -15,6 +20,8 @@ import { writeFileAtomic } from '../common/atomic-file.js';
 export interface LockHolder {
   readonly pid: number;
   readonly startedAt: string;
+  /** The holder's start time as the kernel counts it (/proc/<pid>/stat field 22, clock ticks since boot); Linux only. */
+  readonly processStart?: string;
   /** Set once the holder bound its port. */
   readonly url?: string;
 }
@@ -40,10 +47,37 @@ export interface StateLock {
   release(): void;
 }
 
-/** Whether a process of that id exists (EPERM: it does, owned by someone else). */
-function alive(pid: number): boolean {
+/** A process as /proc shows it: its state letter and start time; undefined when it has no entry (or there is no /proc). */
+function procStat(pid: number): { state: string; start: string } | undefined {
+  let text: string;
   try {
-    process.kill(pid, 0);
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so fields are counted from its last ")".
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', start: fields[19] ?? '' };
+}
+
+const hasProc = (): boolean => statSync('/proc/self/stat', { throwIfNoEntry: false }) !== undefined;
+
+/** This process's kernel start time, recorded in the lock (undefined without /proc). */
+const ownProcessStart = (): string | undefined => procStat(process.pid)?.start;
+
+/**
+ * Whether the lock's holder still runs: with /proc, its entry exists, it is not a zombie (Z) or
+ * dead (X), and it started when the lock says (a different start is another process with a reused
+ * pid). Without /proc: a signal 0 probe (EPERM: it exists, owned by someone else).
+ */
+export function holderAlive(holder: Pick<LockHolder, 'pid' | 'processStart'>): boolean {
+  if (hasProc()) {
+    const stat = procStat(holder.pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
+    return holder.processStart === undefined || holder.processStart === stat.start;
+  }
+  try {
+    process.kill(holder.pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
@@ -67,7 +101,8 @@ const youngerThan = (file: string, ms: number): boolean => Date.now() - (statSyn
 /** Takes the lock of `home` (which exists), or throws StateDirLocked naming the studio that holds it. */
 export function acquireStateLock(home: string, startedAt: string): StateLock {
   const file = join(home, 'studio.lock');
-  const mine: LockHolder = { pid: process.pid, startedAt };
+  const processStart = ownProcessStart();
+  const mine: LockHolder = { pid: process.pid, startedAt, ...(processStart ? { processStart } : {}) };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     let fd: number;
     try {
@@ -77,8 +112,12 @@ export function acquireStateLock(home: string, startedAt: string): StateLock {
       const holder = readHolder(file);
       // A live holder refuses; a dead one (crash) or an old torn file is stale and taken over. A fresh
       // unreadable one is another studio between creating the file and writing it: it holds the lock.
-      if (holder && alive(holder.pid)) throw new StateDirLocked(file, holder);
+      if (holder && holderAlive(holder)) throw new StateDirLocked(file, holder);
       if (!holder && youngerThan(file, WRITING_GRACE_MS)) throw new StateDirLocked(file, { pid: 0, startedAt: new Date().toISOString() });
+      // Removed only while it still names the stale holder: another studio taking it over at the same
+      // moment may have put its own lock there already.
+      const again = readHolder(file);
+      if (again?.pid !== holder?.pid || again?.startedAt !== holder?.startedAt) continue;
       rmSync(file, { force: true });
       continue;
     }

@@ -41,7 +41,7 @@ export function registerServe(program: Command): void {
         });
       } catch (error) {
         await demo?.close();
-        if (error instanceof StateDirLocked) throw new CliError(error.message, EXIT_CODES.usage, 'STATE_DIR_LOCKED', { lockFile: error.lockFile, holder: error.holder });
+        if (error instanceof StateDirLocked) throw new CliError(error.message, EXIT_CODES.usage, 'STATE_DIR_LOCKED', { lockFile: error.lockFile, holder: { pid: error.holder.pid, url: error.holder.url, startedAt: error.holder.startedAt } });
         throw new CliError((error as Error).message, EXIT_CODES.internal, 'SERVE_FAILED');
       }
       const info = { url: studio.url, port: studio.port, pid: process.pid, demo: Boolean(demo), descriptor: studio.ctx.paths.descriptorFile };

@@ -36,6 +36,8 @@ export interface ConnectEventsOptions {
   maxReconnectDelayMs?: number;
   /** Reconnect when nothing (not even a heartbeat) arrived for this long (default 45000 ms = 3 heartbeats; 0: never). */
   idleTimeoutMs?: number;
+  /** Most bytes one event may hold (default 32 MiB); a larger one ends the connection (SseEventTooLarge) and it is reopened. */
+  maxEventBytes?: number;
 }
 
 export interface EventConnection {
@@ -48,6 +50,8 @@ export interface EventConnection {
 
 const DEFAULT_RECONNECT_DELAY_MS = 1000;
 const DEFAULT_MAX_RECONNECT_DELAY_MS = 5000;
+/** Most bytes one event may hold (a studio's largest, a partial image, is well under it). */
+const DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024;
 const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 function toChannelEvent(message: SseMessage): ChannelEvent | undefined {
@@ -129,7 +133,11 @@ export function connectEvents(url: string, options: ConnectEventsOptions): Event
     if (idleTimeout > 0) idleTimer = setTimeout(checkIdle, idleTimeout);
     try {
       const hooks: SseReadOptions = {
-        onComment: () => (lastActivity = Date.now()),
+        // A heartbeat inside an unfinished event is no sign of life: the event must end within the idle time.
+        onComment: (_text, inEvent) => {
+          if (!inEvent) lastActivity = Date.now();
+        },
+        maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
         onRetry: (milliseconds) => {
           if (options.reconnectDelayMs === undefined) baseDelay = Math.min(milliseconds, maxDelay);
         },

@@ -29,8 +29,11 @@ export class SseEventTooLarge extends Error {
 export interface SseHooks {
   /** A `retry:` field (milliseconds). */
   onRetry?: (milliseconds: number) => void;
-  /** A comment line (e.g. the heartbeat `ping`). */
-  onComment?: (text: string) => void;
+  /**
+   * A comment line (e.g. the heartbeat `ping`). `inEvent`: data lines of an event not yet ended are
+   * held; a comment then says nothing about that event, so a reader's liveness must not count it.
+   */
+  onComment?: (text: string, inEvent: boolean) => void;
 }
 
 export interface SseReadOptions extends SseHooks {
@@ -87,7 +90,7 @@ class EventBuilder {
     if (line.length === 0) return this.dispatch();
     const colon = line.indexOf(COLON);
     if (colon === 0) {
-      this.hooks.onComment?.(line.toString('utf8', line[1] === SPACE ? 2 : 1));
+      this.hooks.onComment?.(line.toString('utf8', line[1] === SPACE ? 2 : 1), this.data.length > 0);
       return undefined;
     }
     const nameEnd = colon === -1 ? line.length : colon;

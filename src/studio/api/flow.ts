@@ -13,6 +13,29 @@ export type FlowMediaKind = (typeof FLOW_MEDIA_KINDS)[number];
 export const FLOW_BIND_FIELDS = ['prompt', 'negativePrompt', 'width', 'height', 'seed', 'refImage', 'output'] as const;
 export type FlowBindField = (typeof FLOW_BIND_FIELDS)[number];
 
+/**
+ * What a registered workflow may hold (ours). The largest real API-format graphs are a few hundred
+ * nodes and well under a megabyte; these bounds leave room for ten times that, and keep every
+ * catalog read (capabilities, lane status, listing) cheap. A graph over them is refused with
+ * FLOW_WORKFLOW_TOO_LARGE; a stored one over them (an older build's) is skipped on reading.
+ */
+export const FLOW_WORKFLOW_LIMITS = {
+  /** The graph as JSON, UTF-8 bytes. */
+  maxGraphBytes: 4 * 1024 * 1024,
+  maxNodes: 5_000,
+  /** Nesting of the graph document (the graph is 1, a node 2, its inputs 3, a link array 4). */
+  maxDepth: 16,
+  /** Values in the whole graph document. */
+  maxValues: 200_000,
+  /** Longest string (or key) anywhere in the graph. */
+  maxStringLength: 1024 * 1024,
+  /** A record's params as JSON, UTF-8 bytes. */
+  maxParamsBytes: 4 * 1024 * 1024,
+  maxParams: 5_000,
+  /** A combo param's choices (more from the server's catalogue are cut). */
+  maxChoices: 10_000,
+} as const;
+
 /** One node of an API-format graph: `inputs` values are literals or links `["<node id>", <slot>]`. */
 export const flowGraphNode = z.object({
   class_type: z.string().min(1),
@@ -40,14 +63,14 @@ export type FlowBind = z.infer<typeof flowBind>;
 export const flowParam = z
   .object({
     name: z.string().min(1).max(200),
-    node: z.string().min(1),
-    input: z.string().min(1),
+    node: z.string().min(1).max(64),
+    input: z.string().min(1).max(200),
     type: z.enum(['integer', 'number', 'string', 'boolean']),
-    default: z.union([z.number(), z.string(), z.boolean()]).optional(),
+    default: z.union([z.number(), z.string().max(FLOW_WORKFLOW_LIMITS.maxStringLength), z.boolean()]).optional(),
     min: z.number().optional(),
     max: z.number().optional(),
     /** A combo input's allowed values. */
-    choices: z.array(z.string()).optional(),
+    choices: z.array(z.string().max(FLOW_WORKFLOW_LIMITS.maxStringLength)).max(FLOW_WORKFLOW_LIMITS.maxChoices).optional(),
   })
   .strict();
 export type FlowParam = z.infer<typeof flowParam>;
@@ -60,7 +83,7 @@ export const flowWorkflow = z.object({
   mediaKind: z.enum(FLOW_MEDIA_KINDS),
   graph: flowGraph,
   bind: flowBind,
-  params: z.array(flowParam),
+  params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });
@@ -109,7 +132,7 @@ export const flowRegisterRequest = z
     label: z.string().trim().min(1).max(200).optional(),
     origin: z.string().max(200).optional(),
     bind: z.unknown().optional(),
-    params: z.array(flowParam).optional(),
+    params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams).optional(),
     mediaKind: z.string().max(20).optional(),
     replace: z.boolean().optional(),
   })

@@ -14,6 +14,8 @@ export const GRAPH_LIMITS = {
   maxNodeDataBytes: 128 * 1024,
   /** The whole snapshot as JSON, UTF-8 bytes. */
   maxGraphBytes: 8 * 1024 * 1024,
+  /** Nesting of the whole snapshot (the snapshot 1, `nodes` 2, a node 3, its `data` 4): far under SQLite's JSON limit (1,000). */
+  maxDepth: 32,
   /** Largest absolute coordinate of a position (and viewport offset). */
   maxCoordinate: 10_000_000,
   titleMaxChars: 200,

@@ -1,9 +1,11 @@
 import { ServiceError } from '../errors.js';
+import { brokenJsonBound, jsonBoundMessage } from '../../common/json-bounds.js';
 import { parseWith } from '../../common/validation.js';
 import { GRAPH_ID_PATTERN, GRAPH_LIMITS, graphSnapshot, type GraphEdge, type GraphSnapshot } from '../api/index.js';
 
 // A graph snapshot is checked whole before it is stored: its size first (a
-// huge body costs nothing more than counting), then its shape, then what a
+// huge body costs nothing more than counting; its depth by an iterative walk
+// before anything recursive), then its shape, then what a
 // shape cannot say — unique ids, edges between nodes that exist, at most one
 // edit parent per node, no cycles.
 
@@ -22,6 +24,9 @@ function checkSize(raw: unknown): void {
     const list = body[field];
     if (Array.isArray(list) && list.length > max) throw tooLarge(`A graph holds at most ${max} ${field}; this one has ${list.length}.`, { field, max, got: list.length });
   }
+  // Depth before bytes: serializing is a recursive walk.
+  const broken = brokenJsonBound(raw, { maxDepth: GRAPH_LIMITS.maxDepth });
+  if (broken) throw tooLarge(jsonBoundMessage('The graph', broken), { field: broken.path, bound: 'depth', max: GRAPH_LIMITS.maxDepth });
   const bytes = jsonBytes(raw);
   if (bytes > GRAPH_LIMITS.maxGraphBytes) throw tooLarge(`A graph is at most ${GRAPH_LIMITS.maxGraphBytes} bytes as JSON; this one is ${bytes}.`, { max: GRAPH_LIMITS.maxGraphBytes, got: bytes });
 }

@@ -1,6 +1,6 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, ListResourcesRequestSchema, McpError, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../errors.js';
+import { ERROR_CODES, ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
 import type { StudioContext } from '../context.js';
@@ -103,10 +103,15 @@ function filenameOfUri(uri: string): string {
   return filenameParam({ filename: decodeURIComponent(uri.slice(HISTORY_URI_PREFIX.length)) });
 }
 
-/** A failed resources/read: MCP's "resource not found" for a missing asset, the studio's error as its data. */
+/**
+ * A failed resources/read, the studio's error as its data: MCP's "resource not found" when the URI
+ * names no readable asset (a missing one, or a name that is no asset's: any refusal of the request,
+ * a 4xx), an internal error only for the studio's own failures.
+ */
 function resourceError(ctx: StudioContext, error: unknown): McpError {
   const failure = (errorToolResult(ctx, error).structuredContent as { error: { code: string; message: string } }).error;
-  return new McpError(failure.code.endsWith('NOT_FOUND') ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`, failure);
+  const status = Object.hasOwn(ERROR_CODES, failure.code) ? ERROR_CODES[failure.code as keyof typeof ERROR_CODES].status : 500;
+  return new McpError(status >= 400 && status < 500 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`, failure);
 }
 
 /** One MCP server over the studio, for one session (the SDK binds a server to one transport). */

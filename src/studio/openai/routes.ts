@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.js';
-import { formField, multipartBoundary, MultipartError, parseMultipart, type MultipartFile, type MultipartForm } from '../../common/multipart.js';
+import { formFields, multipartBoundary, MultipartError, parseMultipart, type MultipartFile, type MultipartForm } from '../../common/multipart.js';
 import { parseWith } from '../../common/validation.js';
 import type { JobResult } from '../api/index.js';
 import { LIMITS } from '../catalog/limits.js';
@@ -30,9 +30,8 @@ type FormRequest = FastifyRequest & { [FORM]?: MultipartForm };
 /** The form parts that are files; sent as text (a URL, base64) they are refused as missing files. */
 const FILE_PARTS = ['image', 'image[]', 'mask'];
 
-/** The form's text fields as an object (the last value of a repeated field wins, as formField reads it). */
-const fieldsOf = (form: MultipartForm): Record<string, string> =>
-  Object.fromEntries(form.fields.filter(({ name }) => !FILE_PARTS.includes(name)).map(({ name }) => [name, formField(form, name) as string]));
+/** The form's text fields as an object (each sent once: the parser refuses a repeated one). */
+const fieldsOf = (form: MultipartForm): Record<string, string> => formFields({ fields: form.fields.filter(({ name }) => !FILE_PARTS.includes(name)), files: [] });
 
 /** An uploaded file as the studio's image input (its bytes are checked when the planner loads it). */
 const imageInputOf = (file: MultipartFile) => ({ data: file.data.toString('base64'), name: file.filename || file.name });

@@ -123,9 +123,14 @@ export interface AgentRepository {
  * workflows among them, catalog/models.ts laneModels) synchronously; its contract suite awaits
  * every answer, so an asynchronous implementation runs it unchanged once that read is.
  */
+/** A workflow without its graph: what catalog reads (models, lane status) need. */
+export type FlowWorkflowSummary = Omit<FlowWorkflow, 'graph'>;
+
 export interface FlowWorkflowRepository {
   /** Every readable workflow, by id. */
   list(): FlowWorkflow[];
+  /** Every readable workflow without its graph, by id; one over the stored bounds is left out without being loaded. */
+  summaries(): FlowWorkflowSummary[];
   get(id: string): FlowWorkflow | undefined;
   /** Inserts; false when the id is taken. */
   insert(workflow: FlowWorkflow): boolean;

@@ -25,7 +25,9 @@ export interface SessionPosition {
   id: string;
 }
 
-const COUNTS = `json_array_length(graph, '$.nodes') AS node_count, json_array_length(graph, '$.edges') AS edge_count`;
+// A row SQLite cannot read as JSON (nested past its depth limit by an older build, edited by hand)
+// counts 0 instead of failing the whole list: one bad row never takes the list down.
+const COUNTS = `CASE WHEN json_valid(graph) THEN json_array_length(graph, '$.nodes') ELSE 0 END AS node_count, CASE WHEN json_valid(graph) THEN json_array_length(graph, '$.edges') ELSE 0 END AS edge_count`;
 
 function statements(db: StudioDatabase) {
   return {

@@ -98,7 +98,8 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
     if (response.status >= 300 && response.status < 400) {
       // Not a hop to somewhere unchecked: a transport failure of this call, said as what it is.
       const reason = `a redirect (${response.status}), never followed`;
-      throw new UpstreamError(`The upstream answered with ${reason}.`, { lane, failure: 'network', stage: 'connect', reason });
+      // Asking again gets the same redirect: it fails the call at once, never retried until the deadline.
+      throw new UpstreamError(`The upstream answered with ${reason}.`, { lane, failure: 'network', stage: 'connect', reason, retryable: false });
     }
     if (!response.ok) {
       let body = '';

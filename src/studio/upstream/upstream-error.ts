@@ -56,6 +56,8 @@ export interface UpstreamErrorInit extends VendorError {
   /** Transport failures: the system's reason (ECONNREFUSED, ...). */
   readonly reason?: string;
   readonly cause?: unknown;
+  /** Whether asking again may help, when the failure itself says (a redirect is not transient); else from the status or failure kind. */
+  readonly retryable?: boolean;
   /** The credentials the call sent: masked, with every credential the studio holds, out of everything above (never kept). */
   readonly credentials?: readonly (string | undefined)[];
 }
@@ -91,7 +93,7 @@ export class UpstreamError extends Error {
     this.status = init.status;
     const classified = init.status === undefined ? undefined : classifyStatus(init.status);
     this.statusClass = classified?.class;
-    this.retryable = classified?.retryable ?? (init.failure === 'network' || init.failure === 'timeout');
+    this.retryable = init.retryable ?? classified?.retryable ?? (init.failure === 'network' || init.failure === 'timeout');
     this.vendorCode = init.code;
     this.vendorType = init.type;
     this.vendorMessage = init.message;

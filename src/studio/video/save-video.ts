@@ -5,7 +5,7 @@ import { VIDEO_ASPECT_RATIOS, type AssetRecord, type VideoFacts } from '../api/i
 import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { parseMetadataPayload, type AssetMetadata } from '../media/metadata.js';
-import { embedVideoMetadata, extractFrame, looksLikeMp4, nearestRatio, probeVideo, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
+import { checkVideoDecodes, embedVideoMetadata, extractFrame, looksLikeMp4, nearestRatio, probeVideo, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
 import { makeThumbnail, thumbnailNameOf } from '../media/thumbnail.js';
 import { findAsset, insertAsset } from '../store/assets.js';
 import { isValidAssetFilename } from '../media/filename.js';
@@ -58,22 +58,26 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
     const original = join(dir, 'original.mp4');
     const embedded = join(dir, 'video.mp4');
     await writeFile(original, input.bytes);
+    const damaged = (error: unknown) => (error instanceof ServiceError && error.code === 'VIDEO_SOURCE_INVALID' ? new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: ${error.message}`, { cause: error }) : error);
     let facts: ProbedFacts;
     try {
+      // A cut download probes as whole (its index names every frame): it is decoded, never a half MP4 in history.
+      await checkVideoDecodes(original, run);
       facts = await probeVideo(original, run);
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'VIDEO_SOURCE_INVALID') throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: ${error.message}`, { cause: error });
-      throw error;
+      throw damaged(error);
     }
-    const video = videoFactsOf(facts);
     const metadata: AssetMetadata = {
       ...input.metadata,
-      settings: { ...input.metadata.settings, video },
+      settings: { ...input.metadata.settings, video: videoFactsOf(facts) },
       sessionTitle: normalizeSessionTitle(input.session?.title ?? input.metadata.sessionTitle) ?? undefined,
       createdAt: input.metadata.createdAt ?? new Date().toISOString(),
     };
     await embedVideoMetadata(original, embedded, metadata, run);
-    return { bytes: await readFile(embedded), thumbnail: await posterOf(embedded, dir, facts.durationSeconds, run), facts, metadata };
+    // History keeps the facts of the file written (the copy with its metadata), not of the download.
+    const written = await probeVideo(embedded, run).catch((error: unknown) => Promise.reject(damaged(error)));
+    if (Math.abs(written.durationSeconds - facts.durationSeconds) > 0.05) throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: it lasts ${written.durationSeconds} s once written, not the ${facts.durationSeconds} s it declared.`);
+    return { bytes: await readFile(embedded), thumbnail: await posterOf(embedded, dir, written.durationSeconds, run), facts: written, metadata };
   });
   const { facts, metadata, thumbnail } = prepared;
   const size = prepared.bytes.length;

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readBytes } from '../../upstream/index.js';
-import { linkRefusal } from '../../upstream/public-link.js';
+import { linkForMessage, linkRefusal } from '../../upstream/public-link.js';
 import type { LaneImage } from '../types.js';
 import type { AlphaCall } from './call.js';
 
@@ -14,7 +14,7 @@ import type { AlphaCall } from './call.js';
 // the link's origin and path, never its query (signed links carry tokens).
 
 export const ALPHA_OUTPUT_MAX_BYTES = 50 * 1024 * 1024;
-const where = (url: URL): string => `${url.origin}${url.pathname}`.slice(0, 200);
+const where = linkForMessage;
 
 const refused = (lane: string, message: string, details: Record<string, unknown> = {}): ServiceError =>
   new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', message, { details: { lane, step: 'download', retryable: false, ...details } });
@@ -25,10 +25,10 @@ export async function checkedLink(call: AlphaCall, link: string, ownOrigin: stri
   try {
     url = new URL(link);
   } catch {
-    throw refused(call.lane, `${call.lane} gave an image link that is not a URL.`);
+    throw refused(call.lane, `${call.lane} gave a result link that is not a URL.`);
   }
   const refusal = await linkRefusal(url, ownOrigin);
-  if (refusal) throw refused(call.lane, `${call.lane} gave an image link the studio does not fetch (${where(url)}): ${refusal.reason}.`, { output: where(url), retryable: refusal.retryable });
+  if (refusal) throw refused(call.lane, `${call.lane} gave a result link the studio does not fetch (${where(url)}): ${refusal.reason}.`, { output: where(url), retryable: refusal.retryable });
   return url;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ServiceError } from '../../errors.js';
-import { FLOW_MEDIA_KINDS, flowBind, type FlowBind, type FlowBindCandidate, type FlowBindField, type FlowGraph, type FlowMediaKind, type FlowParam } from '../../api/flow.js';
+import { ownValue } from '../../../common/own.js';
+import { FLOW_MEDIA_KINDS, FLOW_WORKFLOW_LIMITS, flowBind, type FlowBind, type FlowBindCandidate, type FlowBindField, type FlowGraph, type FlowMediaKind, type FlowParam } from '../../api/flow.js';
 
 // Binding inference and the params of a workflow (contract:
 // flow-workflow-catalog §1.2–1.3). A field is bound to a literal input of a
@@ -33,10 +34,10 @@ export function bindCandidates(graph: FlowGraph): FlowBindCandidate[] {
     const title = node._meta?.title;
     for (const [field, rules] of Object.entries(BIND_RULES) as [FlowBindField, readonly (readonly [string, string])[]][]) {
       for (const [classType, input] of rules) {
-        if (node.class_type === classType && input in node.inputs && !isLink(node.inputs[input])) found.push({ field, node: id, input, classType, ...(title ? { title } : {}) });
+        if (node.class_type === classType && Object.hasOwn(node.inputs, input) && !isLink(node.inputs[input])) found.push({ field, node: id, input, classType, ...(title ? { title } : {}) });
       }
     }
-    if (node.class_type in OUTPUT_NODES) found.push({ field: 'output', node: id, classType: node.class_type, ...(title ? { title } : {}) });
+    if (Object.hasOwn(OUTPUT_NODES, node.class_type)) found.push({ field: 'output', node: id, classType: node.class_type, ...(title ? { title } : {}) });
   }
   const count = (field: FlowBindField) => found.filter((candidate) => candidate.field === field).length;
   return found.map((candidate) => ({ ...candidate, unambiguous: count(candidate.field) === 1 }));
@@ -57,7 +58,7 @@ export const needsConfirmation = (candidates: readonly FlowBindCandidate[]): boo
   candidates.some((candidate) => !candidate.unambiguous) || !(['prompt', 'output'] as const).every((field) => candidates.some((candidate) => candidate.field === field && candidate.unambiguous));
 
 /** The media kind of an output node, when it is a known one. */
-export const mediaKindOfOutput = (graph: FlowGraph, node: string): FlowMediaKind | undefined => OUTPUT_NODES[graph[node]?.class_type ?? ''];
+export const mediaKindOfOutput = (graph: FlowGraph, node: string): FlowMediaKind | undefined => ownValue(OUTPUT_NODES, ownValue(graph, node)?.class_type ?? '');
 
 const bindError = (message: string, details: Record<string, unknown>) => new ServiceError('FLOW_WORKFLOW_BIND_INVALID', message, { details: { field: 'bind', ...details } });
 
@@ -84,10 +85,10 @@ export function checkBind(graph: FlowGraph, value: unknown): FlowBind {
   }
   const bind = parsed.data;
   for (const [field, ref] of Object.entries(bind) as [FlowBindField, { node: string; input?: string }][]) {
-    const node = graph[ref.node];
+    const node = ownValue(graph, ref.node);
     if (!node) throw bindError(`bind.${field} names node "${ref.node}", which the graph does not have.`, { bindField: field, node: ref.node });
     if (ref.input === undefined) continue;
-    if (!(ref.input in node.inputs)) throw bindError(`bind.${field}: node "${ref.node}" (${node.class_type}) has no input "${ref.input}".`, { bindField: field, node: ref.node, input: ref.input });
+    if (!Object.hasOwn(node.inputs, ref.input)) throw bindError(`bind.${field}: node "${ref.node}" (${node.class_type}) has no input "${ref.input}".`, { bindField: field, node: ref.node, input: ref.input });
     if (isLink(node.inputs[ref.input])) throw bindError(`bind.${field}: input "${ref.input}" of node "${ref.node}" is a link, not a value.`, { bindField: field, node: ref.node, input: ref.input });
   }
   return bind;
@@ -101,7 +102,7 @@ export function checkMediaKind(graph: FlowGraph, bind: FlowBind, given: string |
     throw new ServiceError('FLOW_WORKFLOW_MEDIA_KIND_INVALID', `mediaKind "${given.slice(0, 20)}" is not one of ${FLOW_MEDIA_KINDS.join(', ')}.`, { details: { field: 'mediaKind', valid: FLOW_MEDIA_KINDS } });
   }
   if (ofOutput && ofOutput !== given) {
-    throw new ServiceError('FLOW_WORKFLOW_MEDIA_KIND_MISMATCH', `mediaKind is ${given}, but the output node "${bind.output.node}" (${graph[bind.output.node].class_type}) makes ${ofOutput}.`, { details: { field: 'mediaKind', output: bind.output.node, outputKind: ofOutput } });
+    throw new ServiceError('FLOW_WORKFLOW_MEDIA_KIND_MISMATCH', `mediaKind is ${given}, but the output node "${bind.output.node}" (${ownValue(graph, bind.output.node)?.class_type}) makes ${ofOutput}.`, { details: { field: 'mediaKind', output: bind.output.node, outputKind: ofOutput } });
   }
   return given as FlowMediaKind;
 }
@@ -111,8 +112,8 @@ export type NodeCatalog = Readonly<Record<string, { readonly input?: { readonly 
 
 /** An input's declaration in the catalog: `[type | choices, options?]`. */
 function declaration(catalog: NodeCatalog | undefined, classType: string, input: string): { type?: unknown; options: Record<string, unknown> } | undefined {
-  const inputs = catalog?.[classType]?.input;
-  const spec = inputs?.required?.[input] ?? inputs?.optional?.[input];
+  const inputs = ownValue(catalog, classType)?.input;
+  const spec = ownValue(inputs?.required, input) ?? ownValue(inputs?.optional, input);
   if (!Array.isArray(spec)) return undefined;
   const options = spec[1] && typeof spec[1] === 'object' ? (spec[1] as Record<string, unknown>) : {};
   return { type: spec[0], options };
@@ -120,7 +121,8 @@ function declaration(catalog: NodeCatalog | undefined, classType: string, input:
 
 function paramOf(name: string, node: string, classType: string, input: string, value: string | number | boolean, catalog: NodeCatalog | undefined): FlowParam {
   const declared = declaration(catalog, classType, input);
-  const choices = Array.isArray(declared?.type) ? declared.type.filter((choice): choice is string => typeof choice === 'string') : Array.isArray(declared?.options.options) ? (declared.options.options as unknown[]).filter((choice): choice is string => typeof choice === 'string') : undefined;
+  const listed = Array.isArray(declared?.type) ? (declared.type as unknown[]) : Array.isArray(declared?.options.options) ? (declared.options.options as unknown[]) : undefined;
+  const choices = listed?.filter((choice): choice is string => typeof choice === 'string' && choice.length <= FLOW_WORKFLOW_LIMITS.maxStringLength).slice(0, FLOW_WORKFLOW_LIMITS.maxChoices);
   const number = (key: string) => (typeof declared?.options[key] === 'number' && Number.isFinite(declared.options[key]) ? { [key]: declared.options[key] as number } : {});
   let type: FlowParam['type'];
   if (declared?.type === 'INT') type = 'integer';
@@ -155,8 +157,8 @@ export function deriveParams(graph: FlowGraph, bind: Partial<FlowBind>, catalog:
 export function checkParams(graph: FlowGraph, params: readonly FlowParam[]): FlowParam[] {
   const names = new Set<string>();
   for (const param of params) {
-    const node = graph[param.node];
-    if (!node || !(param.input in node.inputs) || isLink(node.inputs[param.input])) throw bindError(`params: "${param.name}" names ${node ? `input "${param.input}" of node "${param.node}", not a value it has` : `node "${param.node}", which the graph does not have`}.`, { param: param.name });
+    const node = ownValue(graph, param.node);
+    if (!node || !Object.hasOwn(node.inputs, param.input) || isLink(node.inputs[param.input])) throw bindError(`params: "${param.name}" names ${node ? `input "${param.input}" of node "${param.node}", not a value it has` : `node "${param.node}", which the graph does not have`}.`, { param: param.name });
     if (param.name === 'seed') throw bindError('params: "seed" is the name of the bound seed option; give this param another name.', { param: param.name });
     if (names.has(param.name)) throw bindError(`params: the name "${param.name}" is used twice.`, { param: param.name });
     names.add(param.name);

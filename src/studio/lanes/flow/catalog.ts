@@ -1,7 +1,7 @@
 import { ServiceError } from '../../errors.js';
-import { FLOW_WORKFLOW_ID, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
+import { FLOW_WORKFLOW_ID, FLOW_WORKFLOW_LIMITS, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';
-import type { FlowWorkflowRepository } from '../../store/repositories.js';
+import type { FlowWorkflowRepository, FlowWorkflowSummary } from '../../store/repositories.js';
 import type { LaneStatus, ModelSpec } from '../types.js';
 import { bindCandidates, checkBind, checkMediaKind, checkParams, deriveParams, inferredBind, mediaKindOfOutput, needsConfirmation, workflowOptions, type NodeCatalog } from './binding.js';
 import { readGraphInput } from './graph-input.js';
@@ -23,6 +23,14 @@ const PROBE_TIMEOUT_MS = 2_000;
 const HEALTH_TTL_MS = 5_000;
 /** Reading `/object_info` to type the params. */
 const OBJECT_INFO_TIMEOUT_MS = 5_000;
+
+/** Params (given or derived from a large graph) within the bounds a stored record is read back with. */
+function checkParamsSize(params: readonly unknown[]): void {
+  const { maxParams, maxParamsBytes } = FLOW_WORKFLOW_LIMITS;
+  if (params.length > maxParams) throw new ServiceError('FLOW_WORKFLOW_TOO_LARGE', `A workflow has at most ${maxParams} params; this one has ${params.length}: bind or supply fewer.`, { details: { field: 'params', bound: 'params', max: maxParams, got: params.length } });
+  const bytes = Buffer.byteLength(JSON.stringify(params), 'utf8');
+  if (bytes > maxParamsBytes) throw new ServiceError('FLOW_WORKFLOW_TOO_LARGE', `A workflow's params are at most ${maxParamsBytes} bytes as JSON; these are ${bytes}.`, { details: { field: 'params', bound: 'bytes', max: maxParamsBytes, got: bytes } });
+}
 
 export class FlowCatalog {
   readonly store: FlowWorkflowRepository;
@@ -46,8 +54,17 @@ export class FlowCatalog {
 
   /** Every workflow, by id: the stored ones and those held in memory (which win over a stored one of their id). */
   private all(): FlowWorkflow[] {
-    if (this.held.size === 0) return this.store.list();
-    return [...this.store.list().filter((workflow) => !this.held.has(workflow.id)), ...this.held.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.withHeld(this.store.list());
+  }
+
+  /** Every workflow without its graph: what catalog reads (models, lane status) take, so they never load a graph. */
+  private summaries(): FlowWorkflowSummary[] {
+    return this.withHeld(this.store.summaries());
+  }
+
+  private withHeld<T extends FlowWorkflowSummary>(stored: T[]): (T | FlowWorkflow)[] {
+    if (this.held.size === 0) return stored;
+    return [...stored.filter((workflow) => !this.held.has(workflow.id)), ...this.held.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** A workflow by id, or FLOW_WORKFLOW_NOT_FOUND. */
@@ -58,7 +75,7 @@ export class FlowCatalog {
   }
 
   private notFound(id: string): ServiceError {
-    return new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, { details: { id: id.slice(0, 64), registered: this.all().map((entry) => entry.id) } });
+    return new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, { details: { id: id.slice(0, 64), registered: this.summaries().map((entry) => entry.id) } });
   }
 
   /** The server's node catalogue, or undefined when it does not answer (params are then typed by their values). */
@@ -101,6 +118,7 @@ export class FlowCatalog {
     const bind = checkBind(graph, request.bind);
     const mediaKind = checkMediaKind(graph, bind, request.mediaKind);
     const params = request.params ? checkParams(graph, request.params) : deriveParams(graph, bind, await this.nodeCatalog(origin));
+    checkParamsSize(params);
     const now = Date.now();
     const workflow: FlowWorkflow = { id: request.id, label: request.label ?? request.id, origin, mediaKind, graph, bind, params, createdAt: now, updatedAt: now };
     if (inMemory) {
@@ -142,7 +160,7 @@ export class FlowCatalog {
 
   /** Contract §2: no workflow → disconnected; any server live → ready (saying when some are not); none → disconnected. */
   async laneStatus(): Promise<LaneStatus> {
-    const origins = [...new Set(this.all().map((workflow) => workflow.origin))];
+    const origins = [...new Set(this.summaries().map((workflow) => workflow.origin))];
     if (origins.length === 0) return { state: 'disconnected', reason: 'No workflow registered: add one with svc flow workflows add <file> --id <id>.' };
     const health = await Promise.all(origins.map((origin) => this.probe(origin)));
     const live = origins.filter((_origin, index) => health[index].ok);
@@ -153,7 +171,7 @@ export class FlowCatalog {
 
   /** The workflows as models of the lane: id, kind, label, origin, and their params as options. */
   modelSpecs(): ModelSpec[] {
-    const workflows = this.all();
+    const workflows = this.summaries();
     return workflows.map((workflow) => {
       const held = this.models.get(workflow.id);
       if (held && held.updatedAt === workflow.updatedAt) return held.spec;

@@ -1,4 +1,5 @@
 import { ServiceError } from '../../errors.js';
+import { ownValue } from '../../../common/own.js';
 import type { FlowBind, FlowGraph, FlowWorkflow } from '../../api/flow.js';
 
 // Injection (contract: flow-workflow-catalog §3.3): the request's values go
@@ -22,7 +23,7 @@ export function injectGraph(workflow: FlowWorkflow, values: FlowValues): FlowGra
   const graph = structuredClone(workflow.graph);
   const set = (field: string, ref: { node: string; input: string } | undefined, value: unknown) => {
     if (value === undefined || !ref) return;
-    const node = graph[ref.node];
+    const node = ownValue(graph, ref.node);
     if (!node) throw new ServiceError('FLOW_WORKFLOW_BIND_INVALID', `The binding ${field} names node "${ref.node}", which the workflow's graph does not have.`, { details: { workflow: workflow.id, bindField: field, node: ref.node } });
     node.inputs[ref.input] = value;
   };
@@ -36,6 +37,6 @@ export function injectGraph(workflow: FlowWorkflow, values: FlowValues): FlowGra
     ['refImage', values.refImage],
   ];
   for (const [field, value] of fields) set(field, bind[field], value);
-  for (const param of workflow.params) set(param.name, param, values.params[param.name]);
+  for (const param of workflow.params) set(param.name, param, ownValue(values.params, param.name));
   return graph;
 }

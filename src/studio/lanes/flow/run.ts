@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../errors.js';
+import { ownValue } from '../../../common/own.js';
 import { parseSize } from '../../api/index.js';
 import type { FlowWorkflow } from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';
@@ -65,7 +66,7 @@ function valuesOf(workflow: FlowWorkflow, request: LaneImageRequest) {
 /** The first image of the output node (else of any output node with images), as the contract reads a history entry. */
 function outputImage(entry: HistoryEntry, outputNode: string) {
   const outputs = entry.outputs ?? {};
-  const images = outputs[outputNode]?.images?.length ? outputs[outputNode].images : Object.values(outputs).find((output) => output.images?.length)?.images;
+  const images = ownValue(outputs, outputNode)?.images?.length ? ownValue(outputs, outputNode)?.images : Object.values(outputs).find((output) => output.images?.length)?.images;
   return images?.[0];
 }
 

@@ -1,6 +1,7 @@
 import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { callUpstream, readBytes } from '../../upstream/index.js';
+import { linkForMessage } from '../../upstream/public-link.js';
 import type { LaneImage } from '../types.js';
 import { gammaError } from './errors.js';
 import { GAMMA_OUTPUT_MAX_BYTES, type GammaOutput } from './protocol.js';
@@ -14,7 +15,7 @@ const refused = (message: string, details: Record<string, unknown> = {}): Servic
   new ServiceError('GAMMA_OUTPUT_DOWNLOAD_FAILED', message, { details: { lane: 'gamma', retryable: false, ...details } });
 
 /** Where an output link points, without its query (signed links carry tokens there). */
-const where = (url: URL): string => `${url.origin}${url.pathname}`.slice(0, 200);
+const where = linkForMessage;
 
 function checkedUrl(link: string, baseUrl: string): URL {
   let url: URL;

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceError } from '../../errors.js';
-import { outputLimit, runTool, type ToolRun } from './run-tool.js';
+import { outputLimit, runTool, secondsArg, type ToolRun } from './run-tool.js';
 
 // One frame of a video as a PNG (ffmpeg in a child process): the first, the
 // last, or the one shown at a time in seconds. The poster of a saved video,
@@ -17,9 +17,9 @@ export async function extractFrame(file: string, dir: string, position: FramePos
   if (typeof position === 'number' && (!Number.isFinite(position) || position < 0 || position > durationSeconds)) {
     throw new ServiceError('VIDEO_FRAME_OUT_OF_RANGE', `The time ${position} s is outside the video (0 to ${durationSeconds} s).`, { details: { field: 'at', min: 0, max: durationSeconds, got: position } });
   }
-  const out = join(dir, `frame-${typeof position === 'number' ? String(position).replace('.', '_') : position}.png`);
+  const out = join(dir, `frame-${typeof position === 'number' ? secondsArg(position).replace('.', '_') : position}.png`);
   // `last`: decode the final second and keep overwriting one file, so it ends as the very last frame.
-  const seek = position === 'first' ? [] : position === 'last' ? ['-sseof', String(-Math.min(1, Math.max(0.05, durationSeconds)))] : ['-ss', String(Math.min(position, Math.max(0, durationSeconds - 0.001)))];
+  const seek = position === 'first' ? [] : position === 'last' ? ['-sseof', secondsArg(-Math.min(1, Math.max(0.05, durationSeconds)))] : ['-ss', secondsArg(Math.min(position, Math.max(0, durationSeconds - 0.001)))];
   const select = position === 'last' ? ['-update', '1'] : ['-frames:v', '1'];
   await runTool('ffmpeg', [...seek, '-i', file, ...select, '-an', '-f', 'image2', '-c:v', 'png', ...outputLimit(FRAME_LIMIT_BYTES), out], { ...run, what: `${position} frame` });
   const size = await stat(out).then((info) => info.size, () => 0);

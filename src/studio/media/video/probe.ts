@@ -70,5 +70,34 @@ export async function probeVideo(file: string, run: Omit<ToolRun, 'what'> = {}):
   };
 }
 
+/** How much of its declared length a video may lack when decoded (encoders round a last frame's span). */
+const DECODE_SHORTFALL = { seconds: 0.25, share: 0.1 } as const;
+
+/**
+ * Decodes the first video stream whole and checks it against its declared length: a cut download
+ * (the first part of an MP4 whose index names every frame) probes as complete but decodes only
+ * up to the cut. VIDEO_SOURCE_INVALID when no frame decodes, or the frames decoded cover less than
+ * the stream's declared duration (less DECODE_SHORTFALL).
+ */
+export async function checkVideoDecodes(file: string, run: Omit<ToolRun, 'what'> = {}): Promise<{ frames: number; seconds: number }> {
+  let output: string;
+  try {
+    output = await runTool('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames,duration,avg_frame_rate', '-print_format', 'json', file], { ...run, what: 'decode check' });
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED') throw new ServiceError('VIDEO_SOURCE_INVALID', `The video does not decode (${error.message}).`, { cause: error });
+    throw error;
+  }
+  const stream = (JSON.parse(output || '{}') as { streams?: { nb_read_frames?: string; duration?: string; avg_frame_rate?: string }[] }).streams?.[0];
+  const frames = Number(stream?.nb_read_frames ?? 0);
+  const fps = rate(stream?.avg_frame_rate);
+  const declared = Number(stream?.duration ?? 0);
+  const seconds = fps > 0 ? Math.round((frames / fps) * 1000) / 1000 : 0;
+  if (!Number.isFinite(frames) || frames <= 0) throw new ServiceError('VIDEO_SOURCE_INVALID', 'No frame of the video decodes.', { details: { decodedFrames: 0 } });
+  if (fps > 0 && Number.isFinite(declared) && declared > 0 && seconds < declared - Math.max(DECODE_SHORTFALL.seconds, declared * DECODE_SHORTFALL.share)) {
+    throw new ServiceError('VIDEO_SOURCE_INVALID', `The video is cut short: ${frames} frames (${seconds} s) decode of the ${declared} s it declares.`, { details: { decodedFrames: frames, decodedSeconds: seconds, declaredSeconds: declared } });
+  }
+  return { frames, seconds };
+}
+
 /** Whether the bytes start like an ISO base media file (MP4): a `ftyp` box first. */
 export const looksLikeMp4 = (bytes: Uint8Array): boolean => bytes.length >= 12 && Buffer.from(bytes.subarray(4, 8)).toString('latin1') === 'ftyp';

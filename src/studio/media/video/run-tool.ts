@@ -17,3 +17,14 @@ export async function runTool(tool: MediaTool, args: readonly string[], run: Too
     throw error;
   }
 }
+
+/**
+ * A time in seconds as a child program reads it: plain decimal, to the microsecond (ffmpeg's
+ * resolution). `String(1e-7)` is "1e-7" and `String(1e21)` "1e+21", which ffmpeg refuses; every
+ * number the studio formats for a child process goes through here.
+ */
+export function secondsArg(seconds: number): string {
+  if (!Number.isFinite(seconds) || Math.abs(seconds) >= 1e12) throw new RangeError(`${seconds} s is not a time a child process is given.`);
+  const fixed = seconds.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+  return fixed === '-0' ? '0' : fixed;
+}
