@@ -23,7 +23,7 @@ import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { storageRoutes } from './routes/storage.js';
 import { videoRoutes } from './routes/video.js';
-import { mcpRoutes } from './mcp/route.js';
+import { LANE_MODULES } from './catalog/registry.js';
 import { mcpServerRoutes } from './mcp-server/route.js';
 import { openaiRoutes } from './openai/routes.js';
 import { studioNotFoundPage, studioWebPublicPaths, webRoutes } from './routes/web.js';
@@ -35,7 +35,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, oauthStatusRoutes, alphaRoutes, flowRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -61,5 +61,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     },
   });
   for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });
+  // Routes lanes declare (written as StudioRoutes), each plugin once however many lanes share it.
+  for (const routes of new Set(LANE_MODULES.flatMap((lane) => (lane.routes ? [lane.routes as StudioRoutes] : [])))) void app.register(routes, { ctx });
   return app;
 }

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ZETA_MODELS } from '../../studio/mcp/catalog.js';
+import { ZETA_MODELS } from '../../studio/lanes/zeta/catalog.js';
 import { startMcpHost, textPart, type McpHost, type McpSimulator } from '../mcp-host.js';
 import { SimTasks, simTaskStore, type SimTaskState } from './tasks.js';
 

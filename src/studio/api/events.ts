@@ -3,8 +3,7 @@ import { jobResult, laneWarning } from './jobs.js';
 import { errorPayload, slotOutcome } from './results.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
 import { VIDEO_MODES } from './video.js';
-import { MCP_PHASES } from './mcp.js';
-import { MCP_LANES, MCP_MEDIA_KINDS } from '../mcp/catalog.js';
+import { MCP_LANES, MCP_MEDIA_KINDS, MCP_PHASES } from './mcp.js';
 
 // Payloads of the events every job publishes on the shared channel (topic
 // `generation`), so what `GET /api/events` and per-request SSE carry. Each

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../common/errors.js';
 import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, PlannedModel, Quality, ReasoningEffort, Usage } from '../api/index.js';
@@ -175,8 +176,8 @@ export type StepStatus =
 export interface LaneSteps<Options = LaneOptionValues> {
   /** Its steps edit as well as generate. */
   readonly edits: boolean;
-  /** Waits between status calls, the last one repeating. */
-  readonly pollIntervalsMs: readonly number[];
+  /** Waits between status calls, the last one repeating (a function: read from the lane's environment). */
+  readonly pollIntervalsMs: readonly number[] | ((ctx: LaneEnv) => readonly number[]);
   // Properties, not methods, so their options are checked strictly (a method's parameters are not).
   readonly start: (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
   readonly status: (ctx: LaneEnv, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
@@ -274,6 +275,8 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly capabilities?: CapabilityExtras;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
+  /** Routes of its own (a Fastify plugin, written as routes/plugin.ts StudioRoutes: given `{ ctx }`); app.ts registers each distinct plugin once. */
+  readonly routes?: FastifyPluginAsync<{ readonly ctx: never }>;
 }
 
 /**

@@ -1,0 +1,94 @@
+import { ServiceError } from '../../../common/errors.js';
+import { MCP_REFERENCE_TAGS_OPTION } from '../../api/mcp.js';
+import { sniffImageType } from '../../media/image-type.js';
+import type { LaneEnv } from '../env.js';
+import type { LaneAdapter, LaneImageRequest, LaneJob, LaneSteps } from '../types.js';
+import type { McpModel } from './catalog.js';
+import type { McpLaneDialect, McpTaskRequest } from './dialect.js';
+import { checkExecutable, mcpLaneStatus } from './servers.js';
+import { cancelMcpTask, mcpPollIntervals, mcpTaskTimeout, newTaskRun, pollMcpTask, startMcpTask, type McpTaskRun } from './task.js';
+
+// An MCP lane's image capability: the ordinary image adapter, as steps (one
+// MCP task: uploads and the submit, then one poll per step), so POST
+// /api/generate, /v1/images/*, the MCP server's generate_image, Classic and
+// Node reach it like any image lane. The request's `options` are the model's
+// own declared parameters plus `ratio` (model-specs.ts); its references are
+// the model's `image_references`. A lane that is locked (eta's plan) or not
+// connected is refused before the job is accepted.
+
+
+const extension = (mime: string): string => (mime === 'image/jpeg' ? 'jpg' : (mime.split('/')[1] ?? 'png'));
+
+/** The task of an image request: its options split into the ratio and the model's parameters, its references as inputs. */
+export function imageTaskOf(request: LaneImageRequest): McpTaskRequest {
+  const { ratio, [MCP_REFERENCE_TAGS_OPTION]: tags, ...parameters } = request.options as Record<string, unknown>;
+  const tagOf = (index: number): string | undefined => (Array.isArray(tags) && typeof tags[index] === 'string' ? tags[index] : undefined);
+  return {
+    media: 'image',
+    prompt: request.prompt,
+    model: request.model.upstreamId,
+    ratio: typeof ratio === 'string' ? ratio : null,
+    parameters: parameters as McpTaskRequest['parameters'],
+    inputs: request.references.map((reference, index) => {
+      const tag = tagOf(index);
+      return { role: 'image_references' as const, ...(tag ? { tag } : {}), file: { filename: `reference-${index + 1}.${extension(reference.mime)}`, bytes: reference.bytes, mime: reference.mime } };
+    }),
+  };
+}
+
+/** A model that takes no reference images is refused one (MCP_INPUT_ROLE_UNSUPPORTED), before anything is sent. */
+async function checkInputs(ctx: LaneEnv, lane: McpLaneDialect, task: McpTaskRequest): Promise<void> {
+  if (!task.inputs.length) return;
+  const model: McpModel | undefined = (await lane.models(ctx)).find((entry) => entry.id === task.model && entry.kind === 'image');
+  if (model && !model.inputRoles.includes('image_references')) {
+    throw new ServiceError('MCP_INPUT_ROLE_UNSUPPORTED', `${model.id} does not take image_references (references); it takes: ${model.inputRoles.join(', ')}.`, { details: { field: 'references', role: 'image_references', model: model.id, valid: model.inputRoles } });
+  }
+}
+
+/** Each run of a job keeps its poll counts (a restarted job starts them afresh). */
+const runs = new WeakMap<LaneJob, McpTaskRun>();
+const runOf = (job: LaneJob): McpTaskRun => {
+  let run = runs.get(job);
+  if (!run) {
+    run = newTaskRun(job);
+    runs.set(job, run);
+  }
+  return run;
+};
+
+export function mcpImageSteps(lane: McpLaneDialect): LaneSteps {
+  return {
+    edits: false,
+    pollIntervalsMs: mcpPollIntervals,
+    async start(ctx, request, job) {
+      const task = imageTaskOf(request);
+      await checkInputs(ctx, lane, task);
+      job.phase('planning');
+      return startMcpTask(ctx, lane, task, runOf(job), {
+        uploading: (current, total) => job.progress?.({ value: current, max: total }),
+        async sending() {
+          await job.sending();
+          job.phase('rendering');
+        },
+      });
+    },
+    async status(ctx, _request, operation, job) {
+      const status = await pollMcpTask(ctx, lane, 'image', operation, runOf(job), { running: () => job.phase('rendering') });
+      if (!status.done) return status;
+      const format = sniffImageType(status.bytes) ?? 'png';
+      return { done: true, state: status.state, result: { images: [{ bytes: status.bytes, format }], settings: { taskId: status.taskId } } };
+    },
+    cancel: (ctx, operation) => cancelMcpTask(ctx, lane, operation),
+    timeout: (operation) => mcpTaskTimeout(lane, 'image', operation),
+  };
+}
+
+/** The image adapter of an MCP lane: its readiness (locked > disconnected > ready), its preflight, its steps. */
+export function mcpImageAdapter(lane: McpLaneDialect): LaneAdapter {
+  return {
+    specificationVersion: 'v1',
+    probe: async (ctx) => mcpLaneStatus(ctx, lane),
+    preflight: (ctx) => checkExecutable(ctx, lane),
+    steps: mcpImageSteps(lane),
+  };
+}
