@@ -6,6 +6,7 @@ import type { QuotaResult } from '../api/quota.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { LaneEnv } from './env.js';
 import type { UpstreamError } from '../upstream/index.js';
+import type { VideoModel } from './video-model.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
 // the lane is (credential, limits, time budget, upstream endpoints), its
@@ -274,6 +275,8 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly capabilities?: CapabilityExtras;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
+  /** Its video capability (lanes/video-model.ts): models, limits, plan, steps. */
+  readonly video?: VideoModel;
 }
 
 /**
