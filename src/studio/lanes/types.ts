@@ -7,6 +7,7 @@ import type { QuotaResult } from '../api/quota.js';
 import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { LaneEnv } from './env.js';
 import type { UpstreamError } from '../upstream/index.js';
+import type { VideoModel } from './video-model.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
 // the lane is (credential, limits, time budget, upstream endpoints), its
@@ -275,6 +276,8 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly capabilities?: CapabilityExtras;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
+  /** Its video capability (lanes/video-model.ts): models, limits, plan, steps. */
+  readonly video?: VideoModel;
   /** Routes of its own (a Fastify plugin, written as routes/plugin.ts StudioRoutes: given `{ ctx }`); app.ts registers each distinct plugin once. */
   readonly routes?: FastifyPluginAsync<{ readonly ctx: never }>;
 }
