@@ -41,8 +41,17 @@ export interface McpModel {
   readonly parameters: readonly McpParameter[];
 }
 
-/** The option an MCP lane's image steps read zeta's reference tags from (by reference, null for none), as the `mcp` job passes them. */
-export const MCP_REFERENCE_TAGS_OPTION = 'referenceTags';
+/**
+ * A task POST /api/mcp/generate planned (contract §3), as the `mcp` job hands it to the lane's image
+ * or video steps in the request's options under MCP_TASK_OPTION (in memory, never from a client: the
+ * other routes check options by the model's schema): sent as planned, its inputs in their roles.
+ */
+export interface McpPlannedTask {
+  readonly ratio: string | null;
+  readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  readonly inputs: readonly { readonly role: McpInputRole; readonly tag?: string; readonly file: { readonly filename: string; readonly bytes: Buffer; readonly mime: string } }[];
+}
+export const MCP_TASK_OPTION = 'mcpTask';
 
 /** Scalar parameters, as a model declares them (§3: "scalar record"). */
 const scalar = z.union([z.string().max(200), z.number(), z.boolean()]);

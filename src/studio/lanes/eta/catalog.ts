@@ -17,6 +17,9 @@ const CALL_TIMEOUT_MS = 20_000;
 const CACHE_MS = 10 * 60_000;
 
 const cache = new WeakMap<LaneEnv, { at: number; models: readonly McpModel[] }>();
+/** The last catalog read by any studio of this process (the video capability's model list has no environment to ask with). */
+let latest: readonly McpModel[] = [];
+export const latestEtaModels = (): readonly McpModel[] => latest;
 const refreshing = new WeakSet<LaneEnv>();
 
 const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
@@ -94,5 +97,6 @@ export async function etaModels(ctx: LaneEnv, lane: McpLaneDialect, signal?: Abo
     }
   }
   cache.set(ctx, { at: Date.now(), models });
+  latest = models;
   return models;
 }

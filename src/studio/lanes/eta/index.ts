@@ -1,8 +1,9 @@
 import { mcpLaneParts } from '../mcp-media/lane.js';
 import { mcpModelSpec } from '../mcp-media/model-specs.js';
 import { MCP_DEADLINE_MS } from '../mcp-media/task.js';
+import { mcpVideoModel } from '../mcp-media/video.js';
 import type { LaneModule } from '../types.js';
-import { cachedEtaModels } from './catalog.js';
+import { cachedEtaModels, latestEtaModels } from './catalog.js';
 import { etaDialect } from './dialect.js';
 
 // The `eta` lane: an MCP catalog read live from its server (catalog.ts),
@@ -19,4 +20,6 @@ export const etaLane: LaneModule = {
   // Read live and cached: the registry lists the last catalog read, and a stale one is read again meanwhile.
   models: { list: [], default: etaDialect.defaults.image, discover: (ctx) => cachedEtaModels(ctx, etaDialect).map(mcpModelSpec) },
   timeoutMs: MCP_DEADLINE_MS.image,
+  // Its video models, from the last catalog read (GET /api/mcp/models, the registry's listing read it).
+  video: mcpVideoModel(etaDialect, latestEtaModels),
 };

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import { MCP_REFERENCE_TAGS_OPTION } from '../../api/mcp.js';
+import { plannedTask } from './planned.js';
 import { sniffImageType } from '../../media/image-type.js';
 import type { LaneEnv } from '../env.js';
 import type { LaneAdapter, LaneImageRequest, LaneJob, LaneSteps } from '../types.js';
@@ -19,20 +19,17 @@ import { cancelMcpTask, mcpPollIntervals, mcpTaskTimeout, newTaskRun, pollMcpTas
 
 const extension = (mime: string): string => (mime === 'image/jpeg' ? 'jpg' : (mime.split('/')[1] ?? 'png'));
 
-/** The task of an image request: its options split into the ratio and the model's parameters, its references as inputs. */
+/** The task of an image request: a task the MCP route planned as it is; else the options split into the ratio and the model's parameters, the references as its inputs. */
 export function imageTaskOf(request: LaneImageRequest): McpTaskRequest {
-  const { ratio, [MCP_REFERENCE_TAGS_OPTION]: tags, ...parameters } = request.options as Record<string, unknown>;
-  const tagOf = (index: number): string | undefined => (Array.isArray(tags) && typeof tags[index] === 'string' ? tags[index] : undefined);
+  const base = { media: 'image' as const, prompt: request.prompt, model: request.model.upstreamId };
+  const planned = plannedTask(request.options);
+  if (planned) return { ...base, ...planned };
+  const { ratio, ...parameters } = request.options as Record<string, string | number | boolean>;
   return {
-    media: 'image',
-    prompt: request.prompt,
-    model: request.model.upstreamId,
+    ...base,
     ratio: typeof ratio === 'string' ? ratio : null,
-    parameters: parameters as McpTaskRequest['parameters'],
-    inputs: request.references.map((reference, index) => {
-      const tag = tagOf(index);
-      return { role: 'image_references' as const, ...(tag ? { tag } : {}), file: { filename: `reference-${index + 1}.${extension(reference.mime)}`, bytes: reference.bytes, mime: reference.mime } };
-    }),
+    parameters,
+    inputs: request.references.map((reference, index) => ({ role: 'image_references' as const, file: { filename: `reference-${index + 1}.${extension(reference.mime)}`, bytes: reference.bytes, mime: reference.mime } })),
   };
 }
 

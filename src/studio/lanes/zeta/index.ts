@@ -1,6 +1,7 @@
 import { mcpLaneParts } from '../mcp-media/lane.js';
 import { MCP_DEADLINE_MS } from '../mcp-media/task.js';
 import { mcpModelSpec } from '../mcp-media/model-specs.js';
+import { mcpVideoModel } from '../mcp-media/video.js';
 import type { LaneModule } from '../types.js';
 import { ZETA_DEFAULT_MODELS, ZETA_MODELS } from './catalog.js';
 import { zetaDialect } from './dialect.js';
@@ -25,4 +26,6 @@ export const zetaLane: LaneModule = {
   timeoutMs: MCP_DEADLINE_MS.image,
   // Each model's kind, aspect ratios, input roles and parameters (eta's are live: GET /api/mcp/models).
   capabilities: { values: { zetaModels: ZETA_MODELS } },
+  // Its video models (POST /api/video/generate, POST /api/mcp/generate), each one's limits read from its declarations.
+  video: mcpVideoModel(zetaDialect, () => ZETA_MODELS),
 };
