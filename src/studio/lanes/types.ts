@@ -220,6 +220,8 @@ export interface LaneAdapter<Options = LaneOptionValues> {
   probe?(ctx: LaneEnv): Promise<LaneStatus | undefined>;
   /** Checks before a job is accepted (credential usable, ...); throws a ServiceError. */
   preflight?(ctx: LaneEnv): void;
+  /** Asynchronous checks before a request's model is resolved (eta: its lock, then its live catalog read); throws a ServiceError. */
+  prepare?(ctx: LaneEnv): Promise<void>;
   generate?: ImageOperation<Options>;
   edit?: ImageOperation<Options>;
   /** A lane whose generation (and edit, when `steps.edits`) is long upstream work runs it as steps instead; its jobs survive a restart. */

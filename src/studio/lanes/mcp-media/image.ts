@@ -86,6 +86,11 @@ export function mcpImageAdapter(lane: McpLaneDialect): LaneAdapter {
     specificationVersion: 'v1',
     probe: async (ctx) => mcpLaneStatus(ctx, lane),
     preflight: (ctx) => checkExecutable(ctx, lane),
+    // The lock and the connection come before the model; a live catalog is read (cached) so the model resolves against it.
+    async prepare(ctx) {
+      checkExecutable(ctx, lane);
+      await lane.models(ctx);
+    },
     steps: mcpImageSteps(lane),
   };
 }
