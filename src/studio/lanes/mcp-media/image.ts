@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../common/errors.js';
-import { plannedTask } from './planned.js';
+import { imageInput, plannedTask } from './planned.js';
 import { sniffImageType } from '../../media/image-type.js';
 import type { LaneEnv } from '../env.js';
 import type { LaneAdapter, LaneImageRequest, LaneJob, LaneSteps } from '../types.js';
@@ -17,8 +17,6 @@ import { cancelMcpTask, mcpPollIntervals, mcpTaskTimeout, newTaskRun, pollMcpTas
 // connected is refused before the job is accepted.
 
 
-const extension = (mime: string): string => (mime === 'image/jpeg' ? 'jpg' : (mime.split('/')[1] ?? 'png'));
-
 /** The task of an image request: a task the MCP route planned as it is; else the options split into the ratio and the model's parameters, the references as its inputs. */
 export function imageTaskOf(request: LaneImageRequest): McpTaskRequest {
   const base = { media: 'image' as const, prompt: request.prompt, model: request.model.upstreamId };
@@ -29,7 +27,7 @@ export function imageTaskOf(request: LaneImageRequest): McpTaskRequest {
     ...base,
     ratio: typeof ratio === 'string' ? ratio : null,
     parameters,
-    inputs: request.references.map((reference, index) => ({ role: 'image_references' as const, file: { filename: `reference-${index + 1}.${extension(reference.mime)}`, bytes: reference.bytes, mime: reference.mime } })),
+    inputs: request.references.map((reference, index) => imageInput('image_references', reference, index)),
   };
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { VideoClipRequest, VideoDurations, VideoGenerateMode, VideoJob, VideoModel, VideoModelSpec } from '../video-model.js';
 import type { McpModel, McpParameter } from './catalog.js';
 import type { McpLaneDialect, McpTaskRequest } from './dialect.js';
-import { plannedTask } from './planned.js';
+import { imageInput, plannedTask } from './planned.js';
 import { checkExecutable } from './servers.js';
 import { cancelMcpTask, MCP_DEADLINE_MS, mcpPollIntervals, mcpTaskTimeout, mcpTimeoutOverride, newTaskRun, pollMcpTask, startMcpTask, type McpTaskRun } from './task.js';
 
@@ -72,7 +72,7 @@ function videoTaskOf(lane: McpLaneDialect, clip: VideoClipRequest): McpTaskReque
   const planned = plannedTask(clip.options);
   if (planned) return { ...base, ...planned };
   const role = clip.mode === 'image-to-video' ? 'start_image' : 'image_references';
-  const inputs = clip.images.map((image, index) => ({ role, file: { filename: `${role}-${index + 1}.${image.mime === 'image/jpeg' ? 'jpg' : (image.mime.split('/')[1] ?? 'png')}`, bytes: image.bytes, mime: image.mime } }) as const);
+  const inputs = clip.images.map((image, index) => imageInput(role, image, index));
   const given = { ...(clip.options as Record<string, string | number | boolean>), duration: clip.duration, ...(clip.resolution ? { resolution: clip.resolution } : {}) };
   const parameters = lane.rules?.(clip.model.upstreamId, given, inputs.map((input) => input.role)) ?? given;
   return { ...base, ratio: clip.aspectRatio ?? null, parameters, inputs };
