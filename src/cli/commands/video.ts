@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../../common/errors.js';
-import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, type AssetRecord, type VideoAnalysis, type VideoResult } from '../../studio/api/index.js';
+import type { AssetRecord, VideoAnalysis, VideoResult } from '../../studio/api/index.js';
 import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
@@ -104,8 +104,8 @@ export function registerVideo(program: Command): void {
       .command('video')
       .argument('[prompt]', 'what the video shows (optional with --storyboard)')
       .option('-d, --duration <seconds>', 'length in whole seconds, 1-15 (reference-to-video: 15 on alpha-video-1.5, 10 on alpha-video)')
-      .option('-r, --resolution <res>', VIDEO_RESOLUTIONS.join(', '))
-      .option('-a, --aspect <ratio>', VIDEO_ASPECT_RATIOS.join(', '))
+      .option('-r, --resolution <res>', "e.g. 480p, 720p, 1080p (the model's own: svc models)")
+      .option('-a, --aspect <ratio>', "e.g. 16:9, 1:1, 9:16 (the model's own: svc models)")
       .option('--ref <file|history name>', 'reference image (repeatable): 1 = image-to-video, 2-14 = reference-to-video', (value: string, previous: string[] = []) => [...previous, value])
       .option('--storyboard <file>', 'JSON: { "clips": [{ "prompt": "...", "duration": 3 }, ...] } (2-8 clips, each continuing from the last frame of the one before)')
       .description('Make a video (text, image or reference to video, or a storyboard); also: video edit|extend|frame|analyze'),
