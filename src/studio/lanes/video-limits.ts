@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ServiceError } from '../../common/errors.js';
 import { issueMessage } from '../../common/issue-message.js';
-import type { VideoMode } from '../api/index.js';
+import { videoModeOf as modeOfCount, type VideoMode } from '../api/index.js';
 import type { VideoClipLimits, VideoDurations, VideoGenerateMode, VideoLimits, VideoModelSpec, VideoPlan, VideoPlanRequest } from './video-model.js';
 
 // A video request checked against what a model declares (its VideoLimits): the
@@ -9,7 +9,7 @@ import type { VideoClipLimits, VideoDurations, VideoGenerateMode, VideoLimits, V
 // may build on. Each refusal names its field and the allowed values.
 
 /** 0 references: text-to-video; 1: image-to-video; more: reference-to-video. */
-export const videoModeOf = (references: number): VideoGenerateMode => (references === 0 ? 'text-to-video' : references === 1 ? 'image-to-video' : 'reference-to-video');
+export const videoModeOf = (references: number): VideoGenerateMode => modeOfCount(references) as VideoGenerateMode;
 
 /** A mode's limits: the model's, with the mode's own where it has them. */
 export function clipLimits(limits: VideoLimits, mode: VideoMode): VideoClipLimits {
@@ -68,9 +68,9 @@ export function planByLimits(request: VideoPlanRequest, laneOptions?: z.ZodObjec
     new ServiceError('VIDEO_OPERATION_UNSUPPORTED', `${model.id} does not ${operation} videos.`, { details: { field: 'model', model: model.id, operation: request.operation } });
   if (request.operation === 'edit') {
     if (!limits.edit) throw operationRefused('edit');
-    const seconds = request.sourceSeconds ?? 0;
+    const seconds = request.source?.seconds ?? 0;
     if (seconds > limits.edit.maxSourceSeconds) {
-      throw new ServiceError('VIDEO_SOURCE_TOO_LONG', `An edit on ${model.id} takes a source of at most ${limits.edit.maxSourceSeconds} s; it lasts ${seconds} s.`, { details: { field: 'video', max: limits.edit.maxSourceSeconds, got: seconds } });
+      throw new ServiceError('VIDEO_SOURCE_TOO_LONG', `An edit on ${model.id} takes a source of at most ${limits.edit.maxSourceSeconds} s; ${request.source?.filename ?? 'the source'} lasts ${seconds} s.`, { details: { field: 'video', max: limits.edit.maxSourceSeconds, got: seconds } });
     }
     return { clips: [{ prompt: request.clips[0].prompt, duration: Math.max(1, Math.round(seconds)), mode: 'video-to-video', model: planned }], options };
   }

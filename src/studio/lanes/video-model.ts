@@ -74,8 +74,8 @@ export interface VideoPlanRequest {
   readonly plannerModel?: string;
   /** The request's `options` (unchecked: the plan checks them against the model's or the lane's schema). */
   readonly options: Readonly<Record<string, unknown>>;
-  /** Edit: the source's seconds (extend checks its duration before the source is fetched). */
-  readonly sourceSeconds?: number;
+  /** Edit: the history MP4 and its seconds (extend checks its duration before the source is fetched). */
+  readonly source?: { readonly filename: string; readonly seconds: number };
 }
 
 /** What the plan answers: each clip's prompt, seconds, mode and model, and the shared settings. */
@@ -113,7 +113,8 @@ export interface VideoClipRequest {
   readonly options: Readonly<Record<string, unknown>>;
   /**
    * image-to-video: the first frame (a storyboard's later clip: the last frame of the clip before);
-   * reference-to-video: every reference. Text-to-video, edit, extend: none.
+   * reference-to-video: every reference. Text-to-video, edit, extend: none. Given to `start` only
+   * (status and timeout get none: the operation holds what the vendor needs).
    */
   readonly images: readonly LaneInputImage[];
   /** Edit and extend. */

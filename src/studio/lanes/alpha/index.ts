@@ -11,6 +11,9 @@ import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
 import { runAlpha } from './pipeline.js';
 import { alphaQuota } from './quota.js';
 import { readAlphaSession } from './session-file.js';
+import { alphaVideo } from './video.js';
+import { ALPHA_DEFAULT_VIDEO_MODEL, ALPHA_VIDEO_ALIASES, ALPHA_VIDEO_MODELS } from './video-rules.js';
+import { withVideoModels } from '../video-catalog.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
@@ -20,8 +23,6 @@ const MODELS: readonly ModelSpec[] = [
   { id: 'alpha-image', kind: 'image', label: 'Fast', description: 'Fast alpha image model.' },
   { id: 'alpha-image-quality', kind: 'image', label: 'Best', description: 'Highest-quality alpha image model.' },
   { id: 'alpha-image-2.0', kind: 'image', description: 'Default alpha image model for new sessions.' },
-  { id: 'alpha-video', kind: 'video', description: 'Base video model: reference-to-video, edit, extension.' },
-  { id: 'alpha-video-1.5', kind: 'video', description: 'Default video model for text-to-video and image-to-video, 1080p where supported.' },
 ];
 
 /** The planner: SVC_ALPHA_PLANNER_MODEL, else the saved setting (`defaults.<lane>.plannerModel`), else alpha-4.3. */
@@ -36,7 +37,8 @@ const plannerSetting: LaneSetting<AlphaPlanner> = {
 };
 
 const shared = {
-  models: { list: MODELS, default: 'alpha-image-2.0', defaultVideo: 'alpha-video-1.5', aliases: { 'alpha-video-1.5-preview': 'alpha-video-1.5' } },
+  // The video models are declared with their limits in video-rules.ts.
+  models: withVideoModels({ list: MODELS, default: 'alpha-image-2.0' }, { models: ALPHA_VIDEO_MODELS, defaultModel: ALPHA_DEFAULT_VIDEO_MODEL, aliases: ALPHA_VIDEO_ALIASES }),
   // The vendor answers JPEG and takes no format; size maps to aspect_ratio and resolution (sizes.ts).
   controls: ['quality', 'size'],
   options: alphaOptions,
@@ -109,6 +111,7 @@ export const alphaLane: LaneModule = defineLane({
   // The bar of the account its session signs in as (alpha-api's key has none).
   quota: alphaQuota,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
+  video: alphaVideo('alpha', () => alphaLane),
 });
 
 export const alphaApiLane: LaneModule = defineLane({
@@ -121,4 +124,5 @@ export const alphaApiLane: LaneModule = defineLane({
   ...shared,
   endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
   adapter: adapter('alpha-api', () => alphaApiLane),
+  video: alphaVideo('alpha-api', () => alphaApiLane),
 });
