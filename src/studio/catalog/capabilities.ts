@@ -50,7 +50,7 @@ export function capabilities(version: string): CapabilitiesBody {
         timeoutSeconds: lane.timeoutMs / 1000,
         timeoutVariable: timeoutVariable(lane.id),
         defaultModel: lane.models.default ?? null,
-        defaultVideoModel: lane.models.defaultVideo ?? null,
+        defaultVideoModel: lane.video?.defaultModel ?? null,
         models: lane.models.list.map((model) => model.id),
         capabilities: capabilitiesOf(lane),
         video: videoCapability(lane),

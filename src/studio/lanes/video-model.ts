@@ -129,7 +129,7 @@ export interface VideoJob {
   readonly deadline: number;
   /** The clip is being sent upstream (the job's phase `rendering`). */
   rendering(): void;
-  /** Work before the submit worth showing (zeta: its uploads); goes out as a `progress` event. */
+  /** Work worth showing besides the polls (zeta: its uploads, `fraction` of them); goes out as a `progress` event's `upstreamState` (the clip's own fraction moves with the polls only). */
   progress(update: { readonly state: string; readonly fraction?: number }): void;
   /**
    * The checkpoint of a lane whose start does unbilled work first (`reachesUpstreamAtStart: false`):

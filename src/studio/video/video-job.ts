@@ -147,7 +147,8 @@ function clipSteps(ctx: StudioContext, job: JobContext<'video'>, video: VideoMod
     signal: job.signal,
     deadline: job.deadline,
     rendering: () => job.recordPhase('rendering'),
-    progress: (update) => progress(update.state, update.fraction),
+    // Work before the submit (uploads): its own fraction is not the clip's, which starts at the submit.
+    progress: (update) => progress(update.fraction === undefined ? update.state : `${update.state} ${Math.round(update.fraction * 100)}%`),
     sending: () => job.sending(),
   };
   /** The lane's operation of a stored job's clip (one stored before lanes had video models: its upstream id). */
