@@ -53,7 +53,8 @@ export interface VideoLaneChoice {
 export function videoLaneChoices(capabilities: CapabilitiesBody): VideoLaneChoice[] {
   return lanesOf(capabilities).flatMap((lane) => {
     const { video } = lane;
-    if (!lane.built || !video) return [];
+    // A lane whose catalog is read live lists none until it is read (eta): no group.
+    if (!lane.built || !video || video.models.length === 0) return [];
     const models = [...video.models].sort((a, b) => Number(b.id === video.defaultModel) - Number(a.id === video.defaultModel));
     return [{ lane: lane.id, label: lane.label, defaultModel: video.defaultModel, models }];
   });
