@@ -83,6 +83,10 @@ describe('video on `svc serve --demo`', () => {
     expect(edit.status).toBe(400);
     expect(await edit.json()).toMatchObject({ error: { code: 'VIDEO_OPERATION_UNSUPPORTED' } });
 
+    // eta's video models answer its execution lock, before anything else.
+    const locked = await post('/api/video/generate', { prompt: 'x', model: 'eta/cinematic_studio_3_0' });
+    expect(await locked.json()).toMatchObject({ error: { code: 'MCP_EXECUTION_LOCKED' } });
+
     // GET /api/capabilities lists zeta's capabilities and its video models with their limits.
     const capabilities = (await (await fetch(`${url}/api/capabilities`)).json()) as { providers: { id: string; capabilities?: string[]; video?: { models: { id: string; limits: unknown }[] } | null }[] };
     const zeta = capabilities.providers.find((provider) => provider.id === 'zeta');

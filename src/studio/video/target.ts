@@ -86,6 +86,8 @@ export function videoTarget(ctx: StudioContext, fields: { provider?: string; mod
   const lane = laneOf(ctx, fields.provider, split.lane);
   const saved = ctx.settings.get().defaults?.video;
   const requested = split.model ?? (saved?.lane === lane.id ? saved.model : undefined) ?? lane.video.defaultModel;
+  // A lane with no models yet (a live catalog not read: eta, locked) says why before any model is looked up.
+  if (lane.video.models.length === 0) lane.video.preflight?.(ctx);
   const model = videoModelOf(lane, requested);
   lane.video.preflight?.(ctx);
   return { lane, model, requested };
