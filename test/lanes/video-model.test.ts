@@ -44,9 +44,11 @@ describe('every lane video model (contract)', () => {
       const { video } = lane;
       expect(video.specificationVersion).toBe('v1');
       const ids = video.models.map((model) => model.id);
-      expect(ids.length).toBeGreaterThan(0);
+      // A live catalog (eta's, read from its server: test/mcp/mcp-image-lanes.test.ts) lists none until it is read.
+      const live = lane.models.discover !== undefined;
+      if (!live) expect(ids.length).toBeGreaterThan(0);
       expect(new Set(ids).size).toBe(ids.length);
-      expect(ids).toContain(video.defaultModel);
+      if (!live) expect(ids).toContain(video.defaultModel);
       for (const target of Object.values(video.aliases ?? {})) expect(ids).toContain(target);
       expect(lane.models.defaultVideo).toBe(video.defaultModel);
       expect(lane.models.list.filter((model) => model.kind === 'video').map((model) => model.id)).toEqual(ids);

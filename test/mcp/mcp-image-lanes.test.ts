@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etaLane } from '../../src/studio/lanes/eta/index.js';
 import { zetaLane } from '../../src/studio/lanes/zeta/index.js';
 import { startDemoStudio, type DemoStudio } from '../helpers/studio.js';
 import { startMcpRig, type McpRig } from './mcp-rig.js';
@@ -116,6 +117,10 @@ describe('POST /api/generate on the MCP lanes', () => {
     expect(body).toMatchObject({ provider: 'eta', model: 'soul_2' });
     const submit = rig.eta.host.calls.filter((call) => call.tool === 'generate_image').at(-1);
     expect(submit?.arguments).toMatchObject({ params: { model: 'soul_2', prompt: 'a moth on eta', aspect_ratio: '1:1', use_unlim: true } });
+    // Its catalog read, its video capability lists its video models, the default among them, with limits from their declarations.
+    const videos = etaLane.video?.models ?? [];
+    expect(videos.map((model) => model.id)).toContain(etaLane.video?.defaultModel);
+    expect(videos.find((model) => model.id === 'cinematic_studio_3_0')?.limits.modes).toContain('text-to-video');
   }, 60_000);
 });
 
