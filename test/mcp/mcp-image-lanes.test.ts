@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etaLane } from '../../src/studio/lanes/eta/index.js';
 import { zetaLane } from '../../src/studio/lanes/zeta/index.js';
 import { startDemoStudio, type DemoStudio } from '../helpers/studio.js';
 import { startMcpRig, type McpRig } from './mcp-rig.js';
@@ -66,6 +67,11 @@ describe('on a demo studio (the Bar)', () => {
     const viaTool = (await mcp.callTool({ name: 'generate_image', arguments: { prompt: 'x', provider: 'eta' } })) as CallToolResult;
     expect(viaTool.isError).toBe(true);
     expect(JSON.stringify(viaTool.content)).toContain('MCP_EXECUTION_LOCKED');
+    // The video route resolves the model before the lane's preflight: eta's live catalog must have been read once (here by its listing).
+    expect((await studio.request('/api/mcp/models?provider=eta')).status).toBe(200);
+    const viaVideo = await studio.request('/api/video/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x', provider: 'eta' }) });
+    expect(((await viaVideo.json()) as { error: { code: string } }).error.code).toBe('MCP_EXECUTION_LOCKED');
+    expect(viaVideo.status).toBe(409);
   });
 });
 
@@ -111,7 +117,37 @@ describe('POST /api/generate on the MCP lanes', () => {
     expect(body).toMatchObject({ provider: 'eta', model: 'soul_2' });
     const submit = rig.eta.host.calls.filter((call) => call.tool === 'generate_image').at(-1);
     expect(submit?.arguments).toMatchObject({ params: { model: 'soul_2', prompt: 'a moth on eta', aspect_ratio: '1:1', use_unlim: true } });
+    // Its catalog read, its video capability lists its video models, the default among them, with limits from their declarations.
+    const videos = etaLane.video?.models ?? [];
+    expect(videos.map((model) => model.id)).toContain(etaLane.video?.defaultModel);
+    expect(videos.find((model) => model.id === 'cinematic_studio_3_0')?.limits.modes).toContain('text-to-video');
   }, 60_000);
+});
+
+describe('POST /api/video/generate on zeta', () => {
+  let rig: McpRig;
+  const zetaCalls = (tool: string) => rig.zeta.host.calls.filter((call) => call.tool === tool);
+
+  beforeAll(async () => {
+    rig = await startMcpRig({ latencyMs: 200 });
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.stop();
+  });
+
+  it('a zeta video model makes an MP4 in history; its declared limits and own options apply', async () => {
+    const answer = await rig.post('/api/video/generate', { prompt: 'a kite over the sea', provider: 'zeta', model: 'seedance-2', duration: 4, aspectRatio: '9:16', options: { generateAudio: false } });
+    const body = (await answer.json()) as { video?: { filename: string; format: string; provider: string; model: string } };
+    expect(answer.status, JSON.stringify(body)).toBe(200);
+    expect(body.video).toMatchObject({ format: 'mp4', provider: 'zeta', model: 'seedance-2' });
+    expect(zetaCalls('generate_video').at(-1)?.arguments).toMatchObject({ model: 'seedance-2', promptText: 'a kite over the sea', duration: 4, ratio: '9:16', generateAudio: false });
+    const history = (await (await rig.studio.request('/api/history')).json()) as { items: { filename: string; format: string }[] };
+    expect(history.items.find((item) => item.filename === body.video?.filename)).toMatchObject({ format: 'mp4' });
+
+    const outOfRange = await rig.post('/api/video/generate', { prompt: 'x', provider: 'zeta', model: 'seedance-2', duration: 30 });
+    expect(outOfRange.status).toBe(400);
+    expect(((await outOfRange.json()) as { error: { code: string } }).error.code).toBe('VIDEO_DURATION_OUT_OF_RANGE');
+  }, 90_000);
 });
 
 describe("zeta's video capability", () => {

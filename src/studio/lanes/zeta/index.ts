@@ -21,6 +21,7 @@ export const zetaLane: LaneModule = {
   models: {
     list: ZETA_MODELS.map(mcpModelSpec),
     default: ZETA_DEFAULT_MODELS.image,
+    defaultVideo: ZETA_DEFAULT_MODELS.video,
   },
   // §2.3: an image task's deadline (a video's is 12 min).
   timeoutMs: MCP_DEADLINE_MS.image,
