@@ -21,7 +21,6 @@ import type { StudioRoutes } from './routes/plugin.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { storageRoutes } from './routes/storage.js';
 import { videoRoutes } from './routes/video.js';
-import { mcpRoutes } from './mcp/route.js';
 import { mcpServerRoutes } from './mcp-server/route.js';
 import { openaiRoutes } from './openai/routes.js';
 import { studioNotFoundPage, studioWebPublicPaths, webRoutes } from './routes/web.js';
@@ -33,7 +32,7 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, mcpRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -59,7 +58,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
     },
   });
   for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });
-  // Each lane's own routes (its session status, its catalog), given only the lane environment.
-  for (const lane of LANE_MODULES) if (lane.routes) void app.register(lane.routes, { ctx });
+  // Each lane's own routes (its session status, its catalog), each plugin once however many lanes share it.
+  for (const routes of new Set(LANE_MODULES.flatMap((lane) => (lane.routes ? [lane.routes] : [])))) void app.register(routes as StudioRoutes, { ctx });
   return app;
 }

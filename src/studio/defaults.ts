@@ -2,7 +2,6 @@ import { ServiceError } from './errors.js';
 import { isLaneId, type DefaultsRequest, type LaneId } from './api/index.js';
 import { laneModel, isKnownModel } from './catalog/models.js';
 import { LANE_MODULES, LANES, SHARED_DEFAULT_LANES } from './catalog/registry.js';
-import { resolveModel } from './catalog/models.js';
 import type { StudioContext } from './context.js';
 import { laneSettings, type Sourced } from './lanes/settings.js';
 import type { LaneModule } from './lanes/types.js';
@@ -12,10 +11,10 @@ import type { LaneModule } from './lanes/types.js';
 // target. The default model and reasoning are one concept across the lanes
 // that share them (spec: `svc defaults set model` writes both oauth and api).
 
-/** The built-in video target: the first lane with a default video model. */
+/** The built-in video target: the first lane with a video model, its default model. */
 function builtinVideoTarget(): { lane: LaneId; model: string } {
-  const lane = LANE_MODULES.find((candidate) => candidate.models.defaultVideo) as LaneModule;
-  return { lane: lane.id, model: lane.models.defaultVideo as string };
+  const lane = LANE_MODULES.find((candidate) => candidate.video) as LaneModule & { video: NonNullable<LaneModule['video']> };
+  return { lane: lane.id, model: lane.video.defaultModel };
 }
 
 export type EffectiveDefaults = Record<string, Record<string, Sourced<unknown>> | Sourced<{ lane: string; model: string }>>;
@@ -68,20 +67,17 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
     const [laneId, videoModel] = video.split('/');
     if (!isLaneId(laneId) || !videoModel) throw new ServiceError('INVALID_SETTING', 'The video target is `<lane>/<model>`, e.g. alpha/alpha-video-1.5.', { details: { field: 'video' } });
     const lane = LANES[laneId];
-    if (!lane.models.list.some((spec) => spec.kind === 'video')) {
-      const videoLanes = LANE_MODULES.filter((candidate) => candidate.models.defaultVideo).map((candidate) => candidate.id);
+    if (!lane.video) {
+      const videoLanes = LANE_MODULES.filter((candidate) => candidate.video).map((candidate) => candidate.id);
       throw new ServiceError(lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED', `The ${laneId} lane does not generate video.`, { details: { lane: laneId, valid: videoLanes } });
     }
     // A video target has its own code (the lane's image-model code would name the wrong thing).
-    const valid = lane.models.list.filter((spec) => spec.kind === 'video').map((spec) => spec.id);
-    let resolved: string;
-    try {
-      resolved = resolveModel(lane, videoModel, 'video').id;
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      const aliases = Object.keys(lane.models.aliases ?? {});
-      throw new ServiceError('INVALID_VIDEO_MODEL', `"${videoModel}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...aliases].join(', ')}).`, {
-        details: { field: 'video', lane: laneId, model: videoModel, valid, aliases: lane.models.aliases ?? {} },
+    const { models, aliases = {} } = lane.video;
+    const valid = models.map((spec) => spec.id);
+    const resolved = valid.find((id) => id === (aliases[videoModel] ?? videoModel));
+    if (!resolved) {
+      throw new ServiceError('INVALID_VIDEO_MODEL', `"${videoModel}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`, {
+        details: { field: 'video', lane: laneId, model: videoModel, valid, aliases },
       });
     }
     videoTarget = { lane: laneId, model: resolved };

@@ -121,8 +121,8 @@ describe('POST /api/generate on the api lane', () => {
       [{ prompt: 'x', provider: 'api', model: 'lang-6-luna' }, 400, 'IMAGE_MODEL_UNSUPPORTED'],
       [{ prompt: 'x', provider: 'api', model: 'alpha-video' }, 400, 'IMAGE_MODEL_UNSUPPORTED'],
       [{ prompt: 'x', provider: 'api', negativePrompt: 'blur' }, 400, 'LANE_UNSUPPORTED', { field: 'negativePrompt' }],
-      // The MCP lanes generate through POST /api/mcp/generate only.
-      [{ prompt: 'x', provider: 'eta' }, 400, 'LANE_UNSUPPORTED'],
+      // The MCP lanes are image lanes too: eta answers its lock until SVC_ETA_EXECUTABLE unlocks it.
+      [{ prompt: 'x', provider: 'eta' }, 409, 'MCP_EXECUTION_LOCKED'],
     ];
     for (const [body, status, code, details] of cases) {
       const response = await rig.post('/api/generate', body);

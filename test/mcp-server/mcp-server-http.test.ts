@@ -19,7 +19,7 @@ let client: Client;
 async function startDemoStudio(options: { token?: string } = {}): Promise<TestStudio> {
   const home = makeTempHome('svc-mcp-server-');
   const demo = await startDemo({ SVC_HOME: home });
-  return startTestStudio({ env: { SVC_HOME: home, SVC_VIDEO_POLL_MS: '200' }, demo: demo.options, onClose: () => demo.close(), ...options });
+  return startTestStudio({ env: { SVC_HOME: home, SVC_VIDEO_POLL_MS: '200', SVC_MCP_POLL_MS: '300' }, demo: demo.options, onClose: () => demo.close(), ...options });
 }
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -107,6 +107,18 @@ describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
     // MCP progress only grows.
     for (let index = 1; index < progress.length; index++) expect(progress[index].progress).toBeGreaterThan(progress[index - 1].progress);
     expect(progress.some((step) => /%/.test(step.message ?? ''))).toBe(true);
+  }, 60_000);
+
+  it("generate_video takes every video lane's models: zeta/seedance-2 makes an MP4 in history; list_models shows the video limits", async () => {
+    const answer = await call('generate_video', { prompt: 'a kite over the dunes', model: 'zeta/seedance-2', duration: 4 });
+    expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+    const { history } = answer.structuredContent as { history: string[] };
+    expect(history[0]).toMatch(/\.mp4$/);
+    const asset = (await (await fetch(`${studio.url}/api/history?provider=zeta`)).json()) as { items: { filename: string; model: string }[] };
+    expect(asset.items.find((item) => item.filename === history[0])).toMatchObject({ model: 'seedance-2' });
+    const listed = (await call('list_models', { provider: 'zeta' })).structuredContent as { lanes: { capabilities: string[]; video: { models: { id: string; limits: unknown }[] } }[] };
+    expect(listed.lanes[0].capabilities).toContain('video');
+    expect(listed.lanes[0].video.models.find((model) => model.id === 'seedance-2')?.limits).toMatchObject({ durations: { min: 4, max: 15 } });
   }, 60_000);
 });
 

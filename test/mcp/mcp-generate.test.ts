@@ -135,21 +135,23 @@ describe('the MCP client', () => {
   }, 30_000);
 
   it('a refused token is MCP_AUTH_FAILED', async () => {
-    const { mcpConnections } = await import('../../src/studio/mcp/servers.js');
+    const { mcpConnections } = await import('../../src/studio/lanes/mcp-media/servers.js');
     await expect(mcpConnections(rig.studio.ctx).call({ lane: 'zeta', endpoint: rig.zeta.endpoint, token: 'not-the-token' }, 'get_task', { id: 'x' }, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'MCP_AUTH_FAILED' });
   });
 
   it('never calls a deny-listed billing tool', async () => {
-    const { mcpConnections, mcpTarget } = await import('../../src/studio/mcp/servers.js');
-    await expect(mcpConnections(rig.studio.ctx).call(mcpTarget(rig.studio.ctx, 'zeta'), 'confirm_billing_purchase', {}, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'MCP_TOOL_FAILED' });
+    const { mcpConnections, mcpTarget } = await import('../../src/studio/lanes/mcp-media/servers.js');
+    const { zetaDialect } = await import('../../src/studio/lanes/zeta/dialect.js');
+    await expect(mcpConnections(rig.studio.ctx).call(mcpTarget(rig.studio.ctx, zetaDialect), 'confirm_billing_purchase', {}, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'MCP_TOOL_FAILED' });
     expect(rig.zeta.host.calls.filter((call) => call.tool === 'confirm_billing_purchase')).toHaveLength(0);
   });
 
   it('refuses an endpoint off the allow-list', async () => {
-    const { endpointRefusal } = await import('../../src/studio/mcp/servers.js');
-    expect(endpointRefusal('zeta', 'https://mcp.runwayml.com/mcp')).toBeUndefined();
-    expect(endpointRefusal('zeta', 'http://127.0.0.1:9/mcp')).toBeUndefined();
-    expect(endpointRefusal('zeta', 'https://evil.example/mcp')).toMatch(/allow-list/);
-    expect(endpointRefusal('zeta', 'http://10.0.0.2/mcp')).toMatch(/allow-list/);
+    const { endpointRefusal } = await import('../../src/studio/lanes/mcp-media/servers.js');
+    const { zetaDialect } = await import('../../src/studio/lanes/zeta/dialect.js');
+    expect(endpointRefusal(zetaDialect, 'https://mcp.runwayml.com/mcp')).toBeUndefined();
+    expect(endpointRefusal(zetaDialect, 'http://127.0.0.1:9/mcp')).toBeUndefined();
+    expect(endpointRefusal(zetaDialect, 'https://evil.example/mcp')).toMatch(/allow-list/);
+    expect(endpointRefusal(zetaDialect, 'http://10.0.0.2/mcp')).toMatch(/allow-list/);
   });
 });

@@ -211,7 +211,8 @@ describe('studio foundation over HTTP', () => {
       // The spec's own code for the lane that spawns a local CLI.
       const cligen = await bad({ video: 'cligen/nano-fruit-2' });
       expect(cligen.error.code).toBe('CLIGEN_VIDEO_UNSUPPORTED');
-      expect(cligen.error.details.valid).toEqual(['alpha', 'alpha-api']);
+      // The lanes with a video model (issue 42: the MCP lanes' video models too).
+      expect(cligen.error.details.valid).toEqual(['alpha', 'alpha-api', 'zeta', 'eta']);
       expect((await bad({ colour: 'red' })).error.code).toBe('INVALID_SETTING');
     });
   });

@@ -71,7 +71,7 @@ describe('Video view in chromium against a demo studio', () => {
 
   beforeAll(async () => {
     // Polls every 200 ms: the demo's clip (its progress rising over 3 s) reports many steps.
-    studio = await startDemoStudio({ env: { SVC_VIDEO_POLL_MS: '200' } });
+    studio = await startDemoStudio({ env: { SVC_VIDEO_POLL_MS: '200', SVC_MCP_POLL_MS: '300' } });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: DESKTOP });
     page.setDefaultTimeout(20_000);
@@ -87,7 +87,9 @@ describe('Video view in chromium against a demo studio', () => {
   });
 
   it('offers only what the rules allow for the mode and model', async () => {
-    expect(await page.locator('.model-buttons button').evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(['alpha-video-1.5', 'alpha-video']);
+    // Every video lane's models, grouped by lane (the default lane's default chosen).
+    expect(await page.locator('.model-buttons[data-lane="alpha"] button').evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(['alpha-video-1.5', 'alpha-video']);
+    expect(await page.locator('.model-buttons[data-lane="alpha-api"] button').count()).toBe(2);
     expect(await page.locator('.model-buttons button[aria-pressed="true"]').getAttribute('data-model')).toBe('alpha-video-1.5');
     expect(await page.locator('.mode-badge').getAttribute('data-mode')).toBe('text-to-video');
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p', '1080p']);
@@ -95,12 +97,12 @@ describe('Video view in chromium against a demo studio', () => {
     await page.selectOption('#video-resolution', '1080p');
 
     // The base model has no 1080p: the choice falls back to what it allows.
-    await page.click('.model-buttons button[data-model="alpha-video"]');
+    await page.click('.model-buttons[data-lane="alpha"] button[data-model="alpha-video"]');
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p']);
     expect(await page.locator('#video-resolution').inputValue()).toBe('480p');
 
     // One image: image to video (1080p back on alpha-video-1.5); two: reference to video, 10 s on the base model, 15 on 1.5, never 1080p.
-    await page.click('.model-buttons button[data-model="alpha-video-1.5"]');
+    await page.click('.model-buttons[data-lane="alpha"] button[data-model="alpha-video-1.5"]');
     await page.locator('.video-references input[type="file"]').setInputFiles([{ name: 'one.png', mimeType: 'image/png', buffer: await png(10) }]);
     await page.locator('.mode-badge[data-mode="image-to-video"]').waitFor();
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p', '1080p']);
@@ -109,14 +111,14 @@ describe('Video view in chromium against a demo studio', () => {
     await page.locator('.mode-badge[data-mode="reference-to-video"]').waitFor();
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p']);
     expect((await options(page, '#video-duration')).at(-1)).toBe('15');
-    await page.click('.model-buttons button[data-model="alpha-video"]');
+    await page.click('.model-buttons[data-lane="alpha"] button[data-model="alpha-video"]');
     expect((await options(page, '#video-duration')).at(-1)).toBe('10');
     expect(await page.locator('#video-duration').inputValue()).toBe('10');
 
     await page.click('.video-reference-list button[aria-label="Remove one.png"]');
     await page.click('.video-reference-list button[aria-label="Remove two.png"]');
     await page.locator('.mode-badge[data-mode="text-to-video"]').waitFor();
-    await page.click('.model-buttons button[data-model="alpha-video-1.5"]');
+    await page.click('.model-buttons[data-lane="alpha"] button[data-model="alpha-video-1.5"]');
   });
 
   it('edits a storyboard by clicks: clips added, reordered and removed, never fewer than two', async () => {
@@ -247,4 +249,29 @@ describe('Video view in chromium against a demo studio', () => {
     await page.setViewportSize(DESKTOP);
     expect(pageErrors).toEqual([]);
   });
+
+  it("offers zeta's video models in their own group, with their own limits; one generates and plays", async () => {
+    const zeta = page.locator('.model-buttons[data-lane="zeta"] button');
+    expect(await zeta.evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(expect.arrayContaining(['seedance-2', 'veo-3.1', 'kling-3-pro']));
+    await page.click('.model-buttons[data-lane="zeta"] button[data-model="veo-3.1"]');
+    expect(await options(page, '#video-duration')).toEqual(['4', '6', '8']);
+    expect(await options(page, '#video-resolution')).toEqual(['720p', '1080p']);
+    expect(await options(page, '#video-aspect')).toEqual(['', '16:9', '9:16', '1:1']);
+    await page.click('.model-buttons[data-lane="zeta"] button[data-model="seedance-2"]');
+    expect(await page.locator('.model-buttons button[aria-pressed="true"]').getAttribute('data-lane')).toBe('zeta');
+    expect((await options(page, '#video-duration'))[0]).toBe('4');
+    await page.selectOption('#video-duration', '4');
+    await page.fill('#video-prompt', 'a kite over the dunes');
+    const before = await page.locator('.video-job').count();
+    await page.click('.video-composer button:has-text("Generate video")');
+    // A new job's card is at the top of the list.
+    await page.locator('.video-job').nth(before).waitFor();
+    const requestId = (await page.locator('.video-job').first().getAttribute('data-request-id')) ?? '';
+    const card = page.locator(`.video-job[data-request-id="${requestId}"]`);
+    await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+    expect(await plays(page, `.video-job[data-request-id="${requestId}"] video.video-player`)).toBeGreaterThan(3);
+    const record = (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as { result: { provider: string; model: string } };
+    expect(record.result).toMatchObject({ provider: 'zeta', model: 'seedance-2' });
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 });

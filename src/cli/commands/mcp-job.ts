@@ -5,7 +5,7 @@ import { exitCodeFor } from '../../studio/errors.js';
 import { connectEvents, HttpStatusError, type EventConnection } from '../../common/events/client.js';
 import type { ChannelEvent } from '../../common/events/types.js';
 import type { McpResult } from '../../studio/api/index.js';
-import { isMcpLane } from '../../studio/mcp/catalog.js';
+import { isMcpLane } from '../../studio/api/mcp.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';

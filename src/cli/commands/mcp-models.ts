@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { LaneStatus } from '../../studio/lanes/types.js';
-import type { McpModel } from '../../studio/mcp/catalog.js';
+import type { McpModel } from '../../studio/api/mcp.js';
 import { commandContext } from '../context.js';
 import { table } from '../output.js';
 

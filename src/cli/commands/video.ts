@@ -3,12 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../../common/errors.js';
-import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS, type AssetRecord, type VideoAnalysis, type VideoResult } from '../../studio/api/index.js';
+import type { AssetRecord, VideoAnalysis, VideoResult } from '../../studio/api/index.js';
 import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
-import { download, fileAsDataUrl, splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
-import { isMcpTarget, mcpBody, runMcpCommand } from './mcp-job.js';
+import { download, fileAsDataUrl, laneOptions, splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
 import { prepareOut, singlePath, writeOut, type OutTarget } from '../out-target.js';
 
 // `svc video`: text, image and reference to video (and storyboards), then
@@ -23,6 +22,7 @@ interface VideoOptions {
   resolution?: string;
   aspect?: string;
   ref?: string[];
+  option?: string[];
   plannerModel?: string;
   storyboard?: string;
   out?: string;
@@ -85,8 +85,8 @@ async function runVideoJob(command: Command, path: string, body: Record<string, 
 
 const targetOptions = (command: Command): Command =>
   command
-    .option('-m, --model <lane/model>', 'video model, optionally with its lane (e.g. alpha-api/alpha-video); default: the saved video target')
-    .option('-p, --provider <lane>', 'alpha or alpha-api')
+    .option('-m, --model <lane/model>', 'video model, optionally with its lane (e.g. alpha-api/alpha-video, zeta/seedance-2); default: the saved video target')
+    .option('-p, --provider <lane>', 'a lane with video models (svc models: alpha, alpha-api, ...)')
     .option('--planner-model <model>', 'planner that writes the final prompt (alpha-4.3, alpha-4.5, alpha-4.6)')
     .option('-o, --out <file|dir/>', 'also write the MP4 here (a directory: under its history name)')
     .option('--mkdir', 'with -o: create missing directories')
@@ -103,21 +103,15 @@ export function registerVideo(program: Command): void {
     program
       .command('video')
       .argument('[prompt]', 'what the video shows (optional with --storyboard)')
-      .option('-d, --duration <seconds>', 'length in whole seconds, 1-15 (reference-to-video: 15 on alpha-video-1.5, 10 on alpha-video)')
-      .option('-r, --resolution <res>', VIDEO_RESOLUTIONS.join(', '))
-      .option('-a, --aspect <ratio>', VIDEO_ASPECT_RATIOS.join(', '))
-      .option('--ref <file|history name>', 'reference image (repeatable): 1 = image-to-video, 2-14 = reference-to-video', (value: string, previous: string[] = []) => [...previous, value])
+      .option('-d, --duration <seconds>', "length in whole seconds, as the model allows (alpha: 1-15; reference-to-video 15 on alpha-video-1.5, 10 on alpha-video)")
+      .option('-r, --resolution <res>', "e.g. 480p, 720p, 1080p (the model's own: svc models)")
+      .option('-a, --aspect <ratio>', "e.g. 16:9, 1:1, 9:16 (the model's own: svc models)")
+      .option('--ref <file|history name>', 'reference image (repeatable): 1 = image-to-video (its first frame), more = reference-to-video (alpha: 2-14)', (value: string, previous: string[] = []) => [...previous, value])
+      .option('--option <name=value>', "one of the model's own parameters, e.g. generateAudio=false (repeatable; see `svc capabilities`)", (value: string, previous: string[] = []) => [...previous, value])
       .option('--storyboard <file>', 'JSON: { "clips": [{ "prompt": "...", "duration": 3 }, ...] } (2-8 clips, each continuing from the last frame of the one before)')
       .description('Make a video (text, image or reference to video, or a storyboard); also: video edit|extend|frame|analyze'),
   ).action(async (prompt: string | undefined, options: VideoOptions, command: Command) => {
     if (!prompt && !options.storyboard) throw new CliError('Give a prompt or --storyboard <file>.', EXIT_CODES.usage, 'USAGE');
-    // The MCP lanes (zeta, eta): duration and resolution are the model's parameters, --aspect its ratio, --ref gallery files.
-    const target = splitTarget(options.model, options.provider);
-    if (isMcpTarget(target.provider)) {
-      const parameters = { ...(options.duration !== undefined ? { duration: seconds(options.duration, '--duration') } : {}), ...(options.resolution ? { resolution: options.resolution } : {}) };
-      await runMcpCommand(command, mcpBody('video', prompt ?? '', target, { parameters, ratio: options.aspect, refs: options.ref, requestId: options.requestId }), { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) });
-      return;
-    }
     const body: Record<string, unknown> = {
       ...laneFields(options),
       ...(prompt ? { prompt } : {}),
@@ -125,6 +119,8 @@ export function registerVideo(program: Command): void {
       ...(options.resolution ? { resolution: options.resolution } : {}),
       ...(options.aspect ? { aspectRatio: options.aspect } : {}),
     };
+    const own = laneOptions(options.option);
+    if (own) body.options = own;
     if (options.ref?.length) body.references = await Promise.all(options.ref.map(reference));
     const storyboard = await storyboardOf(options.storyboard);
     if (storyboard !== undefined) body.storyboard = storyboard;
@@ -173,7 +169,7 @@ export function registerVideo(program: Command): void {
   video
     .command('analyze')
     .argument('<video>', 'a generated MP4 of history')
-    .option('-p, --provider <lane>', 'alpha or alpha-api')
+    .option('-p, --provider <lane>', 'a lane with video models (svc models: alpha, alpha-api, ...)')
     .option('--planner-model <model>', 'the model that describes the frames')
     .description('Describe the first and last frames of a generated MP4 with the planner model')
     .action(async (source: string, _options: unknown, command: Command) => {

@@ -3,8 +3,7 @@ import { jobResult, laneWarning } from './jobs.js';
 import { errorPayload, slotOutcome } from './results.js';
 import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES } from './values.js';
 import { VIDEO_MODES } from './video.js';
-import { MCP_PHASES } from './mcp.js';
-import { MCP_LANES, MCP_MEDIA_KINDS } from '../mcp/catalog.js';
+import { MCP_LANES, MCP_MEDIA_KINDS, MCP_PHASES } from './mcp.js';
 
 // Payloads of the events every job publishes on the shared channel (topic
 // `generation`), so what `GET /api/events` and per-request SSE carry. Each
@@ -45,8 +44,8 @@ export const generationEventPayloads = {
   slot_error: z.object({ ...base, slot: z.number().int(), error: errorPayload }),
   // Video (spec: Events 4): `planning`, `submitted`, `progress`…, `done` in that order, per clip
   // (`clip` of `clips`: 1 of 1 for one video, a storyboard's each in turn), or `error`.
-  /** The planner model writes the clip's final prompt. */
-  planning: z.object({ ...base, ...videoClip, provider: z.string(), model: z.string(), plannerModel: z.string() }),
+  /** The clip starts: the planner model (on lanes that have one) writes its final prompt. */
+  planning: z.object({ ...base, ...videoClip, provider: z.string(), model: z.string(), plannerModel: z.string().optional() }),
   /** The upstream accepted the clip: its job id, the model asked for and the one that runs (the base model for references, edits, extensions). */
   submitted: z.union([
     z.object({ ...base, ...videoClip, provider: z.string(), upstreamId: z.string(), requestedModel: z.string(), model: z.string(), mode: z.enum(VIDEO_MODES) }),

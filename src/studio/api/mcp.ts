@@ -1,11 +1,57 @@
 import { z } from 'zod';
-import { MCP_INPUT_ROLES, MCP_LANES, MCP_MEDIA_KINDS } from '../mcp/catalog.js';
 import { assetRecord } from './results.js';
 import { API_LIMITS, JOB_PRIORITY, REQUEST_ID_PATTERN } from './values.js';
 
 // The MCP lanes (spec: MCP lanes, POST /api/mcp/generate, Events 5–6; contract
 // zeta-eta-source-usage §3). The body's names are the contract's; the stored
 // job, its operation and its result are ours (docs/API.md "MCP lanes").
+
+/** The lanes POST /api/mcp/generate takes (spec: MCP lanes; their code is lanes/zeta, lanes/eta). */
+export const MCP_LANES = ['zeta', 'eta'] as const;
+export type McpLane = (typeof MCP_LANES)[number];
+
+export const MCP_MEDIA_KINDS = ['image', 'video'] as const;
+export type McpMediaKind = (typeof MCP_MEDIA_KINDS)[number];
+
+/** What a request may give a model: the prompt, reference images, a first or last frame, a reference video (§1.2: eta adds audio). */
+export const MCP_INPUT_ROLES = ['text', 'image_references', 'start_image', 'end_image', 'video_references', 'audio_references'] as const;
+export type McpInputRole = (typeof MCP_INPUT_ROLES)[number];
+
+export const isMcpLane = (value: unknown): value is McpLane => (MCP_LANES as readonly unknown[]).includes(value);
+
+/** A model's declared parameter (GET /api/mcp/models). */
+export interface McpParameter {
+  readonly name: string;
+  readonly type: 'string' | 'number' | 'boolean';
+  /** The allowed values (a closed list). */
+  readonly options?: readonly (string | number)[];
+  readonly min?: number;
+  readonly max?: number;
+  readonly default?: string | number | boolean;
+  readonly description?: string;
+}
+
+/** An MCP model: its kind, aspect ratios, input roles and parameters (GET /api/mcp/models). */
+export interface McpModel {
+  readonly id: string;
+  readonly kind: McpMediaKind;
+  readonly description?: string;
+  readonly aspectRatios: readonly string[];
+  readonly inputRoles: readonly McpInputRole[];
+  readonly parameters: readonly McpParameter[];
+}
+
+/**
+ * A task POST /api/mcp/generate planned (contract §3), as the `mcp` job hands it to the lane's image
+ * or video steps in the request's options under MCP_TASK_OPTION (in memory, never from a client: the
+ * other routes check options by the model's schema): sent as planned, its inputs in their roles.
+ */
+export interface McpPlannedTask {
+  readonly ratio: string | null;
+  readonly parameters: Readonly<Record<string, string | number | boolean>>;
+  readonly inputs: readonly { readonly role: McpInputRole; readonly tag?: string; readonly file: { readonly filename: string; readonly bytes: Buffer; readonly mime: string } }[];
+}
+export const MCP_TASK_OPTION = 'mcpTask';
 
 /** Scalar parameters, as a model declares them (§3: "scalar record"). */
 const scalar = z.union([z.string().max(200), z.number(), z.boolean()]);

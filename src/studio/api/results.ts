@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ASSET_FORMATS, COMMON_CONTROLS, LANE_STATES } from './values.js';
+import { ASSET_FORMATS, COMMON_CONTROLS, LANE_CAPABILITIES, LANE_STATES } from './values.js';
+import { VIDEO_MODES } from './video-values.js';
 import { autoRouting, laneWarning } from './jobs-base.js';
 
 // Result bodies of the studio's HTTP API: what the server answers and what
@@ -129,6 +130,35 @@ export const providerStatus = z.object({
 });
 export type ProviderStatus = z.infer<typeof providerStatus>;
 
+/** Allowed whole seconds of a clip: a range, or a closed list. */
+const videoDurations = z.union([z.object({ min: z.number(), max: z.number() }), z.object({ values: z.array(z.number()) })]);
+const videoClipLimits = { durations: videoDurations, resolutions: z.array(z.string()) };
+
+/** What a video model takes (lanes/video-model.ts VideoLimits): the alpha lanes' are the spec's video rules, other lanes' their vendor's. */
+export const videoLimits = z.object({
+  modes: z.array(z.enum(VIDEO_MODES)),
+  ...videoClipLimits,
+  defaultDuration: z.number(),
+  defaultResolution: z.string().optional(),
+  /** Empty: the model takes no aspect ratio. */
+  aspectRatios: z.array(z.string()),
+  /** Reference images of reference-to-video. */
+  references: z.object({ min: z.number(), max: z.number() }).optional(),
+  /** Where a mode's limits differ from the model's. */
+  byMode: z.partialRecord(z.enum(VIDEO_MODES), z.object(videoClipLimits).partial()).optional(),
+  edit: z.object({ maxSourceSeconds: z.number() }).optional(),
+  extend: z.object({ durations: videoDurations }).optional(),
+});
+export type VideoLimitsBody = z.infer<typeof videoLimits>;
+
+/** A lane's video capability in GET /api/capabilities: its models with their limits and own options (JSON Schema). */
+export const laneVideoCapability = z.object({
+  defaultModel: z.string(),
+  aliases: z.record(z.string(), z.string()),
+  models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string(), limits: videoLimits, options: z.record(z.string(), z.unknown()).nullable() })),
+});
+export type LaneVideoCapability = z.infer<typeof laneVideoCapability>;
+
 /** One provider in GET /api/capabilities: `auto` (a routing mode) or a lane. */
 export const providerCapabilities = z.union([
   z.object({ id: z.literal('auto'), label: z.string(), description: z.string(), routingMode: z.literal(true), autoOrder: z.array(z.string()) }),
@@ -153,6 +183,10 @@ export const providerCapabilities = z.union([
     defaultModel: z.string().nullable(),
     defaultVideoModel: z.string().nullable(),
     models: z.array(z.string()),
+    /** What it can do: `image` (generate), `edit`, `video` (its `video` below), `text`. */
+    capabilities: z.array(z.enum(LANE_CAPABILITIES)),
+    /** Its video models and their limits; null when it makes no video. */
+    video: laneVideoCapability.nullable(),
     /** Its text model (the prompt builder's and Agent Mode planner's backends); null when it has none. */
     text: z.object({ models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string().optional() })), defaultModel: z.string(), webSearch: z.boolean() }).nullable(),
     codes: z.record(z.string(), z.unknown()),

@@ -29,6 +29,10 @@ export type AssetFormat = (typeof ASSET_FORMATS)[number];
  * the ones it does (a control sent to a lane without it is refused, never
  * dropped). Lane-specific controls go in the request's `options` instead.
  */
+/** What a lane can do (GET /api/capabilities `capabilities`): generate images, edit them, make video, answer text. */
+export const LANE_CAPABILITIES = ['image', 'edit', 'video', 'text'] as const;
+export type LaneCapability = (typeof LANE_CAPABILITIES)[number];
+
 export const COMMON_CONTROLS = ['quality', 'size', 'format', 'moderation', 'reasoning', 'negativePrompt'] as const;
 export type CommonControl = (typeof COMMON_CONTROLS)[number];
 

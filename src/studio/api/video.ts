@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../lanes/alpha/controls.js';
 import { imageInput } from './requests.js';
 import { assetRecord, generationTimings } from './results.js';
 import { inputDescriptor, plannedModel } from './jobs-base.js';
@@ -9,13 +8,15 @@ import { API_LIMITS, JOB_PRIORITY, LANE_IDS, PROVIDER_IDS, REQUEST_ID_PATTERN } 
 // Video (spec: "Video", the Video request, the video job states, Events 4).
 // The spec names `plannerModel`, `storyboard` and `model`; the names of the
 // other fields are ours, declared here (docs/API.md "Video"):
-//   duration     whole seconds, 1–15 (reference-to-video: 15 on alpha-video-1.5, 10 on alpha-video)
-//   resolution   480p | 720p | 1080p (1080p: alpha-video-1.5 text-to-video and one-image image-to-video)
-//   aspectRatio  16:9 | 4:3 | 3:2 | 1:1 | 2:3 | 3:4 | 9:16 (omitted: 16:9, or the image's own)
+//   duration     whole seconds
+//   resolution   e.g. 480p | 720p | 1080p
+//   aspectRatio  e.g. 16:9 (omitted: the lane's default, or the image's own)
 //   references   input images, the same item shapes as a generation's; 0 → text-to-video,
-//                1 → image-to-video, 2–14 → reference-to-video
-// Ranges are checked when the job is planned (so a refusal names its rule and
-// the allowed values with a video code), not by the schema.
+//                1 → image-to-video, more → reference-to-video
+//   options      the model's own parameters (zeta's), checked by its schema
+// What each lane's models allow is theirs (GET /api/capabilities `video`; the
+// alpha lanes' are the spec's rules), checked when the job is planned (so a
+// refusal names its rule and the allowed values with a video code), not here.
 
 export * from './video-values.js';
 
@@ -28,12 +29,14 @@ const deliveryFields = {
 };
 
 const laneFields = {
-  /** `alpha` or `alpha-api` (default: the saved video target's lane, else alpha). */
+  /** A lane with a video model (default: the lane prefix of `model`, else the saved video target's lane, else alpha when its session exists, else alpha-api). */
   provider: z.enum(PROVIDER_IDS).optional(),
-  /** Default: the saved video target's model, else alpha-video-1.5. */
+  /** A video model of the lane, or `<lane>/<model>`. Default: the saved video target's model, else the lane's default (alpha: alpha-video-1.5). */
   model: z.string().min(1).max(200).optional(),
-  /** Default: SVC_ALPHA_PLANNER_MODEL, the saved planner, else alpha-4.3. */
+  /** Lanes with a planner (alpha): default SVC_ALPHA_PLANNER_MODEL, the saved planner, else alpha-4.3. */
   plannerModel: z.string().min(1).max(200).optional(),
+  /** The model's own parameters (its schema in GET /api/capabilities `video.models[].options`). */
+  options: z.record(z.string(), z.unknown()).optional(),
 };
 
 const prompt = z.string().trim().min(1).max(API_LIMITS.promptMaxChars);
@@ -104,9 +107,12 @@ export type VideoClipPlan = z.infer<typeof videoClipPlan>;
 export const videoJobRequest = z.object({
   operation: z.enum(VIDEO_OPERATIONS),
   lane: z.enum(LANE_IDS),
-  plannerModel: z.string(),
-  resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
-  aspectRatio: z.enum(VIDEO_ASPECT_RATIOS).optional(),
+  /** Lanes with a planner. */
+  plannerModel: z.string().optional(),
+  resolution: z.string().optional(),
+  aspectRatio: z.string().optional(),
+  /** The model's own parameters, checked when planned. */
+  options: z.record(z.string(), z.unknown()).optional(),
   /** One clip, or a storyboard's clips in order. */
   clips: z.array(videoClipPlan).min(1),
   storyboard: z.boolean(),

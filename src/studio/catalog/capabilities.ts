@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { capabilitiesBody, COMMON_SIZES, type CapabilitiesBody, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
+import { capabilitiesBody, COMMON_SIZES, type CapabilitiesBody, type LaneVideoCapability, videoLimits, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import { timeoutVariable } from '../lanes/budget.js';
 import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
@@ -7,12 +7,27 @@ import { laneExtras } from './extras.js';
 import { LIMITS } from './limits.js';
 import type { StudioContext } from '../context.js';
 import { catalogAliases, catalogModels, defaultModel, laneModels } from './models.js';
-import { AUTO_ORDER, LANE_MODULES, operationsOf } from './registry.js';
+import type { LaneModule } from '../lanes/types.js';
+import { AUTO_ORDER, capabilitiesOf, LANE_MODULES, operationsOf } from './registry.js';
 
 // What the lanes add (their module's `capabilities`), merged once. The contract names the
 // defaults, so the lanes' defaults must be exactly those (checked when the module loads).
 const LANE_VALUES = laneExtras('values');
 const LANE_DEFAULTS = capabilitiesBody.shape.defaults.strict().parse(laneExtras('defaults'));
+
+/** A lane's video models with their limits and own options (JSON Schema). */
+function videoCapability(lane: LaneModule): LaneVideoCapability | null {
+  const { video } = lane;
+  if (!video) return null;
+  return {
+    defaultModel: video.defaultModel,
+    aliases: { ...video.aliases },
+    models: video.models.map((model) => {
+      const options = model.options ?? video.options;
+      return { id: model.id, ...(model.label ? { label: model.label } : {}), description: model.description, limits: videoLimits.parse(model.limits), options: options ? z.toJSONSchema(options) : null };
+    }),
+  };
+}
 
 /** The body of GET /api/capabilities: the registry, as clients see it. */
 export function capabilities(version: string): CapabilitiesBody {
@@ -35,8 +50,10 @@ export function capabilities(version: string): CapabilitiesBody {
         timeoutSeconds: lane.timeoutMs / 1000,
         timeoutVariable: timeoutVariable(lane.id),
         defaultModel: lane.models.default ?? null,
-        defaultVideoModel: lane.models.defaultVideo ?? null,
+        defaultVideoModel: lane.video?.defaultModel ?? null,
         models: lane.models.list.map((model) => model.id),
+        capabilities: capabilitiesOf(lane),
+        video: videoCapability(lane),
         text: lane.text ? { models: lane.text.models.map((model) => ({ ...model })), defaultModel: lane.text.defaultModel, webSearch: lane.text.webSearch } : null,
         codes: { ...lane.codes },
       })),

@@ -9,7 +9,7 @@ import { OAUTH_CODES } from '../lanes/oauth/codes.js';
 import { VIDEO_CODES } from '../video/codes.js';
 import { AGENT_CODES } from '../agent/codes.js';
 import { PROMPT_BUILDER_CODES } from '../prompt-builder/codes.js';
-import { MCP_CODES } from '../mcp/codes.js';
+import { MCP_CODES } from '../lanes/mcp-media/codes.js';
 
 // Every lane's own error codes (and those of video, Agent Mode and the prompt builder), one line per table, as the
 // registry lists the modules: studio/errors.ts merges them into the one table.

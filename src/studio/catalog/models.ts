@@ -15,7 +15,7 @@ export const laneModels = (lane: LaneModule, ctx?: StudioContext): readonly Mode
 
 /** A lane's default model among its models (`laneModels`, read once by the caller): declared, else the first image model of a lane that discovers them. */
 export const defaultModel = (lane: LaneModule, kind: 'image' | 'video', models: readonly ModelSpec[]): string | undefined =>
-  kind === 'video' ? lane.models.defaultVideo : (lane.models.default ?? (lane.models.discover ? models.find((model) => model.kind === 'image')?.id : undefined));
+  kind === 'video' ? (lane.video?.defaultModel ?? lane.models.defaultVideo) : (lane.models.default ?? (lane.models.discover ? models.find((model) => model.kind === 'image')?.id : undefined));
 
 /** A model of this lane by id or alias. */
 export const laneModel = (lane: LaneModule, id: string): ModelSpec | undefined => lane.models.list.find((model) => model.id === canonical(lane, id));

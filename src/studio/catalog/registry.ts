@@ -1,4 +1,4 @@
-import { LANE_IDS, PROMPT_BUILDER_AUTO_ORDER, type LaneId, type PromptBuilderBackend } from '../api/index.js';
+import { LANE_IDS, PROMPT_BUILDER_AUTO_ORDER, type LaneCapability, type LaneId, type PromptBuilderBackend } from '../api/index.js';
 import { alphaApiLane, alphaLane } from '../lanes/alpha/index.js';
 import { apiLane } from '../lanes/api/index.js';
 import { betaApiLane } from '../lanes/beta-api/index.js';
@@ -60,6 +60,13 @@ for (const lane of LANE_MODULES) {
   if (lane.text && !isBackendId(lane.id)) throw new Error(`The ${lane.id} lane declares a text model: add it to PROMPT_BUILDER_AUTO_ORDER and PROMPT_BUILDER_CHOICES (api/prompt-builder.ts) where auto should try it.`);
 }
 
+/**
+ * The order a video request without a lane (and no saved video target) tries the video lanes in:
+ * the first whose credential is usable, else the last (which then names what is missing). The spec
+ * fixes it: alpha when its session exists, else alpha-api.
+ */
+export const VIDEO_AUTO_ORDER: readonly LaneId[] = ['alpha', 'alpha-api'];
+
 /** What a lane can do, derived once from its adapter's operations and its declarations. */
 export interface LaneOperations {
   readonly generate: boolean;
@@ -73,6 +80,13 @@ export function operationsOf(lane: LaneModule): LaneOperations {
   const generate = Boolean(lane.adapter?.generate ?? steps);
   const edit = Boolean(lane.adapter?.edit ?? steps?.edits);
   return { generate, edit, mask: edit && lane.maskEdits === true, multimode: generate && lane.multimode !== false };
+}
+
+/** Its capabilities as GET /api/capabilities lists them, from its declarations. */
+export function capabilitiesOf(lane: LaneModule): LaneCapability[] {
+  const operations = operationsOf(lane);
+  const has: Readonly<Record<LaneCapability, boolean>> = { image: operations.generate, edit: operations.edit, video: lane.video !== undefined, text: (lane as { readonly text?: unknown }).text !== undefined };
+  return (Object.keys(has) as LaneCapability[]).filter((capability) => has[capability]);
 }
 
 /** Lanes that take the shared default model and reasoning (one concept across them, spec: Persisted defaults). */

@@ -34,7 +34,7 @@ function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, 
   const steps = adapter?.steps;
   if (steps) {
     return runSteps(job, {
-      pollIntervalsMs: steps.pollIntervalsMs,
+      pollIntervalsMs: typeof steps.pollIntervalsMs === 'function' ? steps.pollIntervalsMs(ctx) : steps.pollIntervalsMs,
       start: () => steps.start(ctx, request, laneJob),
       status: (operation) => steps.status(ctx, request, operation, laneJob),
       ...(steps.cancel ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) } : {}),

@@ -3,7 +3,7 @@ import { imageJobHandler } from './image-job.js';
 import { traceJobHandler } from './trace-job.js';
 import { videoJobHandler } from '../video/video-job.js';
 import { agentTurnJobHandler } from '../agent/turn-job.js';
-import { mcpJobHandler } from '../mcp/mcp-job.js';
+import { mcpJobHandler } from './mcp-job.js';
 
 // The studio's job kinds and their handlers: every kind of the contract
 // (api/values.ts JOB_KINDS, typed in api/jobs.ts) is run by one of these.

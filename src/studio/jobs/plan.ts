@@ -81,6 +81,7 @@ async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageF
   const { lane, skipped } = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls, references });
   // Auto picks only a lane that can take the request; a named lane is checked here, with its own codes.
   if (provider !== undefined && provider !== 'auto') checkOperation(lane, operation, mask, batch);
+  await lane.adapter?.prepare?.(ctx);
   const dropped = checkControls(lane, controls);
   checkSize(lane, dropped.includes('size') ? undefined : rest.size);
   const kept = Object.fromEntries(Object.entries(rest).filter(([name]) => !(dropped as readonly string[]).includes(name))) as typeof rest;

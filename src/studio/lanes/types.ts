@@ -9,6 +9,7 @@ import type { KeyNamespace } from '../auth/key-namespaces.js';
 import type { LaneEnv } from './env.js';
 import type { TextModel } from './text-model.js';
 import type { UpstreamError } from '../upstream/index.js';
+import type { VideoModel } from './video-model.js';
 
 // The lane interface. Each `lanes/<lane>/` folder exports one LaneModule: what
 // the lane is (credential, limits, time budget, upstream endpoints), its
@@ -178,8 +179,8 @@ export type StepStatus =
 export interface LaneSteps<Options = LaneOptionValues> {
   /** Its steps edit as well as generate. */
   readonly edits: boolean;
-  /** Waits between status calls, the last one repeating. */
-  readonly pollIntervalsMs: readonly number[];
+  /** Waits between status calls, the last one repeating (a function: read from the lane's environment). */
+  readonly pollIntervalsMs: readonly number[] | ((ctx: LaneEnv) => readonly number[]);
   // Properties, not methods, so their options are checked strictly (a method's parameters are not).
   readonly start: (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
   readonly status: (ctx: LaneEnv, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
@@ -221,6 +222,8 @@ export interface LaneAdapter<Options = LaneOptionValues> {
   probe?(ctx: LaneEnv): Promise<LaneStatus | undefined>;
   /** Checks before a job is accepted (credential usable, ...); throws a ServiceError. */
   preflight?(ctx: LaneEnv): void;
+  /** Asynchronous checks before a request's model is resolved (eta: its lock, then its live catalog read); throws a ServiceError. */
+  prepare?(ctx: LaneEnv): Promise<void>;
   generate?: ImageOperation<Options>;
   edit?: ImageOperation<Options>;
   /** A lane whose generation (and edit, when `steps.edits`) is long upstream work runs it as steps instead; its jobs survive a restart. */
@@ -279,16 +282,22 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly quota?: (ctx: LaneEnv) => Promise<QuotaResult>;
   /** Its entries in GET /api/capabilities beyond the module itself (price tables, native sizes, phases). */
   readonly capabilities?: CapabilityExtras;
-  /** The lane's own HTTP routes (its session status, its catalog), registered by the app for every lane that has them. */
-  readonly routes?: LaneRoutes;
+  /**
+   * The lane's own HTTP routes (its session status, its catalog, the MCP lanes' spec routes), registered
+   * by the app once per plugin. Written as `LaneRoutes` (given the LaneEnv) where they can be; routes that
+   * submit jobs are written as the studio's `StudioRoutes` (routes/plugin.ts).
+   */
+  readonly routes?: FastifyPluginAsync<{ readonly ctx: never }>;
   /** Absent while the lane is not built: it is listed, and answers LANE_NOT_AVAILABLE. */
   readonly adapter?: LaneAdapter<z.output<Options>>;
   /** Its text capability (the prompt builder's and Agent Mode planner's backends: lanes/text-model.ts). */
   readonly text?: TextModel;
+  /** Its video capability (lanes/video-model.ts): models, limits, plan, steps. */
+  readonly video?: VideoModel;
 }
 
-/** A lane's route family: a Fastify plugin given the lane environment. */
-export type LaneRoutes = FastifyPluginAsync<{ ctx: LaneEnv }>;
+/** A lane's route family given only the lane environment. */
+export type LaneRoutes = FastifyPluginAsync<{ readonly ctx: LaneEnv }>;
 
 /** A sign-in under way: what to show, and how it ends. */
 export interface AccountLogin {

@@ -80,13 +80,13 @@ const cancelJobTool: ReadTool<'cancel_job'> = {
 const listModelsTool: ReadTool<'list_models'> = {
   name: 'list_models',
   title: 'List models',
-  description: "The studio's lanes and their models (ids to pass as `model`, with `provider` the lane), defaults and operations.",
+  description: "The studio's lanes and their models (ids to pass as `model`, with `provider` the lane), defaults, operations, capabilities, and each video lane's video models with their limits (durations, resolutions, aspect ratios, modes).",
   async run(ctx, { provider }) {
     const body = withDiscoveredModels(capabilities(ctx.version), ctx);
     const lanes = body.providers.flatMap((lane) =>
       lane.routingMode || (provider && lane.id !== provider)
         ? []
-        : [{ id: lane.id, label: lane.label, description: lane.description, built: lane.built, operations: lane.operations, defaultModel: lane.defaultModel, defaultVideoModel: lane.defaultVideoModel, models: lane.models }],
+        : [{ id: lane.id, label: lane.label, description: lane.description, built: lane.built, operations: lane.operations, defaultModel: lane.defaultModel, defaultVideoModel: lane.defaultVideoModel, models: lane.models, capabilities: lane.capabilities, video: lane.video }],
     );
     return dataToolResult({ lanes });
   },

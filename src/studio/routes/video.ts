@@ -1,5 +1,5 @@
 import { parseWith } from '../../common/validation.js';
-import { videoAnalyzeRequest, videoEditRequest, videoExtendRequest, videoFrameQuery, videoGenerateRequest, API_LIMITS, REQUEST_ID_PATTERN, VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../api/index.js';
+import { videoAnalyzeRequest, videoEditRequest, videoExtendRequest, videoFrameQuery, videoGenerateRequest, API_LIMITS, REQUEST_ID_PATTERN } from '../api/index.js';
 import { watchClient } from '../jobs/delivery.js';
 import { addJobRoute } from '../jobs/route.js';
 import { analyzeVideo, framePosition, historyFrames } from '../video/frames.js';
@@ -14,8 +14,6 @@ import type { StudioRoutes } from './plugin.js';
 const VIDEO_HINTS = {
   requestId: { pattern: REQUEST_ID_PATTERN.source },
   prompt: { minLength: 1, maxLength: API_LIMITS.promptMaxChars },
-  resolution: { valid: VIDEO_RESOLUTIONS },
-  aspectRatio: { valid: VIDEO_ASPECT_RATIOS },
 };
 
 export const videoRoutes: StudioRoutes = async (app, { ctx }) => {

@@ -5,11 +5,13 @@ import { spec } from '../../common/error-spec.js';
 // refusal names its rule and the allowed values in `details`. Plain data: studio/errors.ts merges it.
 
 export const VIDEO_CODES = {
-  INVALID_VIDEO_MODEL: spec(400, 'bad_request', 'Unknown video model (alpha-video, alpha-video-1.5, or the alias alpha-video-1.5-preview).'),
+  INVALID_VIDEO_MODEL: spec(400, 'bad_request', 'Not a video model of the lane (each lane\'s video models are listed by GET /api/capabilities).'),
   VIDEO_DURATION_OUT_OF_RANGE: spec(400, 'bad_request', 'The duration is outside what this video mode and model allow.'),
   VIDEO_RESOLUTION_UNSUPPORTED: spec(400, 'bad_request', 'This resolution is not available for this video mode and model.'),
-  VIDEO_ASPECT_RATIO_UNSUPPORTED: spec(400, 'bad_request', 'Unknown video aspect ratio (16:9, 4:3, 3:2, 1:1, 2:3, 3:4, 9:16).'),
-  VIDEO_REFERENCES_TOO_MANY: spec(400, 'bad_request', 'Reference-to-video takes at most 14 reference images.'),
+  VIDEO_ASPECT_RATIO_UNSUPPORTED: spec(400, 'bad_request', 'This aspect ratio is not one this video model takes (alpha: 16:9, 4:3, 3:2, 1:1, 2:3, 3:4, 9:16).'),
+  VIDEO_REFERENCES_TOO_MANY: spec(400, 'bad_request', 'More reference images than this video model takes (alpha: at most 14).'),
+  VIDEO_MODE_UNSUPPORTED: spec(400, 'bad_request', 'This video model does not take this mode (its modes are listed in GET /api/capabilities).'),
+  VIDEO_OPERATION_UNSUPPORTED: spec(400, 'bad_request', 'This video model does not edit or extend videos.'),
   STORYBOARD_INVALID: spec(400, 'bad_request', 'The storyboard is not valid.'),
   VIDEO_SOURCE_NOT_FOUND: spec(404, 'bad_request', 'The video is not a generated MP4 in history.'),
   VIDEO_SOURCE_INVALID: spec(415, 'bad_request', 'The file is not an MP4 video the studio can read.'),
@@ -19,6 +21,7 @@ export const VIDEO_CODES = {
   VIDEO_REMOTE_UNSUPPORTED: spec(400, 'bad_request', 'This operation takes generated MP4s from history only, not remote URLs.'),
   VIDEO_FRAME_OUT_OF_RANGE: spec(400, 'bad_request', 'The frame time is outside the video.'),
   VIDEO_GENERATION_FAILED: spec(502, 'upstream', 'The upstream video job failed.'),
+  VIDEO_DOWNLOAD_FAILED: spec(502, 'upstream', 'The finished video could not be downloaded from the link its lane gave.'),
   VIDEO_EXPIRED: spec(502, 'upstream', 'The upstream video job or its result expired before it was downloaded.'),
   VIDEO_TIMEOUT: spec(504, 'timeout', 'The video job did not finish within its time budget.'),
   FFMPEG_UNAVAILABLE: spec(503, 'internal', 'ffmpeg/ffprobe are not installed.'),

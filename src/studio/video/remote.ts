@@ -1,11 +1,10 @@
 import { ServiceError } from '../errors.js';
-import type { AssetRecord } from '../api/index.js';
+import { VIDEO_MAX_BYTES, type AssetRecord } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import { looksLikeMp4 } from '../media/video/index.js';
 import { callUpstream, readBytes, UpstreamError } from '../upstream/index.js';
 import { linkRefusal } from '../upstream/public-link.js';
 import { saveVideoAsset } from './save-video.js';
-import { VIDEO_DOWNLOAD_MAX_BYTES } from './upstream.js';
 
 // A remote MP4 to extend (POST /api/video/extend with `url`): https only, on a
 // public address, no redirect followed (the upstream client refuses them, so a
@@ -33,9 +32,9 @@ export async function importRemoteVideo(ctx: StudioContext, text: string, reques
   const url = await checkedUrl(text);
   let bytes: Buffer;
   try {
-    bytes = await callUpstream({ lane: 'video', url: url.href, timeoutMs: 120_000 }, (response) => readBytes('video', response, VIDEO_DOWNLOAD_MAX_BYTES));
+    bytes = await callUpstream({ lane: 'video', url: url.href, timeoutMs: 120_000 }, (response) => readBytes('video', response, VIDEO_MAX_BYTES));
   } catch (error) {
-    if (error instanceof UpstreamError && error.failure === 'protocol') throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', `The video at url is larger than ${VIDEO_DOWNLOAD_MAX_BYTES / 1024 / 1024} MiB.`, { details: { field: 'url', limitBytes: VIDEO_DOWNLOAD_MAX_BYTES } });
+    if (error instanceof UpstreamError && error.failure === 'protocol') throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', `The video at url is larger than ${VIDEO_MAX_BYTES / 1024 / 1024} MiB.`, { details: { field: 'url', limitBytes: VIDEO_MAX_BYTES } });
     throw refused(`The video at url could not be fetched (${(error as Error).message}); redirects are not followed.`, text);
   }
   if (!looksLikeMp4(bytes)) throw new ServiceError('VIDEO_SOURCE_INVALID', 'The file at url is not an MP4.', { details: { field: 'url' } });

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceError } from '../errors.js';
-import { VIDEO_ASPECT_RATIOS, type AssetRecord, type VideoFacts } from '../api/index.js';
+import { VIDEO_SHAPE_RATIOS, type AssetRecord, type VideoFacts } from '../api/index.js';
 import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { parseMetadataPayload, type AssetMetadata } from '../media/metadata.js';
@@ -11,7 +11,7 @@ import { findAsset, insertAsset } from '../store/assets.js';
 import { isValidAssetFilename } from '../media/filename.js';
 
 // Saving a video into history, for every producer of videos (the video jobs
-// here, the MCP lane `zeta` later): the bytes checked to be an MP4 with a
+// here, and any other job whose lane answers an MP4): the bytes checked to be an MP4 with a
 // video stream (ffprobe), our metadata embedded in the container (streams
 // copied, never re-encoded), the poster thumbnail made from a frame, then the
 // file written atomically under a fresh name, the thumbnail beside it, and
@@ -33,7 +33,7 @@ async function posterOf(file: string, dir: string, durationSeconds: number, run:
 const videoFactsOf = (facts: ProbedFacts): VideoFacts => ({
   durationSeconds: facts.durationSeconds,
   resolution: resolutionOf(facts.width, facts.height),
-  aspectRatio: nearestRatio(facts.width, facts.height, VIDEO_ASPECT_RATIOS),
+  aspectRatio: nearestRatio(facts.width, facts.height, VIDEO_SHAPE_RATIOS),
   codec: facts.codec,
   fps: facts.fps,
   hasAudio: facts.hasAudio,

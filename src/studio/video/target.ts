@@ -1,72 +1,94 @@
 import { ServiceError } from '../errors.js';
-import type { PlannedModel } from '../api/index.js';
-import { resolveModel } from '../catalog/models.js';
-import { LANES } from '../catalog/registry.js';
+import { isLaneId } from '../api/index.js';
+import { LANES, LANE_MODULES, VIDEO_AUTO_ORDER } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
-import { checkAlphaCredential, type AlphaLaneId } from '../lanes/alpha/call.js';
-import { ALPHA_PLANNER_VERSIONS, VIDEO_BASE_MODEL, type AlphaPlanner } from '../lanes/alpha/controls.js';
-import { settingOf } from '../lanes/settings.js';
 import type { LaneModule } from '../lanes/types.js';
+import type { VideoModel, VideoModelSpec } from '../lanes/video-model.js';
 
-// Who makes a video (spec: Video 1, 5): the lane (alpha or alpha-api only),
-// the model (the request's, else the saved video target's, else the lane's
-// default alpha-video-1.5; the -preview id is its alias), the planner. A
-// request names the lane; without one the saved target's lane is used, else
-// alpha when its session exists, else alpha-api.
+// Who makes a video: the lane (the request's provider, or the lane prefix of a
+// `lane/model` id; else the saved video target's lane; else the first lane of
+// the registry's video order whose credential is usable), then the model (the
+// request's, else the saved target's on that lane, else the lane's default;
+// aliases accepted). Only a lane with a video model makes video.
 
-export const VIDEO_LANES: readonly AlphaLaneId[] = ['alpha', 'alpha-api'];
-
-const isVideoLane = (id: string): id is AlphaLaneId => (VIDEO_LANES as readonly string[]).includes(id);
+export type VideoLane = LaneModule & { readonly video: VideoModel };
 
 export interface VideoTarget {
-  readonly lane: LaneModule & { readonly id: AlphaLaneId };
-  readonly model: PlannedModel;
-  readonly plannerModel: AlphaPlanner;
+  readonly lane: VideoLane;
+  readonly model: VideoModelSpec;
+  /** What the client asked for (an alias, or the default). */
+  readonly requested: string;
 }
 
-function laneOf(ctx: StudioContext, provider: string | undefined): AlphaLaneId {
-  const saved = ctx.settings.get().defaults?.video;
-  if (provider === 'cligen') throw new ServiceError('CLIGEN_VIDEO_UNSUPPORTED', 'The cligen lane does not generate video; use provider alpha or alpha-api.', { details: { provider, valid: VIDEO_LANES } });
-  if (provider !== undefined && provider !== 'auto') {
-    if (!isVideoLane(provider)) throw new ServiceError('VIDEO_PROVIDER_UNSUPPORTED', `Video needs provider alpha or alpha-api, not ${provider}.`, { details: { provider, valid: VIDEO_LANES } });
-    return provider;
-  }
-  if (saved && isVideoLane(saved.lane)) return saved.lane;
-  try {
-    checkAlphaCredential(ctx, 'alpha');
-    return 'alpha';
-  } catch {
-    return 'alpha-api';
-  }
+const hasVideo = (lane: LaneModule): lane is VideoLane => lane.video !== undefined;
+
+/** The lanes that make video, in the registry's order. */
+export const videoLanes = (): readonly VideoLane[] => LANE_MODULES.filter(hasVideo);
+
+/** `lane/model` → its lane and model; a plain id has no lane. */
+function splitModel(model: string | undefined): { lane?: string; model?: string } {
+  const slash = model?.indexOf('/') ?? -1;
+  if (model === undefined || slash <= 0) return { model };
+  const prefix = model.slice(0, slash);
+  return isLaneId(prefix) ? { lane: prefix, model: model.slice(slash + 1) } : { model };
 }
 
-/** The lane, model and planner of a video request; refusals name the allowed values. */
-export function videoTarget(ctx: StudioContext, fields: { provider?: string; model?: string; plannerModel?: string }): VideoTarget {
-  const laneId = laneOf(ctx, fields.provider);
-  const lane = LANES[laneId] as VideoTarget['lane'];
+function refuse(lane: LaneModule, provider: string): ServiceError {
+  const valid = videoLanes().map((entry) => entry.id);
+  const code = lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED';
+  const named = valid.length > 1 ? `${valid.slice(0, -1).join(', ')} or ${valid[valid.length - 1]}` : valid.join('');
+  const message = code === 'VIDEO_PROVIDER_UNSUPPORTED' ? `Video needs provider ${named}, not ${provider}.` : `The ${provider} lane does not generate video; use provider ${named}.`;
+  return new ServiceError(code, message, { details: { provider, valid } });
+}
+
+function laneOf(ctx: StudioContext, provider: string | undefined, modelLane: string | undefined): VideoLane {
+  const asked = provider !== undefined && provider !== 'auto' ? provider : modelLane;
+  if (asked !== undefined) {
+    if (modelLane !== undefined && modelLane !== asked) {
+      throw new ServiceError('INVALID_VIDEO_MODEL', `The model names the ${modelLane} lane but provider is ${asked}.`, { details: { field: 'model', provider: asked, lane: modelLane } });
+    }
+    const lane = isLaneId(asked) ? LANES[asked] : undefined;
+    if (!lane) throw new ServiceError('VIDEO_PROVIDER_UNSUPPORTED', `Unknown provider ${asked}.`, { details: { provider: asked, valid: videoLanes().map((entry) => entry.id) } });
+    if (!hasVideo(lane)) throw refuse(lane, asked);
+    return lane;
+  }
   const saved = ctx.settings.get().defaults?.video;
-  const asked = fields.model ?? (saved?.lane === laneId ? saved.model : undefined);
-  let model: PlannedModel;
-  try {
-    const { requested, id, upstreamId } = resolveModel(lane, asked, 'video');
-    model = { requested, id, upstreamId };
-  } catch (error) {
-    if (!(error instanceof ServiceError)) throw error;
-    const valid = lane.models.list.filter((spec) => spec.kind === 'video').map((spec) => spec.id);
-    throw new ServiceError('INVALID_VIDEO_MODEL', `"${asked}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...Object.keys(lane.models.aliases ?? {})].join(', ')}).`, {
-      details: { field: 'model', lane: laneId, model: asked, valid, aliases: lane.models.aliases ?? {} },
+  const savedLane = saved && isLaneId(saved.lane) ? LANES[saved.lane] : undefined;
+  if (savedLane && hasVideo(savedLane)) return savedLane;
+  const order = VIDEO_AUTO_ORDER.map((id) => LANES[id]).filter(hasVideo);
+  const ready = order.find((lane) => {
+    try {
+      lane.video.preflight?.(ctx);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return ready ?? order[order.length - 1];
+}
+
+/** A video model of the lane by id or alias; INVALID_VIDEO_MODEL names the valid ones. */
+export function videoModelOf(lane: VideoLane, asked: string): VideoModelSpec {
+  const { models, aliases = {} } = lane.video;
+  const model = models.find((entry) => entry.id === (aliases[asked] ?? asked));
+  if (!model) {
+    const valid = models.map((entry) => entry.id);
+    throw new ServiceError('INVALID_VIDEO_MODEL', `"${asked}" is not a video model of the ${lane.id} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`, {
+      details: { field: 'model', lane: lane.id, model: asked, valid, aliases },
     });
   }
-  const plannerModel = fields.plannerModel ?? settingOf<AlphaPlanner>(ctx, lane, 'plannerModel');
-  if (!(ALPHA_PLANNER_VERSIONS as readonly string[]).includes(plannerModel)) {
-    throw new ServiceError('INVALID_ALPHA_PLANNER_MODEL', `Unknown planner model "${plannerModel}" (valid: ${ALPHA_PLANNER_VERSIONS.join(', ')}).`, { details: { field: 'plannerModel', valid: ALPHA_PLANNER_VERSIONS } });
-  }
-  lane.adapter?.preflight?.(ctx);
-  return { lane, model, plannerModel: plannerModel as AlphaPlanner };
+  return model;
 }
 
-/** The base model, as a planned model keeping what was asked for (reference-to-video, edits and extensions run on it). */
-export function baseModel(target: VideoTarget): PlannedModel {
-  const spec = target.lane.models.list.find((model) => model.id === VIDEO_BASE_MODEL);
-  return { requested: target.model.requested, id: VIDEO_BASE_MODEL, upstreamId: spec?.upstreamId ?? VIDEO_BASE_MODEL };
+/** The lane and model of a video request, its lane's preflight passed; refusals name the allowed values. */
+export function videoTarget(ctx: StudioContext, fields: { provider?: string; model?: string }): VideoTarget {
+  const split = splitModel(fields.model);
+  const lane = laneOf(ctx, fields.provider, split.lane);
+  const saved = ctx.settings.get().defaults?.video;
+  const requested = split.model ?? (saved?.lane === lane.id ? saved.model : undefined) ?? lane.video.defaultModel;
+  // A lane with no models yet (a live catalog not read: eta, locked) says why before any model is looked up.
+  if (lane.video.models.length === 0) lane.video.preflight?.(ctx);
+  const model = videoModelOf(lane, requested);
+  lane.video.preflight?.(ctx);
+  return { lane, model, requested };
 }

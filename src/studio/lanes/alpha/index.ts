@@ -15,6 +15,9 @@ import { startStudioAlphaLogin } from './login.js';
 import { alphaAuth } from './status.js';
 import { alphaRoutes } from './routes.js';
 import { alphaText } from './text.js';
+import { alphaVideo } from './video.js';
+import { ALPHA_DEFAULT_VIDEO_MODEL, ALPHA_VIDEO_ALIASES, ALPHA_VIDEO_MODELS } from './video-rules.js';
+import { withVideoModels } from '../video-catalog.js';
 
 // The `alpha` and `alpha-api` lanes: the same pipeline (mandatory web search,
 // a planner pass, then the image API), one with an OAuth session kept in a
@@ -24,8 +27,6 @@ const MODELS: readonly ModelSpec[] = [
   { id: 'alpha-image', kind: 'image', label: 'Fast', description: 'Fast alpha image model.' },
   { id: 'alpha-image-quality', kind: 'image', label: 'Best', description: 'Highest-quality alpha image model.' },
   { id: 'alpha-image-2.0', kind: 'image', description: 'Default alpha image model for new sessions.' },
-  { id: 'alpha-video', kind: 'video', description: 'Base video model: reference-to-video, edit, extension.' },
-  { id: 'alpha-video-1.5', kind: 'video', description: 'Default video model for text-to-video and image-to-video, 1080p where supported.' },
 ];
 
 /** The planner: SVC_ALPHA_PLANNER_MODEL, else the saved setting (`defaults.<lane>.plannerModel`), else alpha-4.3. */
@@ -40,7 +41,8 @@ const plannerSetting: LaneSetting<AlphaPlanner> = {
 };
 
 const shared = {
-  models: { list: MODELS, default: 'alpha-image-2.0', defaultVideo: 'alpha-video-1.5', aliases: { 'alpha-video-1.5-preview': 'alpha-video-1.5' } },
+  // The video models are declared with their limits in video-rules.ts.
+  models: withVideoModels({ list: MODELS, default: 'alpha-image-2.0' }, { models: ALPHA_VIDEO_MODELS, defaultModel: ALPHA_DEFAULT_VIDEO_MODEL, aliases: ALPHA_VIDEO_ALIASES }),
   // The vendor answers JPEG and takes no format; size maps to aspect_ratio and resolution (sizes.ts).
   controls: ['quality', 'size'],
   options: alphaOptions,
@@ -120,6 +122,7 @@ export const alphaLane: LaneModule = defineLane({
   routes: alphaRoutes,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
   text: alphaText('alpha'),
+  video: alphaVideo('alpha', () => alphaLane),
 });
 
 export const alphaApiLane: LaneModule = defineLane({
@@ -133,4 +136,5 @@ export const alphaApiLane: LaneModule = defineLane({
   endpoints: { base: { env: 'SVC_ALPHA_BASE_URL', default: 'https://api.x.ai/v1' } },
   adapter: adapter('alpha-api', () => alphaApiLane),
   text: alphaText('alpha-api'),
+  video: alphaVideo('alpha-api', () => alphaApiLane),
 });

@@ -48,21 +48,10 @@ export type {
   PromptBuilderChatAnswer,
   PromptBuilderChatRequest,
   VideoAnalysis,
+  VideoLimitsBody,
   VideoMode,
 } from '../../../../src/studio/api/index.js';
-export {
-  EDIT_SOURCE_MAX_SECONDS,
-  REFERENCE_TO_VIDEO_REFERENCES,
-  STORYBOARD_CLIPS,
-  VIDEO_ASPECT_RATIOS,
-  VIDEO_DEFAULT_RESOLUTION,
-  VIDEO_DEFAULT_SECONDS,
-  VIDEO_DURATION_SECONDS,
-  VIDEO_REFERENCES_MAX,
-  videoMaxSeconds,
-  videoModeOf,
-  videoResolutionsFor,
-} from '../../../../src/studio/api/video-values.js';
+export { STORYBOARD_CLIPS, videoModeOf } from '../../../../src/studio/api/video-values.js';
 export { AGENT_CANCELLABLE_STATES, AGENT_COMMANDS, AGENT_LIMITS, AGENT_COMMAND_NAMES, AGENT_RETRYABLE_STATES, type AgentCommand, type AgentItemState } from '../../../../src/studio/api/agent-values.js';
 export {
   API_LIMITS,

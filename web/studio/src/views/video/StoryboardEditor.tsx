@@ -42,7 +42,7 @@ export function StoryboardEditor({ clips, durations, onChange }: { clips: Storyb
           </li>
         ))}
       </ol>
-      <button type="button" disabled={clips.length >= STORYBOARD_CLIPS.max} onClick={() => onChange([...clips, newClip(clips.at(-1)?.duration)])}>
+      <button type="button" disabled={clips.length >= STORYBOARD_CLIPS.max} onClick={() => onChange([...clips, newClip(clips.at(-1)?.duration ?? durations[0])])}>
         Add a clip
       </button>
       <span className="hint">

@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { API_LIMITS, EDIT_SOURCE_MAX_SECONDS, VIDEO_DURATION_SECONDS, VIDEO_DEFAULT_SECONDS, type AssetRecord, type ErrorPayload, type VideoAnalysis } from '../../api/contract';
+import { API_LIMITS, type AssetRecord, type ErrorPayload, type VideoAnalysis } from '../../api/contract';
+import { useCapabilities } from '../../api/queries';
 import { toErrorPayload } from '../../api/http';
 import { withToken } from '../../api/token';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { analyzeVideo, frameUrl, startVideoJob } from './videoApi';
+import { videoLaneChoices } from './videoForm';
 
 type Action = 'edit' | 'extend' | 'frame' | 'analyze';
 
@@ -20,13 +22,20 @@ export function VideoPlayer({ asset }: { asset: AssetRecord }) {
 export function VideoActions({ asset, onStarted }: { asset: AssetRecord; onStarted?(requestId: string): void }) {
   const [open, setOpen] = useState<Action>();
   const [prompt, setPrompt] = useState('');
-  const [seconds, setSeconds] = useState(VIDEO_DEFAULT_SECONDS);
+  // Edits and extensions run on the studio's default video lane: its default model's limits.
+  const capabilities = useCapabilities();
+  const defaults = capabilities.data ? videoLaneChoices(capabilities.data)[0] : undefined;
+  const limits = (defaults?.models.find((model) => model.id === defaults.defaultModel) ?? defaults?.models[0])?.limits;
+  const extendBy = limits?.extend?.durations ?? limits?.durations ?? { min: 1, max: 15 };
+  const [min, max] = 'values' in extendBy ? [Math.min(...extendBy.values), Math.max(...extendBy.values)] : [extendBy.min, extendBy.max];
+  const editMaxSeconds = limits?.edit?.maxSourceSeconds;
+  const [seconds, setSeconds] = useState(limits?.defaultDuration ?? 6);
   const [at, setAt] = useState('first');
   const [frame, setFrame] = useState<string>();
   const [analysis, setAnalysis] = useState<VideoAnalysis>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorPayload>();
-  const tooLongToEdit = (asset.video?.durationSeconds ?? 0) > EDIT_SOURCE_MAX_SECONDS;
+  const tooLongToEdit = editMaxSeconds !== undefined && (asset.video?.durationSeconds ?? 0) > editMaxSeconds;
 
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
@@ -69,13 +78,13 @@ export function VideoActions({ asset, onStarted }: { asset: AssetRecord; onStart
       </div>
       {(open === 'edit' || open === 'extend') && (
         <form className="video-action-form" onSubmit={submitJob}>
-          {open === 'edit' && tooLongToEdit && <p className="hint">Edits take videos of at most {EDIT_SOURCE_MAX_SECONDS} s; this one is longer, so the studio will refuse it.</p>}
+          {open === 'edit' && tooLongToEdit && <p className="hint">Edits take videos of at most {editMaxSeconds} s; this one is longer, so the studio will refuse it.</p>}
           <label htmlFor={`video-${open}-prompt`}>{open === 'edit' ? 'What to change' : 'What happens next'}</label>
           <textarea id={`video-${open}-prompt`} rows={2} value={prompt} maxLength={API_LIMITS.promptMaxChars} onChange={(event) => setPrompt(event.target.value)} />
           {open === 'extend' && (
             <label>
               Seconds to add{' '}
-              <input type="number" min={VIDEO_DURATION_SECONDS.min} max={VIDEO_DURATION_SECONDS.max} value={seconds} onChange={(event) => setSeconds(Math.round(Number(event.target.value)) || VIDEO_DEFAULT_SECONDS)} />
+              <input type="number" min={min} max={max} value={seconds} onChange={(event) => setSeconds(Math.round(Number(event.target.value)) || (limits?.defaultDuration ?? min))} />
             </label>
           )}
           <button type="submit" className="primary" disabled={busy || prompt.trim() === ''}>

@@ -1,36 +1,28 @@
 import { useState, type FormEvent } from 'react';
-import { API_LIMITS, VIDEO_ASPECT_RATIOS, VIDEO_REFERENCES_MAX, type CapabilitiesBody, type ErrorPayload } from '../../api/contract';
+import { API_LIMITS, type CapabilitiesBody, type ErrorPayload } from '../../api/contract';
 import { toErrorPayload } from '../../api/http';
-import { lanesOf } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { referencesFromFiles } from '../classic/references';
 import { startVideoJob } from './videoApi';
 import { StoryboardEditor } from './StoryboardEditor';
-import { allowed, blocker, newClip, nextId, requestBody, withinRules, type VideoForm } from './videoForm';
+import { allowed, blocker, laneOfForm, limitsOfForm, newClip, nextId, requestBody, videoLaneChoices, withinRules, type VideoForm } from './videoForm';
 
 const MODE_LABELS = { 'text-to-video': 'Text to video', 'image-to-video': 'Image to video', 'reference-to-video': 'Reference to video', 'video-to-video': 'Video to video', extension: 'Extension' } as const;
 
-/** The video lanes of the catalog (those with a default video model) and the video models of the chosen one, its default first. */
-export function videoChoices(capabilities: CapabilitiesBody, provider: string): { lanes: string[]; models: { id: string; description: string }[]; defaultModel: string } {
-  const lanes = lanesOf(capabilities).filter((lane) => lane.built && lane.defaultVideoModel);
-  const lane = lanes.find((entry) => entry.id === provider) ?? lanes[0];
-  const defaultModel = lane?.defaultVideoModel ?? '';
-  const models = capabilities.models
-    .filter((model) => model.kind === 'video' && lane !== undefined && model.providers.includes(lane.id))
-    .sort((a, b) => Number(b.id === defaultModel) - Number(a.id === defaultModel))
-    .map((model) => ({ id: model.id, description: model.description }));
-  return { lanes: lanes.map((entry) => entry.id), models, defaultModel };
-}
-
-/** The Video view's form: prompt, references (their count is the mode), the two-button model picker, the pickers the rules allow, the storyboard. */
+/** The Video view's form: prompt, references (their count is the mode), every video lane's models grouped by lane, the pickers the chosen model allows, the storyboard. */
 export function VideoComposer({ capabilities, form, setForm, onStarted }: { capabilities: CapabilitiesBody; form: VideoForm; setForm(form: VideoForm): void; onStarted(requestId: string): void }) {
   const [error, setError] = useState<ErrorPayload>();
   const [refused, setRefused] = useState<string[]>([]);
   const [starting, setStarting] = useState(false);
-  const choices = videoChoices(capabilities, form.provider);
-  const { mode, durations, resolutions } = allowed(form);
-  const blocked = blocker(form);
-  const change = (next: Partial<VideoForm>) => setForm(withinRules({ ...form, ...next }));
+  const choices = videoLaneChoices(capabilities);
+  const current = laneOfForm(form, choices);
+  const limits = limitsOfForm(form, choices);
+  const { mode, durations, resolutions, aspectRatios, maxReferences } = limits ? allowed(form, limits) : { mode: 'text-to-video' as const, durations: [], resolutions: [], aspectRatios: [], maxReferences: 0 };
+  const blocked = blocker(form, limits);
+  const change = (next: Partial<VideoForm>) => {
+    const changed = { ...form, ...next };
+    setForm(withinRules(changed, limitsOfForm(changed, choices)));
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -58,7 +50,9 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
         <legend>
           References <span className="mode-badge" data-mode={mode}>{MODE_LABELS[mode]}</span>
         </legend>
-        <p className="hint">None: text to video. One image: image to video. 2–{VIDEO_REFERENCES_MAX}: reference to video{form.storyboard ? ' (for the first clip)' : ''}.</p>
+        <p className="hint">
+          None: text to video. One image: image to video.{maxReferences > 1 ? ` 2–${maxReferences}: reference to video` : ''}{form.storyboard ? ' (for the first clip)' : ''}.
+        </p>
         <ul className="video-reference-list">
           {form.references.map((reference) => (
             <li key={reference.id}>
@@ -69,7 +63,7 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
             </li>
           ))}
         </ul>
-        {form.references.length < VIDEO_REFERENCES_MAX && (
+        {form.references.length < maxReferences && (
           <label className="button file-button">
             Add images
             <input
@@ -81,10 +75,10 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
                 const files = Array.from(event.target.files ?? []);
                 event.target.value = '';
                 void referencesFromFiles(files).then(({ added, refused: reasons }) => {
-                  const room = VIDEO_REFERENCES_MAX - form.references.length;
+                  const room = maxReferences - form.references.length;
                   const taken = added.slice(0, room).flatMap((reference) => (reference.source === 'file' ? [{ id: nextId('vref'), name: reference.name, dataUrl: reference.dataUrl }] : []));
                   change({ references: [...form.references, ...taken] });
-                  setRefused([...reasons, ...(added.length > room ? [`${added.length - room} more: at most ${VIDEO_REFERENCES_MAX} references`] : [])]);
+                  setRefused([...reasons, ...(added.length > room ? [`${added.length - room} more: at most ${maxReferences} references on ${form.model}`] : [])]);
                 });
               }}
             />
@@ -99,30 +93,32 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
         )}
       </fieldset>
 
-      <div className="field">
+      <div className="field field-wide">
         <span id="video-model-label">Model</span>
-        <div className="model-buttons" role="group" aria-labelledby="video-model-label">
-          {choices.models.map((model) => (
-            <button key={model.id} type="button" aria-pressed={form.model === model.id} data-model={model.id} title={model.description} onClick={() => change({ model: model.id })}>
-              {model.id}
-            </button>
-          ))}
-        </div>
-        {mode === 'reference-to-video' && <p className="hint">Reference to video runs on the base model; the choice sets the longest clip ({durations.length} s).</p>}
+        {choices.map((choice) => (
+          <div key={choice.lane} className="model-group" data-lane={choice.lane}>
+            <span className="model-group-label">{choice.label}</span>
+            <div className="model-buttons" role="group" aria-labelledby="video-model-label" data-lane={choice.lane}>
+              {choice.models.map((model) => (
+                <button
+                  key={model.id}
+                  type="button"
+                  aria-pressed={current?.lane === choice.lane && form.model === model.id}
+                  data-lane={choice.lane}
+                  data-model={model.id}
+                  title={model.description}
+                  onClick={() => change({ provider: current?.lane === choice.lane ? form.provider : choice.lane, model: model.id })}
+                >
+                  {model.label ?? model.id}
+                </button>
+              ))}
+            </div>
+          </div>
+        ))}
+        {mode === 'reference-to-video' && <p className="hint">Reference to video on {form.model}: up to {durations.at(-1)} s.</p>}
       </div>
 
       <div className="controls-grid video-pickers">
-        <div className="field">
-          <label htmlFor="video-lane">Lane</label>
-          <select id="video-lane" value={form.provider} onChange={(event) => change({ provider: event.target.value })}>
-            <option value="">Default</option>
-            {choices.lanes.map((lane) => (
-              <option key={lane} value={lane}>
-                {lane}
-              </option>
-            ))}
-          </select>
-        </div>
         {!form.storyboard && (
           <div className="field">
             <label htmlFor="video-duration">Seconds</label>
@@ -135,27 +131,31 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
             </select>
           </div>
         )}
-        <div className="field">
-          <label htmlFor="video-resolution">Resolution</label>
-          <select id="video-resolution" value={form.resolution} onChange={(event) => change({ resolution: event.target.value })}>
-            {resolutions.map((resolution) => (
-              <option key={resolution} value={resolution}>
-                {resolution}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="video-aspect">Aspect ratio</label>
-          <select id="video-aspect" value={form.aspectRatio} onChange={(event) => change({ aspectRatio: event.target.value })}>
-            <option value="">{mode === 'text-to-video' ? 'Default (16:9)' : "The image's own"}</option>
-            {VIDEO_ASPECT_RATIOS.map((ratio) => (
-              <option key={ratio} value={ratio}>
-                {ratio}
-              </option>
-            ))}
-          </select>
-        </div>
+        {resolutions.length > 0 && (
+          <div className="field">
+            <label htmlFor="video-resolution">Resolution</label>
+            <select id="video-resolution" value={form.resolution} onChange={(event) => change({ resolution: event.target.value })}>
+              {resolutions.map((resolution) => (
+                <option key={resolution} value={resolution}>
+                  {resolution}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {aspectRatios.length > 0 && (
+          <div className="field">
+            <label htmlFor="video-aspect">Aspect ratio</label>
+            <select id="video-aspect" value={form.aspectRatio} onChange={(event) => change({ aspectRatio: event.target.value })}>
+              <option value="">{mode === 'text-to-video' ? 'Default' : "The image's own"}</option>
+              {aspectRatios.map((ratio) => (
+                <option key={ratio} value={ratio}>
+                  {ratio}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
       </div>
 
       <label className="storyboard-toggle">

@@ -6,9 +6,9 @@ import { withToken } from '../../api/token';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { PromptBuilderPanel } from '../prompt-builder/PromptBuilderPanel';
 import { VideoActions, VideoPlayer } from './VideoActions';
-import { VideoComposer, videoChoices } from './VideoComposer';
+import { VideoComposer } from './VideoComposer';
 import { VideoJobCard } from './VideoJobCard';
-import { emptyForm, type VideoForm } from './videoForm';
+import { emptyForm, videoLaneChoices, type VideoForm } from './videoForm';
 import { useVideoJobs } from './videoJobs';
 import './video.css';
 
@@ -47,7 +47,7 @@ export function VideoView() {
   const capabilities = useCapabilities();
   const jobs = useVideoJobs((state) => state.jobs);
   const [form, setForm] = useState<VideoForm>();
-  const current = form ?? (capabilities.data ? emptyForm(videoChoices(capabilities.data, '').defaultModel) : undefined);
+  const current = form ?? (capabilities.data ? emptyForm(videoLaneChoices(capabilities.data)[0]) : undefined);
   // The job list is the store's; a new job is at its top already.
   const onStarted = () => window.scrollTo({ top: 0 });
   return (

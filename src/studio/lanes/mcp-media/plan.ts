@@ -1,26 +1,28 @@
-import { ServiceError } from '../errors.js';
-import type { McpGenerateRequest, McpInput, McpJobRequest } from '../api/mcp.js';
-import type { StudioContext } from '../context.js';
-import type { JobSpec } from '../jobs/running-job.js';
-import { isMcpLane, MCP_DEFAULT_MODELS, MCP_MEDIA_KINDS, ZETA_MODELS, type McpLane, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
-import { etaModels } from './eta-catalog.js';
-import { galleryAsset } from './inputs.js';
-import { executionLock, mcpTarget } from './servers.js';
+import { ServiceError } from '../../errors.js';
+import { MCP_LANES, type McpGenerateRequest, type McpInput, type McpJobRequest } from '../../api/mcp.js';
+import type { StudioContext } from '../../context.js';
+import type { JobSpec } from '../../jobs/running-job.js';
+import { MCP_MEDIA_KINDS, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
+import { findAsset } from '../../store/assets.js';
+import { mcpLaneOf } from './lanes.js';
+import { checkExecutable } from './servers.js';
 
 // POST /api/mcp/generate, checked before any generation call (contract §3):
 // the lane, the kind, the lock, the connection, then the model and every
 // parameter and input against what the model declares. A refusal names the
 // field at fault; nothing reaches the server until the whole plan holds.
 
+/** The history asset of `filename` (live, not deleted), or REFERENCE_NOT_FOUND naming the field. */
+function galleryAsset(ctx: StudioContext, filename: string, field: string) {
+  const row = findAsset(ctx.db, filename);
+  if (!row || row.deleted_at) throw new ServiceError('REFERENCE_NOT_FOUND', `${field}: ${filename} is not in history.`, { details: { field, filename } });
+  return row;
+}
+
 /** §3: at most three reference images. */
 const MAX_REFERENCES = 3;
 
 const bad = (code: 'MCP_PARAMETER_UNSUPPORTED' | 'MCP_PARAMETER_INVALID' | 'MCP_INPUT_ROLE_UNSUPPORTED' | 'MCP_INPUT_ROLE_REQUIRED' | 'INVALID_MCP_REFERENCES', message: string, details: Record<string, unknown>) => new ServiceError(code, message, { details });
-
-/** The models of a lane: zeta's static catalog, eta's live one. */
-export async function mcpModels(ctx: StudioContext, lane: McpLane, signal?: AbortSignal): Promise<readonly McpModel[]> {
-  return lane === 'zeta' ? ZETA_MODELS : etaModels(ctx, signal);
-}
 
 function checkParameter(model: McpModel, declared: McpParameter | undefined, name: string, value: string | number | boolean): void {
   const field = `parameters.${name}`;
@@ -58,27 +60,16 @@ function inputsOf(ctx: StudioContext, body: McpGenerateRequest, model: McpModel)
   return inputs.map(({ field: _field, ...input }) => input);
 }
 
-/** §1.1 rules of single models: veo-3.1 runs 8 s at 1080p; gen-4.5 drops audio when it starts from a frame. */
-function modelRules(model: McpModel, parameters: Record<string, string | number | boolean>, inputs: readonly McpInput[]): Record<string, string | number | boolean> {
-  if (model.id === 'veo-3.1' && parameters.resolution === '1080p') return { ...parameters, duration: 8 };
-  if (model.id === 'gen-4.5' && inputs.some((input) => input.role === 'start_image')) {
-    const { generateAudio: _dropped, ...rest } = parameters;
-    return rest;
-  }
-  return parameters;
-}
-
 export async function planMcpGenerate(ctx: StudioContext, body: McpGenerateRequest, requestId: string): Promise<JobSpec<'mcp'>> {
-  const lane = body.provider;
-  if (!isMcpLane(lane)) throw new ServiceError('MCP_PROVIDER_UNKNOWN', `provider must be zeta or eta, got "${lane}".`, { details: { field: 'provider', valid: ['zeta', 'eta'] } });
+  const mcp = mcpLaneOf(body.provider);
+  if (!mcp) throw new ServiceError('MCP_PROVIDER_UNKNOWN', `provider must be ${MCP_LANES.join(' or ')}, got "${body.provider}".`, { details: { field: 'provider', valid: MCP_LANES } });
+  const lane = mcp.lane;
   const media = body.kind as McpMediaKind;
   if (!MCP_MEDIA_KINDS.includes(media)) throw new ServiceError('INVALID_KIND', `kind must be image or video, got "${body.kind}".`, { details: { field: 'kind', valid: MCP_MEDIA_KINDS } });
-  const lock = executionLock(ctx, lane);
-  if (lock) throw new ServiceError('MCP_EXECUTION_LOCKED', lock, { details: { lane, reason: lock } });
-  mcpTarget(ctx, lane);
+  checkExecutable(ctx, mcp);
 
-  const models = await mcpModels(ctx, lane);
-  const modelId = body.model ?? MCP_DEFAULT_MODELS[lane][media];
+  const models = await mcp.models(ctx);
+  const modelId = body.model ?? mcp.defaults[media];
   const model = models.find((entry) => entry.id === modelId && entry.kind === media);
   if (!model) {
     const valid = models.filter((entry) => entry.kind === media).map((entry) => entry.id);
@@ -93,6 +84,7 @@ export async function planMcpGenerate(ctx: StudioContext, body: McpGenerateReque
   for (const [name, value] of Object.entries(given)) checkParameter(model, model.parameters.find((entry) => entry.name === name), name, value);
   const inputs = inputsOf(ctx, body, model);
 
-  const request: McpJobRequest = { lane, media, prompt, model: model.id, ratio: body.ratio ?? null, parameters: modelRules(model, given, inputs), inputs };
+  const parameters = mcp.rules?.(model.id, given, inputs.map((input) => input.role)) ?? given;
+  const request: McpJobRequest = { lane: lane as McpJobRequest['lane'], media, prompt, model: model.id, ratio: body.ratio ?? null, parameters, inputs };
   return { requestId, kind: 'mcp', lane, model: model.id, request };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { ServiceError } from '../errors.js';
-import type { StudioContext } from '../context.js';
-import { alphaClient, type AlphaCall, type AlphaLaneId } from '../lanes/alpha/call.js';
-import { checkedLink } from '../lanes/alpha/download.js';
-import { looksLikeMp4 } from '../media/video/index.js';
-import { callUpstream, readBytes, readJson } from '../upstream/index.js';
+import { ServiceError } from '../../errors.js';
+import { VIDEO_MAX_BYTES } from '../../api/index.js';
+import { looksLikeMp4 } from '../../media/video/index.js';
+import { callUpstream, readBytes, readJson } from '../../upstream/index.js';
+import type { LaneEnv } from '../env.js';
+import { alphaClient, type AlphaCall, type AlphaLaneId } from './call.js';
+import { checkedLink } from './download.js';
 
 // The alpha vendor's video calls (contract §5): create a job on
 // videos/generations, videos/edits or videos/extensions (→ request_id), poll
@@ -12,9 +13,6 @@ import { callUpstream, readBytes, readJson } from '../upstream/index.js';
 // address or the lane's own origin, no redirect, bounded, bytes checked to be
 // MP4). Each call gets a fresh client, so a job's long poll is never cut by
 // the image pipeline's budget; the poll's own budget is the image step's.
-
-/** Largest video downloaded (the contract's edit sources are ≤ 50 MB; results are smaller). */
-export const VIDEO_DOWNLOAD_MAX_BYTES = 200 * 1024 * 1024;
 
 /** Largest answer of a create or a poll (a few fields of JSON). */
 const ANSWER_MAX_BYTES = 64 * 1024;
@@ -38,13 +36,13 @@ export type VideoPoll =
 
 const TICKS_PER_USD = 10_000_000_000;
 
-async function withCall<T>(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, work: (call: AlphaCall) => Promise<T>): Promise<T> {
+async function withCall<T>(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, work: (call: AlphaCall) => Promise<T>): Promise<T> {
   const client = await alphaClient(ctx, lane, signal);
   return work(client.step('image'));
 }
 
 /** Creates the upstream job; answers its request_id. */
-export function createVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, endpoint: VideoEndpoint, body: Record<string, unknown>): Promise<string> {
+export function createVideoJob(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, endpoint: VideoEndpoint, body: Record<string, unknown>): Promise<string> {
   return withCall(ctx, lane, signal, async (call) => {
     try {
       const answer = await call.send(`/videos/${endpoint}`, JSON.stringify(body), (response) => readJson(lane, response, created, ANSWER_MAX_BYTES));
@@ -59,7 +57,7 @@ export function createVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: Ab
 }
 
 /** One poll: pending (with its progress 0–1 when given), done (the link), or a thrown failure in our codes. */
-export function pollVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, requestId: string): Promise<VideoPoll> {
+export function pollVideoJob(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, requestId: string): Promise<VideoPoll> {
   return withCall(ctx, lane, signal, async (call) => {
     let body: z.infer<typeof pollBody>;
     try {
@@ -96,12 +94,12 @@ export function pollVideoJob(ctx: StudioContext, lane: AlphaLaneId, signal: Abor
 }
 
 /** Downloads the done job's MP4 (checked link, bounded, sniffed). */
-export function downloadVideo(ctx: StudioContext, lane: AlphaLaneId, signal: AbortSignal, link: string): Promise<Buffer> {
+export function downloadVideo(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, link: string): Promise<Buffer> {
   return withCall(ctx, lane, signal, async (call) => {
     const url = await checkedLink(call, link, new URL(ctx.upstreamUrl(lane)).origin);
     let bytes: Buffer;
     try {
-      bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.remainingMs(), signal }, (response) => readBytes(lane, response, VIDEO_DOWNLOAD_MAX_BYTES));
+      bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.remainingMs(), signal }, (response) => readBytes(lane, response, VIDEO_MAX_BYTES));
     } catch (error) {
       throw call.fail(error, 'download');
     }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import type { ModelSpec } from '../lanes/types.js';
+import type { ModelSpec } from '../types.js';
 import type { McpModel, McpParameter } from './catalog.js';
 
 // An MCP model as the lane registry lists it (GET /api/capabilities, `svc
 // models`): its kind, a description naming its aspect ratios and input
-// roles, and its declared parameters as the model's own options (JSON Schema
-// in the capabilities). The MCP route validates against the catalog itself.
+// roles, and its own options (JSON Schema in the capabilities): `ratio`, one
+// of its aspect ratios, and each parameter it declares. POST /api/generate
+// validates an image request's `options` by them; the MCP route checks the
+// same declarations with the contract's own codes (plan.ts).
 
 function parameterSchema(parameter: McpParameter): z.ZodType {
   const { options } = parameter;
@@ -19,10 +21,12 @@ function parameterSchema(parameter: McpParameter): z.ZodType {
 
 export function mcpModelSpec(model: McpModel): ModelSpec {
   const ratios = model.aspectRatios.length ? `aspect ratios ${model.aspectRatios.join(', ')}` : 'any aspect ratio';
+  const ratio = model.aspectRatios.length ? z.enum(model.aspectRatios as [string, ...string[]]) : z.string().min(1).max(20);
+  const shape: Record<string, z.ZodType> = { ratio: ratio.describe('The aspect ratio.').optional(), ...Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)])) };
   return {
     id: model.id,
     kind: model.kind,
     description: `${model.description ? `${model.description}; ` : ''}${model.kind} over MCP; ${ratios}; inputs ${model.inputRoles.join(', ')}.`,
-    ...(model.parameters.length ? { options: z.object(Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)]))).strict() } : {}),
+    options: z.object(shape).strict(),
   };
 }

@@ -1,8 +1,8 @@
-import { ServiceError } from '../errors.js';
-import { sniffImageType } from '../media/image-type.js';
-import { looksLikeMp4 } from '../media/video/index.js';
-import { callUpstream, readBytes } from '../upstream/index.js';
-import { linkRefusal } from '../upstream/public-link.js';
+import { ServiceError } from '../../errors.js';
+import { sniffImageType } from '../../media/image-type.js';
+import { looksLikeMp4 } from '../../media/video/index.js';
+import { callUpstream, readBytes } from '../../upstream/index.js';
+import { linkRefusal } from '../../upstream/public-link.js';
 import type { McpMediaKind } from './catalog.js';
 import type { ToolCall } from './tools.js';
 

@@ -1,39 +1,7 @@
-// The MCP lanes' model catalogs (contract: zeta-eta-source-usage §1): a model
-// is its kind, its aspect ratios, the input roles it takes and its declared
-// parameters. `zeta`'s is static (its server's tool schemas, §1.1), declared
-// here once (its simulator serves the same facts); `eta`'s is read live from
-// its server (eta-catalog.ts) into the same shape.
+import type { McpInputRole, McpModel, McpParameter } from '../mcp-media/catalog.js';
 
-export const MCP_LANES = ['zeta', 'eta'] as const;
-export type McpLane = (typeof MCP_LANES)[number];
-export const isMcpLane = (value: unknown): value is McpLane => (MCP_LANES as readonly unknown[]).includes(value);
-
-export const MCP_MEDIA_KINDS = ['image', 'video'] as const;
-export type McpMediaKind = (typeof MCP_MEDIA_KINDS)[number];
-
-/** What a request may give a model: the prompt, reference images, a first or last frame, a reference video (§1.2: eta adds audio). */
-export const MCP_INPUT_ROLES = ['text', 'image_references', 'start_image', 'end_image', 'video_references', 'audio_references'] as const;
-export type McpInputRole = (typeof MCP_INPUT_ROLES)[number];
-
-export interface McpParameter {
-  readonly name: string;
-  readonly type: 'string' | 'number' | 'boolean';
-  /** The allowed values (a closed list). */
-  readonly options?: readonly (string | number)[];
-  readonly min?: number;
-  readonly max?: number;
-  readonly default?: string | number | boolean;
-  readonly description?: string;
-}
-
-export interface McpModel {
-  readonly id: string;
-  readonly kind: McpMediaKind;
-  readonly description?: string;
-  readonly aspectRatios: readonly string[];
-  readonly inputRoles: readonly McpInputRole[];
-  readonly parameters: readonly McpParameter[];
-}
+// zeta's catalog (contract: zeta-eta-source-usage §1.1): static, as its
+// server's tool schemas declare it.
 
 const IMAGE_TEXT_REFS: readonly McpInputRole[] = ['text', 'image_references'];
 const VIDEO_RATIOS = ['16:9', '9:16', '1:1'] as const;
@@ -70,8 +38,5 @@ export const ZETA_MODELS: readonly McpModel[] = [
   { id: 'gen-4-turbo', kind: 'video', aspectRatios: VIDEO_RATIOS, inputRoles: ['start_image'], parameters: [{ name: 'duration', type: 'number', options: [5, 10], default: 10 }] },
 ];
 
-/** §1: each lane's default model per kind. */
-export const MCP_DEFAULT_MODELS: Readonly<Record<McpLane, Readonly<Record<McpMediaKind, string>>>> = {
-  zeta: { image: 'nano-banana-pro', video: 'seedance-2' },
-  eta: { image: 'soul_2', video: 'cinematic_studio_3_0' },
-};
+/** §1: the default model per kind. */
+export const ZETA_DEFAULT_MODELS = { image: 'nano-banana-pro', video: 'seedance-2' } as const;

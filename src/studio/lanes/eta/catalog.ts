@@ -1,8 +1,9 @@
-import type { LaneEnv } from '../lanes/env.js';
-import { ServiceError } from '../errors.js';
-import { MCP_MEDIA_KINDS, type McpInputRole, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
-import { mcpTarget } from './servers.js';
-import { callTool } from './tools.js';
+import { ServiceError } from '../../errors.js';
+import type { LaneEnv } from '../env.js';
+import { MCP_MEDIA_KINDS, type McpInputRole, type McpMediaKind, type McpModel, type McpParameter } from '../mcp-media/catalog.js';
+import type { McpLaneDialect } from '../mcp-media/dialect.js';
+import { mcpConnected, mcpTarget } from '../mcp-media/servers.js';
+import { callTool } from '../mcp-media/tools.js';
 
 // eta's catalog, read live (contract §1.2): `models_explore {action:"list",
 // type, limit:100, after?}`, up to 3 pages per kind, 20 s per call, kept 10
@@ -16,6 +17,9 @@ const CALL_TIMEOUT_MS = 20_000;
 const CACHE_MS = 10 * 60_000;
 
 const cache = new WeakMap<LaneEnv, { at: number; models: readonly McpModel[] }>();
+/** The last catalog read by any studio of this process (the video capability's model list has no environment to ask with). */
+let latest: readonly McpModel[] = [];
+export const latestEtaModels = (): readonly McpModel[] => latest;
 const refreshing = new WeakSet<LaneEnv>();
 
 const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
@@ -59,18 +63,12 @@ function modelOf(kind: McpMediaKind, value: unknown): McpModel | undefined {
  * The last catalog read, at once (the lane registry is synchronous); when it is missing or stale
  * and the lane is connected, it is read again in the background (its failure leaves the old one).
  */
-export function cachedEtaModels(ctx: LaneEnv): readonly McpModel[] {
+export function cachedEtaModels(ctx: LaneEnv, lane: McpLaneDialect): readonly McpModel[] {
   const cached = cache.get(ctx);
   if (!cached || Date.now() - cached.at >= CACHE_MS) {
-    let connected = true;
-    try {
-      mcpTarget(ctx, 'eta');
-    } catch {
-      connected = false;
-    }
-    if (connected && !refreshing.has(ctx)) {
+    if (mcpConnected(ctx, lane) && !refreshing.has(ctx)) {
       refreshing.add(ctx);
-      void etaModels(ctx)
+      void etaModels(ctx, lane)
         .catch(() => undefined)
         .finally(() => refreshing.delete(ctx));
     }
@@ -79,10 +77,10 @@ export function cachedEtaModels(ctx: LaneEnv): readonly McpModel[] {
 }
 
 /** The models of eta, live (cached); MCP_NOT_CONNECTED when there is no server to ask. */
-export async function etaModels(ctx: LaneEnv, signal?: AbortSignal): Promise<readonly McpModel[]> {
+export async function etaModels(ctx: LaneEnv, lane: McpLaneDialect, signal?: AbortSignal): Promise<readonly McpModel[]> {
   const cached = cache.get(ctx);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.models;
-  const call = { ctx, target: mcpTarget(ctx, 'eta'), signal: signal ?? new AbortController().signal, timeoutMs: () => CALL_TIMEOUT_MS };
+  const call = { ctx, lane, target: mcpTarget(ctx, lane), signal: signal ?? new AbortController().signal, timeoutMs: () => CALL_TIMEOUT_MS };
   const models: McpModel[] = [];
   for (const kind of MCP_MEDIA_KINDS) {
     let after: string | undefined;
@@ -99,5 +97,6 @@ export async function etaModels(ctx: LaneEnv, signal?: AbortSignal): Promise<rea
     }
   }
   cache.set(ctx, { at: Date.now(), models });
+  latest = models;
   return models;
 }

@@ -1,4 +1,4 @@
-import { spec } from '../../common/error-spec.js';
+import { spec } from '../../../common/error-spec.js';
 
 // The MCP lanes' codes (contract: zeta-eta-source-usage §2.3, §3), shared by
 // `zeta` and `eta`. Plain data: common/errors.ts merges it into the one table.

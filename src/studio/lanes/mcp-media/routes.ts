@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { parseWith } from '../../common/validation.js';
-import { mcpGenerateRequest } from '../api/mcp.js';
-import { fingerprintOf } from '../jobs/delivery.js';
-import type { StudioRoutes } from '../routes/plugin.js';
-import { isMcpLane, MCP_LANES } from './catalog.js';
-import { mcpModels, planMcpGenerate } from './plan.js';
+import { ServiceError } from '../../errors.js';
+import { parseWith } from '../../../common/validation.js';
+import { MCP_LANES, mcpGenerateRequest } from '../../api/mcp.js';
+import { fingerprintOf } from '../../jobs/delivery.js';
+import type { StudioRoutes } from '../../routes/plugin.js';
+import { mcpLaneOf } from './lanes.js';
+import { planMcpGenerate } from './plan.js';
 import { mcpLaneStatus } from './servers.js';
-import { ServiceError } from '../errors.js';
 
-// The MCP lanes' routes (spec: POST /api/mcp/generate; contract §3). A
-// generation is always asynchronous: planned (every check before any tool
-// call), accepted as an `mcp` job (202), then followed on /api/events by its
-// requestId: `submitted`, `progress`…, `done` or `error`. `GET
-// /api/mcp/models?provider=` lists a lane's models with their kind, aspect
-// ratios, input roles and parameters (zeta static, eta live and cached).
+// The MCP lanes' routes (spec: POST /api/mcp/generate; contract §3), the
+// `routes` both MCP lanes declare (the studio registers a plugin once however
+// many lanes declare it). A generation is always asynchronous: planned (every
+// check before any tool call), accepted as an `mcp` job (202), then followed
+// on /api/events by its requestId: `submitted`, `progress`…, `done` or
+// `error`. `GET /api/mcp/models?provider=` lists a lane's models with their
+// kind, aspect ratios, input roles and parameters (zeta static, eta live and
+// cached).
 
 const modelsQuery = z.object({ provider: z.enum(MCP_LANES) }).strict();
 
@@ -34,10 +36,11 @@ export const mcpRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.get('/api/mcp/models', async (request) => {
     const { provider } = parseWith(modelsQuery, request.query);
-    if (!isMcpLane(provider)) throw new ServiceError('MCP_PROVIDER_UNKNOWN', 'provider must be zeta or eta.');
-    const status = mcpLaneStatus(ctx, provider);
+    const lane = mcpLaneOf(provider);
+    if (!lane) throw new ServiceError('MCP_PROVIDER_UNKNOWN', `provider must be ${MCP_LANES.join(' or ')}.`);
+    const status = mcpLaneStatus(ctx, lane);
     // eta's catalog is read from its server: a lane that cannot connect lists none, and says why.
-    const models = status.state === 'disconnected' ? [] : await mcpModels(ctx, provider);
-    return { provider, status, catalogAccess: provider === 'zeta' ? 'static' : 'connected', models };
+    const models = status.state === 'disconnected' ? [] : await lane.models(ctx);
+    return { provider, status, catalogAccess: lane.catalogAccess, models };
   });
 };
