@@ -8,7 +8,6 @@ import { laneTimeoutMs } from '../lanes/budget.js';
 import type { LaneJob, UpstreamOperation } from '../lanes/types.js';
 import type { VideoJob } from '../lanes/video-model.js';
 import { mimeOf } from '../media/image-type.js';
-import { findAsset } from '../store/assets.js';
 import { saveVideoAsset } from '../video/save-video.js';
 import type { JobContext, JobHandler } from './handlers.js';
 import { runSteps, type Steps } from './steps.js';
@@ -32,7 +31,7 @@ const INPUT_MAX_BYTES = 100 * 1024 * 1024;
 
 /** A gallery file the plan checked, read for upload. */
 async function readInput(ctx: StudioContext, filename: string): Promise<{ filename: string; bytes: Buffer; mime: string }> {
-  const row = findAsset(ctx.db, filename);
+  const row = await ctx.store.assets.find(filename);
   const bytes = row && !row.deleted_at ? await ctx.assets.read('generated', filename, { maxBytes: INPUT_MAX_BYTES }) : undefined;
   if (!row || !(bytes instanceof Buffer)) throw new ServiceError('MCP_UPLOAD_FAILED', `The input ${filename} cannot be read (missing, or over ${INPUT_MAX_BYTES} bytes).`, { details: { filename, retryable: false } });
   return { filename, bytes, mime: mimeOf(row.format) };

@@ -19,7 +19,7 @@ export function framePosition(at: string | undefined): FramePosition {
 
 /** The PNG of frames of a history MP4, with the video's duration. */
 export async function historyFrames(ctx: StudioContext, filename: string, positions: readonly FramePosition[]): Promise<{ frames: Buffer[]; durationSeconds: number }> {
-  const row = historyVideoRow(ctx, filename, 'filename');
+  const row = await historyVideoRow(ctx, filename, 'filename');
   return withHistoryVideo(
     ctx,
     row.filename,

@@ -6,7 +6,7 @@ import { recordOf } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { isValidAssetFilename } from '../media/filename.js';
 import { probeVideo, withTempDir } from '../media/video/index.js';
-import { findAsset, type AssetRow } from '../store/assets.js';
+import type { AssetRow } from '../store/assets.js';
 
 // The generated MP4s of history as video work reads them: a request's source
 // (live, an MP4, never a URL), its bytes, and the file ffmpeg works on (a
@@ -14,9 +14,9 @@ import { findAsset, type AssetRow } from '../store/assets.js';
 // saved, so no second probe runs.
 
 /** A generated MP4 of history, live: its row. */
-export function historyVideoRow(ctx: StudioContext, name: string, field = 'video'): AssetRow {
+export async function historyVideoRow(ctx: StudioContext, name: string, field = 'video'): Promise<AssetRow> {
   if (/^[a-z]+:\/\//i.test(name)) throw new ServiceError('VIDEO_REMOTE_UNSUPPORTED', `${field} must name a generated MP4 of history, not a URL.`, { details: { field } });
-  const row = isValidAssetFilename(name) ? findAsset(ctx.db, name) : undefined;
+  const row = isValidAssetFilename(name) ? await ctx.store.assets.find(name) : undefined;
   if (!row || row.deleted_at !== null || row.format !== 'mp4') {
     throw new ServiceError('VIDEO_SOURCE_NOT_FOUND', `${name.slice(0, 100)} is not a generated MP4 in history.`, { details: { field, video: name.slice(0, 100) } });
   }
@@ -45,7 +45,7 @@ export async function withHistoryVideo<T>(ctx: StudioContext, filename: string, 
   return withTempDir(async (dir) => {
     const file = join(dir, 'video.mp4');
     await copyHistoryVideo(ctx, filename, file, field);
-    return work(file, dir, storedSeconds(findAsset(ctx.db, filename)) ?? (await probeVideo(file, { env: ctx.env })).durationSeconds);
+    return work(file, dir, storedSeconds(await ctx.store.assets.find(filename)) ?? (await probeVideo(file, { env: ctx.env })).durationSeconds);
   });
 }
 

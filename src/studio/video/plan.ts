@@ -97,7 +97,7 @@ export async function planVideoGenerate(ctx: StudioContext, body: VideoGenerateR
 export async function planVideoEdit(ctx: StudioContext, body: VideoEditRequest, requestId: string): Promise<JobSpec<'video'>> {
   const target = videoTarget(ctx, body);
   requireOperation(target, 'edit');
-  const source = historyVideoRow(ctx, body.video);
+  const source = await historyVideoRow(ctx, body.video);
   const seconds = await historyVideoSeconds(ctx, source);
   const plan = planOf(ctx, target, { operation: 'edit', clips: [{ prompt: body.prompt, field: 'duration' }], source: { filename: source.filename, seconds } }, body);
   return { requestId, kind: 'video', lane: target.lane.id, model: plan.clips[0].model.id, request: jobRequest(target, 'edit', plan, { references: [], source: source.filename }) };
@@ -111,6 +111,6 @@ export async function planVideoExtend(ctx: StudioContext, body: VideoExtendReque
   const target = videoTarget(ctx, body);
   requireOperation(target, 'extend');
   const plan = planOf(ctx, target, { operation: 'extend', clips: [{ prompt: body.prompt, duration: body.duration, field: 'duration' }] }, body);
-  const source = historyVideoRow(ctx, body.video ?? (await importUrl(body.url as string)));
+  const source = await historyVideoRow(ctx, body.video ?? (await importUrl(body.url as string)));
   return { requestId, kind: 'video', lane: target.lane.id, model: plan.clips[0].model.id, request: jobRequest(target, 'extend', plan, { references: [], source: source.filename }) };
 }

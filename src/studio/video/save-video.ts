@@ -7,7 +7,6 @@ import type { StudioContext } from '../context.js';
 import { parseMetadataPayload, type AssetMetadata } from '../media/metadata.js';
 import { checkVideoDecodes, embedVideoMetadata, extractFrame, looksLikeMp4, nearestRatio, probeVideo, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
 import { makeThumbnail, thumbnailNameOf } from '../media/thumbnail.js';
-import { findAsset, insertAsset } from '../store/assets.js';
 import { isValidAssetFilename } from '../media/filename.js';
 
 // Saving a video into history, for every producer of videos (the video jobs
@@ -90,7 +89,7 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
   };
   try {
     await ctx.assets.replace('thumbnails', row.thumbnail, thumbnail);
-    insertAsset(ctx.db, row);
+    await ctx.store.assets.insert(row);
   } catch (error) {
     await ctx.assets.remove('generated', filename);
     await ctx.assets.remove('thumbnails', row.thumbnail);
@@ -105,7 +104,7 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
  * reads back what it wrote. Videos without our metadata are left alone.
  */
 export async function adoptOrphanVideo(ctx: StudioContext, name: string): Promise<boolean> {
-  if (!isValidAssetFilename(name) || !name.endsWith('.mp4') || findAsset(ctx.db, name)) return false;
+  if (!isValidAssetFilename(name) || !name.endsWith('.mp4') || (await ctx.store.assets.find(name))) return false;
   const bytes = await ctx.assets.read('generated', name);
   if (!(bytes instanceof Buffer) || !looksLikeMp4(bytes)) return false;
   return withTempDir(async (dir) => {
@@ -117,7 +116,7 @@ export async function adoptOrphanVideo(ctx: StudioContext, name: string): Promis
     if (!facts || !metadata) return false;
     const row = { ...rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: bytes.length, metadata }), thumbnail_state: 'ready' as const };
     await ctx.assets.replace('thumbnails', row.thumbnail, await posterOf(file, dir, facts.durationSeconds, { env: ctx.env }));
-    insertAsset(ctx.db, row);
+    await ctx.store.assets.insert(row);
     return true;
   });
 }

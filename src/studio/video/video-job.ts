@@ -13,7 +13,6 @@ import type { LaneInputImage, UpstreamOperation } from '../lanes/types.js';
 import type { VideoClipRequest, VideoJob, VideoModel, VideoSource } from '../lanes/video-model.js';
 import { concatVideos, extractFrame, withTempDir } from '../media/video/index.js';
 import type { ReferenceImage } from '../references.js';
-import { findAsset } from '../store/assets.js';
 import { downloadVideoOutput } from './download.js';
 import { copyHistoryVideo, historyVideoBytes, historyVideoRow, historyVideoSeconds, withHistoryVideo } from './history-video.js';
 import { saveVideoAsset } from './save-video.js';
@@ -64,8 +63,8 @@ function videoModelOf(lane: string): VideoModel {
 }
 
 /** An asset of history as its record (the clips a resumed job saved before). */
-function savedRecord(ctx: StudioContext, filename: string): AssetRecord {
-  const row = findAsset(ctx.db, filename);
+async function savedRecord(ctx: StudioContext, filename: string): Promise<AssetRecord> {
+  const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('INTERNAL_ERROR', `The saved clip ${filename} is gone from history.`);
   return recordOf(row);
 }
@@ -85,7 +84,7 @@ async function referencesOf(ctx: StudioContext, job: JobContext<'video'>): Promi
 /** An edit's or extension's history MP4, read when the lane asks. */
 const sourceOf = (ctx: StudioContext, filename: string): VideoSource => ({
   filename,
-  seconds: () => historyVideoSeconds(ctx, historyVideoRow(ctx, filename)),
+  seconds: async () => historyVideoSeconds(ctx, await historyVideoRow(ctx, filename)),
   mp4: () => historyVideoBytes(ctx, filename),
   lastFrame: () => lastFrameOf(ctx, filename),
 });
@@ -274,7 +273,7 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     saveMs += performance.now() - saveStarted;
     await record({ ...state, clip: index + 1, upstreamId: null, upstream: null, saved: [...state.saved, asset.filename], costUsd }, state.upstreamId ?? asset.filename, 'saved');
   }
-  const clips = state.saved.map((filename) => savedRecord(ctx, filename));
+  const clips = await Promise.all(state.saved.map((filename) => savedRecord(ctx, filename)));
   let video = clips[clips.length - 1];
   if (request.storyboard) {
     const saveStarted = performance.now();

@@ -3,7 +3,6 @@ import { MCP_LANES, type McpGenerateRequest, type McpInput, type McpJobRequest }
 import type { StudioContext } from '../../context.js';
 import type { JobSpec } from '../../jobs/running-job.js';
 import { MCP_MEDIA_KINDS, type McpMediaKind, type McpModel, type McpParameter } from './catalog.js';
-import { findAsset } from '../../store/assets.js';
 import { mcpLaneOf } from './lanes.js';
 import { checkExecutable } from './servers.js';
 
@@ -13,8 +12,8 @@ import { checkExecutable } from './servers.js';
 // field at fault; nothing reaches the server until the whole plan holds.
 
 /** The history asset of `filename` (live, not deleted), or REFERENCE_NOT_FOUND naming the field. */
-function galleryAsset(ctx: StudioContext, filename: string, field: string) {
-  const row = findAsset(ctx.db, filename);
+async function galleryAsset(ctx: StudioContext, filename: string, field: string) {
+  const row = await ctx.store.assets.find(filename);
   if (!row || row.deleted_at) throw new ServiceError('REFERENCE_NOT_FOUND', `${field}: ${filename} is not in history.`, { details: { field, filename } });
   return row;
 }
@@ -37,7 +36,7 @@ function checkParameter(model: McpModel, declared: McpParameter | undefined, nam
 }
 
 /** The inputs the body names, in roles; each role checked against the model. */
-function inputsOf(ctx: StudioContext, body: McpGenerateRequest, model: McpModel): McpInput[] {
+async function inputsOf(ctx: StudioContext, body: McpGenerateRequest, model: McpModel): Promise<McpInput[]> {
   const references: { filename: string; tag?: string }[] = [...(body.references ?? []), ...(body.referenceFilenames ?? []).map((filename) => ({ filename }))];
   if (references.length > MAX_REFERENCES) throw bad('INVALID_MCP_REFERENCES', `At most ${MAX_REFERENCES} reference images, got ${references.length}.`, { field: 'references', max: MAX_REFERENCES });
   const inputs: (McpInput & { field: string })[] = [
@@ -48,7 +47,7 @@ function inputsOf(ctx: StudioContext, body: McpGenerateRequest, model: McpModel)
   ];
   for (const input of inputs) {
     if (!model.inputRoles.includes(input.role)) throw bad('MCP_INPUT_ROLE_UNSUPPORTED', `${model.id} does not take ${input.role} (${input.field}); it takes: ${model.inputRoles.join(', ')}.`, { field: input.field, role: input.role, model: model.id, valid: model.inputRoles });
-    const asset = galleryAsset(ctx, input.filename, input.field);
+    const asset = await galleryAsset(ctx, input.filename, input.field);
     const isVideo = asset.format === 'mp4';
     if (isVideo !== (input.role === 'video_references')) throw new ServiceError('INVALID_MCP_REFERENCES', `${input.field}: ${input.filename} is ${isVideo ? 'a video' : 'an image'}, which ${input.role} does not take.`, { details: { field: input.field, filename: input.filename } });
   }
@@ -82,7 +81,7 @@ export async function planMcpGenerate(ctx: StudioContext, body: McpGenerateReque
   }
   const given = body.parameters ?? {};
   for (const [name, value] of Object.entries(given)) checkParameter(model, model.parameters.find((entry) => entry.name === name), name, value);
-  const inputs = inputsOf(ctx, body, model);
+  const inputs = await inputsOf(ctx, body, model);
 
   const parameters = mcp.rules?.(model.id, given, inputs.map((input) => input.role)) ?? given;
   const request: McpJobRequest = { lane: lane as McpJobRequest['lane'], media, prompt, model: model.id, ratio: body.ratio ?? null, parameters, inputs };
