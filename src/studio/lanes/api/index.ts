@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ServiceError } from '../../../common/errors.js';
 import type { LaneEnv } from '../env.js';
+import { defineLane } from '../define-lane.js';
 import { responsesImage } from '../responses/image-call.js';
+import { responsesOptions, type ResponsesOptions } from '../responses/options.js';
 import { bearer, keyedGet } from '../key-check.js';
 import { API_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { booleanSetting, modelSetting, reasoningSetting, settingOf, sizeSetting } from '../settings.js';
@@ -18,7 +20,7 @@ function apiKey(ctx: LaneEnv): string {
 
 const MODELS = { list: API_MODELS, default: 'lang-5.6-luna' };
 
-async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest<ResponsesOptions>, job: LaneJob): Promise<LaneImageResult> {
   const key = apiKey(ctx);
   return responsesImage(ctx, apiLane, { ...request, reasoning: request.reasoning ?? settingOf(ctx, apiLane, 'reasoning') }, job, {
     url: `${ctx.upstreamUrl('api')}/responses`,
@@ -29,7 +31,7 @@ async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promi
   });
 }
 
-export const apiLane: LaneModule = {
+export const apiLane: LaneModule = defineLane({
   id: 'api',
   label: 'API',
   description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
@@ -42,6 +44,7 @@ export const apiLane: LaneModule = {
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],
+  options: responsesOptions,
   // The upstream edits endpoint's limit (the spec leaves it open).
   maxInputImages: 16,
   maskEdits: true,
@@ -61,4 +64,4 @@ export const apiLane: LaneModule = {
     generate: run,
     edit: run,
   },
-};
+});

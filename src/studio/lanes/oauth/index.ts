@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../../../common/errors.js';
 import type { LaneEnv } from '../env.js';
 import { isRejectedToken } from '../responses/errors.js';
+import { defineLane } from '../define-lane.js';
 import { responsesImage } from '../responses/image-call.js';
+import { responsesOptions, type ResponsesOptions } from '../responses/options.js';
 import { OAUTH_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { modelSetting, reasoningSetting, settingOf } from '../settings.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule, LaneStatus } from '../types.js';
@@ -33,7 +35,7 @@ export function headers(session: ChatSession): Record<string, string> {
   return out;
 }
 
-async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest<ResponsesOptions>, job: LaneJob): Promise<LaneImageResult> {
   const reasoning = request.reasoning ?? settingOf(ctx, oauthLane, 'reasoning');
   const call = (session: ChatSession) =>
     responsesImage(ctx, oauthLane, { ...request, reasoning }, job, {
@@ -64,7 +66,7 @@ async function probe(ctx: LaneEnv): Promise<LaneStatus | undefined> {
   }
 }
 
-export const oauthLane: LaneModule = {
+export const oauthLane: LaneModule = defineLane({
   id: 'oauth',
   label: 'Chat OAuth',
   description: 'The chat vendor backend with the local chat OAuth session; a lang planner plans, lang-image-2 renders.',
@@ -77,6 +79,7 @@ export const oauthLane: LaneModule = {
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],
+  options: responsesOptions,
   maxInputImages: 16,
   maskEdits: true,
   timeoutMs: 300_000,
@@ -95,4 +98,4 @@ export const oauthLane: LaneModule = {
     generate: run,
     edit: run,
   },
-};
+});
