@@ -253,3 +253,14 @@ describe('item 11: a cooldown says until when and why, and auto says it moved (l
     expect(moved.body.routing?.skipped.oauth).toMatch(/RATE_LIMITED/);
   });
 });
+
+describe('issue 46, item 10: the version the spec implies', () => {
+  it('GET /api/capabilities and /api/health report at least 3.0.0 (the spec: MCP lanes exist since 3.0.0)', async () => {
+    const atLeast3 = (version: string) => Number(version.split('.')[0]) >= 3;
+    const capabilities = await call<{ version: string }>('GET', '/api/capabilities');
+    expect(capabilities.body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(atLeast3(capabilities.body.version), capabilities.body.version).toBe(true);
+    const health = await call<{ version: string }>('GET', '/api/health');
+    expect(health.body.version).toBe(capabilities.body.version);
+  });
+});
