@@ -11,7 +11,7 @@ const VIEWS = ['Classic', 'Node', 'Agent', 'Video', 'History', 'Settings'];
 /** Each header link's label, and whether its whole box is in the window and it is what a tap at its centre hits. */
 const links = (page: Page) =>
   page.evaluate(() =>
-    [...document.querySelectorAll<HTMLAnchorElement>('.views-nav a')].map((link) => {
+    Array.from(document.querySelectorAll<HTMLAnchorElement>('.views-nav a')).map((link) => {
       const box = link.getBoundingClientRect();
       const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
       return { label: link.textContent, inView: box.left >= 0 && box.right <= window.innerWidth && box.top >= 0 && box.bottom <= window.innerHeight && box.width > 0, tappable: hit !== null && link.contains(hit) };
