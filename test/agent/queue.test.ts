@@ -108,6 +108,12 @@ describe('cancel and retry', () => {
     });
     expect(done).toMatchObject({ attempt: 2, error: null, provider: 'oauth' });
     expect(done.images).toHaveLength(1);
+    // Issue 46: the retried attempt is published queued, then running, then succeeded.
+    const states = await waitFor('the attempt’s succeeded event', async () => {
+      const seen = events.filter((event) => event.topic === 'agent' && event.event === 'item' && event.itemId === failing.itemId && event.attempt === 2).map((event) => event.state);
+      return seen.includes('succeeded') ? seen : undefined;
+    });
+    expect(states).toEqual(['queued', 'running', 'succeeded']);
   });
 
   it('cancel of a running item aborts its upstream call', async () => {

@@ -204,17 +204,19 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
     if (!updateAgentTurn(ctx.db, row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES)) {
       throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
     }
+    // Told before its job can start: once submitted it may be running (or done) when read again.
+    const queued = findAgentTurn(ctx.db, row.id);
+    if (queued) announceItem(ctx, queued);
     try {
       await ctx.jobs.retry(row.job_id, jobId);
     } catch (error) {
       updateAgentTurn(ctx.db, row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
+      announceItem(ctx, row);
       throw error;
     }
   } finally {
     submittingOf(ctx).delete(jobId);
   }
-  const queued = findAgentTurn(ctx.db, row.id);
-  if (queued) announceItem(ctx, queued);
   return agentItem(ctx, itemId);
 }
 
