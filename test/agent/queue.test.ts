@@ -245,3 +245,14 @@ describe('an item read while it is being queued', () => {
     expect(done.items.map((entry) => [entry.itemId, entry.state]).sort()).toEqual(queued.map((entry) => [entry.itemId, 'succeeded']).sort());
   });
 });
+
+describe('settings a lane refuses (issue 46)', () => {
+  it('are refused when the session is saved, not on every turn after', async () => {
+    const error = await refused(call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', quality: 'high' } }), 400, 'LANE_UNSUPPORTED');
+    expect(error.details).toMatchObject({ lane: 'beta-api', field: 'settings.quality' });
+    const created = await createSession(url, { settings: { provider: 'beta-api' } });
+    await refused(call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'beta-api', format: 'webp' } }), 400, 'LANE_UNSUPPORTED');
+    // A control the lane lacks where the spec is silent is still taken (dropped with a warning when it runs).
+    expect((await call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'delta', quality: 'high' } })).status).toBe(200);
+  });
+});
