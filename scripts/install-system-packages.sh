@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs: chromium for the browser tests, ffmpeg (ffmpeg and
-# ffprobe) for video. Without ffmpeg the studio falls back to the npm packages' binaries.
-# Idempotent; runs apt-get only when something is missing.
+# What the test suite needs besides the checkout: Debian's chromium for the browser tests, ffmpeg
+# (ffmpeg and ffprobe) for video (without it the studio falls back to the npm packages' binaries),
+# and the npm packages. Idempotent: apt-get runs only when a program is missing, `npm ci` only when
+# node_modules is missing or older than package-lock.json (the README's first command installed it).
 set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci
+fi
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 { command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1; } || missing+=(ffmpeg)

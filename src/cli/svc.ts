@@ -68,7 +68,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     await program.parseAsync(argv);
-    return EXIT_CODES.ok;
+    // A command that printed its result and still failed in part (multimode: some slots) set the code.
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT_CODES.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with exitCode 0; anything else is a usage error.

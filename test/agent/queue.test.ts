@@ -108,6 +108,12 @@ describe('cancel and retry', () => {
     });
     expect(done).toMatchObject({ attempt: 2, error: null, provider: 'oauth' });
     expect(done.images).toHaveLength(1);
+    // Issue 46: the retried attempt is published queued, then running, then succeeded.
+    const states = await waitFor('the attempt’s succeeded event', async () => {
+      const seen = events.filter((event) => event.topic === 'agent' && event.event === 'item' && event.itemId === failing.itemId && event.attempt === 2).map((event) => event.state);
+      return seen.includes('succeeded') ? seen : undefined;
+    });
+    expect(states).toEqual(['queued', 'running', 'succeeded']);
   });
 
   it('cancel of a running item aborts its upstream call', async () => {
@@ -237,5 +243,16 @@ describe('an item read while it is being queued', () => {
     expect([...seen].filter((state) => state.startsWith('failed'))).toEqual([]);
     // Queued side by side: in whatever order they arrived, each once, each succeeded.
     expect(done.items.map((entry) => [entry.itemId, entry.state]).sort()).toEqual(queued.map((entry) => [entry.itemId, 'succeeded']).sort());
+  });
+});
+
+describe('settings a lane refuses (issue 46)', () => {
+  it('are refused when the session is saved, not on every turn after', async () => {
+    const error = await refused(call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', quality: 'high' } }), 400, 'LANE_UNSUPPORTED');
+    expect(error.details).toMatchObject({ lane: 'beta-api', field: 'settings.quality' });
+    const created = await createSession(url, { settings: { provider: 'beta-api' } });
+    await refused(call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'beta-api', format: 'webp' } }), 400, 'LANE_UNSUPPORTED');
+    // A control the lane lacks where the spec is silent is still taken (dropped with a warning when it runs).
+    expect((await call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'delta', quality: 'high' } })).status).toBe(200);
   });
 });

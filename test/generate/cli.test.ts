@@ -63,6 +63,28 @@ describe('svc generation commands against a demo studio', () => {
     expect(existsSync(join(work, 'pair-2.png'))).toBe(true);
   });
 
+  it('svc multimode with a failing slot prints every slot and exits 6 (issue 46)', async () => {
+    const result = await svc(['multimode', 'a pear [sim:safety]', '--target', 'gamma/gamma-image-2', '--target', 'api/lang-5.6-luna', '--json'], 60_000);
+    expect(result.code, result.stdout + result.stderr).toBe(EXIT_CODES.upstream);
+    const body = JSON.parse(result.stdout) as { succeeded: number; failed: number; results: { ok: boolean; provider: string }[] };
+    expect(body).toMatchObject({ succeeded: 1, failed: 1 });
+    expect(body.results.find((slot) => !slot.ok)?.provider).toBe('api');
+  });
+
+  it('-o x.png on a lane that makes JPEG writes PNG bytes, says so, and keeps the metadata (issue 46)', async () => {
+    const out = join(work, 'delta-fox.png');
+    const result = await svc(['generate', 'a delta fox', '-p', 'delta', '-o', out], 60_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/made a JPEG; converted to PNG/);
+    const bytes = readFileSync(out);
+    expect((await sharp(bytes).metadata()).format).toBe('png');
+    expect((await readEmbeddedMetadata(bytes))?.prompt).toBe('a delta fox');
+    const json = JSON.parse((await svc(['generate', 'a delta owl', '-p', 'delta', '-o', join(work, 'delta-owl.webp'), '--json'], 60_000)).stdout) as { images: { format: string; filename: string }[]; converted: unknown[] };
+    expect(json.images[0].format).toBe('jpeg');
+    expect(json.converted).toEqual([{ path: join(work, 'delta-owl.webp'), from: 'jpeg', to: 'webp', filename: json.images[0].filename }]);
+    expect((await sharp(readFileSync(join(work, 'delta-owl.webp'))).metadata()).format).toBe('webp');
+  });
+
   it('svc edit with --ref and a mask file', async () => {
     const source = join(work, 'fox.png');
     const result = await svc(['edit', source, 'make it night', '--mask', source, '--ref', source, '--json'], 60_000);

@@ -43,7 +43,8 @@ describe('the Bar', () => {
     expect(answer.data).toHaveLength(1);
     const { format, width, height } = await decode(answer.data?.[0].b64_json);
     expect({ format, width, height }).toEqual({ format: 'png', width: 1024, height: 1536 });
-    expect(answer).toMatchObject({ output_format: 'png', size: '1024x1536', quality: 'auto' });
+    // The fields as applied: gamma's default quality is medium.
+    expect(answer).toMatchObject({ output_format: 'png', size: '1024x1536', quality: 'medium' });
     expect(answer.created).toBeGreaterThan(0);
 
     const saved = (await history()).find((item) => item.prompt === prompt);
@@ -124,12 +125,18 @@ describe('models and errors', () => {
     expect(laneError).toMatchObject({ status: 400, code: 'MASK_UNSUPPORTED' });
   });
 
-  it('maps background to the lane option, and a lane without it refuses it by that name', async () => {
+  it('maps background to the lane option where the lane has it (gamma, api), else drops it with a warning', async () => {
     const answer = await openai.images.generate({ model: 'gamma/gamma-image-2', prompt: 'a glass bottle, cut out', background: 'transparent', output_format: 'jpeg' });
     expect(answer).toMatchObject({ background: 'transparent', output_format: 'png' });
     expect((await decode(answer.data?.[0].b64_json)).hasAlpha).toBe(true);
-    const refused = await openai.images.generate({ model: 'api/lang-5.6-luna', prompt: 'x', background: 'transparent' }).catch((caught: unknown) => caught);
-    expect(refused).toMatchObject({ status: 400, code: 'LANE_UNSUPPORTED', param: 'background' });
+    // Issue 46, item 5: the api lane's vendor contract takes background (and output_compression).
+    const api = await openai.images.generate({ model: 'api/lang-5.6-luna', prompt: 'a glass bottle on api', background: 'transparent' });
+    expect(api).toMatchObject({ background: 'transparent', output_format: 'png' });
+    expect((api as { warnings?: unknown }).warnings).toBeUndefined();
+    expect((await decode(api.data?.[0].b64_json)).hasAlpha).toBe(true);
+    const { data: delta, response } = await openai.images.generate({ model: 'delta', prompt: 'a glass bottle on delta', background: 'transparent' }).withResponse();
+    expect(delta).toMatchObject({ background: 'opaque', warnings: [{ type: 'unsupported', field: 'background', lane: 'delta' }] });
+    expect(response.headers.get('x-svc-warnings')).toBe('background');
   });
 
   it('refuses another origin with the API’s rule, in OpenAI’s shape', async () => {
@@ -188,5 +195,69 @@ describe('jobs behind /v1', () => {
 
     const asJson = await studio.request('/v1/images/edits', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
     expect(asJson.status).toBe(415);
+  });
+});
+
+// Issue 46, items 2–5: what other OpenAI clients send (LangChain's style, Python's None, the newer
+// safety_identifier) is accepted; what a lane cannot apply is dropped and told, in the body's
+// `warnings` and the `x-svc-warnings` header, and the answer's fields are those that ran.
+describe('what other OpenAI clients send', () => {
+  const post = (body: Record<string, unknown>) => studio.request('/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  interface Answer {
+    data: { b64_json: string }[];
+    quality?: string;
+    output_format: string;
+    background: string;
+    warnings?: { type: string; field: string; lane: string }[];
+    error?: unknown;
+  }
+
+  it('style (vivid) is accepted and reported as dropped', async () => {
+    const response = await post({ model: 'gamma/gamma-image-2', prompt: 'a vivid parrot', style: 'vivid', safety_identifier: 'user-1234' });
+    const body = (await response.json()) as Answer;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body.warnings).toEqual([{ type: 'unsupported', field: 'style', lane: 'gamma' }]);
+    expect(response.headers.get('x-svc-warnings')).toBe('style');
+  });
+
+  it('null means absent on every optional field', async () => {
+    const response = await post({ model: 'gamma/gamma-image-2', prompt: 'a quiet pond', quality: null, size: null, n: null, background: null, output_format: null, style: null, user: null, response_format: null, moderation: null, output_compression: null, partial_images: null, stream: null });
+    const body = (await response.json()) as Answer;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body.data).toHaveLength(1);
+    expect(body.warnings).toBeUndefined();
+    expect(response.headers.get('x-svc-warnings')).toBeNull();
+    expect((await post({ prompt: null })).status).toBe(400);
+  });
+
+  it('quality high and output_format png on delta: the answer says what ran, the warnings what was dropped, the job recorded them', async () => {
+    const { data, response } = await openai.images.generate({ model: 'delta', prompt: 'a high quality kettle', quality: 'high', output_format: 'png' }).withResponse();
+    const answer = data as typeof data & Answer;
+    expect(answer.quality).toBeUndefined();
+    expect(answer.output_format).toBe('jpeg');
+    expect((await decode(answer.data?.[0].b64_json)).format).toBe('jpeg');
+    expect(answer.warnings).toEqual([
+      { type: 'unsupported', field: 'quality', lane: 'delta' },
+      { type: 'unsupported', field: 'output_format', lane: 'delta' },
+    ]);
+    expect(response.headers.get('x-svc-warnings')).toBe('quality, output_format');
+    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as { result: { warnings: { field: string }[] } };
+    expect(job.result.warnings.map((warning) => warning.field)).toEqual(['quality', 'format']);
+  });
+
+  it('moderation on gamma and output_compression on gamma are dropped and told; output_compression reaches the api lane', async () => {
+    const gamma = (await (await post({ model: 'gamma/gamma-image-2', prompt: 'a moderated moth', moderation: 'low', output_compression: 40, output_format: 'webp' })).json()) as Answer;
+    expect(gamma.warnings?.map((warning) => warning.field).sort()).toEqual(['moderation', 'output_compression']);
+    const response = await post({ model: 'api/lang-5.6-luna', prompt: 'a compressed comet', output_compression: 40, output_format: 'jpeg' });
+    const api = (await response.json()) as Answer;
+    expect(response.status, JSON.stringify(api)).toBe(200);
+    expect(api.warnings).toBeUndefined();
+    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as { result: { settings: Record<string, unknown> } };
+    expect(job.result.settings).toMatchObject({ outputCompression: 40, format: 'jpeg' });
+  });
+
+  it('a streamed generation carries the warnings header before its first event', async () => {
+    const { response } = await openai.images.generate({ model: 'delta', prompt: 'a streamed teapot', quality: 'low', stream: true }).withResponse();
+    expect(response.headers.get('x-svc-warnings')).toBe('quality');
   });
 });

@@ -253,3 +253,35 @@ describe('item 11: a cooldown says until when and why, and auto says it moved (l
     expect(moved.body.routing?.skipped.oauth).toMatch(/RATE_LIMITED/);
   });
 });
+
+describe('issue 46, item 10: the version the spec implies', () => {
+  it('GET /api/capabilities and /api/health report at least 3.0.0 (the spec: MCP lanes exist since 3.0.0)', async () => {
+    const atLeast3 = (version: string) => Number(version.split('.')[0]) >= 3;
+    const capabilities = await call<{ version: string }>('GET', '/api/capabilities');
+    expect(capabilities.body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(atLeast3(capabilities.body.version), capabilities.body.version).toBe(true);
+    const health = await call<{ version: string }>('GET', '/api/health');
+    expect(health.body.version).toBe(capabilities.body.version);
+  });
+});
+
+describe('issue 46, item 10: a lane’s own control at the top level', () => {
+  it('is read as that lane’s option when the body names the lane; options still work; auto and a clash stay refused', async () => {
+    const epsilon = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', { prompt: 'a top-level sampler', provider: 'epsilon', sampler: 'k_euler', steps: 12 });
+    expect(epsilon.status, JSON.stringify(epsilon.body)).toBe(200);
+    expect(epsilon.body.settings).toMatchObject({ sampler: 'k_euler', steps: 12 });
+    const beta = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', { prompt: 'a top-level ratio', provider: 'beta-api', aspectRatio: '16:9' });
+    expect(beta.status, JSON.stringify(beta.body)).toBe(200);
+    expect(beta.body.settings).toMatchObject({ aspectRatio: '16:9' });
+    const inOptions = await call('POST', '/api/generate', { prompt: 'options as before', provider: 'epsilon', options: { sampler: 'k_euler' } });
+    expect(inOptions.status).toBe(200);
+    const auto = await call('POST', '/api/generate', { prompt: 'which lane?', sampler: 'k_euler' });
+    expect(auto.status).toBe(400);
+    expect(auto.body.error?.message).toMatch(/sampler/);
+    const clash = await call('POST', '/api/generate', { prompt: 'twice', provider: 'epsilon', sampler: 'k_euler', options: { sampler: 'k_dpmpp_2m' } });
+    expect(clash.status).toBe(400);
+    const wrongValue = await call('POST', '/api/generate', { prompt: 'a bad sampler', provider: 'epsilon', sampler: 'k_nope' });
+    expect(wrongValue.status).toBe(400);
+    expect(wrongValue.body.error?.details?.field).toBe('options.sampler');
+  });
+});

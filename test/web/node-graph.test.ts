@@ -148,6 +148,29 @@ describe('the Node view in chromium', () => {
     expect(decodeURIComponent(new URL(page.url()).hash.slice(1))).toBe(sessionId);
   });
 
+  it('a node whose image was deleted from history says so and restores it (issue 46)', async () => {
+    const node = (await graphOf()).nodes.find((candidate) => candidate.id === root) as { data: { filename?: string } };
+    const filename = node.data.filename as string;
+    expect((await fetch(`${studio.url}/api/history/${encodeURIComponent(filename)}`, { method: 'DELETE' })).status).toBe(200);
+    // Another browser (this page's cache keeps the image: its files are immutable).
+    const fresh = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    try {
+      await fresh.goto(`${studio.url}/node#${sessionId}`);
+      const card = fresh.locator(`.graph-node[data-node-id="${root}"]`);
+      await card.locator('.graph-node-missing').waitFor();
+      expect(await card.locator('img[data-final]').count()).toBe(0);
+      await card.locator('.graph-node-missing button', { hasText: 'Restore' }).click();
+      await card.locator('img[data-final]').waitFor();
+      await fresh.waitForFunction((id) => {
+        const image = document.querySelector<HTMLImageElement>(`.graph-node[data-node-id="${id}"] img[data-final]`);
+        return image !== null && image.complete && image.naturalWidth > 0;
+      }, root);
+    } finally {
+      await fresh.close();
+    }
+    expect(((await (await fetch(`${studio.url}/api/history/${encodeURIComponent(filename)}`)).json()) as { filename: string }).filename).toBe(filename);
+  });
+
   it('keeps a running node across a reload, and one that ended while the view was closed: both get their image', async () => {
     // The node's own button makes it the parent and puts the cursor in the prompt.
     await page.locator(`.graph-node[data-node-id="${child}"] .graph-node-child`).click();

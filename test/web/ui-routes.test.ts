@@ -72,4 +72,11 @@ describe('routes behind the first hour’s web items', () => {
     const api = await studio.request('/api/no-such-thing', { headers: { accept: 'text/html' } });
     expect(((await api.json()) as { error: { code: string } }).error.code).toBe('ROUTE_NOT_FOUND');
   });
+
+  it('serves the app’s icon at /favicon.ico, where a browser looks on a page that names none (issue 46)', async () => {
+    const icon = await studio.request('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toContain('<svg');
+  });
 });

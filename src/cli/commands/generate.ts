@@ -9,6 +9,7 @@ import { COMMON_SIZES, IMAGE_FORMATS, isTerminalEvent, MODERATIONS, PROVIDER_IDS
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
+import { bytesForPath, conversionNote, type Conversion } from '../out-format.js';
 import { outPath, prepareOut, writeOut } from '../out-target.js';
 import { isMcpTarget, mcpBody, runMcpCommand } from './mcp-job.js';
 
@@ -211,18 +212,35 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
 }
 
 /** Writes the images to `-o` (a directory: each under its history name; a file: `name-2.png` style for several). */
-export async function download(client: StudioClient, images: unknown, out: string | undefined, options: { readonly mkdir?: boolean } = {}): Promise<string[]> {
+/**
+ * Downloads each asset to `-o`; a file whose extension names another image format than the lane
+ * made is converted (out-format.ts), said on stderr and listed in `options.conversions`.
+ */
+export async function download(
+  client: StudioClient,
+  images: unknown,
+  out: string | undefined,
+  options: { readonly mkdir?: boolean; readonly output?: Output; readonly conversions?: Conversion[] } = {},
+): Promise<string[]> {
   const target = prepareOut(out, options);
   if (!target || !Array.isArray(images)) return [];
   const written: string[] = [];
   for (const [index, image] of (images as AssetRecord[]).entries()) {
     const response = await client.fetch('GET', image.url, { timeoutMs: 60_000 });
     const path = outPath(target, image.filename, index, images.length, image.format);
-    writeOut(path, new Uint8Array(await response.arrayBuffer()), image.filename);
+    const { bytes, conversion } = await bytesForPath(path, Buffer.from(await response.arrayBuffer()), image);
+    writeOut(path, new Uint8Array(bytes), image.filename);
+    if (conversion) {
+      options.conversions?.push(conversion);
+      options.output?.note(conversionNote(conversion));
+    }
     written.push(path);
   }
   return written;
 }
+
+/** The result printed with `--json`: the job's, where its files went, and what was converted. */
+const savedResult = (result: object, saved: string[], conversions: Conversion[]) => ({ ...result, saved, ...(conversions.length ? { converted: conversions } : {}) });
 
 export function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
   const where = savedTo ?? image.filename;
@@ -266,8 +284,9 @@ export function registerGenerate(program: Command): void {
     const body = await requestBody(prompt, options);
     if (count === 1) {
       const result = await streamJob<GenerationResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
-      const saved = await download(client, result?.images, options.out, options);
-      out.result({ ...result, saved }, () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
+      const conversions: Conversion[] = [];
+      const saved = await download(client, result?.images, options.out, { ...options, output: out, conversions });
+      out.result(savedResult(result, saved, conversions), () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
       return;
     }
     await runMultimode(client, out, { ...body, n: count }, options);
@@ -286,8 +305,9 @@ export function registerGenerate(program: Command): void {
     body.image = await fileAsDataUrl(image);
     if (options.mask) body.mask = await fileAsDataUrl(options.mask);
     const result = await streamJob<GenerationResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
-    const saved = await download(client, result?.images, options.out, options);
-    out.result({ ...result, saved }, () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
+    const conversions: Conversion[] = [];
+    const saved = await download(client, result?.images, options.out, { ...options, output: out, conversions });
+    out.result(savedResult(result, saved, conversions), () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
   });
 
   withCommonOptions(
@@ -313,8 +333,9 @@ async function runMultimode(client: StudioClient, out: Output, body: Record<stri
   const result = await streamJob<MultimodeResult>(client, out, '/api/generate/multimode', body, timeoutMs(options.timeout));
   const slots = Array.isArray(result?.results) ? result.results : [];
   const images = slots.flatMap((slot) => (slot.ok && slot.image ? [slot.image] : []));
-  const saved = await download(client, images, options.out, options);
-  out.result({ ...result, saved }, () =>
+  const conversions: Conversion[] = [];
+  const saved = await download(client, images, options.out, { ...options, output: out, conversions });
+  out.result(savedResult(result, saved, conversions), () =>
     result.results
       .map((slot) => {
         if (slot.ok && slot.image) return `[${slot.slot}] ${describeImage(out, slot.image, saved[images.indexOf(slot.image)])}`;

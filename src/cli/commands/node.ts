@@ -27,7 +27,7 @@ export function registerNode(program: Command): void {
     if (options.parent) body.parentNodeId = options.parent;
     if (options.addToGraph) body.addToGraph = true;
     const result = await streamJob<NodeGenerationResult>(client, out, '/api/node/generate', body, timeoutMs(options.timeout));
-    const saved = await download(client, result?.images, options.out);
+    const saved = await download(client, result?.images, options.out, { output: out });
     out.result({ ...result, saved }, () => {
       const where = [`node ${result.nodeId}`, result.parentNodeId ? `child of ${result.parentNodeId}` : 'root', result.sessionId ? `session ${result.sessionId}` : 'no session'];
       if (result.addedToGraph) where.push(`graph version ${result.graphVersion}`);

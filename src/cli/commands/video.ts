@@ -79,7 +79,7 @@ async function runVideoJob(command: Command, path: string, body: Record<string, 
   // -o is checked before the job runs: a path that cannot be written costs no video.
   prepareOut(options.out, options);
   const result = await streamJob<VideoResult>(client, out, path, { ...body, requestId: body.requestId ?? randomUUID(), cancelOnDisconnect: false }, timeoutMs(options.timeout), videoEventLine);
-  const [saved] = await download(client, [result.video], options.out, options);
+  const [saved] = await download(client, [result.video], options.out, { ...options, output: out });
   out.result({ ...result, ...(saved ? { saved } : {}) }, () => describe(out, result, saved));
 }
 

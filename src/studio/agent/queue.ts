@@ -206,17 +206,19 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
     if (!(await ctx.store.agent.updateTurn(row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES))) {
       throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
     }
+    // Told before its job can start: once submitted it may be running (or done) when read again.
+    const queued = await ctx.store.agent.findTurn(row.id);
+    if (queued) announceItem(ctx, queued);
     try {
       await ctx.jobs.retry(row.job_id, jobId);
     } catch (error) {
       await ctx.store.agent.updateTurn(row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
+      announceItem(ctx, row);
       throw error;
     }
   } finally {
     submittingOf(ctx).delete(jobId);
   }
-  const queued = await ctx.store.agent.findTurn(row.id);
-  if (queued) announceItem(ctx, queued);
   return agentItem(ctx, itemId);
 }
 

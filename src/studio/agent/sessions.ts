@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../errors.js';
 import {
   AGENT_ITEM_STATES,
+  COMMON_CONTROLS,
   agentPlan,
   agentSessionSettings,
   errorPayload,
@@ -16,6 +17,7 @@ import {
   type UpdateAgentSessionRequest,
 } from '../api/index.js';
 import { recordOf, saveAsset } from '../assets.js';
+import { controlVerdict } from '../catalog/controls.js';
 import { isKnownModel, resolveModel } from '../catalog/models.js';
 import { LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
@@ -62,6 +64,9 @@ export function checkSettings(settings: AgentSessionSettings): AgentSessionSetti
   const lane = LANES[provider];
   if (!lane.adapter) throw new ServiceError('LANE_NOT_AVAILABLE', `The ${provider} lane is not available in this build.`, { details: { field: 'settings.provider', lane: provider } });
   resolveModel(lane, model);
+  // A control the spec refuses on this lane (beta-api's quality) would fail every turn: refused here, at save.
+  const [refused] = controlVerdict(lane, COMMON_CONTROLS.filter((control) => control in settings && settings[control as keyof AgentSessionSettings] !== undefined)).refused;
+  if (refused !== undefined) throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${refused} control.`, { details: { lane: lane.id, field: `settings.${refused}`, supported: lane.controls } });
   parseLaneOptions(lane, options);
   return settings;
 }

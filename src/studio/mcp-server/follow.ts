@@ -43,13 +43,25 @@ function messageOf(event: ChannelEvent): string | undefined {
   }
 }
 
-/** Progress in percent, strictly growing: a step without a share moves a hundredth past the last. */
+/**
+ * Progress, strictly growing. Until the job tells a share, each step counts one and has no
+ * `total` (MCP: total unknown), so a job without fractions reads "step 3", not 0.03 of 100.
+ * From its first share on, progress is in percent of `total` 100; a step without a share then
+ * moves a hundredth past the last.
+ */
 export function progressSteps(onStep: (step: ProgressStep) => void): (event: ChannelEvent) => void {
   let last = 0;
+  let inPercent = false;
   return (event) => {
     const message = messageOf(event);
     if (message === undefined) return;
     const fraction = fractionOf(event);
+    if (fraction !== undefined) inPercent = true;
+    if (!inPercent) {
+      last += 1;
+      onStep({ progress: last, message });
+      return;
+    }
     const percent = fraction === undefined ? undefined : Math.min(100, fraction * 100);
     last = percent !== undefined && percent > last ? percent : Math.round((last + 0.01) * 100) / 100;
     onStep({ progress: last, total: 100, message });

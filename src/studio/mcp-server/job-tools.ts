@@ -80,8 +80,8 @@ export const JOB_TOOLS = [generateImage, editImage, generateVideo, traceToSvg] a
 const asQueryText = (args: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(args).map(([key, value]) => [key, typeof value === 'number' && key !== 'priority' ? String(value) : value]));
 
-/** Registers the job tools on a server, each as a task-capable tool. */
-export function registerJobTools(server: McpServer, ctx: StudioContext, store: JobTaskStore): void {
+/** Registers the job tools on a server, each as a task-capable tool; results in the content types of the session's protocol version. */
+export function registerJobTools(server: McpServer, ctx: StudioContext, store: JobTaskStore, protocolVersion: string): void {
   const cancel = (requestId: string) => void ctx.jobs.cancel(requestId, 'The MCP client cancelled the job.').catch(() => {});
   for (const tool of JOB_TOOLS as readonly JobTool<ToolName>[]) {
     server.experimental.tasks.registerToolTask(
@@ -107,7 +107,7 @@ export function registerJobTools(server: McpServer, ctx: StudioContext, store: J
             // A call the client cancels (notifications/cancelled), or a session that closes under a running call, cancels its job.
             extra.signal.addEventListener('abort', () => cancel(followed.requestId), { once: true });
             void followed.outcome
-              .then((result) => jobToolResult(ctx, followed.requestId, result))
+              .then((result) => jobToolResult(ctx, followed.requestId, result, protocolVersion))
               .catch((error: unknown) => errorToolResult(ctx, error, followed.requestId))
               .then(finish);
           } catch (error) {

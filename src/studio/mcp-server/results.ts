@@ -8,7 +8,10 @@ import { mimeOf } from '../media/image-type.js';
 
 // What a tool answers: a job's assets as MCP content (the image itself when it
 // is small enough, else a link to its resource), their history names in text
-// and structuredContent; an error as `isError` with the studio's code.
+// and structuredContent; an error as `isError` with the studio's code. Each
+// session is answered in the content types of the protocol it negotiated:
+// `resource_link` exists from 2025-06-18; an older client (SDK 1.0–1.12) throws
+// on it, so it gets the asset as an embedded resource, or its URI in text.
 
 /** The most bytes of an image a tool result carries inline; a larger one is a resource link. */
 export const IMAGE_CONTENT_MAX_BYTES = 1024 * 1024;
@@ -31,6 +34,12 @@ export function assetsOf(result: JobResult): AssetRecord[] {
   return [];
 }
 
+/** The first protocol version with `resource_link` content (MCP 2025-06-18). */
+export const RESOURCE_LINK_SINCE = '2025-06-18';
+
+/** Whether a session of this protocol version reads `resource_link` content (versions are dates: they compare as text). */
+export const hasResourceLinks = (protocolVersion: string): boolean => protocolVersion >= RESOURCE_LINK_SINCE;
+
 /** The resource link of an asset (what a client reads with resources/read). */
 export const resourceLink = (asset: AssetRecord): Content => ({
   type: 'resource_link',
@@ -40,23 +49,39 @@ export const resourceLink = (asset: AssetRecord): Content => ({
   description: asset.prompt.slice(0, 200),
 });
 
-/** One asset as content: the image inline when it fits, else its resource link. */
-export async function assetContent(ctx: StudioContext, asset: AssetRecord): Promise<Content> {
-  if (!INLINE_FORMATS.has(asset.format) || asset.bytes > IMAGE_CONTENT_MAX_BYTES) return resourceLink(asset);
+/** An asset's URI in words, for a client that has no resource links and an asset too large to embed. */
+const uriText = (asset: AssetRecord): Content => ({
+  type: 'text',
+  text: `${asset.filename}: ${historyUri(asset.filename)} (${mimeOf(asset.format)}, ${asset.bytes} bytes; read it with resources/read).`,
+});
+
+/** An asset as a resource: embedded when it fits (an SVG as its text), else its link, or its URI in text before resource links existed. */
+async function resourceContent(ctx: StudioContext, asset: AssetRecord, protocolVersion: string): Promise<Content> {
+  if (hasResourceLinks(protocolVersion)) return resourceLink(asset);
+  if (asset.bytes > IMAGE_CONTENT_MAX_BYTES) return uriText(asset);
   const bytes = await ctx.assets.read('generated', asset.filename, { maxBytes: IMAGE_CONTENT_MAX_BYTES });
-  if (!(bytes instanceof Buffer)) return resourceLink(asset);
+  if (!(bytes instanceof Buffer)) return uriText(asset);
+  const resource = { uri: historyUri(asset.filename), mimeType: mimeOf(asset.format) };
+  return { type: 'resource', resource: asset.format === 'svg' ? { ...resource, text: bytes.toString('utf8') } : { ...resource, blob: bytes.toString('base64') } };
+}
+
+/** One asset as content: the image inline when it fits, else as a resource (in the session protocol's content types). */
+export async function assetContent(ctx: StudioContext, asset: AssetRecord, protocolVersion: string): Promise<Content> {
+  if (!INLINE_FORMATS.has(asset.format) || asset.bytes > IMAGE_CONTENT_MAX_BYTES) return resourceContent(ctx, asset, protocolVersion);
+  const bytes = await ctx.assets.read('generated', asset.filename, { maxBytes: IMAGE_CONTENT_MAX_BYTES });
+  if (!(bytes instanceof Buffer)) return resourceContent(ctx, asset, protocolVersion);
   return { type: 'image', data: bytes.toString('base64'), mimeType: mimeOf(asset.format) };
 }
 
 /** A finished job as a tool result: its assets, their history names, and the job's result as structured content. */
-export async function jobToolResult(ctx: StudioContext, requestId: string, result: JobResult): Promise<CallToolResult> {
+export async function jobToolResult(ctx: StudioContext, requestId: string, result: JobResult, protocolVersion: string): Promise<CallToolResult> {
   const assets = assetsOf(result);
   const names = assets.map((asset) => asset.filename);
   const text = names.length
     ? `Saved to history: ${names.map((name) => `${name} (${historyUri(name)})`).join(', ')}. requestId ${requestId}.`
     : `The job ${requestId} finished without a saved asset.`;
   return {
-    content: [{ type: 'text', text }, ...(await Promise.all(assets.map((asset) => assetContent(ctx, asset))))],
+    content: [{ type: 'text', text }, ...(await Promise.all(assets.map((asset) => assetContent(ctx, asset, protocolVersion))))],
     structuredContent: { requestId, history: names, result },
   };
 }

@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../errors.js';
 import type { StudioRoutes } from '../routes/plugin.js';
-import { createStudioMcpServer } from './server.js';
+import { createStudioMcpServer, negotiatedProtocolVersion } from './server.js';
 import { JobTaskStore } from './task-store.js';
 
 // The studio as an MCP server over Streamable HTTP at /mcp (issue 31): POST
@@ -103,7 +103,9 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
 
   async function open(request: FastifyRequest, reply: FastifyReply) {
     if (!makeRoom()) return refuse(reply, 'SERVICE_UNAVAILABLE', `The studio holds ${MCP_MAX_SESSIONS} MCP sessions, each with a request in flight; try again when one ends.`);
-    const server = createStudioMcpServer(ctx, store);
+    // The initialize request names the client's protocol version: the session answers in its content types.
+    const requested = (request.body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    const server = createStudioMcpServer(ctx, store, negotiatedProtocolVersion(requested));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, session),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { editRequest, generateRequest, historyQuery, LANE_IDS, REQUEST_ID_PATTERN, videoGenerateRequest } from '../api/index.js';
+import { editRequest, generateRequest, historyQuery, LANE_IDS, REQUEST_ID_PATTERN, storyboardClip, videoGenerateRequest } from '../api/index.js';
 import { derivedQuery } from '../routes/assets.js';
 import { TRACE_PRESET_NAMES } from '../vector/presets.js';
 
@@ -79,8 +79,45 @@ export type ToolName = keyof typeof TOOL_INPUTS;
  */
 export const PASS_THROUGH = z.looseObject({});
 
-/** The JSON Schema `tools/list` shows for a tool: what a client may send (the input side of transforms). */
+/**
+ * The JSON shapes of the API's fields that it leaves open (`unknown`: checked when loaded), so every
+ * schema node has a type (the MCP Inspector warns of typeless ones, which not every client's model
+ * provider takes): an input image, a lane option's value, a storyboard.
+ */
+const IMAGE_INPUT_JSON = {
+  anyOf: [
+    { type: 'string', description: 'A data URL, plain base64 or a history file name.' },
+    { type: 'object', properties: { data: { type: 'string' }, name: { type: 'string' } }, required: ['data'], additionalProperties: false },
+    { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'], additionalProperties: false },
+  ],
+};
+const OPTION_VALUE_JSON = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+const STORYBOARD_JSON = {
+  type: 'object',
+  properties: { clips: { type: 'array', items: (({ $schema: _schema, ...clip }) => clip)(z.toJSONSchema(storyboardClip, { io: 'input' })) } },
+  required: ['clips'],
+  additionalProperties: false,
+};
+
+/** The open shape at a property path, by the field it belongs to. */
+function openShape(path: readonly (string | number)[]): Record<string, unknown> | undefined {
+  const [first, second, third] = path;
+  if (first !== 'properties') return undefined;
+  if (second === 'image' || second === 'mask' || (second === 'references' && third === 'items')) return IMAGE_INPUT_JSON;
+  if (second === 'options' && third === 'additionalProperties') return OPTION_VALUE_JSON;
+  if (second === 'storyboard') return STORYBOARD_JSON;
+  return undefined;
+}
+
+/** The JSON Schema `tools/list` shows for a tool: what a client may send (the input side of transforms), every node typed. */
 export const toolJsonSchema = (name: ToolName): Record<string, unknown> => {
-  const { $schema: _schema, ...json } = z.toJSONSchema(TOOL_INPUTS[name], { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _schema, ...json } = z.toJSONSchema(TOOL_INPUTS[name], {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema, path }) => {
+      const shape = zodSchema._zod.def.type === 'unknown' ? openShape(path) : undefined;
+      if (shape) Object.assign(jsonSchema, structuredClone(shape));
+    },
+  }) as Record<string, unknown>;
   return json;
 };

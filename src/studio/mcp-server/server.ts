@@ -1,5 +1,5 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, ListResourcesRequestSchema, McpError, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, ListResourcesRequestSchema, McpError, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES, ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
@@ -22,11 +22,20 @@ const RESOURCE_NOT_FOUND = -32002;
 /** History assets a resources/list page holds. */
 const RESOURCE_PAGE_SIZE = HISTORY_PAGE_DEFAULTS.items;
 
+/** The protocol version a session speaks: the client's when the SDK supports it, else the SDK's latest (the SDK's own rule at initialize). */
+export const negotiatedProtocolVersion = (requested: unknown): string =>
+  typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+
+/** What a tool's run knows of its session. */
+interface Session {
+  readonly protocolVersion: string;
+}
+
 interface ReadTool<N extends ToolName> {
   readonly name: N;
   readonly title: string;
   readonly description: string;
-  run(ctx: StudioContext, input: ReturnType<(typeof TOOL_INPUTS)[N]['parse']>): Promise<CallToolResult>;
+  run(ctx: StudioContext, input: ReturnType<(typeof TOOL_INPUTS)[N]['parse']>, session: Session): Promise<CallToolResult>;
 }
 
 const listHistoryTool: ReadTool<'list_history'> = {
@@ -50,9 +59,9 @@ const getAssetTool: ReadTool<'get_asset'> = {
   name: 'get_asset',
   title: 'Get an asset',
   description: 'One history asset: its record (prompt, lane, model, size, settings) and the image itself (inline up to 1 MiB, else a resource link; a video or SVG is a link).',
-  async run(ctx, { filename }) {
+  async run(ctx, { filename }, session) {
     const record = await getHistoryAsset(ctx, filenameParam({ filename }));
-    return { content: [{ type: 'text', text: JSON.stringify(record) }, await assetContent(ctx, record)], structuredContent: { asset: record } };
+    return { content: [{ type: 'text', text: JSON.stringify(record) }, await assetContent(ctx, record, session.protocolVersion)], structuredContent: { asset: record } };
   },
 };
 
@@ -114,8 +123,8 @@ function resourceError(ctx: StudioContext, error: unknown): McpError {
   return new McpError(status >= 400 && status < 500 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`, failure);
 }
 
-/** One MCP server over the studio, for one session (the SDK binds a server to one transport). */
-export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore): McpServer {
+/** One MCP server over the studio, for one session (the SDK binds a server to one transport) of the protocol version it negotiated. */
+export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore, protocolVersion: string): McpServer {
   const server = new McpServer(
     { name: 'svc-studio', version: ctx.version },
     {
@@ -124,11 +133,11 @@ export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore): 
       instructions: 'A local image and video studio. generate_image / edit_image / generate_video / trace_to_svg make jobs whose results land in history (svc://history/<filename>); long ones can run as tasks.',
     },
   );
-  registerJobTools(server, ctx, store);
+  registerJobTools(server, ctx, store, protocolVersion);
   for (const tool of READ_TOOLS as readonly ReadTool<ToolName>[]) {
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: PASS_THROUGH }, async (args) => {
       try {
-        return await tool.run(ctx, parseWith(TOOL_INPUTS[tool.name] as never, args, { what: 'argument' }));
+        return await tool.run(ctx, parseWith(TOOL_INPUTS[tool.name] as never, args, { what: 'argument' }), { protocolVersion });
       } catch (error) {
         return errorToolResult(ctx, error);
       }

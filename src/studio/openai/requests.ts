@@ -19,6 +19,10 @@ const bool = z.preprocess((value) => (value === 'true' ? true : value === 'false
 /** OpenAI's qualities: the studio's, `auto` (the lane's default) and dall-e-3's `standard` / `hd`. */
 const QUALITY_OF = { auto: undefined, standard: 'medium', hd: 'high', ...Object.fromEntries(QUALITIES.map((quality) => [quality, quality])) } as const satisfies Record<string, (typeof QUALITIES)[number] | undefined>;
 
+/** OpenAI's types allow `null` on every optional field (Python's `quality=None`): `null` means absent. */
+const withoutNulls = (body: unknown): unknown =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) : body;
+
 const imageRequestFields = {
   prompt: z.string().trim().min(1).max(API_LIMITS.promptMaxChars),
   /** `<lane>/<model>`, a lane alone (its default model), a plain model id, or `auto`; absent: `auto`. */
@@ -28,20 +32,24 @@ const imageRequestFields = {
   quality: z.enum(Object.keys(QUALITY_OF) as [keyof typeof QUALITY_OF, ...(keyof typeof QUALITY_OF)[]]).optional(),
   background: z.enum(['auto', 'transparent', 'opaque']).optional(),
   output_format: z.enum(IMAGE_FORMATS).optional(),
-  /** Accepted and not applied: the lanes choose their own compression. */
+  /** The lane option `outputCompression` where a lane has it (api, oauth); else dropped with a warning. */
   output_compression: int(0, 100).optional(),
+  /** dall-e-3's style (LangChain always sends it): no lane has it, so it is dropped with a warning. */
+  style: z.enum(['vivid', 'natural']).optional(),
   moderation: z.enum(MODERATIONS).optional(),
   response_format: z.enum(['b64_json', 'url']).optional(),
   stream: bool.optional(),
   partial_images: int(0, PARTIAL_IMAGES_MAX).optional(),
   /** Accepted and not applied: the studio has one user. */
   user: z.string().max(200).optional(),
+  /** OpenAI's successor of `user`: accepted and not applied, as `user`. */
+  safety_identifier: z.string().max(200).optional(),
 };
 
 /** POST /v1/images/generations */
-export const openaiGenerateRequest = z.object(imageRequestFields).strict();
+export const openaiGenerateRequest = z.preprocess(withoutNulls, z.object(imageRequestFields).strict());
 /** POST /v1/images/edits: the form's text fields (its files are `image`, `image[]` and `mask`). */
-export const openaiEditRequest = z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict();
+export const openaiEditRequest = z.preprocess(withoutNulls, z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict());
 
 export type OpenAIImageRequest = z.infer<typeof openaiGenerateRequest>;
 
@@ -71,8 +79,7 @@ export function imageFieldsOf(request: OpenAIImageRequest): ImageFields {
   checkSize(request.size);
   const size = request.size === 'auto' ? undefined : request.size;
   const quality = qualityOf(request.quality);
-  // `background` is the lane option of that name (gamma has it); a lane without it refuses it by name.
-  const background = request.background === undefined || request.background === 'auto' ? undefined : request.background;
+  const options = laneOptionsOf(request);
   return {
     prompt: request.prompt,
     ...targetOf(request.model),
@@ -80,7 +87,19 @@ export function imageFieldsOf(request: OpenAIImageRequest): ImageFields {
     ...(quality !== undefined ? { quality } : {}),
     ...(request.output_format ? { format: request.output_format } : {}),
     ...(request.moderation ? { moderation: request.moderation } : {}),
-    ...(background ? { options: { background } } : {}),
+    ...(Object.keys(options).length ? { options } : {}),
+  };
+}
+
+/** OpenAI fields that are lane options (gamma, api and oauth have `background`; api and oauth `outputCompression`), by option name. */
+export const OPTION_FIELDS = { background: 'background', outputCompression: 'output_compression' } as const;
+export type OptionName = keyof typeof OPTION_FIELDS;
+
+/** The lane options an OpenAI request sets (`background: auto` sends nothing). */
+export function laneOptionsOf(request: OpenAIImageRequest): Partial<Record<OptionName, unknown>> {
+  return {
+    ...(request.background !== undefined && request.background !== 'auto' ? { background: request.background } : {}),
+    ...(request.output_compression !== undefined ? { outputCompression: request.output_compression } : {}),
   };
 }
 

@@ -3,17 +3,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.js';
 import { formFields, multipartBoundary, MultipartError, parseMultipart, type MultipartFile, type MultipartForm } from '../../common/multipart.js';
 import { parseWith } from '../../common/validation.js';
-import type { JobResult } from '../api/index.js';
+import type { JobResult, LaneWarning, SlotPlan } from '../api/index.js';
 import { LIMITS } from '../catalog/limits.js';
 import type { StudioContext } from '../context.js';
 import { deliver, fingerprintOf, watchClient } from '../jobs/delivery.js';
-import { imageJob, planImageJob, type PlanInputs } from '../jobs/plan.js';
+import { imageJob, planImageJob, type ImageFields, type ImagePlan, type PlanInputs } from '../jobs/plan.js';
 import type { JobSpec } from '../jobs/running-job.js';
 import type { StudioRoutes } from '../routes/plugin.js';
-import { imagesResponse } from './answer.js';
+import { imagesResponse, plannedWarnings, WARNINGS_HEADER, warningsHeader } from './answer.js';
 import { rewriteErrorPayload } from './errors.js';
 import { openaiModel, openaiModels } from './models.js';
-import { imageFieldsOf, OPENAI_HINTS, openaiEditRequest, openaiGenerateRequest, type OpenAIImageRequest } from './requests.js';
+import { imageFieldsOf, OPENAI_HINTS, OPTION_FIELDS, openaiEditRequest, openaiGenerateRequest, type OpenAIImageRequest, type OptionName } from './requests.js';
 import { streamJob, type StreamPrefix } from './stream.js';
 
 // The OpenAI-compatible images API under /v1 (issue 31): what the official
@@ -48,29 +48,56 @@ function editInputs(form: MultipartForm): PlanInputs {
   return { edit: { image: imageInputOf(image), ...(masks[0] ? { mask: imageInputOf(masks[0]) } : {}) }, references: references.map(imageInputOf) };
 }
 
-/** Plans the job of one /v1 request; a lane's refusal of its `background` option names `background`, the field the client sent. */
-async function planJob(ctx: StudioContext, body: OpenAIImageRequest, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<JobSpec> {
-  try {
-    return await planOutputs(ctx, body, inputs, operation, requestId);
-  } catch (error) {
-    const field = error instanceof ServiceError ? error.details?.field : undefined;
-    if (!(error instanceof ServiceError) || body.background === undefined || typeof field !== 'string' || !field.startsWith('options')) throw error;
-    throw new ServiceError(error.code, `background: ${error.message}`, { details: { ...error.details, field: 'background' } });
+/**
+ * Plans the job of one /v1 request. A lane option the chosen lane lacks (`background` on delta) and
+ * `style` (no lane has it) are dropped and recorded as the job's warnings, as the planner records
+ * the common controls a lane lacks: OpenAI clients send them freely. A bad option value names the
+ * OpenAI field the client sent.
+ */
+async function planJob(ctx: StudioContext, body: OpenAIImageRequest, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<{ job: JobSpec; warnings: LaneWarning[] }> {
+  const fields = imageFieldsOf(body);
+  const lacking: OptionName[] = [];
+  for (;;) {
+    try {
+      const options = Object.fromEntries(Object.entries(fields.options ?? {}).filter(([name]) => !(lacking as string[]).includes(name)));
+      const plan = await planOutputs(ctx, { ...fields, options }, body.n ?? 1, inputs, operation, requestId);
+      const dropped = [...(body.style !== undefined ? ['style'] : []), ...lacking.map((name) => OPTION_FIELDS[name])];
+      const request = { ...plan.request, slots: plan.request.slots.map((slot) => withDropped(slot, dropped)) };
+      const job = { ...imageJob(plan, requestId), request };
+      return { job: (body.n ?? 1) > 1 ? { ...job, kind: 'multimode' } : { ...job, kind: operation }, warnings: plannedWarnings(request) };
+    } catch (error) {
+      const unknown = unknownOptions(error, fields.options ?? {});
+      if (unknown.length === 0) throw openaiFieldError(error);
+      lacking.push(...unknown);
+    }
   }
 }
 
-/** One output through the planner, or `n` slots of a batch. */
-async function planOutputs(ctx: StudioContext, body: OpenAIImageRequest, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<JobSpec> {
-  const fields = imageFieldsOf(body);
-  const n = body.n ?? 1;
-  if (n === 1) {
-    const plan = await planImageJob(ctx, [{ requestId, fields }], inputs, operation);
-    return { ...imageJob(plan, requestId), kind: operation, request: plan.request };
-  }
-  // n outputs are a multimode batch of n copies, as /api/generate/multimode plans `n`.
+/** The OpenAI option fields the error says the lane does not have (a lane with no options, or not these). */
+function unknownOptions(error: unknown, options: Record<string, unknown>): OptionName[] {
+  if (!(error instanceof ServiceError) || error.details?.field !== 'options' || !Array.isArray(error.details.unknown)) return [];
+  const unknown = error.details.unknown as unknown[];
+  return (Object.keys(OPTION_FIELDS) as OptionName[]).filter((name) => name in options && unknown.includes(name));
+}
+
+/** A bad value of a lane option, named by the OpenAI field that carried it (`options.background` → `background`). */
+function openaiFieldError(error: unknown): unknown {
+  const field = error instanceof ServiceError ? error.details?.field : undefined;
+  const name = typeof field === 'string' && field.startsWith('options.') ? field.slice('options.'.length).split('.')[0] : undefined;
+  if (!(error instanceof ServiceError) || name === undefined || !(name in OPTION_FIELDS)) return error;
+  const openaiField = OPTION_FIELDS[name as OptionName];
+  return new ServiceError(error.code, error.message.replace(`options.${name}`, openaiField), { details: { ...error.details, field: openaiField } });
+}
+
+/** A slot's plan with the /v1 fields dropped on its lane added to its warnings. */
+const withDropped = (slot: SlotPlan, fields: readonly string[]): SlotPlan =>
+  fields.length ? { ...slot, warnings: [...(slot.warnings ?? []), ...fields.map((field) => ({ type: 'unsupported' as const, field, lane: slot.lane }))] } : slot;
+
+/** One output through the planner, or `n` slots of a batch (as /api/generate/multimode plans `n`). */
+async function planOutputs(ctx: StudioContext, fields: ImageFields, n: number, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<ImagePlan> {
+  if (n === 1) return planImageJob(ctx, [{ requestId, fields }], inputs, operation);
   const slots = Array.from({ length: n }, (_, slot) => ({ requestId: `${requestId}.${slot}`, fields }));
-  const plan = await planImageJob(ctx, slots, inputs, operation, { batch: true });
-  return { ...imageJob(plan, requestId), kind: 'multimode', request: plan.request };
+  return planImageJob(ctx, slots, inputs, operation, { batch: true });
 }
 
 /** `http://<host>` of this request (the Host the security hook accepted), for absolute image URLs. */
@@ -82,12 +109,14 @@ function addImageRoute(app: FastifyInstance, ctx: StudioContext, url: string, pr
     const client = watchClient(request, reply);
     const { body, inputs } = read(request);
     const requestId = randomUUID();
-    const planned = await planJob(ctx, body, inputs, prefix === 'image_edit' ? 'edit' : 'generate', requestId);
+    const { job: planned, warnings } = await planJob(ctx, body, inputs, prefix === 'image_edit' ? 'edit' : 'generate', requestId);
     const job: JobSpec = { ...planned, fingerprint: fingerprintOf(planned.kind, body) };
     // The studio's requestId where OpenAI puts its own (the SDK's `_request_id`): GET /api/jobs/:requestId follows it.
     reply.header('x-request-id', requestId);
+    // What will not be applied, known from the plan: on a stream too, before its first event.
+    if (warnings.length) reply.header(WARNINGS_HEADER, warningsHeader(warnings));
     if (body.stream) {
-      await streamJob({ ctx, reply, client, job, request: body, prefix });
+      await streamJob({ ctx, reply, client, job, request: body, prefix, planned: warnings });
       return reply;
     }
     const result = (await deliver(ctx, reply, { mode: 'sync', client, job, cancelOnDisconnect: true })) as JobResult;

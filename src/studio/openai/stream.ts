@@ -3,12 +3,12 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { ChannelEvent } from '../../common/events/types.js';
-import type { JobResult } from '../api/index.js';
+import type { JobResult, LaneWarning } from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClientPresence } from '../jobs/delivery.js';
 import { submitAndFollow } from '../jobs/follow.js';
 import type { JobSpec } from '../jobs/running-job.js';
-import { base64Of, imagesOf, openaiUsage, settingsOf } from './answer.js';
+import { base64Of, imagesOf, openaiUsage, resultWarnings, settingsOf } from './answer.js';
 import { openaiError } from './errors.js';
 import type { OpenAIImageRequest } from './requests.js';
 
@@ -34,10 +34,12 @@ export interface OpenAIStream {
   readonly job: JobSpec;
   readonly request: OpenAIImageRequest;
   readonly prefix: StreamPrefix;
+  /** The warnings the planned job records (its partials are reported with them). */
+  readonly planned: readonly LaneWarning[];
 }
 
 /** Answers the request with the job's events as OpenAI stream events; resolves when the stream is over. */
-export async function streamJob({ ctx, reply, client, job, request, prefix }: OpenAIStream): Promise<void> {
+export async function streamJob({ ctx, reply, client, job, request, prefix, planned }: OpenAIStream): Promise<void> {
   // Gone during planning: the job never starts (as deliver() does for the studio's own streams).
   if (client.gone) throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
   const out = new PassThrough();
@@ -61,9 +63,10 @@ export async function streamJob({ ctx, reply, client, job, request, prefix }: Op
   const complete = async (result: JobResult) => {
     try {
       const { images, usage } = imagesOf(result);
+      const warnings = resultWarnings(result);
       for (const { image } of images) {
         const b64 = await base64Of(ctx, image);
-        out.write(frame(`${prefix}.completed`, { type: `${prefix}.completed`, b64_json: b64, created_at: created(), ...settingsOf(request, image), ...(usage ? { usage: openaiUsage(usage) } : {}) }));
+        out.write(frame(`${prefix}.completed`, { type: `${prefix}.completed`, b64_json: b64, created_at: created(), ...settingsOf(request, image, warnings), ...(usage ? { usage: openaiUsage(usage) } : {}) }));
       }
       finish();
     } catch (error) {
@@ -86,7 +89,7 @@ export async function streamJob({ ctx, reply, client, job, request, prefix }: Op
   const onEvent = (event: ChannelEvent) => {
     if (finished || event.event !== 'partial' || partialsSent >= partialsWanted || typeof event.b64 !== 'string') return;
     const index = partialsSent++;
-    const settings = settingsOf(request, undefined);
+    const settings = settingsOf(request, undefined, planned);
     out.write(frame(`${prefix}.partial_image`, { type: `${prefix}.partial_image`, b64_json: event.b64, partial_image_index: index, created_at: created(), ...settings, output_format: event.format ?? settings.output_format }));
   };
   try {

@@ -1,5 +1,6 @@
 import { parseWith } from '../../common/validation.js';
 import { COMMON_SIZES, editRequest, generateRequest, multimodeRequest, REQUEST_ID_PATTERN, SIZE_RULE, API_LIMITS } from '../api/index.js';
+import { liftLaneOptions } from '../catalog/top-level-options.js';
 import { imageJob, planImageJob, type ImageFields } from '../jobs/plan.js';
 import { addJobRoute } from '../jobs/route.js';
 import type { StudioRoutes } from './plugin.js';
@@ -29,7 +30,7 @@ export const imageFields = ({
 export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
   addJobRoute(app, ctx, {
     url: '/api/generate',
-    parse: (request) => parseWith(generateRequest, request.body, { hints: IMAGE_HINTS }),
+    parse: (request) => parseWith(generateRequest, liftLaneOptions(request.body, generateRequest), { hints: IMAGE_HINTS }),
     async plan(ctx, body, requestId) {
       const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references }, 'generate');
       return { ...imageJob(plan, requestId), kind: 'generate', request: plan.request };
@@ -38,7 +39,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
 
   addJobRoute(app, ctx, {
     url: '/api/edit',
-    parse: (request) => parseWith(editRequest, request.body, { hints: IMAGE_HINTS }),
+    parse: (request) => parseWith(editRequest, liftLaneOptions(request.body, editRequest), { hints: IMAGE_HINTS }),
     async plan(ctx, { image, mask, ...body }, requestId) {
       const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references, edit: { image, mask } }, 'edit');
       return { ...imageJob(plan, requestId), kind: 'edit', request: plan.request };
@@ -47,7 +48,7 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
 
   addJobRoute(app, ctx, {
     url: '/api/generate/multimode',
-    parse: (request) => parseWith(multimodeRequest, request.body, { hints: IMAGE_HINTS }),
+    parse: (request) => parseWith(multimodeRequest, liftLaneOptions(request.body, multimodeRequest), { hints: IMAGE_HINTS }),
     async plan(ctx, { outputs, n, ...body }, requestId) {
       const shared = imageFields(body);
       // `outputs` lists each slot's overrides; `n` repeats the shared settings (default 2).

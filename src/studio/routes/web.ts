@@ -63,8 +63,11 @@ export function studioWebPublicPaths(env: Readonly<Record<string, string | undef
   } catch {
     // Not built: only the page routes (which then say so) are public.
   }
-  return [...WEB_CLIENT_ROUTES, ...assets];
+  return [...WEB_CLIENT_ROUTES, FAVICON_PATH, ...assets];
 }
+
+/** Where browsers look for an icon on pages that name none (an image or JSON opened on its own): the app's icon. */
+const FAVICON_PATH = '/favicon.ico';
 
 const NOT_BUILT_HTML = (dir: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>svc studio: web UI not built</title></head>
@@ -121,6 +124,18 @@ export function studioNotFoundPage(env: Readonly<Record<string, string | undefin
 export const webRoutes: StudioRoutes = async (app, { ctx }) => {
   const dir = studioWebDir(ctx.env);
   for (const path of WEB_CLIENT_ROUTES) app.get(path, (request, reply) => sendIndex(dir, request, reply));
+
+  app.get(FAVICON_PATH, async (_request, reply) => {
+    // The build names its icon by content (favicon-<hash>.svg); an SVG answers for the .ico path in every current browser.
+    let name: string | undefined;
+    try {
+      name = readdirSync(join(dir, 'assets')).find((file) => /^favicon-[A-Za-z0-9_-]+\.svg$/.test(file));
+    } catch {
+      name = undefined;
+    }
+    if (!name) throw new ServiceError('NOT_FOUND', 'No favicon: the web UI is not built.');
+    return reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'public, max-age=86400' }).type(ASSET_TYPES['.svg']).send(await readFile(join(dir, 'assets', name)));
+  });
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     const { file } = request.params;

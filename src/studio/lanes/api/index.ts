@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
+import { defineLane } from '../define-lane.js';
 import { responsesImage } from '../responses/image-call.js';
+import { responsesOptions, type ResponsesOptions } from '../responses/options.js';
 import { bearer, keyedGet } from '../key-check.js';
 import { API_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { responsesText, textModelEntries } from '../responses/text.js';
@@ -20,7 +22,7 @@ function apiKey(ctx: LaneEnv): string {
 
 const MODELS = { list: API_MODELS, default: 'lang-5.6-luna' };
 
-async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest<ResponsesOptions>, job: LaneJob): Promise<LaneImageResult> {
   const key = apiKey(ctx);
   return responsesImage(ctx, apiLane, { ...request, reasoning: request.reasoning ?? settingOf(ctx, apiLane, 'reasoning') }, job, {
     url: `${ctx.upstreamUrl('api')}/responses`,
@@ -43,7 +45,7 @@ const text: TextModel = {
   },
 };
 
-export const apiLane: LaneModule = {
+export const apiLane: LaneModule = defineLane({
   id: 'api',
   label: 'API',
   description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
@@ -56,6 +58,7 @@ export const apiLane: LaneModule = {
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],
+  options: responsesOptions,
   // The upstream edits endpoint's limit (the spec leaves it open).
   maxInputImages: 16,
   maskEdits: true,
@@ -76,4 +79,4 @@ export const apiLane: LaneModule = {
     edit: run,
   },
   text,
-};
+});

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { isRejectedToken } from '../responses/errors.js';
+import { defineLane } from '../define-lane.js';
 import { responsesImage } from '../responses/image-call.js';
+import { responsesOptions, type ResponsesOptions } from '../responses/options.js';
 import { OAUTH_MODELS, RESPONSES_CAPABILITIES } from '../responses/models.js';
 import { responsesText, textModelEntries } from '../responses/text.js';
 import type { TextModel } from '../text-model.js';
@@ -37,7 +39,7 @@ export function headers(session: ChatSession): Record<string, string> {
   return out;
 }
 
-async function run(ctx: LaneEnv, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+async function run(ctx: LaneEnv, request: LaneImageRequest<ResponsesOptions>, job: LaneJob): Promise<LaneImageResult> {
   const reasoning = request.reasoning ?? settingOf(ctx, oauthLane, 'reasoning');
   const call = (session: ChatSession) =>
     responsesImage(ctx, oauthLane, { ...request, reasoning }, job, {
@@ -92,7 +94,7 @@ async function probe(ctx: LaneEnv): Promise<LaneStatus | undefined> {
   }
 }
 
-export const oauthLane: LaneModule = {
+export const oauthLane: LaneModule = defineLane({
   id: 'oauth',
   label: 'Chat OAuth',
   description: 'The chat vendor backend with the local chat OAuth session; a lang planner plans, lang-image-2 renders.',
@@ -105,6 +107,7 @@ export const oauthLane: LaneModule = {
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],
+  options: responsesOptions,
   maxInputImages: 16,
   maskEdits: true,
   timeoutMs: 300_000,
@@ -130,4 +133,4 @@ export const oauthLane: LaneModule = {
     edit: run,
   },
   text,
-};
+});

@@ -4,6 +4,7 @@ import { laneTimeoutMs } from '../budget.js';
 import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../types.js';
 import { responsesLaneError, type ResponsesLane } from './errors.js';
 import { LANG_IMAGE_MODEL } from './models.js';
+import type { ResponsesOptions } from './options.js';
 import { PARTIAL_IMAGES, PLANNER_INSTRUCTIONS, buildResponsesBody } from './request.js';
 import { callResponses } from './stream.js';
 
@@ -22,11 +23,12 @@ export interface ResponsesTarget {
 export async function responsesImage(
   ctx: LaneEnv,
   lane: LaneModule,
-  request: LaneImageRequest,
+  request: LaneImageRequest<ResponsesOptions>,
   job: LaneJob,
   target: ResponsesTarget,
 ): Promise<LaneImageResult> {
   const size = request.size ?? target.size;
+  const { background, outputCompression } = request.options;
   const action = request.image ? 'edit' : 'generate';
   const body = buildResponsesBody({
     model: request.model.upstreamId,
@@ -37,7 +39,7 @@ export async function responsesImage(
     reasoning: request.reasoning,
     webSearch: target.webSearch,
     store: target.store,
-    tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, partialImages: PARTIAL_IMAGES, action },
+    tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, background, outputCompression, partialImages: PARTIAL_IMAGES, action },
   });
   const laneId = lane.id as ResponsesLane;
   const settings = {
@@ -47,6 +49,8 @@ export async function responsesImage(
     quality: request.quality ?? 'auto',
     format: request.format,
     moderation: request.moderation ?? 'auto',
+    background: background ?? 'auto',
+    ...(outputCompression !== undefined ? { outputCompression } : {}),
     reasoning: request.reasoning ?? null,
     webSearch: target.webSearch,
     action,

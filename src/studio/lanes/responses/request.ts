@@ -20,6 +20,8 @@ export interface ImageToolSettings {
   readonly size?: string;
   readonly quality?: Quality;
   readonly moderation?: Moderation;
+  readonly background?: 'auto' | 'opaque' | 'transparent';
+  readonly outputCompression?: number;
   readonly partialImages: number;
   readonly action: 'generate' | 'edit';
 }
@@ -122,6 +124,8 @@ export function buildResponsesBody(input: ResponsesBodyInput): string | Blob {
   if (tool.size) imageTool.size = tool.size;
   if (tool.quality) imageTool.quality = tool.quality;
   if (tool.moderation) imageTool.moderation = tool.moderation;
+  if (tool.background) imageTool.background = tool.background;
+  if (tool.outputCompression !== undefined) imageTool.output_compression = tool.outputCompression;
   if (tool.action === 'edit') imageTool.action = 'edit';
   if (input.mask) imageTool.input_image_mask = { image_url: new ImageUrl(input.mask) };
 

@@ -6,6 +6,7 @@ import { errorHelp } from '../../components/errorHelp';
 import { navigate } from '../../router';
 import { useUi } from '../../store/ui';
 import { agentKeys, createAgentSession, deleteAgentSession, updateAgentSession, useAgentSessions } from './agentApi';
+import { plural } from '../../components/format';
 
 export const sessionHref = (id: string) => `/agent#${encodeURIComponent(id)}`;
 
@@ -98,7 +99,7 @@ export function SessionRail({ selected }: { selected?: string }) {
                   }}
                 >
                   <span className="rail-title">{session.title}</span>
-                  <span className="hint">{queueNote(session) || `${session.images.length} images`}</span>
+                  <span className="hint">{queueNote(session) || plural(session.images.length, 'image')}</span>
                 </a>
                 {session.id === selected && (
                   <span className="rail-actions">

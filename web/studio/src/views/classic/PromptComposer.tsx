@@ -36,7 +36,7 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
   const addReferences = useUi((state) => state.addReferences);
   const [refused, setRefused] = useState<string[]>([]);
   const [chosenSizeMode, setSizeMode] = useState<SizeMode>();
-  const choice = laneChoice(composer.provider, capabilities, providers, defaults);
+  const choice = laneChoice(composer.provider, capabilities, providers, defaults, composer.model);
   // Size, or the lane's native aspect ratio and resolution (alpha): one or the other, never both.
   const nativeSize = hasNativeSize(choice);
   const nativeChosen = NATIVE_SIZE_OPTIONS.some((name) => composer.options[name] !== undefined);

@@ -70,7 +70,12 @@ function fromLane(id: ProviderId, capabilities: CapabilitiesBody, lane: LaneCapa
   };
 }
 
-export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody, providers: ProviderStatus[] | undefined, defaults: DefaultsBody | undefined): LaneChoice {
+/**
+ * What the composer offers for `provider`. On auto with a chosen `model`, the lane that runs is the
+ * first ready lane offering that model (as the server routes it), so pressing alpha's Fast names alpha
+ * at once, not the first ready lane of all.
+ */
+export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody, providers: ProviderStatus[] | undefined, defaults: DefaultsBody | undefined, model = ''): LaneChoice {
   const lanes = lanesOf(capabilities);
   if (provider !== 'auto') {
     const lane = lanes.find((candidate) => candidate.id === provider);
@@ -79,7 +84,8 @@ export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody,
   const ready = capabilities.autoOrder
     .map((id) => lanes.find((lane) => lane.id === id))
     .filter((lane): lane is LaneCapabilities => lane !== undefined && lane.built && statusOf(providers, lane.id)?.state === 'ready');
-  const first = ready[0];
+  const offering = model ? ready.find((lane) => imageModels(capabilities, lane).includes(model)) : undefined;
+  const first = offering ?? ready[0];
   const base = first ? fromLane('auto', capabilities, first, statusOf(providers, first.id), defaults) : undefined;
   return {
     id: 'auto',
@@ -87,7 +93,9 @@ export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody,
     lane: first,
     ready: first !== undefined,
     state: 'auto',
-    reason: first
+    reason: offering
+      ? `Runs on the first ready lane with ${model}: now ${offering.label} (${offering.id}).`
+      : first
       ? `Runs on the first ready lane: now ${first.label} (${first.id}).`
       : 'No lane is ready: Settings shows what each one needs.',
     controls: base?.controls ?? [],

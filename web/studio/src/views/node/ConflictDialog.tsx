@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { difference } from './graphModel';
 import { useGraph } from './graphStore';
+import { plural } from '../../components/format';
 
 const promptOf = (node: { id: string; data?: Record<string, unknown> }): string => (typeof node.data?.prompt === 'string' && node.data.prompt !== '' ? node.data.prompt : node.id);
 
@@ -33,7 +34,7 @@ export function ConflictDialog() {
         <>
           <p>
             This page made its changes from version {version}; the studio now has version <strong data-their-version={conflict.version}>{conflict.version}</strong> (
-            {conflict.graph.nodes.length} nodes, {conflict.graph.edges.length} edges). This page has {nodes.length} nodes.
+            {plural(conflict.graph.nodes.length, 'node')}, {plural(conflict.graph.edges.length, 'edge')}). This page has {plural(nodes.length, 'node')}.
           </p>
           {diff.onlyTheirs.length > 0 && (
             <div className="conflict-side">

@@ -1,5 +1,6 @@
 import { Handle, Position, type NodeProps } from '@xyflow/react';
-import { memo } from 'react';
+import { memo, useState } from 'react';
+import { api, toErrorPayload } from '../../api/http';
 import { useCapabilities, laneLabel } from '../../api/queries';
 import { withToken } from '../../api/token';
 import type { ImageNode } from './graphModel';
@@ -23,11 +24,36 @@ function ImageNodeCardBase({ id, data, selected }: NodeProps<ImageNode>) {
   const phase = progress?.phase;
   const state = data.status ?? 'ready';
   const picture = data.thumbnailUrl ?? data.url;
+  // Its image deleted from history (the file answers 404): said so, with a way back while history keeps it.
+  const [missing, setMissing] = useState(false);
+  const [loads, setLoads] = useState(0);
+  const [restoreError, setRestoreError] = useState<string>();
+  const restore = async () => {
+    if (!data.filename) return;
+    try {
+      await api(`/api/history/${encodeURIComponent(data.filename)}/restore`, { method: 'POST' });
+      setRestoreError(undefined);
+      setMissing(false);
+      setLoads((count) => count + 1);
+    } catch (error) {
+      const payload = toErrorPayload(error);
+      setRestoreError(`${payload.message} (${payload.code})`);
+    }
+  };
   return (
     <div className={`graph-node${selected ? ' selected' : ''}`} data-node-id={id} data-state={state} data-phase={running ? (phase ?? '') : undefined}>
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="graph-node-image">
-        {picture && <img src={withToken(picture)} alt={data.prompt ?? ''} draggable={false} decoding="async" data-final="" />}
+        {picture && !missing && <img key={loads} src={withToken(picture)} alt={data.prompt ?? ''} draggable={false} decoding="async" data-final="" onError={() => setMissing(true)} />}
+        {picture && missing && (
+          <span className="graph-node-missing" role="alert">
+            Its image was deleted from history.{' '}
+            <button type="button" className="nodrag" onClick={() => void restore()}>
+              Restore
+            </button>
+            {restoreError && <span className="graph-node-restore-error"> {restoreError}</span>}
+          </span>
+        )}
         {running && progress?.partial && <img src={progress.partial} alt="" data-partial="" />}
         {running && (
           <span className="graph-node-phase" role="status">

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { localizeTimes } from '../../components/format';
+import { localizeTimes, plural } from '../../components/format';
 import type { CapabilitiesBody, LaneCapabilities } from '../../api/contract';
 import { lanesOf, statusOf, useCapabilities, useProviders } from '../../api/queries';
 import { useUi } from '../../store/ui';
@@ -62,7 +62,7 @@ export function LanesSection() {
               <p className="lane-facts">
                 {credentialOf(lane, capabilities.data as CapabilitiesBody)}
                 {status?.upstream ? ` · ${status.upstream}` : ''}
-                {lane.built ? ` · ${lane.models.length} models, up to ${lane.maxInputImages} input images` : ''}
+                {lane.built ? ` · ${plural(lane.models.length, 'model')}, up to ${plural(lane.maxInputImages, 'input image')}` : ''}
               </p>
             </li>
           );
