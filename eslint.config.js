@@ -15,8 +15,8 @@ const ROOMS = {
 };
 
 // A lane is one folder: no file of src/ outside src/studio/lanes/ but the registry imports a lane's folder
-// (src/studio/lanes/<lane>/...). Off until the lanes' capability work lands (issue 42): turn it on then.
-const LANE_FOLDERS_ARE_PRIVATE = false;
+// (src/studio/lanes/<lane>/...). Tests and benches may reach into a lane to test it.
+const LANE_FOLDERS_ARE_PRIVATE = true;
 const LANE_FOLDER_IMPORTERS = ['src/studio/lanes/**', 'src/studio/catalog/registry.ts'];
 
 const SOURCES = '**/*.{ts,tsx,js,mjs}';

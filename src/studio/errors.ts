@@ -1,5 +1,5 @@
 import { exitCodeOf, isCodeOf, mergeCodeTables, ServiceError as AnyServiceError, SHARED_CODES, spec, type CodeSpec } from '../common/errors.js';
-import { LANE_CODE_TABLES } from './catalog/codes.js';
+import { CODE_TABLES } from './catalog/codes.js';
 
 // The studio's one table of error codes: the shared codes (common/errors.ts), the studio's own below, and
 // every lane's (and video's, Agent Mode's, the prompt builder's), each declared in its folder and listed in
@@ -73,7 +73,7 @@ const STUDIO_CODES = {
   AUTH_SWITCH_TOO_MANY: spec(429, 'bad_request', 'Too many sign-ins of this account started in the last minute; try again after Retry-After.'),
 } as const satisfies Record<string, CodeSpec>;
 
-export const ERROR_CODES = mergeCodeTables(SHARED_CODES, STUDIO_CODES, ...LANE_CODE_TABLES);
+export const ERROR_CODES = mergeCodeTables(SHARED_CODES, STUDIO_CODES, ...CODE_TABLES);
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

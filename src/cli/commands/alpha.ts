@@ -29,11 +29,13 @@ async function loginThroughStudio(client: StudioClient, out: Output): Promise<{ 
 /** No studio: the device flow in this process, against the configured issuer, into the configured file. */
 async function loginHere(out: Output): Promise<{ email?: string; via: 'here'; file: string }> {
   const { inProcessTarget } = await import('./alpha-local.js');
-  const { startAlphaLogin } = await import('../../studio/lanes/alpha/login.js');
+  const { LANES } = await import('../../studio/catalog/registry.js');
   const target = inProcessTarget(process.env);
   let login;
   try {
-    login = await startAlphaLogin(target);
+    const account = LANES.alpha.sessionAccount;
+    if (!account) throw new Error('the alpha lane has no session sign-in');
+    login = await account.signInAt(target, {});
   } catch (error) {
     throw new CliError(`Could not start the alpha sign-in at ${target.issuerUrl}: ${(error as Error).message}`, EXIT_CODES.upstream, 'LOGIN_FAILED');
   }
@@ -97,8 +99,8 @@ export function registerAlpha(program: Command): void {
       } catch (error) {
         if (!unreachable(error)) throw error;
         const { inProcessTarget } = await import('./alpha-local.js');
-        const { removeAlphaSession } = await import('../../studio/lanes/alpha/session-file.js');
-        removed = removeAlphaSession(inProcessTarget(process.env).file);
+        const { LANES } = await import('../../studio/catalog/registry.js');
+        removed = LANES.alpha.sessionAccount?.remove(inProcessTarget(process.env).file) ?? false;
       }
       out.result({ removed, auth: 'none' }, () => (removed ? `${out.color.green('✓')} signed out of alpha` : 'alpha: there was no session'));
     });

@@ -276,6 +276,14 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
   readonly keyStatus?: (ctx: LaneEnv) => Partial<KeysStatusBody>;
   /** Signs the lane's account in by a device code (POST /api/auth/switch): what to show, and how it ends. */
   readonly signIn?: (ctx: LaneEnv, options: { readonly signal?: AbortSignal }) => Promise<AccountLogin>;
+  /**
+   * The session file's own operations, usable without a studio (`svc <lane> login|logout` when none
+   * runs): a device-code sign-in against an issuer into a file, and removing the file.
+   */
+  readonly sessionAccount?: {
+    readonly signInAt: (target: { readonly issuerUrl: string; readonly file: string }, options: { readonly signal?: AbortSignal }) => Promise<AccountLogin>;
+    readonly remove: (file: string) => boolean;
+  };
   /** What GET /api/health (and the descriptor file) says of the lane, under its id (alpha: whether its session holds a token). */
   readonly health?: (ctx: LaneEnv) => Readonly<Record<string, unknown>>;
   /** Its usage bar in GET /api/quota, under its id. */

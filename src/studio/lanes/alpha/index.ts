@@ -10,8 +10,8 @@ import { alphaOptions, type AlphaOptions } from './options.js';
 import { ALPHA_PIPELINE_BUDGET_MS } from './phases.js';
 import { runAlpha } from './pipeline.js';
 import { alphaQuota } from './quota.js';
-import { readAlphaSession } from './session-file.js';
-import { startStudioAlphaLogin } from './login.js';
+import { readAlphaSession, removeAlphaSession } from './session-file.js';
+import { startAlphaLogin, startStudioAlphaLogin } from './login.js';
 import { alphaAuth } from './status.js';
 import { alphaRoutes } from './routes.js';
 import { alphaText } from './text.js';
@@ -119,6 +119,13 @@ export const alphaLane: LaneModule = defineLane({
     return { authorization: login.authorization, completion: login.completion.then((session) => ({ email: session.email })) };
   },
   health: (ctx) => ({ auth: alphaAuth(ctx) }),
+  sessionAccount: {
+    signInAt: async (target, options) => {
+      const login = await startAlphaLogin(target, options);
+      return { authorization: login.authorization, completion: login.completion.then((session) => ({ email: session.email })) };
+    },
+    remove: removeAlphaSession,
+  },
   routes: alphaRoutes,
   adapter: { ...adapter('alpha', () => alphaLane), probe: probeSession },
   text: alphaText('alpha'),
