@@ -30,11 +30,23 @@ const LANE_FOLDER_PATTERN = '(^|/)lanes/[^/]+/';
 function restrictions(room, laneFoldersPrivate) {
   const refused = Object.keys(ROOMS).filter((other) => other !== room && !ROOMS[room].includes(other));
   const rules = [];
-  if (refused.length > 0) rules.push({ regex: roomPattern(refused), message: `src/${room} may import only ${['itself', ...ROOMS[room]].join(', ')} (eslint.config.js ROOMS; docs/ARCHITECTURE.md, Layers).` });
-  if (laneFoldersPrivate) rules.push({ regex: LANE_FOLDER_PATTERN, message: "A lane's folder is imported only inside src/studio/lanes/ and by src/studio/catalog/registry.ts: reach a lane through the registry." });
+  if (refused.length > 0)
+    rules.push({
+      regex: roomPattern(refused),
+      message: `src/${room} may import only ${['itself', ...ROOMS[room]].join(', ')} (eslint.config.js ROOMS; docs/ARCHITECTURE.md, Layers).`,
+    });
+  if (laneFoldersPrivate)
+    rules.push({
+      regex: LANE_FOLDER_PATTERN,
+      message:
+        "A lane's folder is imported only inside src/studio/lanes/ and by src/studio/catalog/registry.ts: reach a lane through the registry.",
+    });
   return {
     'no-restricted-imports': ['error', { patterns: rules.map(({ regex, message }) => ({ regex, message })) }],
-    'no-restricted-syntax': ['error', ...rules.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`, message }))],
+    'no-restricted-syntax': [
+      'error',
+      ...rules.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`, message })),
+    ],
   };
 }
 
@@ -49,7 +61,24 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly', AbortController: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', document: 'readonly', window: 'readonly', localStorage: 'readonly', EventSource: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        localStorage: 'readonly',
+        EventSource: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

@@ -28,7 +28,11 @@ const simulators = await startSimulators();
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-agent-'));
 const studio = await startStudio({ env: { PATH: process.env.PATH, SVC_HOME: home, ...simulators.env }, port: 0, descriptor: false });
 const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-  const response = await fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${studio.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const answer = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
   return answer;
@@ -54,7 +58,11 @@ const generateTotals: number[] = [];
 /** 50 turns queued across 5 sessions; answers the wall time until the last ended. */
 async function agentRun(kind: 'command' | 'planned'): Promise<number> {
   round_ += 1;
-  const sessions = await Promise.all(Array.from({ length: SESSIONS }, (_, index) => post('/api/agent/sessions', { title: `bench ${round_}.${index}`, settings: { provider: 'oauth' } })));
+  const sessions = await Promise.all(
+    Array.from({ length: SESSIONS }, (_, index) =>
+      post('/api/agent/sessions', { title: `bench ${round_}.${index}`, settings: { provider: 'oauth' } }),
+    ),
+  );
   ended.clear();
   const started = performance.now();
   const ids: string[] = [];
@@ -72,7 +80,9 @@ async function agentRun(kind: 'command' | 'planned'): Promise<number> {
   const failed = ids.filter((id) => ended.get(id) !== 'succeeded');
   if (failed.length) throw new Error(`${failed.length} agent turns did not succeed`);
   for (const session of sessions) {
-    const queue = (await (await fetch(`${studio.url}/api/agent/sessions/${String(session.id)}/queue`)).json()) as { items: { timings: { totalMs: number } }[] };
+    const queue = (await (await fetch(`${studio.url}/api/agent/sessions/${String(session.id)}/queue`)).json()) as {
+      items: { timings: { totalMs: number } }[];
+    };
     (kind === 'command' ? turnTotals : plannedTotals).push(...queue.items.map((item) => item.timings.totalMs));
   }
   return wall;
@@ -113,7 +123,11 @@ await studio.close();
 await simulators.close();
 rmSync(home, { recursive: true, force: true });
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 const perSecond = (ms: number) => round((TOTAL * 1000) / ms, 1);
 /** Per turn: the chains ran side by side, so a chain's extra time spread over its turns. */
 const overheadMs = (ms: number) => round((ms - median(directMs)) / TURNS_PER_SESSION, 2);
@@ -123,9 +137,21 @@ console.log(
   table(
     ['measure', 'wall ms (p50)', 'turns/s', 'vs direct', 'overhead ms/turn'],
     [
-      [`${TOTAL} turns, /new (5 sessions)`, round(median(agentMs)), perSecond(median(agentMs)), round(median(agentMs) / median(directMs), 3), overheadMs(median(agentMs))],
+      [
+        `${TOTAL} turns, /new (5 sessions)`,
+        round(median(agentMs)),
+        perSecond(median(agentMs)),
+        round(median(agentMs) / median(directMs), 3),
+        overheadMs(median(agentMs)),
+      ],
       [`${TOTAL} POST /api/generate (5 clients)`, round(median(directMs)), perSecond(median(directMs)), 1, 0],
-      [`${TOTAL} turns, planned (+1 planner call each)`, round(median(plannedMs)), perSecond(median(plannedMs)), round(median(plannedMs) / median(directMs), 3), overheadMs(median(plannedMs))],
+      [
+        `${TOTAL} turns, planned (+1 planner call each)`,
+        round(median(plannedMs)),
+        perSecond(median(plannedMs)),
+        round(median(plannedMs) / median(directMs), 3),
+        overheadMs(median(plannedMs)),
+      ],
     ],
   ),
 );
@@ -141,7 +167,16 @@ console.log(
     direct: { wallMs: round(median(directMs)), generationsPerSecond: perSecond(median(directMs)) },
     ratio: round(median(agentMs) / median(directMs), 3),
     overheadMsPerTurn: overheadMs(median(agentMs)),
-    inJobMs: { turn: round(median(turnTotals)), generation: round(median(generateTotals)), handler: handlerMs, plannedTurn: round(median(plannedTotals)) },
-    planned: { wallMs: round(median(plannedMs)), turnsPerSecond: perSecond(median(plannedMs)), overheadMsPerTurn: overheadMs(median(plannedMs)) },
+    inJobMs: {
+      turn: round(median(turnTotals)),
+      generation: round(median(generateTotals)),
+      handler: handlerMs,
+      plannedTurn: round(median(plannedTotals)),
+    },
+    planned: {
+      wallMs: round(median(plannedMs)),
+      turnsPerSecond: perSecond(median(plannedMs)),
+      overheadMsPerTurn: overheadMs(median(plannedMs)),
+    },
   }),
 );

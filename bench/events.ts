@@ -136,7 +136,17 @@ try {
       [
         row('EventChannel (Fastify)', channel),
         row('bare node:http', baseline),
-        ['ratio channel/baseline', '', '', round(ratios.throughput, 3), round(ratios.lagP50, 2), round(ratios.lagP99, 2), '', round(ratios.serverCpu, 2), round(ratios.peakRss, 2)],
+        [
+          'ratio channel/baseline',
+          '',
+          '',
+          round(ratios.throughput, 3),
+          round(ratios.lagP50, 2),
+          round(ratios.lagP99, 2),
+          '',
+          round(ratios.serverCpu, 2),
+          round(ratios.peakRss, 2),
+        ],
       ],
     ),
   );

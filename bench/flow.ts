@@ -32,9 +32,18 @@ const THROUGHPUT_STEPS = 150;
 
 const sim = await startFlowSimulator({ stepMs: 0 });
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-flow-'));
-const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH, SVC_FLOW_BASE_URL: sim.url }, port: 0, descriptor: false });
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const registered = await post(`${studio.url}/api/flow/workflows`, { id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind });
+const studio = await startStudio({
+  env: { SVC_HOME: home, PATH: process.env.PATH, SVC_FLOW_BASE_URL: sim.url },
+  port: 0,
+  descriptor: false,
+});
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const registered = await post(`${studio.url}/api/flow/workflows`, {
+  id: 'sample',
+  graph: SAMPLE_WORKFLOW.graph,
+  bind: SAMPLE_WORKFLOW.bind,
+});
 if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${await registered.text()}`);
 
 /** The graph as the lane would inject it. */
@@ -69,7 +78,9 @@ class DirectClient {
   }
 
   async submit(prompt: string, steps: number): Promise<string> {
-    const answer = (await (await post(`${sim.url}/prompt`, { prompt: graphFor(prompt, steps), client_id: this.clientId })).json()) as { prompt_id: string };
+    const answer = (await (await post(`${sim.url}/prompt`, { prompt: graphFor(prompt, steps), client_id: this.clientId })).json()) as {
+      prompt_id: string;
+    };
     return answer.prompt_id;
   }
 
@@ -82,9 +93,14 @@ class DirectClient {
   async run(prompt: string, steps: number): Promise<number> {
     const promptId = await this.submit(prompt, steps);
     await this.done(promptId);
-    const history = (await (await fetch(`${sim.url}/history/${promptId}`)).json()) as Record<string, { outputs: Record<string, { images: { filename: string; subfolder: string; type: string }[] }> }>;
+    const history = (await (await fetch(`${sim.url}/history/${promptId}`)).json()) as Record<
+      string,
+      { outputs: Record<string, { images: { filename: string; subfolder: string; type: string }[] }> }
+    >;
     const image = history[promptId].outputs['9'].images[0];
-    const bytes = await (await fetch(`${sim.url}/view?${new URLSearchParams({ filename: image.filename, subfolder: image.subfolder, type: image.type })}`)).arrayBuffer();
+    const bytes = await (
+      await fetch(`${sim.url}/view?${new URLSearchParams({ filename: image.filename, subfolder: image.subfolder, type: image.type })}`)
+    ).arrayBuffer();
     return bytes.byteLength;
   }
 
@@ -96,7 +112,13 @@ class DirectClient {
 const direct = new DirectClient();
 await direct.open();
 const throughStudio = async (prompt: string): Promise<void> => {
-  const response = await post(`${studio.url}/api/generate`, { provider: 'flow', model: 'sample', prompt, size: `${SIZE.width}x${SIZE.height}`, options: { 'KSampler.steps': STEPS } });
+  const response = await post(`${studio.url}/api/generate`, {
+    provider: 'flow',
+    model: 'sample',
+    prompt,
+    size: `${SIZE.width}x${SIZE.height}`,
+    options: { 'KSampler.steps': STEPS },
+  });
   if (response.status !== 200) throw new Error(`generate answered ${response.status}: ${await response.text()}`);
   await response.arrayBuffer();
 };
@@ -131,7 +153,9 @@ console.log(
     ],
   ),
 );
-console.log(`added by the studio: p50 ${round(p(studioTimes, 0.5) - p(directTimes, 0.5))} ms; ratio studio/direct p50 ${round(p(studioTimes, 0.5) / p(directTimes, 0.5))}`);
+console.log(
+  `added by the studio: p50 ${round(p(studioTimes, 0.5) - p(directTimes, 0.5))} ms; ratio studio/direct p50 ${round(p(studioTimes, 0.5) / p(directTimes, 0.5))}`,
+);
 
 // --- 2. Messages per second with 16 jobs in flight.
 const lane = flowSockets(studio.ctx);
@@ -139,7 +163,12 @@ const laneBefore = lane.messages(sim.url);
 let started = performance.now();
 await Promise.all(
   Array.from({ length: INFLIGHT }, (_, index) =>
-    post(`${studio.url}/api/generate`, { provider: 'flow', model: 'sample', prompt: `throughput ${index}`, options: { 'KSampler.steps': THROUGHPUT_STEPS } }).then(async (response) => {
+    post(`${studio.url}/api/generate`, {
+      provider: 'flow',
+      model: 'sample',
+      prompt: `throughput ${index}`,
+      options: { 'KSampler.steps': THROUGHPUT_STEPS },
+    }).then(async (response) => {
       if (response.status !== 200) throw new Error(`generate answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
     }),
@@ -163,7 +192,7 @@ console.log(
     ['connection', 'messages', 'seconds', 'messages/s'],
     [
       ['bare client socket', bare.messages, round(bareSeconds), round(bareRate, 0)],
-      ['the lane\'s shared socket', laneMessages, round(laneSeconds), round(laneRate, 0)],
+      ["the lane's shared socket", laneMessages, round(laneSeconds), round(laneRate, 0)],
     ],
   ),
 );
@@ -171,8 +200,18 @@ console.log(`ratio lane/bare messages per second: ${round(laneRate / bareRate)}`
 console.log(
   JSON.stringify({
     bench: 'flow',
-    job: { directP50Ms: p(directTimes, 0.5), studioP50Ms: p(studioTimes, 0.5), addedP50Ms: round(p(studioTimes, 0.5) - p(directTimes, 0.5)), ratioP50: round(p(studioTimes, 0.5) / p(directTimes, 0.5)) },
-    socket: { inflight: INFLIGHT, laneMessagesPerSecond: round(laneRate, 0), bareMessagesPerSecond: round(bareRate, 0), ratio: round(laneRate / bareRate) },
+    job: {
+      directP50Ms: p(directTimes, 0.5),
+      studioP50Ms: p(studioTimes, 0.5),
+      addedP50Ms: round(p(studioTimes, 0.5) - p(directTimes, 0.5)),
+      ratioP50: round(p(studioTimes, 0.5) / p(directTimes, 0.5)),
+    },
+    socket: {
+      inflight: INFLIGHT,
+      laneMessagesPerSecond: round(laneRate, 0),
+      bareMessagesPerSecond: round(bareRate, 0),
+      ratio: round(laneRate / bareRate),
+    },
   }),
 );
 

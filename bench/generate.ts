@@ -51,7 +51,9 @@ const { url: simUrl, apiBaseUrl, apiKey } = await sim.next<{ type: 'ready'; url:
 const studio = startChild(join(here, 'lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
 const { url: studioUrl } = await studio.next<{ type: 'ready'; url: string }>('ready');
 const baselineTree = process.env.BENCH_BASELINE_TREE;
-const baseline = baselineTree ? startChild(join(baselineTree, 'bench/lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]) : undefined;
+const baseline = baselineTree
+  ? startChild(join(baselineTree, 'bench/lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })])
+  : undefined;
 const baselineUrl = baseline ? (await baseline.next<{ type: 'ready'; url: string }>('ready')).url : undefined;
 
 let threads: ThreadAccount | undefined;
@@ -79,7 +81,9 @@ async function viaStudio(prompt: string, url = studioUrl): Promise<{ ms: number;
 
 // The exact body the studio sent upstream (read back from the simulator's log), with the prompt swapped per call.
 await viaStudio('bench template');
-const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURIComponent('POST /v1/responses')}&full=1`)).json()) as { requests: Array<{ body: Record<string, unknown> }> };
+const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURIComponent('POST /v1/responses')}&full=1`)).json()) as {
+  requests: Array<{ body: Record<string, unknown> }>;
+};
 const template = logged.requests.at(-1)?.body as { input: Array<{ content: Array<{ text: string }> }> };
 if (!template) throw new Error('no upstream request logged');
 
@@ -180,12 +184,22 @@ async function timed(run: () => Promise<unknown> | unknown): Promise<number> {
     await run();
     values.push(performance.now() - started);
   }
-  return percentile(values.sort((a, b) => a - b), 0.5);
+  return percentile(
+    values.sort((a, b) => a - b),
+    0.5,
+  );
 }
 const image = sample as Buffer;
 const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-save-'));
 const size = { width: 1024, height: 1024 };
-const metadata = { prompt: 'a red kite', lane: 'api', model: 'lang-5.6-luna', requestId: 'bench', kind: 'generate' as const, settings: { size: '1024x1024' } };
+const metadata = {
+  prompt: 'a red kite',
+  lane: 'api',
+  model: 'lang-5.6-luna',
+  requestId: 'bench',
+  kind: 'generate' as const,
+  settings: { size: '1024x1024' },
+};
 const embedded = embedMetadata(image, 'png', metadata, size);
 let fileIndex = 0;
 const files = new DurableWriter();
@@ -204,7 +218,9 @@ const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const p = (values: number[], q: number) => round(percentile(sorted(values), q));
 const ratio = round(percentile(sorted(studioMs), 0.5) / percentile(sorted(directMs), 0.5), 3);
 
-console.log(`generate: ${studioMs.length} interleaved rounds after ${WARMUP} warm-up rounds; 1024x1024 PNG, partial_images 2; image ${image.length} bytes; simulator renders cached`);
+console.log(
+  `generate: ${studioMs.length} interleaved rounds after ${WARMUP} warm-up rounds; 1024x1024 PNG, partial_images 2; image ${image.length} bytes; simulator renders cached`,
+);
 console.log(
   table(
     ['measure', 'p50 ms', 'p99 ms'],
@@ -225,9 +241,13 @@ const aboveFloor = round(percentile(sorted(overheadMs), 0.5) - percentile(sorted
 console.log(`studio overhead above the floor gateway's (difference of medians): ${aboveFloor} ms`);
 const aboveHttpFloor = round(percentile(sorted(overheadMs), 0.5) - percentile(sorted(httpFloorOverheadMs), 0.5));
 console.log(`studio overhead above the node:http floor gateway's (difference of medians; the studio's bookkeeping): ${aboveHttpFloor} ms`);
-const baselineRatio = baselineMs.length ? round(percentile(sorted(overheadMs), 0.5) / percentile(sorted(baselineOverheadMs), 0.5), 3) : undefined;
+const baselineRatio = baselineMs.length
+  ? round(percentile(sorted(overheadMs), 0.5) / percentile(sorted(baselineOverheadMs), 0.5), 3)
+  : undefined;
 if (baselineMs.length) {
-  console.log(`baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`);
+  console.log(
+    `baseline ${baselineTree}: POST /api/generate p50 ${p(baselineMs, 0.5)} p99 ${p(baselineMs, 0.99)} ms; added overhead p50 ${p(baselineOverheadMs, 0.5)} p99 ${p(baselineOverheadMs, 0.99)} ms`,
+  );
   console.log(`added overhead, this tree / baseline (ratio of medians): ${baselineRatio}`);
 }
 const threadRows = threads?.rows() ?? [];
@@ -236,7 +256,12 @@ if (threadRows.length) {
   console.log(table(['thread', 'CPU ms', 'voluntary switches', 'involuntary switches'], threadRows));
 }
 console.log('saveAsset steps on the same bytes, measured in this process (p50 of 20):');
-console.log(table(['step', 'p50 ms'], Object.entries(components).map(([name, value]) => [name, round(value)])));
+console.log(
+  table(
+    ['step', 'p50 ms'],
+    Object.entries(components).map(([name, value]) => [name, round(value)]),
+  ),
+);
 console.log(
   JSON.stringify({
     bench: 'generate',
@@ -249,9 +274,24 @@ console.log(
     httpFloorOverheadMs: { p50: p(httpFloorOverheadMs, 0.5), p99: p(httpFloorOverheadMs, 0.99) },
     aboveHttpFloorMs: aboveHttpFloor,
     ratio,
-    ...(baselineMs.length ? { baseline: { tree: baselineTree, studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) }, overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) }, overheadRatio: baselineRatio } } : {}),
-    studioTimings: { upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) }, saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) }, aroundSlotMs: { p50: p(outsideSlotMs, 0.5), p99: p(outsideSlotMs, 0.99) } },
+    ...(baselineMs.length
+      ? {
+          baseline: {
+            tree: baselineTree,
+            studioMs: { p50: p(baselineMs, 0.5), p99: p(baselineMs, 0.99) },
+            overheadMs: { p50: p(baselineOverheadMs, 0.5), p99: p(baselineOverheadMs, 0.99) },
+            overheadRatio: baselineRatio,
+          },
+        }
+      : {}),
+    studioTimings: {
+      upstreamMs: { p50: p(upstreamMs, 0.5), p99: p(upstreamMs, 0.99) },
+      saveMs: { p50: p(saveMs, 0.5), p99: p(saveMs, 0.99) },
+      aroundSlotMs: { p50: p(outsideSlotMs, 0.5), p99: p(outsideSlotMs, 0.99) },
+    },
     saveSteps: Object.fromEntries(Object.entries(components).map(([name, value]) => [name, round(value)])),
-    ...(threadRows.length ? { threads: threadRows.map(([thread, cpuMs, voluntary, involuntary]) => ({ thread, cpuMs, voluntary, involuntary })) } : {}),
+    ...(threadRows.length
+      ? { threads: threadRows.map(([thread, cpuMs, voluntary, involuntary]) => ({ thread, cpuMs, voluntary, involuntary })) }
+      : {}),
   }),
 );

@@ -24,10 +24,74 @@ const PAGE = 50;
 
 // Prompts drawn from small vocabularies with a skew (a few words are everywhere, most are rare),
 // from a fixed seed so every run seeds the same library.
-const SUBJECTS = ['fox', 'whale', 'lighthouse', 'castle', 'robot', 'garden', 'city', 'forest', 'dragon', 'cat', 'ship', 'mountain', 'portrait', 'owl', 'bridge', 'desert', 'train', 'violin', 'temple', 'harbour'];
-const ADJECTIVES = ['red', 'misty', 'golden', 'ancient', 'neon', 'quiet', 'stormy', 'tiny', 'giant', 'frozen', 'glowing', 'rusty', 'velvet', 'paper', 'crystal', 'hidden', 'floating', 'broken', 'sunlit', 'moonlit'];
-const STYLES = ['watercolor', 'oil painting', 'pencil sketch', 'photograph', 'isometric render', 'pixel art', 'ukiyo-e print', 'charcoal drawing', 'claymation', 'blueprint'];
-const PLACES = ['at dawn', 'at night', 'in the rain', 'under snow', 'by the sea', 'in autumn', 'on Mars', 'in a dream', 'after the storm', 'in spring'];
+const SUBJECTS = [
+  'fox',
+  'whale',
+  'lighthouse',
+  'castle',
+  'robot',
+  'garden',
+  'city',
+  'forest',
+  'dragon',
+  'cat',
+  'ship',
+  'mountain',
+  'portrait',
+  'owl',
+  'bridge',
+  'desert',
+  'train',
+  'violin',
+  'temple',
+  'harbour',
+];
+const ADJECTIVES = [
+  'red',
+  'misty',
+  'golden',
+  'ancient',
+  'neon',
+  'quiet',
+  'stormy',
+  'tiny',
+  'giant',
+  'frozen',
+  'glowing',
+  'rusty',
+  'velvet',
+  'paper',
+  'crystal',
+  'hidden',
+  'floating',
+  'broken',
+  'sunlit',
+  'moonlit',
+];
+const STYLES = [
+  'watercolor',
+  'oil painting',
+  'pencil sketch',
+  'photograph',
+  'isometric render',
+  'pixel art',
+  'ukiyo-e print',
+  'charcoal drawing',
+  'claymation',
+  'blueprint',
+];
+const PLACES = [
+  'at dawn',
+  'at night',
+  'in the rain',
+  'under snow',
+  'by the sea',
+  'in autumn',
+  'on Mars',
+  'in a dream',
+  'after the storm',
+  'in spring',
+];
 const LANES = ['api', 'oauth', 'gamma', 'delta', 'epsilon', 'beta-api'];
 /** A word that appears in one prompt in a thousand. */
 const RARE = 'zeppelin';
@@ -95,7 +159,7 @@ async function get(studio: RunningStudio, query: string): Promise<Page> {
 /** The cursor of the page that starts at the middle of the library (walked to with the largest pages). */
 async function middleCursor(studio: RunningStudio, count: number): Promise<string> {
   let cursor: string | null = null;
-  for (let seen = 0; seen < count / 2; ) {
+  for (let seen = 0; seen < count / 2;) {
     const page: Page = await get(studio, `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     seen += page.items?.length ?? 0;
     cursor = page.nextCursor;
@@ -159,8 +223,17 @@ console.log(
     names.map((name) => [
       name,
       ...SIZES.flatMap((count) => [results.get(count)?.get(name)?.p50 ?? '', results.get(count)?.get(name)?.p99 ?? '']),
-      ...larger.map((count) => round((results.get(count)?.get(name)?.p50 ?? Number.NaN) / (results.get(base)?.get(name)?.p50 ?? Number.NaN))),
+      ...larger.map((count) =>
+        round((results.get(count)?.get(name)?.p50 ?? Number.NaN) / (results.get(base)?.get(name)?.p50 ?? Number.NaN)),
+      ),
     ]),
   ),
 );
-console.log(JSON.stringify({ bench: 'history', repeats: REPEATS, seedingMs: seeding, results: Object.fromEntries([...results].map(([count, figures]) => [count, Object.fromEntries(figures)])) }));
+console.log(
+  JSON.stringify({
+    bench: 'history',
+    repeats: REPEATS,
+    seedingMs: seeding,
+    results: Object.fromEntries([...results].map(([count, figures]) => [count, Object.fromEntries(figures)])),
+  }),
+);

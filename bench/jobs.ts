@@ -35,8 +35,19 @@ const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH
 const now = new Date().toISOString();
 // A generate job as the engine stores it (one slot), and its result: what GET /api/jobs parses by kind.
 const MODEL = { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' };
-const request = { operation: 'generate' as const, slots: [{ requestId: 'bench', lane: 'api' as const, model: MODEL, fields: { prompt: 'bench', format: 'png' as const, options: {} } }], inputs: { references: [] } };
-const resultOf = (requestId: string) => ({ requestId, provider: 'api', model: 'lang-5.6-luna', images: [], settings: {}, timings: { upstreamMs: 0, saveMs: 0, totalMs: 0 } });
+const request = {
+  operation: 'generate' as const,
+  slots: [{ requestId: 'bench', lane: 'api' as const, model: MODEL, fields: { prompt: 'bench', format: 'png' as const, options: {} } }],
+  inputs: { references: [] },
+};
+const resultOf = (requestId: string) => ({
+  requestId,
+  provider: 'api',
+  model: 'lang-5.6-luna',
+  images: [],
+  settings: {},
+  timings: { upstreamMs: 0, saveMs: 0, totalMs: 0 },
+});
 const row = (id: string, at: string): NewJobRow => ({
   id,
   kind: 'generate',
@@ -51,7 +62,9 @@ const row = (id: string, at: string): NewJobRow => ({
   retry_of: null,
 });
 insertJob(studio.ctx.db, row('bench-job', now), []);
-studio.ctx.db.prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`).run(now, JSON.stringify(resultOf('bench-job')));
+studio.ctx.db
+  .prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`)
+  .run(now, JSON.stringify(resultOf('bench-job')));
 const time = async (path: string) => {
   const started = performance.now();
   const response = await fetch(`${studio.url}${path}`);
@@ -85,7 +98,9 @@ function stateDir(rows: number): string {
   ctx.db.transaction(() => {
     for (let index = 0; index < rows; index += 1) {
       insertJob(ctx.db, row(`running-${index}`, at), []);
-      ctx.db.prepare(`UPDATE jobs SET state = 'running', phase = 'planning', started_at = ?, reached_upstream = 1 WHERE id = ?`).run(at, `running-${index}`);
+      ctx.db
+        .prepare(`UPDATE jobs SET state = 'running', phase = 'planning', started_at = ?, reached_upstream = 1 WHERE id = ?`)
+        .run(at, `running-${index}`);
     }
   })();
   void ctx.close();
@@ -136,7 +151,9 @@ await engine.recover();
 let serial = 0;
 async function throughEngine(count: number): Promise<number> {
   const started = performance.now();
-  const submitted = await Promise.all(Array.from({ length: count }, () => engine.submit({ requestId: `d-${serial++}`, kind: 'generate', lane: 'api', model: 'm', request })));
+  const submitted = await Promise.all(
+    Array.from({ length: count }, () => engine.submit({ requestId: `d-${serial++}`, kind: 'generate', lane: 'api', model: 'm', request })),
+  );
   await Promise.all(submitted.map((job) => job.outcome));
   return performance.now() - started;
 }
@@ -168,13 +185,27 @@ await dispatchCtx.close();
 rmSync(dispatchHome, { recursive: true, force: true });
 const perSecond = (count: number, ms: number) => round((count * 1000) / ms);
 
-console.log(`jobs: ${READS} interleaved reads; ${RECOVERY_ROUNDS} alternating start-ups with ${RUNNING_ROWS} running rows vs none; ${DISPATCH_ROUNDS} alternating dispatch rounds per batch`);
+console.log(
+  `jobs: ${READS} interleaved reads; ${RECOVERY_ROUNDS} alternating start-ups with ${RUNNING_ROWS} running rows vs none; ${DISPATCH_ROUNDS} alternating dispatch rounds per batch`,
+);
 console.log(
   table(
     ['measure', 'p50 ms', 'p99 ms', 'baseline p50 ms', 'ratio of p50'],
     [
-      ['GET /api/jobs/:id vs GET /api/health', p(jobMs, 0.5), p(jobMs, 0.99), p(healthMs, 0.5), round(percentile(sorted(jobMs), 0.5) / percentile(sorted(healthMs), 0.5), 3)],
-      [`startStudio with ${RUNNING_ROWS} running jobs vs none`, p(fullMs, 0.5), p(fullMs, 0.99), p(emptyMs, 0.5), round(percentile(sorted(fullMs), 0.5) / percentile(sorted(emptyMs), 0.5), 3)],
+      [
+        'GET /api/jobs/:id vs GET /api/health',
+        p(jobMs, 0.5),
+        p(jobMs, 0.99),
+        p(healthMs, 0.5),
+        round(percentile(sorted(jobMs), 0.5) / percentile(sorted(healthMs), 0.5), 3),
+      ],
+      [
+        `startStudio with ${RUNNING_ROWS} running jobs vs none`,
+        p(fullMs, 0.5),
+        p(fullMs, 0.99),
+        p(emptyMs, 0.5),
+        round(percentile(sorted(fullMs), 0.5) / percentile(sorted(emptyMs), 0.5), 3),
+      ],
       ...dispatch.map(({ batch, engineMs, rowsMs }) => [
         `${batch} jobs through the dispatcher vs the same rows without (${perSecond(batch, percentile(sorted(engineMs), 0.5))} vs ${perSecond(batch, percentile(sorted(rowsMs), 0.5))} jobs/s)`,
         p(engineMs, 0.5),
@@ -190,7 +221,12 @@ console.log(
     bench: 'jobs',
     getJobMs: { p50: p(jobMs, 0.5), p99: p(jobMs, 0.99) },
     healthMs: { p50: p(healthMs, 0.5), p99: p(healthMs, 0.99) },
-    recovery: { rows: RUNNING_ROWS, startMs: { p50: p(fullMs, 0.5), p99: p(fullMs, 0.99) }, emptyStartMs: { p50: p(emptyMs, 0.5) }, addedMs: round(percentile(sorted(fullMs), 0.5) - percentile(sorted(emptyMs), 0.5)) },
+    recovery: {
+      rows: RUNNING_ROWS,
+      startMs: { p50: p(fullMs, 0.5), p99: p(fullMs, 0.99) },
+      emptyStartMs: { p50: p(emptyMs, 0.5) },
+      addedMs: round(percentile(sorted(fullMs), 0.5) - percentile(sorted(emptyMs), 0.5)),
+    },
     dispatch: dispatch.map(({ batch, engineMs, rowsMs }) => ({
       batch,
       engineJobsPerSecond: perSecond(batch, percentile(sorted(engineMs), 0.5)),

@@ -44,7 +44,9 @@ const mib = (kib: number) => round(kib / 1024, 1);
 
 /** A process's resident memory in KiB: now (VmRSS) or its peak since the last reset (VmHWM). */
 function memoryKiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN);
 }
 /** Resets the peak (VmHWM) to the current RSS (Linux: clear_refs 5). */
@@ -55,7 +57,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function drained(studioUrl: string): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const { mediaPool } = (await (await fetch(`${studioUrl}/api/storage/status`)).json()) as { mediaPool: { running: number; queued: number } };
+    const { mediaPool } = (await (await fetch(`${studioUrl}/api/storage/status`)).json()) as {
+      mediaPool: { running: number; queued: number };
+    };
     if (mediaPool.running === 0 && mediaPool.queued === 0) return performance.now() - started;
     await sleep(100);
   }
@@ -76,14 +80,20 @@ async function startRig(scenario: (typeof SCENARIOS)[number]): Promise<Rig> {
   const sim = startChild(join(here, 'lib/responses-sim-child.ts'), [JSON.stringify({ generationDelayMs: scenario.latencyMs })]);
   const { url: simUrl, apiBaseUrl, apiKey } = await sim.next<{ type: 'ready'; url: string; apiBaseUrl: string; apiKey: string }>('ready');
   // --expose-gc: the long run reads memory after full collections too (retained, not yet-collected garbage).
-  const studio = startChild(join(here, 'lib/studio-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey, env: process.env.BENCH_STUDIO_ENV ? JSON.parse(process.env.BENCH_STUDIO_ENV) : {} })], { execArgv: ['--expose-gc'] });
+  const studio = startChild(
+    join(here, 'lib/studio-child.ts'),
+    [JSON.stringify({ apiBaseUrl, apiKey, env: process.env.BENCH_STUDIO_ENV ? JSON.parse(process.env.BENCH_STUDIO_ENV) : {} })],
+    { execArgv: ['--expose-gc'] },
+  );
   const { url: studioUrl } = await studio.next<{ type: 'ready'; url: string }>('ready');
   const floor = startChild(join(here, 'lib/floor-child.ts'), [JSON.stringify({ apiBaseUrl, apiKey })]);
   const { url: floorUrl } = await floor.next<{ type: 'ready'; url: string }>('ready');
   const rig = { sim, studio, floor, studioUrl, floorUrl, apiBaseUrl, apiKey, template: undefined as unknown as Rig['template'] };
   // The exact body the studio sends upstream (from the simulator's log): what direct and the floor send.
   await viaStudio(rig, scenario.size);
-  const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURIComponent('POST /v1/responses')}&full=1`)).json()) as { requests: Array<{ body: Rig['template'] }> };
+  const logged = (await (await fetch(`${simUrl}/__sim/requests?route=${encodeURIComponent('POST /v1/responses')}&full=1`)).json()) as {
+    requests: Array<{ body: Rig['template'] }>;
+  };
   rig.template = logged.requests.at(-1)?.body as Rig['template'];
   if (!rig.template) throw new Error('no upstream request logged');
   return rig;
@@ -109,7 +119,8 @@ async function viaStudio(rig: Pick<Rig, 'studioUrl'>, size: string): Promise<Ans
   });
   const result = (await response.json()) as { images?: Array<{ thumbnailUrl: string }> };
   const at = performance.now();
-  if (response.status !== 200 || !result.images) throw new Error(`studio answered ${response.status}: ${JSON.stringify(result).slice(0, 300)}`);
+  if (response.status !== 200 || !result.images)
+    throw new Error(`studio answered ${response.status}: ${JSON.stringify(result).slice(0, 300)}`);
   return { ms: at - started, at, thumbnailUrl: result.images[0].thumbnailUrl };
 }
 
@@ -122,7 +133,11 @@ async function direct(rig: Rig): Promise<Answer> {
 
 async function viaFloor(rig: Rig): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(rig.floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rig.template) });
+  const response = await fetch(rig.floorUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rig.template),
+  });
   await response.json();
   const at = performance.now();
   return { ms: at - started, at };
@@ -159,13 +174,23 @@ async function burst(n: number, call: () => Promise<Answer>, options: { pid?: nu
 }
 
 /** The studio's memory once it is idle: thumbnails done, an idle spell, then again after full collections. */
-async function settled(rig: Rig, pid: number): Promise<{ rssMiB: number; afterGcMiB: number; anonMiB: number; heapUsedMiB: number; heapTotalMiB: number; arrayBuffersMiB: number }> {
+async function settled(
+  rig: Rig,
+  pid: number,
+): Promise<{ rssMiB: number; afterGcMiB: number; anonMiB: number; heapUsedMiB: number; heapTotalMiB: number; arrayBuffersMiB: number }> {
   await drained(rig.studioUrl);
   await sleep(SETTLE_MS);
   const rss = memoryKiB(pid, 'VmRSS');
   rig.studio.send({ type: 'memory', gc: true });
   const { usage } = await rig.studio.next<{ type: 'memory'; usage: NodeJS.MemoryUsage }>('memory');
-  return { rssMiB: mib(rss), afterGcMiB: mib(memoryKiB(pid, 'VmRSS')), anonMiB: mib(memoryKiB(pid, 'RssAnon')), heapUsedMiB: mib(usage.heapUsed / 1024), heapTotalMiB: mib(usage.heapTotal / 1024), arrayBuffersMiB: mib(usage.arrayBuffers / 1024) };
+  return {
+    rssMiB: mib(rss),
+    afterGcMiB: mib(memoryKiB(pid, 'VmRSS')),
+    anonMiB: mib(memoryKiB(pid, 'RssAnon')),
+    heapUsedMiB: mib(usage.heapUsed / 1024),
+    heapTotalMiB: mib(usage.heapTotal / 1024),
+    arrayBuffersMiB: mib(usage.arrayBuffers / 1024),
+  };
 }
 
 /**
@@ -196,13 +221,23 @@ async function longRun(rig: Rig, size: string, pid: number): Promise<Record<stri
     settledOverPeak: round(after.rssMiB / peakMiB, 3),
     afterGcOverPeak: round(after.afterGcMiB / peakMiB, 3),
   };
-  console.log(`\nload/long: ${LONG_RUN} generations in bursts of 32 in ${seconds} s (thumbnails done ${thumbnailBacklogSeconds} s later); studio RSS MiB:`);
+  console.log(
+    `\nload/long: ${LONG_RUN} generations in bursts of 32 in ${seconds} s (thumbnails done ${thumbnailBacklogSeconds} s later); studio RSS MiB:`,
+  );
   console.log(
     table(
       ['when', 'RSS settled', 'RSS after GC', 'of it anonymous', 'heap used', 'heap total', 'array buffers'],
       [
         ['idle', idle.rssMiB, idle.afterGcMiB, idle.anonMiB, idle.heapUsedMiB, idle.heapTotalMiB, idle.arrayBuffersMiB],
-        [`burst of ${largest} (peak ${peakMiB})`, afterBurst.rssMiB, afterBurst.afterGcMiB, afterBurst.anonMiB, afterBurst.heapUsedMiB, afterBurst.heapTotalMiB, afterBurst.arrayBuffersMiB],
+        [
+          `burst of ${largest} (peak ${peakMiB})`,
+          afterBurst.rssMiB,
+          afterBurst.afterGcMiB,
+          afterBurst.anonMiB,
+          afterBurst.heapUsedMiB,
+          afterBurst.heapTotalMiB,
+          afterBurst.arrayBuffersMiB,
+        ],
         [`after ${LONG_RUN}`, after.rssMiB, after.afterGcMiB, after.anonMiB, after.heapUsedMiB, after.heapTotalMiB, after.arrayBuffersMiB],
       ],
     ),
@@ -234,7 +269,8 @@ for (const scenario of SCENARIOS) {
     const runs = { studio: [] as Burst[], direct: [] as Burst[], floor: [] as Burst[] };
     for (let round_ = 0; round_ < ROUNDS; round_ += 1) {
       for (const who of ROTATIONS[round_ % ROTATIONS.length]) {
-        if (who === 'studio') runs.studio.push(await burst(n, () => viaStudio(rig, scenario.size), { pid: studioPid, thumbnails: rig.studioUrl }));
+        if (who === 'studio')
+          runs.studio.push(await burst(n, () => viaStudio(rig, scenario.size), { pid: studioPid, thumbnails: rig.studioUrl }));
         else if (who === 'direct') runs.direct.push(await burst(n, () => direct(rig)));
         else runs.floor.push(await burst(n, () => viaFloor(rig), { pid: floorPid }));
       }
@@ -258,10 +294,43 @@ for (const scenario of SCENARIOS) {
       thumbnailsAfterMs: round(Math.max(...runs.studio.map((entry_) => entry_.thumbnailsAfterMs ?? 0))),
     };
     figures[`n${n}`] = entry;
-    rows.push([n, entry.throughput, entry.p50, entry.p99, entry.floorThroughput, entry.floorP50, entry.floorP99, entry.directMs.p50, entry.studioMs.p50, entry.studioPeakMiB, entry.floorPeakMiB, entry.thumbnailsAfterMs]);
+    rows.push([
+      n,
+      entry.throughput,
+      entry.p50,
+      entry.p99,
+      entry.floorThroughput,
+      entry.floorP50,
+      entry.floorP99,
+      entry.directMs.p50,
+      entry.studioMs.p50,
+      entry.studioPeakMiB,
+      entry.floorPeakMiB,
+      entry.thumbnailsAfterMs,
+    ]);
   }
-  console.log(`\nload/${scenario.name}: ${scenario.size}, simulated generation ${scenario.latencyMs} ms, ${ROUNDS} rounds of each burst; ratios against direct`);
-  console.log(table(['N', 'studio thr', 'p50', 'p99', 'floor thr', 'p50', 'p99', 'direct p50 ms', 'studio p50 ms', 'studio peak MiB', 'floor peak MiB', 'thumbs after ms'], rows));
+  console.log(
+    `\nload/${scenario.name}: ${scenario.size}, simulated generation ${scenario.latencyMs} ms, ${ROUNDS} rounds of each burst; ratios against direct`,
+  );
+  console.log(
+    table(
+      [
+        'N',
+        'studio thr',
+        'p50',
+        'p99',
+        'floor thr',
+        'p50',
+        'p99',
+        'direct p50 ms',
+        'studio p50 ms',
+        'studio peak MiB',
+        'floor peak MiB',
+        'thumbs after ms',
+      ],
+      rows,
+    ),
+  );
   report[scenario.name] = figures;
 
   if (scenario.name === 'cpu' && LONG_RUN > 0) report.long = await longRun(rig, scenario.size, studioPid);

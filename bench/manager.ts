@@ -69,7 +69,13 @@ try {
     peakRss: managed.peakRssMb / baseline.peakRssMb,
   };
   const row = (name: string, report: Report, idleReport: Report) => [
-    name, `${report.count}/${published}`, round(report.p50, 2), round(report.p99, 2), round(report.max, 1), round(idleReport.rssMb, 1), round(report.peakRssMb, 1),
+    name,
+    `${report.count}/${published}`,
+    round(report.p50, 2),
+    round(report.p99, 2),
+    round(report.max, 1),
+    round(idleReport.rssMb, 1),
+    round(report.peakRssMb, 1),
   ];
   console.log(
     table(
@@ -77,7 +83,15 @@ try {
       [
         row('manager (cache updated)', managed, idle[0]),
         row('plain client per worker', baseline, idle[1]),
-        ['ratio manager/plain', '', round(ratios.delayP50, 2), round(ratios.delayP99, 2), '', round(ratios.idleRss, 2), round(ratios.peakRss, 2)],
+        [
+          'ratio manager/plain',
+          '',
+          round(ratios.delayP50, 2),
+          round(ratios.delayP99, 2),
+          '',
+          round(ratios.idleRss, 2),
+          round(ratios.peakRss, 2),
+        ],
       ],
     ),
   );

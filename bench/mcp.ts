@@ -39,7 +39,12 @@ async function studioWith(latencyMs: number, pollMs: number, separate = false) {
     sim = { ...ready, close: () => child.stop() };
   } else sim = await startZetaSimulator({ latencyMs });
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-mcp-'));
-  const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH, ZETA_MCP_TOKEN: sim.token, SVC_MCP_POLL_MS: String(pollMs) }, upstreams: { zeta: sim.endpoint }, port: 0, descriptor: false });
+  const studio = await startStudio({
+    env: { SVC_HOME: home, PATH: process.env.PATH, ZETA_MCP_TOKEN: sim.token, SVC_MCP_POLL_MS: String(pollMs) },
+    upstreams: { zeta: sim.endpoint },
+    port: 0,
+    descriptor: false,
+  });
   const waiters = new Map<string, () => void>();
   await new Promise<void>((resolve) => {
     const connection = connectEvents(`${studio.url}/api/events`, {
@@ -52,7 +57,11 @@ async function studioWith(latencyMs: number, pollMs: number, separate = false) {
   });
   const run = async (requestId: string, prompt: string) => {
     const ended = new Promise<void>((resolve) => waiters.set(requestId, resolve));
-    const response = await fetch(`${studio.url}/api/mcp/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'zeta', kind: 'image', prompt, ratio: '1:1', requestId }) });
+    const response = await fetch(`${studio.url}/api/mcp/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'zeta', kind: 'image', prompt, ratio: '1:1', requestId }),
+    });
     if (response.status !== 202) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
     await ended;
   };
@@ -69,9 +78,14 @@ const closers: (() => Promise<void>)[] = [];
 // 1. Added time per job.
 const { sim, run } = await studioWith(0, POLL_MS);
 const client = new Client({ name: 'bench', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(new URL(sim.endpoint), { requestInit: { headers: { authorization: `Bearer ${sim.token}` } } }));
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(sim.endpoint), { requestInit: { headers: { authorization: `Bearer ${sim.token}` } } }),
+);
 const direct = async (prompt: string) => {
-  const submitted = await client.callTool({ name: 'generate_image', arguments: { rationale: 'bench', promptText: prompt, model: 'nano-banana-pro', ratio: '1:1', count: 1 } });
+  const submitted = await client.callTool({
+    name: 'generate_image',
+    arguments: { rationale: 'bench', promptText: prompt, model: 'nano-banana-pro', ratio: '1:1', count: 1 },
+  });
   const taskId = (submitted.structuredContent as { taskId: string }).taskId;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -121,17 +135,39 @@ console.log(
     ['measure', 'studio', 'baseline', 'ratio'],
     [
       ['image job median (ms)', round(median(studioMs)), round(median(directMs)), round(median(studioMs) / median(directMs))],
-      ['image job p90 (ms)', round(percentile(studioMs, 0.9)), round(percentile(directMs, 0.9)), round(percentile(studioMs, 0.9) / percentile(directMs, 0.9))],
-      [`event-loop p99 (ms), ${CONCURRENT} tasks polling vs idle`, round(loop.percentile(99) / 1e6), round(idle.percentile(99) / 1e6), round(loop.percentile(99) / idle.percentile(99))],
+      [
+        'image job p90 (ms)',
+        round(percentile(studioMs, 0.9)),
+        round(percentile(directMs, 0.9)),
+        round(percentile(studioMs, 0.9) / percentile(directMs, 0.9)),
+      ],
+      [
+        `event-loop p99 (ms), ${CONCURRENT} tasks polling vs idle`,
+        round(loop.percentile(99) / 1e6),
+        round(idle.percentile(99) / 1e6),
+        round(loop.percentile(99) / idle.percentile(99)),
+      ],
     ],
   ),
 );
 console.log(
   JSON.stringify({
     bench: 'mcp',
-    imageJobMs: { studioP50: round(median(studioMs)), directP50: round(median(directMs)), ratio: round(median(studioMs) / median(directMs)) },
-    concurrentTasks: { tasks: CONCURRENT, loopP99Ms: round(loop.percentile(99) / 1e6), idleLoopP99Ms: round(idle.percentile(99) / 1e6), allDoneMs: round(allMs), polls },
+    imageJobMs: {
+      studioP50: round(median(studioMs)),
+      directP50: round(median(directMs)),
+      ratio: round(median(studioMs) / median(directMs)),
+    },
+    concurrentTasks: {
+      tasks: CONCURRENT,
+      loopP99Ms: round(loop.percentile(99) / 1e6),
+      idleLoopP99Ms: round(idle.percentile(99) / 1e6),
+      allDoneMs: round(allMs),
+      polls,
+    },
   }),
 );
-console.log(`${CONCURRENT} tasks of ${CONCURRENT_LATENCY_MS} ms: all done in ${round(allMs)} ms, ${polls} polls, added per job (median): ${round(median(studioMs) - median(directMs))} ms`);
+console.log(
+  `${CONCURRENT} tasks of ${CONCURRENT_LATENCY_MS} ms: all done in ${round(allMs)} ms, ${polls} polls, added per job (median): ${round(median(studioMs) - median(directMs))} ms`,
+);
 for (const close of closers.reverse()) await close();

@@ -66,10 +66,18 @@ async function measure(start: (port: number, home: string) => ChildProcess): Pro
 }
 
 const subjects = {
-  'plain fastify': (port: number) => spawn(process.execPath, [join(root, 'bench/lib/plain-fastify.mjs'), String(port)], { stdio: 'ignore' }),
-  'svc serve': (port: number, home: string) => spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--port', String(port)], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home } }),
+  'plain fastify': (port: number) =>
+    spawn(process.execPath, [join(root, 'bench/lib/plain-fastify.mjs'), String(port)], { stdio: 'ignore' }),
+  'svc serve': (port: number, home: string) =>
+    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--port', String(port)], {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home },
+    }),
   'svc serve --demo': (port: number, home: string) =>
-    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--demo', '--port', String(port)], { stdio: 'ignore', env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home } }),
+    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--demo', '--port', String(port)], {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home },
+    }),
 } as const;
 
 const samples = new Map<string, Sample[]>(Object.keys(subjects).map((name) => [name, []]));
@@ -83,14 +91,32 @@ for (let index = 0; index < ROUNDS; index += 1) {
   }
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 const baseline = samples.get('plain fastify') as Sample[];
 const rows = names.map((name) => {
   const list = samples.get(name) as Sample[];
   const healthy = median(list.map((sample) => sample.healthyMs));
   const rss = median(list.map((sample) => sample.idleRssMiB));
-  return [name, round(healthy), round(healthy / median(baseline.map((sample) => sample.healthyMs)), 2), round(rss), round(rss / median(baseline.map((sample) => sample.idleRssMiB)), 2)];
+  return [
+    name,
+    round(healthy),
+    round(healthy / median(baseline.map((sample) => sample.healthyMs)), 2),
+    round(rss),
+    round(rss / median(baseline.map((sample) => sample.idleRssMiB)), 2),
+  ];
 });
 console.log(`startup: ${ROUNDS} rounds each, medians; spawn → first 200 from GET /api/health; resident memory ${IDLE_MS} ms later`);
 console.log(table(['process', 'healthy ms', 'ratio', 'idle RSS MiB', 'ratio'], rows));
-console.log(JSON.stringify({ bench: 'startup', rounds: ROUNDS, results: Object.fromEntries(rows.map(([name, healthy, healthyRatio, rss, rssRatio]) => [name, { healthyMs: healthy, healthyRatio, idleRssMiB: rss, rssRatio }])) }));
+console.log(
+  JSON.stringify({
+    bench: 'startup',
+    rounds: ROUNDS,
+    results: Object.fromEntries(
+      rows.map(([name, healthy, healthyRatio, rss, rssRatio]) => [name, { healthyMs: healthy, healthyRatio, idleRssMiB: rss, rssRatio }]),
+    ),
+  }),
+);

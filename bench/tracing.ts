@@ -38,17 +38,28 @@ interface Traced {
 
 async function trace(source: string, preset: string): Promise<{ ms: number; record: Traced }> {
   const started = performance.now();
-  const response = await fetch(`${studio.url}/api/assets/derived?kind=vector-svg&source=${encodeURIComponent(source)}&preset=${preset}`, { method: 'POST' });
+  const response = await fetch(`${studio.url}/api/assets/derived?kind=vector-svg&source=${encodeURIComponent(source)}&preset=${preset}`, {
+    method: 'POST',
+  });
   const record = (await response.json()) as Traced;
   if (response.status !== 201) throw new Error(`trace answered ${response.status}: ${JSON.stringify(record)}`);
   return { ms: performance.now() - started, record };
 }
 
-const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 try {
   const image = await renderImage({ prompt: 'a lighthouse on a cliff at dusk, waves, gulls', width: SIDE, height: SIDE, format: 'png' });
-  const source = (await saveAsset(studio.ctx, { bytes: image, metadata: { prompt: 'bench source', lane: 'api', model: 'bench', requestId: 'bench-trace', kind: 'generate', settings: {} } })).filename;
+  const source = (
+    await saveAsset(studio.ctx, {
+      bytes: image,
+      metadata: { prompt: 'bench source', lane: 'api', model: 'bench', requestId: 'bench-trace', kind: 'generate', settings: {} },
+    })
+  ).filename;
   await studio.ctx.derived.idle();
 
   const presets: (string | number)[][] = [];
@@ -64,13 +75,20 @@ try {
       total.push(ms);
       last = record;
     }
-    const figures = { tracerMsPerMp: round(median(tracer) / MEGAPIXELS), requestMsPerMp: round(median(total) / MEGAPIXELS), svgKiB: round((last?.bytes ?? 0) / 1024), paths: last?.settings.pathCount ?? 0 };
+    const figures = {
+      tracerMsPerMp: round(median(tracer) / MEGAPIXELS),
+      requestMsPerMp: round(median(total) / MEGAPIXELS),
+      svgKiB: round((last?.bytes ?? 0) / 1024),
+      paths: last?.settings.pathCount ?? 0,
+    };
     perPreset[preset] = figures;
     presets.push([preset, figures.tracerMsPerMp, figures.requestMsPerMp, figures.svgKiB, figures.paths]);
   }
 
   /** Loop delay and health-probe latency over a period, while `during` runs (or for IDLE_MS). */
-  async function watch(during?: () => Promise<unknown>): Promise<{ loopP99: number; loopMax: number; probeP50: number; probeP99: number; probes: number }> {
+  async function watch(
+    during?: () => Promise<unknown>,
+  ): Promise<{ loopP99: number; loopMax: number; probeP50: number; probeP99: number; probes: number }> {
     const loop = monitorEventLoopDelay({ resolution: 1 });
     const probes: number[] = [];
     let done = false;
@@ -85,7 +103,13 @@ try {
     loop.disable();
     await work;
     probes.sort((a, b) => a - b);
-    return { loopP99: round(loop.percentile(99) / 1e6), loopMax: round(loop.max / 1e6), probeP50: round(percentile(probes, 0.5)), probeP99: round(percentile(probes, 0.99)), probes: probes.length };
+    return {
+      loopP99: round(loop.percentile(99) / 1e6),
+      loopMax: round(loop.max / 1e6),
+      probeP50: round(percentile(probes, 0.5)),
+      probeP99: round(percentile(probes, 0.99)),
+      probes: probes.length,
+    };
   }
 
   const idle = await watch();
@@ -100,7 +124,14 @@ try {
       [
         ['idle', idle.loopP99, idle.loopMax, idle.probeP50, idle.probeP99, idle.probes],
         ['4 traces', busy.loopP99, busy.loopMax, busy.probeP50, busy.probeP99, busy.probes],
-        ['ratio', round(busy.loopP99 / idle.loopP99), round(busy.loopMax / idle.loopMax), round(busy.probeP50 / idle.probeP50), round(busy.probeP99 / idle.probeP99), ''],
+        [
+          'ratio',
+          round(busy.loopP99 / idle.loopP99),
+          round(busy.loopMax / idle.loopMax),
+          round(busy.probeP50 / idle.probeP50),
+          round(busy.probeP99 / idle.probeP99),
+          '',
+        ],
       ],
     ),
   );

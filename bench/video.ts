@@ -35,13 +35,23 @@ const studio = await startStudio({
   port: 0,
   descriptor: false,
 });
-const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 const auth = { authorization: `Bearer ${sim.apiKey}`, 'content-type': 'application/json' };
 
 /** The simulator's own job, by a bare client: create, poll every 20 ms, download. */
 async function simulatorJob(): Promise<number> {
   const started = performance.now();
-  const created = (await (await fetch(`${sim.apiBaseUrl}/videos/generations`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'alpha-video', prompt: body.prompt, duration: 3, resolution: '480p', aspect_ratio: '16:9' }) })).json()) as { request_id: string };
+  const created = (await (
+    await fetch(`${sim.apiBaseUrl}/videos/generations`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: 'alpha-video', prompt: body.prompt, duration: 3, resolution: '480p', aspect_ratio: '16:9' }),
+    })
+  ).json()) as { request_id: string };
   for (;;) {
     const poll = await fetch(`${sim.apiBaseUrl}/videos/${created.request_id}`, { headers: auth });
     if (poll.status === 200) {
@@ -56,7 +66,11 @@ async function simulatorJob(): Promise<number> {
 
 async function studioJob(prompt = body.prompt): Promise<{ ms: number; url: string; timings: { upstreamMs: number; saveMs: number } }> {
   const started = performance.now();
-  const response = await fetch(`${studio.url}/api/video/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, prompt }) });
+  const response = await fetch(`${studio.url}/api/video/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, prompt }),
+  });
   const result = (await response.json()) as { video: { url: string }; timings: { upstreamMs: number; saveMs: number } };
   if (response.status !== 200) throw new Error(`video answered ${response.status}: ${JSON.stringify(result)}`);
   return { ms: performance.now() - started, url: result.video.url, timings: result.timings };
@@ -84,12 +98,22 @@ try {
     saveMs.push(job.timings.saveMs);
     saved = job.url;
   }
-  const added = { simulatorMs: round(median(baseline)), studioMs: round(median(studioMs)), addedMs: round(median(studioMs) - median(baseline)), ratio: round(median(studioMs) / median(baseline)), saveMs: round(median(saveMs)) };
+  const added = {
+    simulatorMs: round(median(baseline)),
+    studioMs: round(median(studioMs)),
+    addedMs: round(median(studioMs) - median(baseline)),
+    ratio: round(median(studioMs) / median(baseline)),
+    saveMs: round(median(saveMs)),
+  };
 
   const file = join(home, 'bench.mp4');
   writeFileSync(file, Buffer.from(await (await fetch(`${studio.url}${saved}`)).arrayBuffer()));
   const extraction: Record<string, number> = {};
-  for (const [name, position] of [['poster (1 s)', 1], ['first', 'first'], ['last', 'last']] as const) {
+  for (const [name, position] of [
+    ['poster (1 s)', 1],
+    ['first', 'first'],
+    ['last', 'last'],
+  ] as const) {
     const times: number[] = [];
     for (let run = 0; run < 5; run += 1) {
       const started = performance.now();
@@ -103,12 +127,28 @@ try {
   const idle = await loopDelay();
   const busy = await loopDelay(() => Promise.all([0, 1, 2, 3].map((index) => studioJob(`four at once ${index}`))));
 
-  console.log(`video: a 3 s 480p text-to-video; the simulator's job runs ${VIDEO_MS} ms or its render, whichever is longer; p50 of ${RUNS}`);
-  console.log(table(['simulator job ms (baseline)', 'studio request ms', 'added ms', 'ratio', 'of which saving ms'], [[added.simulatorMs, added.studioMs, added.addedMs, added.ratio, added.saveMs]]));
+  console.log(
+    `video: a 3 s 480p text-to-video; the simulator's job runs ${VIDEO_MS} ms or its render, whichever is longer; p50 of ${RUNS}`,
+  );
+  console.log(
+    table(
+      ['simulator job ms (baseline)', 'studio request ms', 'added ms', 'ratio', 'of which saving ms'],
+      [[added.simulatorMs, added.studioMs, added.addedMs, added.ratio, added.saveMs]],
+    ),
+  );
   console.log('probe + one frame per video (ms, p50 of 5):');
   console.log(table(Object.keys(extraction), [Object.values(extraction)]));
   console.log('the event loop, idle (baseline) and while 4 videos are made, downloaded, probed and saved:');
-  console.log(table(['period', 'loop delay p99 ms', 'loop delay max ms'], [['idle', idle.p99, idle.max], ['4 videos', busy.p99, busy.max], ['ratio', round(busy.p99 / idle.p99), round(busy.max / idle.max)]]));
+  console.log(
+    table(
+      ['period', 'loop delay p99 ms', 'loop delay max ms'],
+      [
+        ['idle', idle.p99, idle.max],
+        ['4 videos', busy.p99, busy.max],
+        ['ratio', round(busy.p99 / idle.p99), round(busy.max / idle.max)],
+      ],
+    ),
+  );
   console.log(JSON.stringify({ bench: 'video', added, extraction, loop: { idle, busy } }));
 } finally {
   await studio.close();

@@ -15,6 +15,11 @@ const apps = readdirSync(join(root, 'web'), { withFileTypes: true })
 
 for (const app of apps) {
   const dir = join(root, 'web', app);
-  await build({ root: dir, configFile: join(dir, 'vite.config.ts'), logLevel: 'warn', build: { outDir: join(root, 'dist', 'web', app), emptyOutDir: true } });
+  await build({
+    root: dir,
+    configFile: join(dir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: join(root, 'dist', 'web', app), emptyOutDir: true },
+  });
   console.log(`web/${app} → dist/web/${app}`);
 }

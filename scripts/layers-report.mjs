@@ -52,7 +52,17 @@ function resolveImport(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = resolve(dirname(from), specifier);
   const stem = base.replace(/\.(js|mjs|cjs|jsx)$/, '');
-  const candidates = [base, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, `${stem}.js`, `${stem}.mjs`, join(base, 'index.ts'), join(base, 'index.tsx'), join(base, 'index.js')];
+  const candidates = [
+    base,
+    `${stem}.ts`,
+    `${stem}.tsx`,
+    `${stem}.mts`,
+    `${stem}.js`,
+    `${stem}.mjs`,
+    join(base, 'index.ts'),
+    join(base, 'index.tsx'),
+    join(base, 'index.js'),
+  ];
   return candidates.find((path) => existsSync(path) && statSync(path).isFile());
 }
 
@@ -60,11 +70,16 @@ function resolveImport(from, specifier) {
 function specifiers(sourceFile) {
   const found = [];
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier.text);
     } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0])) {
       const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) found.push(node.arguments[0].text);
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        found.push(node.arguments[0].text);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push(node.argument.literal.text);
     }
@@ -92,7 +107,16 @@ function importGraph(files) {
     }
     const emitted = /\.[mc]?js$/.test(file)
       ? text
-      : ts.transpileModule(text, { fileName: file, compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, jsx: ts.JsxEmit.Preserve, verbatimModuleSyntax: false, isolatedModules: true } }).outputText;
+      : ts.transpileModule(text, {
+          fileName: file,
+          compilerOptions: {
+            module: ts.ModuleKind.ESNext,
+            target: ts.ScriptTarget.ES2022,
+            jsx: ts.JsxEmit.Preserve,
+            verbatimModuleSyntax: false,
+            isolatedModules: true,
+          },
+        }).outputText;
     const loaded = new Set();
     for (const specifier of specifiers(ts.createSourceFile(`${file}.js`, emitted, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS))) {
       const target = resolveImport(file, specifier);
@@ -115,13 +139,21 @@ function components(graph) {
   for (const start of graph.keys()) {
     if (index.has(start)) continue;
     const work = [{ node: start, targets: [...(graph.get(start) ?? [])].filter((t) => graph.has(t)), at: 0 }];
-    index.set(start, next); low.set(start, next); next += 1; stack.push(start); onStack.add(start);
+    index.set(start, next);
+    low.set(start, next);
+    next += 1;
+    stack.push(start);
+    onStack.add(start);
     while (work.length > 0) {
       const frame = work[work.length - 1];
       if (frame.at < frame.targets.length) {
         const target = frame.targets[frame.at++];
         if (!index.has(target)) {
-          index.set(target, next); low.set(target, next); next += 1; stack.push(target); onStack.add(target);
+          index.set(target, next);
+          low.set(target, next);
+          next += 1;
+          stack.push(target);
+          onStack.add(target);
           work.push({ node: target, targets: [...(graph.get(target) ?? [])].filter((t) => graph.has(t)), at: 0 });
         } else if (onStack.has(target)) {
           low.set(frame.node, Math.min(low.get(frame.node), index.get(target)));
@@ -133,7 +165,11 @@ function components(graph) {
       if (low.get(frame.node) === index.get(frame.node)) {
         const component = [];
         let member;
-        do { member = stack.pop(); onStack.delete(member); component.push(member); } while (member !== frame.node);
+        do {
+          member = stack.pop();
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
         found.push(component);
       }
     }
@@ -152,14 +188,22 @@ const laneFolderOf = (file) => {
   const rest = path.slice(LANES.length).split('/');
   return rest.length > 1 ? rest[0] : undefined;
 };
-const laneImports = edges.filter(({ from, target }) => target && laneFolderOf(target) && !rel(from).startsWith(LANES) && rel(from) !== REGISTRY);
+const laneImports = edges.filter(
+  ({ from, target }) => target && laneFolderOf(target) && !rel(from).startsWith(LANES) && rel(from) !== REGISTRY,
+);
 
 // (b) Quoted lane ids in the capability folders.
 const quoted = [];
 for (const file of srcFiles.filter((f) => CAPABILITY_FOLDERS.some((folder) => rel(f).startsWith(folder)))) {
   const parsed = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, scriptKind(file));
   const visit = (node) => {
-    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && LANE_IDS.includes(node.text) && !ts.isModuleDeclaration(node.parent) && !ts.isImportDeclaration(node.parent) && !ts.isExportDeclaration(node.parent)) {
+    if (
+      (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) &&
+      LANE_IDS.includes(node.text) &&
+      !ts.isModuleDeclaration(node.parent) &&
+      !ts.isImportDeclaration(node.parent) &&
+      !ts.isExportDeclaration(node.parent)
+    ) {
       quoted.push({ file, id: node.text, line: parsed.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     }
     ts.forEachChild(node, visit);
@@ -178,14 +222,20 @@ for (const folder of FORMATTED) {
   for (const file of walk(join(root, folder))) {
     const lines = readFileSync(file, 'utf8').split('\n');
     const over = lines.filter((line) => line.length > width).length;
-    if (over > 0) { longLines += over; longByFile.set(rel(file), over); }
+    if (over > 0) {
+      longLines += over;
+      longByFile.set(rel(file), over);
+    }
   }
 }
 
 const folderCount = (items, key) => {
   const counts = new Map();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
 };
 
 console.log(`Layers report for ${root} (${srcFiles.length} files under src/)`);
@@ -195,9 +245,13 @@ if (list) for (const { from, specifier } of laneImports) console.log(`      ${re
 console.log(`(b) quoted lane ids in ${CAPABILITY_FOLDERS.join(' ')}: ${quoted.length}`);
 if (quoted.length > 0) console.log(`    by folder: ${folderCount(quoted, ({ file }) => rel(file).split('/').slice(0, 3).join('/'))}`);
 if (list) for (const { file, id, line } of quoted) console.log(`      ${rel(file)}:${line} '${id}'`);
-console.log(`(c) largest import loop, type imports included: ${typeLoops[0]?.length ?? 0} files (${typeLoops.length} loop${typeLoops.length === 1 ? '' : 's'}: ${typeLoops.map((c) => c.length).join(', ') || 'none'})`);
+console.log(
+  `(c) largest import loop, type imports included: ${typeLoops[0]?.length ?? 0} files (${typeLoops.length} loop${typeLoops.length === 1 ? '' : 's'}: ${typeLoops.map((c) => c.length).join(', ') || 'none'})`,
+);
 if (list) for (const loop of typeLoops) console.log(`      [${loop.length}] ${loop.map(rel).sort().join(' ')}`);
-console.log(`(d) value-level import loops (run-time imports only): ${valueLoops.length}${valueLoops.length ? ` (sizes ${valueLoops.map((c) => c.length).join(', ')})` : ''}`);
+console.log(
+  `(d) value-level import loops (run-time imports only): ${valueLoops.length}${valueLoops.length ? ` (sizes ${valueLoops.map((c) => c.length).join(', ')})` : ''}`,
+);
 for (const loop of valueLoops) console.log(`      [${loop.length}] ${loop.map(rel).sort().join(' ')}`);
 console.log(`(e) lines over ${width} characters in ${FORMATTED.join(', ')}: ${longLines} in ${longByFile.size} files`);
 if (list) for (const [file, n] of [...longByFile].sort((a, b) => b[1] - a[1])) console.log(`      ${file} ${n}`);

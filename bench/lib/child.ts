@@ -12,7 +12,10 @@ export interface Child {
 export function startChild(modulePath: string, args: string[] = [], options: { execArgv?: string[] } = {}): Child {
   // BENCH_CHILD_PROF=<dir>: each child writes a CPU profile there when it stops.
   const profile = process.env.BENCH_CHILD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHILD_PROF}`] : [];
-  const child = fork(modulePath, args, { execArgv: ['--import', 'tsx', ...profile, ...(options.execArgv ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(modulePath, args, {
+    execArgv: ['--import', 'tsx', ...profile, ...(options.execArgv ?? [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiting: Array<{ type: string; resolve: (message: never) => void }> = [];
   child.on('message', (message: { type: string }) => {
     const index = waiting.findIndex((entry) => entry.type === message.type);

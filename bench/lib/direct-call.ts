@@ -16,9 +16,15 @@ interface ImageEvent {
 
 /** The image of one event, if it is the final image's. */
 const imageOf = (event: ImageEvent): Buffer | undefined =>
-  event.type === 'response.output_item.done' && event.item?.type === 'image_generation_call' && event.item.result ? Buffer.from(event.item.result, 'base64') : undefined;
+  event.type === 'response.output_item.done' && event.item?.type === 'image_generation_call' && event.item.result
+    ? Buffer.from(event.item.result, 'base64')
+    : undefined;
 
-const HEADERS = (apiKey: string) => ({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${apiKey}` });
+const HEADERS = (apiKey: string) => ({
+  'content-type': 'application/json',
+  accept: 'text/event-stream',
+  authorization: `Bearer ${apiKey}`,
+});
 
 /** The image of one streamed Responses call with `body`. */
 export async function callDirect(apiBaseUrl: string, apiKey: string, body: unknown): Promise<Buffer> {
@@ -40,7 +46,11 @@ const agent = new http.Agent({ keepAlive: true });
 export async function callDirectHttp(apiBaseUrl: string, apiKey: string, body: unknown): Promise<Buffer> {
   const text = JSON.stringify(body);
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const request = http.request(`${apiBaseUrl}/responses`, { method: 'POST', headers: { ...HEADERS(apiKey), 'content-length': Buffer.byteLength(text) }, agent }, resolve);
+    const request = http.request(
+      `${apiBaseUrl}/responses`,
+      { method: 'POST', headers: { ...HEADERS(apiKey), 'content-length': Buffer.byteLength(text) }, agent },
+      resolve,
+    );
     request.on('error', reject);
     request.end(text);
   });

@@ -14,7 +14,11 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/common/atomic-file.js';
 import { callDirect, callDirectHttp } from './direct-call.js';
 
-const { apiBaseUrl, apiKey, transport = 'fetch' } = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string; transport?: 'fetch' | 'http' };
+const {
+  apiBaseUrl,
+  apiKey,
+  transport = 'fetch',
+} = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string; transport?: 'fetch' | 'http' };
 const call = transport === 'http' ? callDirectHttp : callDirect;
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-floor-'));
 let count = 0;

@@ -30,7 +30,8 @@ process.on('message', async (message: { type: string; urls?: string[] }) => {
       manager = await startManagerServer({ port: 0, home, workers: urls, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
       manager.instances.onCacheUpdate = (_id, _change, event) => record(event);
       // Ready once every worker is online and its state was read.
-      while (manager.instances.list().some((instance) => instance.health !== 'online')) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (manager.instances.list().some((instance) => instance.health !== 'online'))
+        await new Promise((resolve) => setTimeout(resolve, 50));
     } else {
       let open = 0;
       await new Promise<void>((resolve) => {
@@ -59,7 +60,15 @@ process.on('message', async (message: { type: string; urls?: string[] }) => {
   } else if (message.type === 'report') {
     const sorted = delays.sorted();
     const rss = process.memoryUsage().rss;
-    process.send?.({ type: 'report', count: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: percentile(sorted, 1), rssMb: rss / 2 ** 20, peakRssMb: Math.max(peakRss, rss) / 2 ** 20 });
+    process.send?.({
+      type: 'report',
+      count: sorted.length,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      max: percentile(sorted, 1),
+      rssMb: rss / 2 ** 20,
+      peakRssMb: Math.max(peakRss, rss) / 2 ** 20,
+    });
   } else if (message.type === 'stop') {
     clearInterval(sampler);
     for (const connection of connections) connection.close();

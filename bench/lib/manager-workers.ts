@@ -14,7 +14,14 @@ process.setMaxListeners(count + 10);
 const root = mkdtempSync(join(tmpdir(), 'bench-manager-workers-'));
 const servers: RunningChatServer[] = [];
 for (let index = 0; index < count; index += 1) {
-  servers.push(await startChatServer({ port: 0, demo: true, home: join(root, String(index)), env: { PATH: process.env.PATH, HOME: process.env.HOME } }));
+  servers.push(
+    await startChatServer({
+      port: 0,
+      demo: true,
+      home: join(root, String(index)),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    }),
+  );
 }
 const sessions = servers.map((server) => server.service.store.currentSessionId());
 process.send?.({ type: 'ready', urls: servers.map((server) => server.url) });
@@ -25,7 +32,13 @@ function publishOne(index: number): void {
   sequence += 1;
   const sentAt = wallClockMs();
   const fields = { sessionId: sessions[index], traceId: `bench-${index}`, sentAt, sequence };
-  if (sequence % 5 === 0) servers[index].channel.publish('chat', 'message', { ...fields, role: 'assistant', content: `answer ${sequence}`, messageId: `m-${sequence}` }, { payloadId: `m-${sequence}` });
+  if (sequence % 5 === 0)
+    servers[index].channel.publish(
+      'chat',
+      'message',
+      { ...fields, role: 'assistant', content: `answer ${sequence}`, messageId: `m-${sequence}` },
+      { payloadId: `m-${sequence}` },
+    );
   else servers[index].channel.publish('chat', 'agent_output', { ...fields, content: `piece ${sequence} `.repeat(4) });
 }
 

@@ -36,6 +36,7 @@ export const round = (value: number, digits = 2): number => Number(value.toFixed
 export function table(header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): string {
   const cells = [header, ...rows].map((row) => row.map(String));
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
   return [line(cells[0]), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }

@@ -8,9 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStudio } from '../../src/studio/main.js';
 
-const { apiBaseUrl, apiKey, env = {} } = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string; env?: Record<string, string> };
+const {
+  apiBaseUrl,
+  apiKey,
+  env = {},
+} = JSON.parse(process.argv[2]) as { apiBaseUrl: string; apiKey: string; env?: Record<string, string> };
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH, OMNI_API_KEY: apiKey, ...env }, port: 0, descriptor: false, upstreams: { api: apiBaseUrl } });
+const studio = await startStudio({
+  env: { SVC_HOME: home, PATH: process.env.PATH, OMNI_API_KEY: apiKey, ...env },
+  port: 0,
+  descriptor: false,
+  upstreams: { api: apiBaseUrl },
+});
 process.send?.({ type: 'ready', url: studio.url });
 process.on('message', async (message: { type: string; gc?: boolean }) => {
   if (message.type === 'memory') {

@@ -69,7 +69,12 @@ export class ThreadAccount {
     const per = (value: number) => Number((value / Math.max(1, this.windows)).toFixed(2));
     return [...this.totals]
       .sort((a, b) => b[1].cpuTicks - a[1].cpuTicks || b[1].voluntary - a[1].voluntary)
-      .map(([thread, total]): [string, number, number, number] => [thread, per(total.cpuTicks * TICK_MS), per(total.voluntary), per(total.involuntary)])
+      .map(([thread, total]): [string, number, number, number] => [
+        thread,
+        per(total.cpuTicks * TICK_MS),
+        per(total.voluntary),
+        per(total.involuntary),
+      ])
       .filter(([, cpuMs, voluntary, involuntary]) => cpuMs + voluntary + involuntary > 0);
   }
 }

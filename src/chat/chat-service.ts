@@ -279,7 +279,12 @@ export class ChatService {
         sessionId,
         pending: queue.pending.length,
         active: queue.active
-          ? { traceId: queue.active.run.traceId, agent: queue.active.run.agent, startedAt: queue.active.startedAt, pid: queue.active.process?.pid }
+          ? {
+              traceId: queue.active.run.traceId,
+              agent: queue.active.run.agent,
+              startedAt: queue.active.startedAt,
+              pid: queue.active.process?.pid,
+            }
           : null,
       }));
   }
@@ -369,7 +374,10 @@ export class ChatService {
     const origin = input.origin ?? 'user';
     // The prompt and its place in the queue are saved together: a crash keeps both or neither.
     const message = this.store.db.transaction(() => {
-      const automatic = origin === 'user' ? undefined : { origin, label: (input.label ?? `automatic ${origin} turn`).slice(0, CHAT_LIMITS.automaticLabelMaxChars) };
+      const automatic =
+        origin === 'user'
+          ? undefined
+          : { origin, label: (input.label ?? `automatic ${origin} turn`).slice(0, CHAT_LIMITS.automaticLabelMaxChars) };
       const saved = this.store.addMessage({ sessionId, role: 'user', content: input.prompt, agent, traceId, automatic });
       this.runQueue.add({ traceId, sessionId, messageId: saved.id, agent, origin }, steer ? 'front' : 'back');
       return saved;
@@ -377,7 +385,12 @@ export class ChatService {
     // Only a saved prompt joins the queue (a failed save leaves no empty queue behind).
     const queue = this.queueOf(sessionId);
     const run: QueuedRun = {
-      traceId, sessionId, agent, prompt: input.prompt, messageId: message.id, origin,
+      traceId,
+      sessionId,
+      agent,
+      prompt: input.prompt,
+      messageId: message.id,
+      origin,
       listeners: new Set([listener]),
       trace: new TraceWriter(this.config.tracesDir, traceId, this.config.traceMaxBytes),
     };
@@ -423,7 +436,11 @@ export class ChatService {
     active.finished = this.execute(active)
       .catch((error: unknown) => {
         logFailure(`run ${run.traceId} failed`, error);
-        this.finish(active, { type: 'done', status: 'error', reason: `internal error: ${maskSecrets((error as Error)?.message ?? String(error)).slice(0, REASON_MAX_CHARS)}` });
+        this.finish(active, {
+          type: 'done',
+          status: 'error',
+          reason: `internal error: ${maskSecrets((error as Error)?.message ?? String(error)).slice(0, REASON_MAX_CHARS)}`,
+        });
       })
       .finally(() => {
         queue.active = undefined;
@@ -549,7 +566,13 @@ export class ChatService {
       // The answer and the run's leaving the queue are one write: a crash keeps both or neither.
       message = this.store.db.transaction(() => {
         const saved = this.store.addMessage({
-          sessionId: run.sessionId, role: 'assistant', content: storedAnswer(active.text, run.traceId), agent: run.agent, traceId: run.traceId, status: done.status, reason: done.reason,
+          sessionId: run.sessionId,
+          role: 'assistant',
+          content: storedAnswer(active.text, run.traceId),
+          agent: run.agent,
+          traceId: run.traceId,
+          status: done.status,
+          reason: done.reason,
         });
         this.runQueue.remove(run.traceId);
         return saved;
@@ -573,15 +596,23 @@ export class ChatService {
 
   /** A waiting run that never starts (shutdown) still gets its answer record and done. */
   private finishUnstarted(run: QueuedRun, request: StopRequest): void {
-    this.finish({ run, startedAt: new Date().toISOString(), text: '', outputs: 0 }, { type: 'done', status: request.status, reason: request.reason });
+    this.finish(
+      { run, startedAt: new Date().toISOString(), text: '', outputs: 0 },
+      { type: 'done', status: request.status, reason: request.reason },
+    );
   }
 
   /** A run of the durable queue, as this server holds it (no listener: its client left with the old server). */
   private recoveredRun(record: RunRecord): QueuedRun {
     const origin: RunOrigin = record.origin === 'goal' || record.origin === 'orc' ? record.origin : 'user';
     return {
-      traceId: record.traceId, sessionId: record.sessionId, agent: record.agent !== null && isAgentId(record.agent) ? record.agent : this.config.defaultAgent,
-      prompt: record.prompt, messageId: record.messageId, origin, listeners: new Set(),
+      traceId: record.traceId,
+      sessionId: record.sessionId,
+      agent: record.agent !== null && isAgentId(record.agent) ? record.agent : this.config.defaultAgent,
+      prompt: record.prompt,
+      messageId: record.messageId,
+      origin,
+      listeners: new Set(),
       trace: new TraceWriter(this.config.tracesDir, record.traceId, this.config.traceMaxBytes),
     };
   }

@@ -151,7 +151,11 @@ function integerSetting(
   );
 }
 
-const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 export function resolveChatConfig(env: Env, overrides: ChatConfigOverrides = {}): ChatConfig {
   const home = resolve(overrides.home ?? chatHome(env));

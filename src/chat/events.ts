@@ -51,7 +51,12 @@ export class ChatEvents {
    */
   message(message: ChatMessage): void {
     const { id, role, content, sessionId, traceId, status, reason, agent, automatic } = message;
-    this.channel.publish(CHAT_TOPICS.chat, 'message', { role, content, messageId: id, sessionId, traceId, status, reason, agent, automatic }, { payloadId: id });
+    this.channel.publish(
+      CHAT_TOPICS.chat,
+      'message',
+      { role, content, messageId: id, sessionId, traceId, status, reason, agent, automatic },
+      { payloadId: id },
+    );
   }
 
   /** `agent_output` (text), `agent_thinking` (our addition: reasoning text) or `agent_tool`. */

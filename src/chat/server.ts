@@ -91,11 +91,15 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
   } catch (error) {
     startWithoutIt('svc-chat', 'runs the last server left unfinished are recovered', error);
   }
-  for (const traceId of recovered.interrupted) process.stderr.write(`svc-chat: run ${traceId} was running when the server stopped: it ends interrupted\n`);
+  for (const traceId of recovered.interrupted)
+    process.stderr.write(`svc-chat: run ${traceId} was running when the server stopped: it ends interrupted\n`);
   const runtime: ChatRuntime = {
     service,
     env,
-    goals: new GoalService(service, new GoalStore(store.db), { maxContinuations: config.goalMaxContinuations, staleMs: config.goalStaleMs }),
+    goals: new GoalService(service, new GoalStore(store.db), {
+      maxContinuations: config.goalMaxContinuations,
+      staleMs: config.goalStaleMs,
+    }),
     orchestrator: new Orchestrator(service, store.db, config.checks),
   };
   const traces = new TraceStore(config.tracesDir);
@@ -126,7 +130,8 @@ export function buildChatServer(options: ChatServerOptions = {}): ChatServer {
     security: { allowedOrigins: config.allowedOrigins, token, publicPaths: [...PAGE_PATHS, TOKEN_PROOF_PATH] },
   });
   registerTokenProof(app, token);
-  for (const routes of [infoRoutes, runRoutes, goalRoutes, orcRoutes, sessionRoutes, traceRoutes, webRoutes]) void app.register(routes, { runtime, traces, startedAt });
+  for (const routes of [infoRoutes, runRoutes, goalRoutes, orcRoutes, sessionRoutes, traceRoutes, webRoutes])
+    void app.register(routes, { runtime, traces, startedAt });
   app.get('/api/events', (request, reply) => channel.serve(request, reply));
 
   let closed: Promise<void> | undefined;
@@ -155,7 +160,12 @@ function portFrom(env: Readonly<Record<string, string | undefined>>): number {
 export async function startChatServer(options: StartChatServerOptions = {}): Promise<RunningChatServer> {
   const env = options.env ?? process.env;
   const host = options.host ?? '127.0.0.1';
-  const listen = { host, port: options.port ?? portFrom(env), token: options.token ?? (env[CHAT_ENV.token] || undefined), tokenEnv: CHAT_ENV.token };
+  const listen = {
+    host,
+    port: options.port ?? portFrom(env),
+    token: options.token ?? (env[CHAT_ENV.token] || undefined),
+    tokenEnv: CHAT_ENV.token,
+  };
   // A start refused for its settings creates nothing: the checks come before the state dir.
   assertBindAllowed(listen);
   const home = resolveChatConfig(env, options).home;

@@ -84,13 +84,18 @@ export class StudioClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new CliError(`The server at ${this.server.url} answered ${path} with something that is not JSON: ${text.slice(0, 120)}`, EXIT_CODES.upstream, 'BAD_ANSWER');
+      throw new CliError(
+        `The server at ${this.server.url} answered ${path} with something that is not JSON: ${text.slice(0, 120)}`,
+        EXIT_CODES.upstream,
+        'BAD_ANSWER',
+      );
     }
   }
 
   transportError(error: unknown): CliError {
     const name = (error as Error)?.name;
-    if (name === 'TimeoutError') return new CliError(`The server at ${this.server.url} did not answer in time.`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT');
+    if (name === 'TimeoutError')
+      return new CliError(`The server at ${this.server.url} did not answer in time.`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT');
     if (name === 'AbortError') return new CliError('Cancelled.', EXIT_CODES.internal, 'CANCELLED');
     const hint = this.server.source === 'default' ? ' Start it with `svc serve` (or pass --server).' : '';
     return new CliError(`Cannot reach the studio at ${this.server.url}.${hint}`, EXIT_CODES.unreachable, 'UNREACHABLE');
@@ -106,7 +111,12 @@ const asText = (value: unknown): string | undefined => (typeof value === 'string
  * plain text. Without a known code the HTTP status decides the exit code.
  */
 export async function errorFromResponse(response: Response): Promise<CliError> {
-  const statusExit = response.status >= 500 ? EXIT_CODES.upstream : response.status === 401 || response.status === 403 ? EXIT_CODES.auth : EXIT_CODES.bad_request;
+  const statusExit =
+    response.status >= 500
+      ? EXIT_CODES.upstream
+      : response.status === 401 || response.status === 403
+        ? EXIT_CODES.auth
+        : EXIT_CODES.bad_request;
   let text = '';
   try {
     text = await response.text();
@@ -121,7 +131,14 @@ export async function errorFromResponse(response: Response): Promise<CliError> {
   }
   const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const nested = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>) : undefined;
-  const code = asText(nested?.code) ?? asText(record.code) ?? (typeof record.error === 'string' && isErrorCode(record.error) ? record.error : undefined);
-  const message = asText(nested?.message) ?? asText(record.message) ?? asText(record.error) ?? (text.trim().slice(0, 200) || `HTTP ${response.status} ${response.statusText}`);
+  const code =
+    asText(nested?.code) ??
+    asText(record.code) ??
+    (typeof record.error === 'string' && isErrorCode(record.error) ? record.error : undefined);
+  const message =
+    asText(nested?.message) ??
+    asText(record.message) ??
+    asText(record.error) ??
+    (text.trim().slice(0, 200) || `HTTP ${response.status} ${response.statusText}`);
   return new CliError(message, code && isErrorCode(code) ? exitCodeFor(code) : statusExit, code, nested?.details);
 }

@@ -1,6 +1,14 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, isJSONRPCResponse, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  isJSONRPCResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 
 // `svc mcp serve`: the studio's MCP server over stdio, as a bridge. The MCP
 // client speaks to this process on stdin/stdout; every message goes as is to
@@ -45,7 +53,10 @@ export async function runMcpBridge(target: BridgeTarget, log: (line: string) => 
   const closed = new Promise<void>((resolve) => (done = resolve));
 
   const connect = (): StreamableHTTPClientTransport => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${target.url}/mcp`), target.token ? { requestInit: { headers: { authorization: `Bearer ${target.token}` } } } : {});
+    const transport = new StreamableHTTPClientTransport(
+      new URL(`${target.url}/mcp`),
+      target.token ? { requestInit: { headers: { authorization: `Bearer ${target.token}` } } } : {},
+    );
     transport.onmessage = (message) => {
       if (isJSONRPCResponse(message) && replayIds.has(message.id)) {
         replayAnswers.get(message.id)?.(message);

@@ -30,16 +30,25 @@ export const formatOfPath = (path: string): ImageFormat | undefined => FORMAT_OF
  * The bytes to write at `path`: as downloaded when they already are the format its extension names
  * (or it names none), else converted; undefined `conversion` when nothing was converted.
  */
-export async function bytesForPath(path: string, bytes: Buffer, asset: { readonly format: AssetFormat; readonly filename: string }): Promise<{ bytes: Buffer; conversion?: Conversion }> {
+export async function bytesForPath(
+  path: string,
+  bytes: Buffer,
+  asset: { readonly format: AssetFormat; readonly filename: string },
+): Promise<{ bytes: Buffer; conversion?: Conversion }> {
   const wanted = formatOfPath(path);
   if (wanted === undefined || wanted === asset.format) return { bytes };
   if (!CONVERTIBLE.includes(asset.format)) {
-    throw new CliError(`${path} names a ${wanted.toUpperCase()} file, but the result is ${asset.format.toUpperCase()} (in history as ${asset.filename}): use an .${asset.format} name.`, EXIT_CODES.usage, 'OUT_FORMAT_MISMATCH', {
-      path,
-      format: asset.format,
-      extensionFormat: wanted,
-      filename: asset.filename,
-    });
+    throw new CliError(
+      `${path} names a ${wanted.toUpperCase()} file, but the result is ${asset.format.toUpperCase()} (in history as ${asset.filename}): use an .${asset.format} name.`,
+      EXIT_CODES.usage,
+      'OUT_FORMAT_MISMATCH',
+      {
+        path,
+        format: asset.format,
+        extensionFormat: wanted,
+        filename: asset.filename,
+      },
+    );
   }
   const { default: sharp } = await import('sharp');
   const { data, info } = await sharp(bytes).toFormat(wanted).toBuffer({ resolveWithObject: true });

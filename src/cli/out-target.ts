@@ -97,7 +97,8 @@ function refuseSpecial(path: string, shown: string): void {
   } catch {
     type = undefined;
   }
-  if (tree || type) throw invalid(`Cannot write ${shown}: ${tree ?? `/${type}`} is a special filesystem; write to a regular directory.`, shown);
+  if (tree || type)
+    throw invalid(`Cannot write ${shown}: ${tree ?? `/${type}`} is a special filesystem; write to a regular directory.`, shown);
 }
 
 /** A directory that must exist (or is made with --mkdir) and be writable. */
@@ -165,7 +166,8 @@ export function outPath(target: OutTarget, historyName: string, index: number, c
 }
 
 /** Where the one file of a command goes: under `name` in a directory, else exactly the path given. */
-export const singlePath = (target: OutTarget, name: string): string => (target.dir !== undefined ? join(target.dir, name) : (target.file as string));
+export const singlePath = (target: OutTarget, name: string): string =>
+  target.dir !== undefined ? join(target.dir, name) : (target.file as string);
 
 /** Writes one file atomically; a failure is one line (the asset stays in history under `historyName`). */
 export function writeOut(path: string, bytes: Uint8Array | string, historyName?: string): void {
@@ -173,6 +175,9 @@ export function writeOut(path: string, bytes: Uint8Array | string, historyName?:
     writeFileAtomic(path, bytes);
   } catch (error) {
     const kept = historyName ? ` (it is in history as ${historyName})` : '';
-    throw new CliError(`Cannot write ${path}: ${fsReason(error)}${kept}.`, EXIT_CODES.internal, 'OUT_WRITE_FAILED', { path, ...(historyName ? { filename: historyName } : {}) });
+    throw new CliError(`Cannot write ${path}: ${fsReason(error)}${kept}.`, EXIT_CODES.internal, 'OUT_WRITE_FAILED', {
+      path,
+      ...(historyName ? { filename: historyName } : {}),
+    });
   }
 }

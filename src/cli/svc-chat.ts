@@ -74,7 +74,9 @@ export function buildProgram(): Command {
       if (options.json) process.stdout.write(`${JSON.stringify(info)}\n`);
       else {
         const moved = server.port !== port && port !== 0 ? ` (port ${port} was taken)` : '';
-        process.stdout.write(`svc-chat ${VERSION} listening on ${server.url}${moved}${server.config.demo ? ' — demo mode, fake agent programs' : ''}\n`);
+        process.stdout.write(
+          `svc-chat ${VERSION} listening on ${server.url}${moved}${server.config.demo ? ' — demo mode, fake agent programs' : ''}\n`,
+        );
       }
       closeOnSignals(() => server.close());
     });
@@ -86,13 +88,17 @@ export function buildProgram(): Command {
     .option('--host <address>', `address to bind; anything but loopback needs ${MANAGER_ENV.token}`, '127.0.0.1')
     .option('--home <dir>', `state directory (env ${MANAGER_ENV.home}, default ~/.svc-chat-manager)`)
     .option('--worker <url...>', `chat servers to follow (env ${MANAGER_ENV.workers}, comma-separated); loopback http only`)
-    .option('--discover <ports>', `follow every chat server found on 127.0.0.1 in this port range, e.g. 3344-3363 (env ${MANAGER_ENV.discover})`)
+    .option(
+      '--discover <ports>',
+      `follow every chat server found on 127.0.0.1 in this port range, e.g. 3344-3363 (env ${MANAGER_ENV.discover})`,
+    )
     .option('--allow-origin <origin...>', 'extra origins allowed in Host/Origin checks')
     .option('--log', 'log every request')
     .option('--json', 'print the start line as JSON')
     .exitOverride()
     .action(async (options: ManagerServeOptions) => {
-      const port = parsePort(options.port, '--port') ?? parsePort(process.env[MANAGER_ENV.port], MANAGER_ENV.port) ?? MANAGER_LIMITS.defaultPort;
+      const port =
+        parsePort(options.port, '--port') ?? parsePort(process.env[MANAGER_ENV.port], MANAGER_ENV.port) ?? MANAGER_LIMITS.defaultPort;
       if (options.discover) parseDiscover(options.discover);
       for (const url of options.worker ?? []) checkWorkerUrl(url);
       const { startManagerServer } = await import('../manager/server.js');

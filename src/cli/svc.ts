@@ -25,7 +25,29 @@ import { registerTrace } from './commands/trace.js';
 import { registerVideo } from './commands/video.js';
 
 /** Every command family of `svc`; each registers its commands on the program. */
-const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServe, registerStatus, registerModels, registerDefaults, registerGenerate, registerVideo, registerNode, registerSessions, registerHistory, registerInflight, registerEvents, registerSim, registerTrace, registerFlow, registerAlpha, registerKeys, registerQuota, registerAuth, registerOauth, registerStorage, registerMcp];
+const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerServe,
+  registerStatus,
+  registerModels,
+  registerDefaults,
+  registerGenerate,
+  registerVideo,
+  registerNode,
+  registerSessions,
+  registerHistory,
+  registerInflight,
+  registerEvents,
+  registerSim,
+  registerTrace,
+  registerFlow,
+  registerAlpha,
+  registerKeys,
+  registerQuota,
+  registerAuth,
+  registerOauth,
+  registerStorage,
+  registerMcp,
+];
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -74,16 +96,24 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // Help and --version end with exitCode 0; anything else is a usage error.
       if (error.exitCode === 0) return EXIT_CODES.ok;
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message.replace(/^error: /, ''), details: { commander: error.code } } }, null, 2)}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ error: { code: 'USAGE', message: error.message.replace(/^error: /, ''), details: { commander: error.code } } }, null, 2)}\n`,
+        );
       return EXIT_CODES.usage;
     }
     if (error instanceof CliError) {
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
+      if (json)
+        process.stdout.write(
+          `${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`,
+        );
       else process.stderr.write(`svc: ${error.message}${error.code ? ` (${error.code})` : ''}\n`);
       return error.exitCode;
     }
     // A failure this program did not foresee: said in one line (SVC_DEBUG=1 shows the stack).
-    process.stderr.write(`svc: ${process.env.SVC_DEBUG ? ((error as Error)?.stack ?? String(error)) : `internal error: ${(error as Error)?.message ?? String(error)}`}\n`);
+    process.stderr.write(
+      `svc: ${process.env.SVC_DEBUG ? ((error as Error)?.stack ?? String(error)) : `internal error: ${(error as Error)?.message ?? String(error)}`}\n`,
+    );
     return EXIT_CODES.internal;
   }
 }

@@ -53,7 +53,8 @@ export const isAtomicTempName = (name: string): boolean => name.startsWith('.') 
 export const BOOT_ID = `b${randomBytes(6).toString('hex')}`;
 
 /** The temp sibling both writers use: `.<name>.<boot id>.<random>.tmp`. */
-export const atomicTempPath = (path: string): string => join(dirname(path), `.${basename(path)}.${BOOT_ID}.${randomBytes(4).toString('hex')}.tmp`);
+export const atomicTempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${BOOT_ID}.${randomBytes(4).toString('hex')}.tmp`);
 
 /** Whether a temp name was written by this process start (a write may be in progress). */
 export const isThisBootsTempName = (name: string): boolean => isAtomicTempName(name) && name.split('.').at(-3) === BOOT_ID;

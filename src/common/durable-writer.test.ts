@@ -99,7 +99,9 @@ describe('DurableWriter', () => {
   it('runs many writes at once, each answered once', async () => {
     const dir = folder();
     const files = writer();
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => files.write(join(dir, `${index}.png`), Buffer.from(`image ${index}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, index) => files.write(join(dir, `${index}.png`), Buffer.from(`image ${index}`))),
+    );
     expect(answers).toEqual(Array.from({ length: 40 }, () => true));
     for (let index = 0; index < 40; index += 1) expect(readFileSync(join(dir, `${index}.png`), 'utf8')).toBe(`image ${index}`);
   });

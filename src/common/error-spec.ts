@@ -26,4 +26,6 @@ export function mergeCodeTables<const T extends readonly CodeTable[]>(...tables:
   return merged as MergedTables<T>;
 }
 
-type MergedTables<T extends readonly CodeTable[]> = T extends readonly [infer First, ...infer Rest extends readonly CodeTable[]] ? First & MergedTables<Rest> : unknown;
+type MergedTables<T extends readonly CodeTable[]> = T extends readonly [infer First, ...infer Rest extends readonly CodeTable[]]
+  ? First & MergedTables<Rest>
+  : unknown;

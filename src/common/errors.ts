@@ -35,7 +35,7 @@ export const SHARED_CODES = {
   SSE_CAPACITY: spec(503, 'upstream', 'Too many event listeners are connected.'),
 
   // A full disk (ours: the spec names no code for it). Reads go on; writes wait for space.
-  STORAGE_FULL: spec(507, 'internal', 'The disk holding the server\'s files is full.'),
+  STORAGE_FULL: spec(507, 'internal', "The disk holding the server's files is full."),
 } as const satisfies Record<string, CodeSpec>;
 
 export type SharedCode = keyof typeof SHARED_CODES;
@@ -82,7 +82,11 @@ export class ServiceError<C extends string = SharedCode> extends Error {
   /** This error with `known` credential values (and credential-shaped text) masked in its message and details. */
   withSecretsMasked(known: readonly (string | undefined)[]): this {
     const Class = this.constructor as new (code: C, message?: string, options?: ServiceErrorOptions) => this;
-    return new Class(this.code, maskSecrets(this.message, known), { details: maskSecretsIn(this.details, known), headers: this.headers, cause: this.cause });
+    return new Class(this.code, maskSecrets(this.message, known), {
+      details: maskSecretsIn(this.details, known),
+      headers: this.headers,
+      cause: this.cause,
+    });
   }
 
   toBody(): ErrorBody<C> {

@@ -44,7 +44,13 @@ function noJsonSchemas(): never {
 /** A failure that only means the client went away mid-request: nobody to answer, nothing to report. */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return request.raw.aborted || code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error)?.message === 'aborted';
+  return (
+    request.raw.aborted ||
+    code === 'ECONNRESET' ||
+    code === 'ECONNABORTED' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (error as Error)?.message === 'aborted'
+  );
 }
 
 /**
@@ -57,7 +63,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     requestTimeout,
     // Node checks request timeouts on this interval (its default, 30 s, would let a stall run a minute).
-    http: { headersTimeout: Math.min(CONNECTION_LIMITS.headersTimeoutMs, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+    http: {
+      headersTimeout: Math.min(CONNECTION_LIMITS.headersTimeoutMs, requestTimeout),
+      connectionsCheckingInterval: Math.min(1000, requestTimeout),
+    },
     // Errors always reach stderr (a failing background task must not vanish); requests only with `logger`.
     logger: {
       level: options.logger ? 'info' : 'warn',
@@ -97,7 +106,13 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const broken = brokenJsonBound(value, { maxDepth: JSON_BODY_MAX_DEPTH });
-      if (broken) return done(new ServiceError('JSON_TOO_DEEP', jsonBoundMessage('The request body', broken), { details: { maxDepth: JSON_BODY_MAX_DEPTH, path: broken.path } }), undefined);
+      if (broken)
+        return done(
+          new ServiceError('JSON_TOO_DEEP', jsonBoundMessage('The request body', broken), {
+            details: { maxDepth: JSON_BODY_MAX_DEPTH, path: broken.path },
+          }),
+          undefined,
+        );
       done(null, value);
     });
   });
@@ -119,8 +134,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return sendError(reply, serviceError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    options.notFoundPage?.(request, reply) ?? sendError(reply, new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  app.setNotFoundHandler(
+    (request, reply) =>
+      options.notFoundPage?.(request, reply) ??
+      sendError(reply, new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
 
   installSecurity(app, options.security);
@@ -130,7 +147,14 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') {
-      return sendError(reply, new ServiceError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding.slice(0, 40)}" is not accepted: send the body uncompressed.`, { details: { contentEncoding: encoding.slice(0, 40), accepted: ['identity'] } }));
+      return sendError(
+        reply,
+        new ServiceError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content-Encoding "${encoding.slice(0, 40)}" is not accepted: send the body uncompressed.`,
+          { details: { contentEncoding: encoding.slice(0, 40), accepted: ['identity'] } },
+        ),
+      );
     }
   });
   return app;

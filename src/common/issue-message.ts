@@ -30,7 +30,16 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-const describeType = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : typeof value === 'string' ? 'text' : typeof value);
+const describeType = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'a list'
+      : typeof value === 'object'
+        ? 'an object'
+        : typeof value === 'string'
+          ? 'text'
+          : typeof value;
 
 const EXPECTED: Readonly<Record<string, string>> = {
   string: 'text',
@@ -79,7 +88,9 @@ export function issueMessage(issue: z.core.$ZodIssue, input?: unknown): string {
     case 'unrecognized_keys':
       return `${issue.keys.length === 1 ? 'unknown field' : 'unknown fields'} ${issue.keys.join(', ')}`;
     case 'invalid_format':
-      return issue.format === 'regex' && 'pattern' in issue ? `has the wrong form (it must match ${String(issue.pattern)})` : `must be a valid ${issue.format}`;
+      return issue.format === 'regex' && 'pattern' in issue
+        ? `has the wrong form (it must match ${String(issue.pattern)})`
+        : `must be a valid ${issue.format}`;
     case 'invalid_union':
       return 'is not any of the accepted forms';
     case 'invalid_key':

@@ -5,7 +5,10 @@ const image = Buffer.alloc(3000, 7).toString('base64');
 
 describe('parseJsonWithBlobs', () => {
   it('keeps long values of the named keys as bytes and parses the rest', () => {
-    const json = { type: 'response.completed', response: { output: [{ id: 'ig_1', result: image, revised_prompt: 'a kite' }], usage: { total_tokens: 3 } } };
+    const json = {
+      type: 'response.completed',
+      response: { output: [{ id: 'ig_1', result: image, revised_prompt: 'a kite' }], usage: { total_tokens: 3 } },
+    };
     const { value, blobs } = parseJsonWithBlobs(Buffer.from(JSON.stringify(json)), ['result']);
     const parsed = value as typeof json;
     expect(parsed.response.usage.total_tokens).toBe(3);

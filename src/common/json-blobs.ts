@@ -71,7 +71,11 @@ function stringEnd(bytes: Buffer, start: number): { end: number; escaped: boolea
  * Parses JSON `bytes`, the string values of `keys` of at least `minBytes`
  * kept as blobs. Throws SyntaxError like JSON.parse on malformed text.
  */
-export function parseJsonWithBlobs(bytes: Buffer, keys: readonly string[], minBytes = DEFAULT_MIN_BYTES): { value: unknown; blobs: JsonBlobs } {
+export function parseJsonWithBlobs(
+  bytes: Buffer,
+  keys: readonly string[],
+  minBytes = DEFAULT_MIN_BYTES,
+): { value: unknown; blobs: JsonBlobs } {
   const found: Array<{ start: number; end: number; escaped: boolean }> = [];
   for (const key of keys) {
     const pattern = Buffer.from(JSON.stringify(key));

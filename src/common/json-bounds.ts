@@ -55,7 +55,8 @@ export function brokenJsonBound(value: unknown, bounds: JsonBounds): JsonBoundBr
     if (values > maxValues) return { bound: 'values', max: maxValues, path: pathText(path) };
     if (!keys) {
       const list = current as unknown[];
-      for (let index = list.length - 1; index >= 0; index -= 1) stack.push({ value: list[index], depth: depth + 1, path: child(String(index)) });
+      for (let index = list.length - 1; index >= 0; index -= 1)
+        stack.push({ value: list[index], depth: depth + 1, path: child(String(index)) });
       continue;
     }
     for (const key of keys as string[]) {

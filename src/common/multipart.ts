@@ -67,15 +67,28 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
     // The rest of the delimiter line (transport padding), then the head, both within the head's bound.
     const head = body.subarray(position, position + limits.maxHeadBytes + 4);
     const lineEnd = head.indexOf('\r\n');
-    if (lineEnd < 0) throw new MultipartError(position + head.length >= body.length ? 'The multipart body ends inside a part.' : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`);
+    if (lineEnd < 0)
+      throw new MultipartError(
+        position + head.length >= body.length
+          ? 'The multipart body ends inside a part.'
+          : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`,
+      );
     const headerStart = position + lineEnd;
     const headEnd = head.indexOf('\r\n\r\n', lineEnd);
-    if (headEnd < 0) throw new MultipartError(position + head.length >= body.length ? 'A multipart part has no header end.' : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`);
+    if (headEnd < 0)
+      throw new MultipartError(
+        position + head.length >= body.length
+          ? 'A multipart part has no header end.'
+          : `A multipart part's head is over ${limits.maxHeadBytes} bytes.`,
+      );
     const headerEnd = position + headEnd;
     const next = body.indexOf(partEnd, headerEnd + 4);
     if (next < 0) throw new MultipartError('The multipart body has no closing boundary.');
     const headers = new Map<string, string>();
-    for (const line of body.subarray(headerStart + 2, headerEnd).toString('utf8').split('\r\n')) {
+    for (const line of body
+      .subarray(headerStart + 2, headerEnd)
+      .toString('utf8')
+      .split('\r\n')) {
       const colon = line.indexOf(':');
       if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
     }
@@ -87,7 +100,10 @@ export function parseMultipart(body: Buffer, boundary: string, limits: Multipart
     if (filename !== undefined) {
       files.push({ name, filename, contentType: headers.get('content-type') ?? 'application/octet-stream', data: Buffer.from(data) });
     } else {
-      if (fieldNames.has(name) && !isArrayField(name)) throw new MultipartError(`The field "${name.slice(0, 64)}" is sent twice: a field that is not an array (name ending in "[]") is sent once.`);
+      if (fieldNames.has(name) && !isArrayField(name))
+        throw new MultipartError(
+          `The field "${name.slice(0, 64)}" is sent twice: a field that is not an array (name ending in "[]") is sent once.`,
+        );
       fieldNames.add(name);
       fields.push({ name, value: data.toString('utf8') });
     }

@@ -27,7 +27,7 @@ describe('credentials in every spelling', () => {
     'URL-encoded': encodeURIComponent(key),
     'form-encoded': new URLSearchParams({ k: key }).toString().slice(2),
     base64,
-    'base64url': base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+    base64url: base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
     'base64 inside a Basic value': Buffer.from(`user:${key}`).toString('base64'),
     'upper-cased': key.toUpperCase(),
     'lower-cased': key.toLowerCase(),
@@ -46,7 +46,11 @@ describe('credentials in every spelling', () => {
     try {
       registry.add(key, 'short');
       expect(maskSecrets(`echo ${encodeURIComponent(key)}`)).toBe('echo [redacted]');
-      expect(maskCredentialsIn({ upstreamCode: key.toUpperCase(), list: [`a ${base64}`], n: 3 })).toEqual({ upstreamCode: '[redacted]', list: ['a [redacted]'], n: 3 });
+      expect(maskCredentialsIn({ upstreamCode: key.toUpperCase(), list: [`a ${base64}`], n: 3 })).toEqual({
+        upstreamCode: '[redacted]',
+        list: ['a [redacted]'],
+        n: 3,
+      });
       expect(maskCredentials('a short word')).toBe('a short word');
     } finally {
       registry.release();

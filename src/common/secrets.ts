@@ -85,7 +85,8 @@ function mapStrings<T>(value: T, mask: (text: string) => string, depth = 0): T {
   const walkable = Array.isArray(value) || (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype);
   if (walkable && depth >= MASK_MAX_DEPTH) return '[nested too deep]' as T;
   if (Array.isArray(value)) return value.map((item: unknown) => mapStrings(item, mask, depth + 1)) as T;
-  if (walkable) return Object.fromEntries(Object.entries(value as object).map(([key, item]) => [key, mapStrings(item, mask, depth + 1)])) as T;
+  if (walkable)
+    return Object.fromEntries(Object.entries(value as object).map(([key, item]) => [key, mapStrings(item, mask, depth + 1)])) as T;
   return value;
 }
 

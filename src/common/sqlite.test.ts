@@ -22,7 +22,9 @@ describe('openSqlite', () => {
 
   it('rolls back a failing migration with its version bump', () => {
     const path = file();
-    expect(() => openSqlite(path, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (y INTEGER); SELECT nope FROM missing'], 'test')).toThrow();
+    expect(() =>
+      openSqlite(path, ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (y INTEGER); SELECT nope FROM missing'], 'test'),
+    ).toThrow();
     const db = openSqlite(path, ['CREATE TABLE a (x INTEGER)'], 'test');
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();

@@ -47,7 +47,9 @@ export function openSqlite(file: string, migrations: readonly string[], program:
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
     db.close();
-    throw new Error(`The database ${file} has schema version ${current}, newer than this build knows (${migrations.length}); upgrade ${program}.`);
+    throw new Error(
+      `The database ${file} has schema version ${current}, newer than this build knows (${migrations.length}); upgrade ${program}.`,
+    );
   }
   for (let version = current + 1; version <= migrations.length; version += 1) {
     // A migration and its version bump commit together: a crash never leaves a half-applied step.

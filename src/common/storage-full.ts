@@ -38,9 +38,13 @@ export function storageFullError(spot: StorageSpot | undefined, free = spot && f
   const neededBytes = spot?.reserveBytes ?? STORAGE_RESERVE_BYTES_DEFAULT;
   const where = spot ? `The disk holding ${spot.dir}` : 'The disk';
   const has = free === undefined ? '' : ` (${mib(free)} free)`;
-  return new ServiceError('STORAGE_FULL', `${where} is full${has}: free at least ${mib(neededBytes)} and try again. Reading works meanwhile.`, {
-    details: { ...(spot ? { path: spot.dir } : {}), ...(free === undefined ? {} : { freeBytes: free }), neededBytes },
-  });
+  return new ServiceError(
+    'STORAGE_FULL',
+    `${where} is full${has}: free at least ${mib(neededBytes)} and try again. Reading works meanwhile.`,
+    {
+      details: { ...(spot ? { path: spot.dir } : {}), ...(free === undefined ? {} : { freeBytes: free }), neededBytes },
+    },
+  );
 }
 
 /** Refuses work that writes when the disk has less than the spot's reserve free. */

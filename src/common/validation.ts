@@ -45,7 +45,11 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] | 
 }
 
 /** Parses `value` with `schema` or throws the answer: BAD_REQUEST (or `code`) with `details.field` and `details.valid`. */
-export function parseWith<T, E extends ServiceErrorClass<never> = typeof ServiceError>(schema: z.ZodType<T>, value: unknown, options: ValidationOptions<E> = {}): T {
+export function parseWith<T, E extends ServiceErrorClass<never> = typeof ServiceError>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  options: ValidationOptions<E> = {},
+): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -18,7 +18,8 @@ import { SAMPLE_WORKFLOW } from './sample-workflow.js';
 // in their own process).
 
 /** The file of each simulated session in `dir`, by lane. */
-const sessionFilesIn = (suite: SimulatorSuite, dir: string): Record<string, string> => Object.fromEntries(Object.keys(suite.sessions).map((lane) => [lane, join(dir, `${lane}-auth.json`)]));
+const sessionFilesIn = (suite: SimulatorSuite, dir: string): Record<string, string> =>
+  Object.fromEntries(Object.keys(suite.sessions).map((lane) => [lane, join(dir, `${lane}-auth.json`)]));
 
 /** Writes each simulated session (mode 0600) into `dir`; answers the file of each lane. */
 function writeSessions(suite: SimulatorSuite, dir: string): Record<string, string> {

@@ -6,7 +6,22 @@ export const SAMPLE_WORKFLOW = {
   id: 'sample',
   label: 'Sample text-to-image',
   graph: {
-    '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 20, cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] }, _meta: { title: 'KSampler' } },
+    '3': {
+      class_type: 'KSampler',
+      inputs: {
+        seed: 1,
+        steps: 20,
+        cfg: 7,
+        sampler_name: 'euler',
+        scheduler: 'normal',
+        denoise: 1,
+        model: ['4', 0],
+        positive: ['6', 0],
+        negative: ['7', 0],
+        latent_image: ['5', 0],
+      },
+      _meta: { title: 'KSampler' },
+    },
     '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sim-base-1.5.safetensors' }, _meta: { title: 'Load Checkpoint' } },
     '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 }, _meta: { title: 'Empty Latent Image' } },
     '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse at dusk', clip: ['4', 1] }, _meta: { title: 'Positive' } },

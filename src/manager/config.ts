@@ -68,12 +68,18 @@ export function parsePortRange(text: string): PortRange {
   const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text.trim());
   const from = Number(match?.[1]);
   const to = Number(match?.[2] ?? match?.[1]);
-  if (!match || from < 1 || to > 65535 || to < from) throw new Error(`A discovery range is <port> or <from>-<to> within 1-65535 (got "${text}").`);
-  if (to - from + 1 > MANAGER_LIMITS.discoveryPortsMax) throw new Error(`A discovery range holds at most ${MANAGER_LIMITS.discoveryPortsMax} ports (got ${to - from + 1}).`);
+  if (!match || from < 1 || to > 65535 || to < from)
+    throw new Error(`A discovery range is <port> or <from>-<to> within 1-65535 (got "${text}").`);
+  if (to - from + 1 > MANAGER_LIMITS.discoveryPortsMax)
+    throw new Error(`A discovery range holds at most ${MANAGER_LIMITS.discoveryPortsMax} ports (got ${to - from + 1}).`);
   return { from, to };
 }
 
-const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 export function resolveManagerConfig(env: Env, overrides: ManagerConfigOverrides = {}): ManagerConfig {
   const home = resolve(overrides.home ?? (env[MANAGER_ENV.home] || join(homedir(), '.svc-chat-manager')));

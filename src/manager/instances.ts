@@ -96,7 +96,8 @@ export class Instances {
   /** Follows one more worker, which must answer as a chat server. */
   async add(url: string, token: string | undefined): Promise<InstanceSummary> {
     const origin = workerOrigin(url);
-    if (this.byOrigin(origin)) throw new ServiceError('INSTANCE_EXISTS', `${origin} is already followed.`, { details: { id: this.byOrigin(origin)?.record.id } });
+    if (this.byOrigin(origin))
+      throw new ServiceError('INSTANCE_EXISTS', `${origin} is already followed.`, { details: { id: this.byOrigin(origin)?.record.id } });
     this.assertRoom();
     const refusal = await chatServerCheck(origin, token ?? this.config.workerToken);
     if (refusal) throw new ServiceError('INSTANCE_UNREACHABLE', `${origin} is not followed: ${refusal}.`, { details: { url: origin } });
@@ -109,7 +110,12 @@ export class Instances {
   async launch(demo: boolean): Promise<InstanceSummary> {
     this.assertRoom();
     const id = newId();
-    const record: InstanceRecord = { id, source: 'launched', addedAt: new Date().toISOString(), launch: { home: join(this.config.home, 'workers', id), demo } };
+    const record: InstanceRecord = {
+      id,
+      source: 'launched',
+      addedAt: new Date().toISOString(),
+      launch: { home: join(this.config.home, 'workers', id), demo },
+    };
     const instance: Instance = { record, launched: this.launcher(record.launch as NonNullable<InstanceRecord['launch']>) };
     this.instances.set(id, instance);
     try {
@@ -133,7 +139,10 @@ export class Instances {
 
   async control(id: string, action: 'start' | 'stop' | 'restart'): Promise<InstanceSummary> {
     const instance = this.get(id);
-    if (!instance.launched) throw new ServiceError('INSTANCE_NOT_MANAGED', `Worker ${id} was not launched by this manager.`, { details: { id, source: instance.record.source } });
+    if (!instance.launched)
+      throw new ServiceError('INSTANCE_NOT_MANAGED', `Worker ${id} was not launched by this manager.`, {
+        details: { id, source: instance.record.source },
+      });
     if (action !== 'start') {
       instance.follower?.stop();
       await instance.launched.stop();

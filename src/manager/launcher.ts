@@ -71,7 +71,11 @@ export class LaunchedWorker {
       }, MANAGER_LIMITS.launchTimeoutMs);
       void child.finished.then((end) => {
         if (this.process === child) this.process = undefined;
-        settle(new Error(`The worker exited before it started (${end.spawnError ?? `code ${end.exitCode}`}): ${stderr.trim().split('\n').at(-1) ?? ''}`));
+        settle(
+          new Error(
+            `The worker exited before it started (${end.spawnError ?? `code ${end.exitCode}`}): ${stderr.trim().split('\n').at(-1) ?? ''}`,
+          ),
+        );
       });
     });
   }

@@ -58,7 +58,13 @@ export async function startManagerServer(options: ManagerServerOptions = {}): Pr
     logger: options.logger,
     security: { allowedOrigins: config.allowedOrigins, token: config.token, publicPaths: dashboardPublicPaths(config.webDir) },
   });
-  app.get('/api/health', async () => ({ ok: true, service: 'svc-chat-manager', version: VERSION, startedAt, instances: instances.list().length }));
+  app.get('/api/health', async () => ({
+    ok: true,
+    service: 'svc-chat-manager',
+    version: VERSION,
+    startedAt,
+    instances: instances.list().length,
+  }));
   registerInstanceRoutes(app, instances);
   app.get('/api/events', (request, reply) => channel.serve(request, reply));
   registerDashboardRoutes(app, config.webDir);

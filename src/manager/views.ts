@@ -107,4 +107,3 @@ export interface InstanceSummary {
 export interface InstanceDetail extends InstanceSummary {
   sessions: SessionView[];
 }
-

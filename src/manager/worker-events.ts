@@ -33,7 +33,7 @@ async function* cappedLines(source: AsyncIterable<Buffer>, maxBytes: number): As
   const tooLong = () => new Error(`an event stream line is over ${maxBytes} bytes`);
   let lineBytes = 0;
   for await (const chunk of source) {
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const lineBreak = nextBreak(chunk, start);
       lineBytes += (lineBreak < 0 ? chunk.length : lineBreak) - start;
       if (lineBytes > maxBytes) throw tooLong();
@@ -77,7 +77,10 @@ export async function followWorkerEvents(options: WorkerEventsOptions): Promise<
     let idleTimer: NodeJS.Timeout | undefined;
     const touch = () => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => attempt.abort(new Error(`no data for ${MANAGER_LIMITS.eventsIdleTimeoutMs} ms`)), MANAGER_LIMITS.eventsIdleTimeoutMs);
+      idleTimer = setTimeout(
+        () => attempt.abort(new Error(`no data for ${MANAGER_LIMITS.eventsIdleTimeoutMs} ms`)),
+        MANAGER_LIMITS.eventsIdleTimeoutMs,
+      );
     };
     try {
       touch();
@@ -90,7 +93,10 @@ export async function followWorkerEvents(options: WorkerEventsOptions): Promise<
       options.onStatus('open');
       delay = MANAGER_LIMITS.eventsReconnectMinMs;
       // An event is capped whole, not only its lines; a comment inside an unfinished event keeps nothing alive.
-      const hooks = { maxEventBytes: MANAGER_LIMITS.workerReadMaxBytes, onComment: (_text: string, inEvent: boolean) => void (inEvent || touch()) };
+      const hooks = {
+        maxEventBytes: MANAGER_LIMITS.workerReadMaxBytes,
+        onComment: (_text: string, inEvent: boolean) => void (inEvent || touch()),
+      };
       for await (const message of readSse(cappedLines(response, MANAGER_LIMITS.workerReadMaxBytes), hooks)) {
         touch();
         // An empty `id:` resets the cursor, as in EventSource.

@@ -111,7 +111,12 @@ export class WorkerFollower {
   }
 
   private updateHealth(): void {
-    const health = this.sseOpen && this.healthOk !== false ? 'online' : this.healthOk === undefined && !this.sseOpen && this.state.lastSeen === undefined ? 'connecting' : 'offline';
+    const health =
+      this.sseOpen && this.healthOk !== false
+        ? 'online'
+        : this.healthOk === undefined && !this.sseOpen && this.state.lastSeen === undefined
+          ? 'connecting'
+          : 'offline';
     if (health === this.state.health) return;
     this.state.health = health;
     this.options.onChange('health');
@@ -119,7 +124,10 @@ export class WorkerFollower {
 
   /** Error texts are ours, but may quote the worker: cut, and masked with its token. */
   private noteError(error: unknown): string {
-    const message = maskSecrets(String((error as Error)?.message ?? error), [this.options.token]).slice(0, MANAGER_LIMITS.workerFieldMaxChars);
+    const message = maskSecrets(String((error as Error)?.message ?? error), [this.options.token]).slice(
+      0,
+      MANAGER_LIMITS.workerFieldMaxChars,
+    );
     this.state.lastError = message;
     return message;
   }
@@ -172,7 +180,11 @@ export class WorkerFollower {
       recent.map(async (session) => {
         const body = await get(`/api/sessions/${encodeURIComponent(session.id as string)}/messages?limit=1`);
         const messages = Array.isArray(body.messages) ? body.messages : [];
-        return { sessionId: session.id as string, title: text(session.title), lastMessage: messages.length > 0 ? object(messages.at(-1)) : undefined };
+        return {
+          sessionId: session.id as string,
+          title: text(session.title),
+          lastMessage: messages.length > 0 ? object(messages.at(-1)) : undefined,
+        };
       }),
     );
     return {

@@ -76,7 +76,8 @@ function proveOn(socket: Socket, hostHeader: string, token: string, signal: Abor
       const head = received.subarray(0, headEnd).toString('latin1');
       const status = /^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1];
       const length = /\r\ncontent-length: *(\d+)\r?$/im.exec(head)?.[1];
-      if (status !== '200') return settle(new TokenProofError(`${TOKEN_PROOF_PATH} answered ${status ? `HTTP ${status}` : 'no HTTP/1.1 status'}`));
+      if (status !== '200')
+        return settle(new TokenProofError(`${TOKEN_PROOF_PATH} answered ${status ? `HTTP ${status}` : 'no HTTP/1.1 status'}`));
       if (length === undefined || /\r\nconnection: *close/i.test(head)) return settle(new TokenProofError('unexpected answer framing'));
       const bodyEnd = headEnd + 4 + Number(length);
       if (received.length < bodyEnd) return;
@@ -109,7 +110,13 @@ function proveOn(socket: Socket, hostHeader: string, token: string, signal: Abor
  * its own, proven first when there is a token. Resolves with the response
  * once its head arrived; a redirect or any status but 200 is an error.
  */
-export async function getWorker(origin: string, path: string, token: string | undefined, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+export async function getWorker(
+  origin: string,
+  path: string,
+  token: string | undefined,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const url = new URL(path, origin);
   const socket = await openSocket(url, signal);
   try {
@@ -131,7 +138,11 @@ export async function getWorker(origin: string, path: string, token: string | un
     const status = response.statusCode ?? 0;
     if (status !== 200) {
       response.destroy();
-      throw new Error(status >= 300 && status < 400 ? `${path} answered a redirect (HTTP ${status}): redirects are not followed` : `${path} answered HTTP ${status}`);
+      throw new Error(
+        status >= 300 && status < 400
+          ? `${path} answered a redirect (HTTP ${status}): redirects are not followed`
+          : `${path} answered HTTP ${status}`,
+      );
     }
     return response;
   } catch (error) {

@@ -4,7 +4,18 @@
 // event stream cannot be trusted (first connect, replay gap).
 import type { ChannelEvent } from '../common/events/types.js';
 import { MANAGER_LIMITS } from './limits.js';
-import type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView, TurnView } from './views.js';
+import type {
+  AgentState,
+  GoalView,
+  Health,
+  HealthSample,
+  MessageView,
+  OrcView,
+  QueueView,
+  RecentEvent,
+  SessionView,
+  TurnView,
+} from './views.js';
 
 export type { AgentState, GoalView, Health, HealthSample, MessageView, OrcView, QueueView, RecentEvent, SessionView } from './views.js';
 
@@ -16,7 +27,8 @@ const cut = (text: string, max: number): string => (text.length > max ? text.sli
 /** A string, cut to `max` characters (default: the field cap). */
 const str = (value: unknown, max: number = FIELD): string | undefined => (typeof value === 'string' ? cut(value, max) : undefined);
 /** An id: a non-empty string within the field cap, else nothing. */
-const idOf = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 && value.length <= FIELD ? value : undefined);
+const idOf = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 && value.length <= FIELD ? value : undefined;
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
 
 function agentStateOf(queue: QueueView): AgentState {
@@ -27,7 +39,13 @@ function messageView(fields: Record<string, unknown>, at: string): MessageView |
   const id = idOf(fields.id) ?? idOf(fields.messageId);
   const sessionId = idOf(fields.sessionId);
   if (!id || !sessionId) return undefined;
-  const view: MessageView = { id, sessionId, role: str(fields.role) ?? 'assistant', content: str(fields.content, PREVIEW) ?? '', at: str(at) ?? '' };
+  const view: MessageView = {
+    id,
+    sessionId,
+    role: str(fields.role) ?? 'assistant',
+    content: str(fields.content, PREVIEW) ?? '',
+    at: str(at) ?? '',
+  };
   const traceId = idOf(fields.traceId);
   if (traceId) view.traceId = traceId;
   const status = str(fields.status);
@@ -278,7 +296,12 @@ export class WorkerState {
   }
 
   private remember(event: ChannelEvent, at: string, replayed: boolean): void {
-    const entry: RecentEvent = { at, event: str(event.event) ?? '', topic: str(event.topic) ?? '', summary: cut(summarize(event), SUMMARY) };
+    const entry: RecentEvent = {
+      at,
+      event: str(event.event) ?? '',
+      topic: str(event.topic) ?? '',
+      summary: cut(summarize(event), SUMMARY),
+    };
     const sessionId = idOf(event.sessionId);
     if (sessionId) entry.sessionId = sessionId;
     if (replayed) entry.replayed = true;

@@ -63,7 +63,10 @@ interface CommonOptions {
 export type DeviceCodeIssuerOptions<Subject> = CommonOptions &
   (
     | { readonly variant: 'rfc8628'; readonly issueTokens: (subject: Subject | undefined) => Record<string, unknown> }
-    | { readonly variant: 'chat-device-auth'; readonly issueAuthorizationCode: (codeChallenge: string, subject: Subject | undefined) => string }
+    | {
+        readonly variant: 'chat-device-auth';
+        readonly issueAuthorizationCode: (codeChallenge: string, subject: Subject | undefined) => string;
+      }
   );
 
 export interface DeviceCodeRecord {
@@ -107,7 +110,8 @@ interface Code<Subject> {
   slowDowns: number;
 }
 
-const asRecord = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Case and dashes do not matter when a person types the code (RFC 8628 §6.1). */
@@ -119,7 +123,10 @@ function newUserCode(): string {
   return `${chars.slice(0, 4).join('')}-${chars.slice(4).join('')}`;
 }
 
-const oauthError = (error: string, description: string, status = 400): ErrorAnswer => ({ status, body: { error, error_description: description } });
+const oauthError = (error: string, description: string, status = 400): ErrorAnswer => ({
+  status,
+  body: { error, error_description: description },
+});
 
 const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -127,7 +134,10 @@ function page(title: string, body: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;max-width:32rem;margin:3rem auto">${body}</body></html>`;
 }
 
-export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, options: DeviceCodeIssuerOptions<Subject>): DeviceCodeIssuer<Subject> {
+export function mountDeviceCodeIssuer<Subject = unknown>(
+  simulator: Simulator,
+  options: DeviceCodeIssuerOptions<Subject>,
+): DeviceCodeIssuer<Subject> {
   const chat = options.variant === 'chat-device-auth';
   const lifetimeSeconds = options.expiresInSeconds ?? (chat ? CHAT_LIFETIME_SECONDS : 600);
   const intervalSeconds = options.intervalSeconds ?? 5;
@@ -202,9 +212,14 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
 
   /** The client id check of both requests; an answer when it fails. */
   function checkClient(clientId: string | undefined): ErrorAnswer | undefined {
-    if (!clientId) return chat ? { status: 400, body: { error: { code: 'invalid_request', message: 'client_id is required.' } } } : oauthError('invalid_request', 'Missing required parameter: client_id');
+    if (!clientId)
+      return chat
+        ? { status: 400, body: { error: { code: 'invalid_request', message: 'client_id is required.' } } }
+        : oauthError('invalid_request', 'Missing required parameter: client_id');
     if (options.clientId !== undefined && clientId !== options.clientId) {
-      return chat ? { status: 400, body: { error: { code: 'invalid_client', message: 'Unknown client_id.' } } } : oauthError('invalid_client', 'Client authentication failed (unknown client).', 401);
+      return chat
+        ? { status: 400, body: { error: { code: 'invalid_client', message: 'Unknown client_id.' } } }
+        : oauthError('invalid_client', 'Client authentication failed (unknown client).', 401);
     }
     return undefined;
   }
@@ -240,10 +255,13 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
     const now = Date.now();
     if (chat) {
       const code = byDeviceCode.get(text(body.device_auth_id) ?? '');
-      if (!code || code.userCode !== text(body.user_code) || lapsed(code, now)) return response.json(404, { error: { code: 'deviceauth_not_found', message: 'Device authorization not found.' } });
+      if (!code || code.userCode !== text(body.user_code) || lapsed(code, now))
+        return response.json(404, { error: { code: 'deviceauth_not_found', message: 'Device authorization not found.' } });
       code.polls += 1;
-      if (code.state === 'denied') return response.json(400, { error: { code: 'access_denied', message: 'The user declined the device authorization.' } });
-      if (code.state !== 'approved') return response.json(403, { error: { code: 'deviceauth_pending', message: 'The device authorization is pending.' } });
+      if (code.state === 'denied')
+        return response.json(400, { error: { code: 'access_denied', message: 'The user declined the device authorization.' } });
+      if (code.state !== 'approved')
+        return response.json(403, { error: { code: 'deviceauth_pending', message: 'The device authorization is pending.' } });
       code.state = 'granted';
       return response.json(200, approvedAnswer(code));
     }
@@ -252,7 +270,9 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
       return response.json(answer.status, answer.body);
     }
     const code = byDeviceCode.get(text(body.device_code) ?? '');
-    const refused = checkClient(text(body.client_id)) ?? (!code || code.state === 'granted' ? oauthError('invalid_grant', 'The device code is invalid or was already used.') : undefined);
+    const refused =
+      checkClient(text(body.client_id)) ??
+      (!code || code.state === 'granted' ? oauthError('invalid_grant', 'The device code is invalid or was already used.') : undefined);
     if (refused || !code) return response.json(refused?.status ?? 400, refused?.body);
     const early = code.lastPollAt !== undefined && now - code.lastPollAt < code.intervalMs - EARLY_TOLERANCE_MS;
     code.lastPollAt = now;
@@ -276,7 +296,11 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
     if (options.variant === 'rfc8628') return options.issueTokens(code.subject);
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    return { authorization_code: options.issueAuthorizationCode(challenge, code.subject), code_challenge: challenge, code_verifier: verifier };
+    return {
+      authorization_code: options.issueAuthorizationCode(challenge, code.subject),
+      code_challenge: challenge,
+      code_verifier: verifier,
+    };
   }
   if (options.paths.token) simulator.route('POST', options.paths.token, answerPoll);
 
@@ -292,7 +316,11 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
     const userCode = text(body.user_code) ?? '';
     const approve = text(body.decision) !== 'deny';
     const done = approve ? issuer.approve(userCode) : issuer.deny(userCode);
-    const message = done ? (approve ? 'Approved: the device is signed in. You can close this page.' : 'Denied: the device was not signed in.') : 'That code is unknown, expired or already used.';
+    const message = done
+      ? approve
+        ? 'Approved: the device is signed in. You can close this page.'
+        : 'Denied: the device was not signed in.'
+      : 'That code is unknown, expired or already used.';
     return response.send(done ? 200 : 400, page('Sign in a device', `<p>${escapeHtml(message)}</p>`), 'text/html; charset=utf-8');
   });
 
@@ -302,12 +330,30 @@ export function mountDeviceCodeIssuer<Subject = unknown>(simulator: Simulator, o
     const userCode = text(body.userCode);
     if (!userCode) return { status: 400, body: { error: { code: 'invalid_request', message: 'userCode is required.' } } };
     const done = action(userCode, body.subject as Subject | undefined);
-    return done ? { status: 200, body: { userCode, ok: true } } : { status: 409, body: { error: { code: 'not_pending', message: `No pending code ${userCode}.` } } };
+    return done
+      ? { status: 200, body: { userCode, ok: true } }
+      : { status: 409, body: { error: { code: 'not_pending', message: `No pending code ${userCode}.` } } };
   };
-  simulator.control('POST', `${controlPrefix}/approve`, control((userCode, subject) => issuer.approve(userCode, subject)));
-  simulator.control('POST', `${controlPrefix}/deny`, control((userCode) => issuer.deny(userCode)));
-  simulator.control('POST', `${controlPrefix}/expire`, control((userCode) => issuer.expire(userCode)));
-  simulator.control('POST', `${controlPrefix}/slow-down`, control((userCode) => issuer.slowDown(userCode)));
+  simulator.control(
+    'POST',
+    `${controlPrefix}/approve`,
+    control((userCode, subject) => issuer.approve(userCode, subject)),
+  );
+  simulator.control(
+    'POST',
+    `${controlPrefix}/deny`,
+    control((userCode) => issuer.deny(userCode)),
+  );
+  simulator.control(
+    'POST',
+    `${controlPrefix}/expire`,
+    control((userCode) => issuer.expire(userCode)),
+  );
+  simulator.control(
+    'POST',
+    `${controlPrefix}/slow-down`,
+    control((userCode) => issuer.slowDown(userCode)),
+  );
   simulator.control('GET', controlPrefix, () => ({ status: 200, body: { codes: issuer.codes() } }));
   return issuer;
 }

@@ -2,7 +2,15 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FaultBook, FaultValidationError, faultKinds, normalizeRouteKey, parseFaultSpec, type ActiveFault, type FaultSpec } from './harness/faults.js';
+import {
+  FaultBook,
+  FaultValidationError,
+  faultKinds,
+  normalizeRouteKey,
+  parseFaultSpec,
+  type ActiveFault,
+  type FaultSpec,
+} from './harness/faults.js';
 import { MultipartError, multipartBoundary, parseMultipart, type MultipartForm } from '../common/multipart.js';
 import { SimResponse, type RequestOutcome } from './harness/response.js';
 import { abbreviate, fingerprintSecret, maskBody, maskHeaders } from './harness/secrets.js';
@@ -143,7 +151,9 @@ const CONTROL_PREFIX = '/__sim/';
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 const DEFAULT_LOG_LIMIT = 1000;
 
-const defaultErrorBody = (status: number): unknown => ({ error: { message: `Simulated HTTP ${status}.`, type: 'server_error', code: null } });
+const defaultErrorBody = (status: number): unknown => ({
+  error: { message: `Simulated HTTP ${status}.`, type: 'server_error', code: null },
+});
 const defaultNotFound = (method: string, path: string): ErrorAnswer => ({
   status: 404,
   body: { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', code: null } },
@@ -215,7 +225,12 @@ function logBody(parsed: ParsedBody, raw: Buffer): unknown {
   if (parsed.form) {
     return {
       fields: Object.fromEntries(parsed.form.fields.map((field) => [field.name, field.value])),
-      files: parsed.form.files.map((file) => ({ name: file.name, filename: file.filename, contentType: file.contentType, size: file.data.length })),
+      files: parsed.form.files.map((file) => ({
+        name: file.name,
+        filename: file.filename,
+        contentType: file.contentType,
+        size: file.data.length,
+      })),
     };
   }
   if (parsed.body !== undefined) return maskBody(parsed.body);
@@ -301,16 +316,27 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         } catch {
           return reply(400, { error: { code: 'invalid_json', message: 'The body is not JSON.' } });
         }
-        const items = Array.isArray(input) ? input : input && typeof input === 'object' && Array.isArray((input as { faults?: unknown }).faults) ? (input as { faults: unknown[] }).faults : [input];
+        const items = Array.isArray(input)
+          ? input
+          : input && typeof input === 'object' && Array.isArray((input as { faults?: unknown }).faults)
+            ? (input as { faults: unknown[] }).faults
+            : [input];
         const parsed = items.map((item) => parseFaultSpec(item)).map(({ route, spec }) => ({ route: checkRoute(route), spec }));
         const added = parsed.map(({ route, spec }) => faultBook.add(route, spec));
         return reply(201, { faults: added });
       }
       if (key === 'GET /__sim/requests') {
-        const filter: RequestFilter = { route: query.get('route') ?? undefined, method: query.get('method') ?? undefined, path: query.get('path') ?? undefined };
+        const filter: RequestFilter = {
+          route: query.get('route') ?? undefined,
+          method: query.get('method') ?? undefined,
+          path: query.get('path') ?? undefined,
+        };
         const since = Number(query.get('since') ?? 0);
         const entries = log.filter((entry) => entry.id > since && matchesFilter(entry, filter));
-        return reply(200, { requests: query.get('full') === '1' ? entries : entries.map((entry) => ({ ...entry, body: abbreviate(entry.body) })), openStreams: streaming });
+        return reply(200, {
+          requests: query.get('full') === '1' ? entries : entries.map((entry) => ({ ...entry, body: abbreviate(entry.body) })),
+          openStreams: streaming,
+        });
       }
       if (key === 'DELETE /__sim/requests') {
         log = [];

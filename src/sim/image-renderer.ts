@@ -101,7 +101,19 @@ async function draw(options: RenderImageOptions): Promise<Buffer> {
   const canvasWidth = draft ? Math.max(MIN_DRAFT_SIDE, Math.round(width / divisor)) : width;
   const canvasHeight = draft ? Math.max(MIN_DRAFT_SIDE, Math.round(height / divisor)) : height;
   const svg = Buffer.from(
-    sceneSvg({ prompt: options.prompt, width, height, seed, transparent, overBaseImage: Boolean(options.baseImage), pixelWidth: canvasWidth, pixelHeight: canvasHeight }, palette),
+    sceneSvg(
+      {
+        prompt: options.prompt,
+        width,
+        height,
+        seed,
+        transparent,
+        overBaseImage: Boolean(options.baseImage),
+        pixelWidth: canvasWidth,
+        pixelHeight: canvasHeight,
+      },
+      palette,
+    ),
   );
 
   const sharp = await loadSharp();
@@ -115,14 +127,18 @@ async function draw(options: RenderImageOptions): Promise<Buffer> {
   if (draft) {
     // A coarse raster scaled up smoothly reads as an early, blurry render.
     const { data, info } = await canvas.raw().toBuffer({ resolveWithObject: true });
-    canvas = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).resize(width, height, { fit: 'fill', kernel: 'cubic' });
+    canvas = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).resize(width, height, {
+      fit: 'fill',
+      kernel: 'cubic',
+    });
   }
   return encode(canvas, format, options.compression).toBuffer();
 }
 
 function checkOptions(options: RenderImageOptions): void {
   for (const side of [options.width, options.height]) {
-    if (!Number.isInteger(side) || side < 1 || side > MAX_RENDER_SIDE) throw new RangeError(`Image sides must be integers from 1 to ${MAX_RENDER_SIDE}.`);
+    if (!Number.isInteger(side) || side < 1 || side > MAX_RENDER_SIDE)
+      throw new RangeError(`Image sides must be integers from 1 to ${MAX_RENDER_SIDE}.`);
   }
   if (!(options.format in MIME_TYPES)) throw new RangeError(`Unknown image format "${String(options.format)}".`);
 }
@@ -136,7 +152,18 @@ export function renderImage(options: RenderImageOptions): Promise<Buffer> {
   }
   const { baseImage, ...rest } = options;
   const baseKey = baseImage ? createHash('sha1').update(baseImage).digest('hex') : '';
-  const key = JSON.stringify([rest.prompt, rest.width, rest.height, rest.format, rest.seed ?? 0, rest.quality ?? 'final', rest.partialIndex ?? 0, rest.background ?? 'opaque', rest.compression ?? -1, baseKey]);
+  const key = JSON.stringify([
+    rest.prompt,
+    rest.width,
+    rest.height,
+    rest.format,
+    rest.seed ?? 0,
+    rest.quality ?? 'final',
+    rest.partialIndex ?? 0,
+    rest.background ?? 'opaque',
+    rest.compression ?? -1,
+    baseKey,
+  ]);
   return remember(key, () => draw(options));
 }
 

@@ -131,7 +131,9 @@ export async function startMcpHost(options: McpHostOptions): Promise<McpHost> {
   async function handleMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const auth = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!auth || !accepts(auth)) {
-      json(response, 401, rpcError(-32001, 'Unauthorized'), { 'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"` });
+      json(response, 401, rpcError(-32001, 'Unauthorized'), {
+        'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`,
+      });
       return;
     }
     if (request.method === 'GET') {

@@ -14,7 +14,10 @@ export interface PromptTriggers<Name extends string> {
 const PATTERN = /\[sim:([a-z0-9-]+)(?:=(\d+))?\]/g;
 
 /** The known triggers of `text` (unknown ones stay in the prompt) and the prompt without them. */
-export function parsePromptTriggers<Name extends string>(text: string, known: readonly Name[]): { triggers: PromptTriggers<Name>; cleaned: string } {
+export function parsePromptTriggers<Name extends string>(
+  text: string,
+  known: readonly Name[],
+): { triggers: PromptTriggers<Name>; cleaned: string } {
   const found = new Map<Name, number | undefined>();
   const cleaned = text
     .replace(PATTERN, (match, name: string, value: string | undefined) => {

@@ -100,13 +100,25 @@ export async function startResponsesSimulator(options: ResponsesSimulatorOptions
     name: 'responses',
     errorBody: (status, routeKey) => {
       const lane = laneOfRoute(routeKey);
-      if (lane === 'issuer') return { error: { code: status === 401 ? 'refresh_token_invalidated' : 'server_error', message: `Simulated HTTP ${status}.` } };
+      if (lane === 'issuer')
+        return { error: { code: status === 401 ? 'refresh_token_invalidated' : 'server_error', message: `Simulated HTTP ${status}.` } };
       return faultBody(status, lane);
     },
-    notFound: (method, path) => (path.startsWith('/backend-api/') ? detailError('Not Found', 404) : { status: 404, body: { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null } } }),
+    notFound: (method, path) =>
+      path.startsWith('/backend-api/')
+        ? detailError('Not Found', 404)
+        : {
+            status: 404,
+            body: { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null } },
+          },
   });
   const account: SimAccount = { ...DEFAULT_ACCOUNT, ...options.account };
-  const tokens = new TokenAuthority(() => simulator.url, account, options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TTL_SECONDS, options.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TTL_SECONDS);
+  const tokens = new TokenAuthority(
+    () => simulator.url,
+    account,
+    options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TTL_SECONDS,
+    options.refreshTokenTtlSeconds ?? DEFAULT_REFRESH_TTL_SECONDS,
+  );
   const apiKeys = options.apiKeys ?? [DEFAULT_API_KEY];
   const state: ResponsesState = {
     simulator,
@@ -156,7 +168,12 @@ export function createOauthSession(sim: Pick<ResponsesSimulator, 'tokens' | 'acc
   return {
     auth_mode: 'chatgpt',
     OPENAI_API_KEY: null,
-    tokens: { id_token: minted.id_token, access_token: minted.access_token, refresh_token: minted.refresh_token, account_id: sim.account.accountId },
+    tokens: {
+      id_token: minted.id_token,
+      access_token: minted.access_token,
+      refresh_token: minted.refresh_token,
+      account_id: sim.account.accountId,
+    },
     last_refresh: lastRefresh.toISOString(),
   };
 }

@@ -36,7 +36,9 @@ export interface SuiteMemberOutput {
   close(): Promise<void>;
 }
 
-export type SuiteMember = (options: SuiteOptions & { port: number }) => Promise<SuiteMemberOutput & { readonly simulator: unknown; readonly name: string }>;
+export type SuiteMember = (
+  options: SuiteOptions & { port: number },
+) => Promise<SuiteMemberOutput & { readonly simulator: unknown; readonly name: string }>;
 
 /**
  * The demo's simulators take any key, so the demo runs whatever keys the user's environment holds
@@ -60,7 +62,9 @@ const responsesMember: SuiteMember = async (options) => {
   const responses = await startResponsesSimulator({
     port: options.port,
     // Any key works in the demo but a refused-marked one (demoAcceptsKey), so saving a key can be tried.
-    ...(options.demo ? { acceptKey: demoAcceptsKey, usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST }, deviceLogin: DEMO_DEVICE_LOGIN } : {}),
+    ...(options.demo
+      ? { acceptKey: demoAcceptsKey, usage: { percentPerRequest: DEMO_PERCENT_PER_REQUEST }, deviceLogin: DEMO_DEVICE_LOGIN }
+      : {}),
     generationDelayMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
   });
   return {
@@ -112,7 +116,12 @@ const alphaMember: SuiteMember = async (options) => {
   return {
     name: 'alpha',
     simulator: alpha,
-    upstreams: { alpha: alpha.apiBaseUrl, 'alpha-api': alpha.apiBaseUrl, 'alpha.issuer': alpha.issuerUrl, 'alpha.billing': alpha.billingUrl },
+    upstreams: {
+      alpha: alpha.apiBaseUrl,
+      'alpha-api': alpha.apiBaseUrl,
+      'alpha.issuer': alpha.issuerUrl,
+      'alpha.billing': alpha.billingUrl,
+    },
     keys: { alpha: alpha.apiKey },
     sessions: { alpha: createAlphaSession(alpha) },
     close: () => alpha.close(),
@@ -121,20 +130,53 @@ const alphaMember: SuiteMember = async (options) => {
 
 /** The prediction vendor behind `gamma`: uploads, submit, polling; a prediction runs about `latencyMs`. */
 const gammaMember: SuiteMember = async (options) => {
-  const gamma = await startGammaSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
-  return { name: 'gamma', simulator: gamma, upstreams: { gamma: gamma.baseUrl }, keys: { gamma: gamma.apiKey }, sessions: {}, close: () => gamma.close() };
+  const gamma = await startGammaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptKey: demoAcceptsKey } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'gamma',
+    simulator: gamma,
+    upstreams: { gamma: gamma.baseUrl },
+    keys: { gamma: gamma.apiKey },
+    sessions: {},
+    close: () => gamma.close(),
+  };
 };
 
 /** The `base_resp` vendor behind `delta`. */
 const deltaMember: SuiteMember = async (options) => {
-  const delta = await startDeltaSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
-  return { name: 'delta', simulator: delta, upstreams: { delta: delta.url }, keys: { delta: delta.apiKey }, sessions: {}, close: () => delta.close() };
+  const delta = await startDeltaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptKey: demoAcceptsKey } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'delta',
+    simulator: delta,
+    upstreams: { delta: delta.url },
+    keys: { delta: delta.apiKey },
+    sessions: {},
+    close: () => delta.close(),
+  };
 };
 
 /** The ZIP-answering vendor behind `epsilon`. */
 const epsilonMember: SuiteMember = async (options) => {
-  const epsilon = await startEpsilonSimulator({ port: options.port, ...(options.demo ? { acceptKey: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0) });
-  return { name: 'epsilon', simulator: epsilon, upstreams: { epsilon: epsilon.url }, keys: { epsilon: epsilon.token }, sessions: {}, close: () => epsilon.close() };
+  const epsilon = await startEpsilonSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptKey: demoAcceptsKey } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_LATENCY_MS : 0),
+  });
+  return {
+    name: 'epsilon',
+    simulator: epsilon,
+    upstreams: { epsilon: epsilon.url },
+    keys: { epsilon: epsilon.token },
+    sessions: {},
+    close: () => epsilon.close(),
+  };
 };
 
 /**
@@ -143,7 +185,15 @@ const epsilonMember: SuiteMember = async (options) => {
  */
 const cligenMember: SuiteMember = async () => {
   const cligen = startFakeCligen();
-  return { name: 'cligen', simulator: cligen, upstreams: {}, keys: {}, sessions: {}, env: { SVC_CLIGEN_BIN: cligen.program, SVC_CLIGEN_HOME: cligen.home }, close: () => cligen.close() };
+  return {
+    name: 'cligen',
+    simulator: cligen,
+    upstreams: {},
+    keys: {},
+    sessions: {},
+    env: { SVC_CLIGEN_BIN: cligen.program, SVC_CLIGEN_HOME: cligen.home },
+    close: () => cligen.close(),
+  };
 };
 
 /** Demo pacing of the node-graph server: a 20-step sampler takes about two seconds. */
@@ -161,18 +211,53 @@ const DEMO_MCP_LATENCY_MS = 4000;
 
 /** The MCP media server behind `zeta`: bearer token in ZETA_MCP_TOKEN (any token but a refused-marked one in the demo). */
 const zetaMember: SuiteMember = async (options) => {
-  const zeta = await startZetaSimulator({ port: options.port, ...(options.demo ? { acceptToken: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0) });
-  return { name: 'zeta', simulator: zeta, upstreams: { zeta: zeta.endpoint }, keys: {}, sessions: {}, env: { ZETA_MCP_TOKEN: zeta.token }, close: () => zeta.close() };
+  const zeta = await startZetaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptToken: demoAcceptsKey } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0),
+  });
+  return {
+    name: 'zeta',
+    simulator: zeta,
+    upstreams: { zeta: zeta.endpoint },
+    keys: {},
+    sessions: {},
+    env: { ZETA_MCP_TOKEN: zeta.token },
+    close: () => zeta.close(),
+  };
 };
 
 /** The MCP catalog server behind `eta` (the studio keeps it locked unless SVC_ETA_EXECUTABLE unlocks it). */
 const etaMember: SuiteMember = async (options) => {
-  const eta = await startEtaSimulator({ port: options.port, ...(options.demo ? { acceptToken: demoAcceptsKey } : {}), latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0) });
-  return { name: 'eta', simulator: eta, upstreams: { eta: eta.endpoint }, keys: {}, sessions: {}, env: { ETA_MCP_TOKEN: eta.token }, close: () => eta.close() };
+  const eta = await startEtaSimulator({
+    port: options.port,
+    ...(options.demo ? { acceptToken: demoAcceptsKey } : {}),
+    latencyMs: options.latencyMs ?? (options.demo ? DEMO_MCP_LATENCY_MS : 0),
+  });
+  return {
+    name: 'eta',
+    simulator: eta,
+    upstreams: { eta: eta.endpoint },
+    keys: {},
+    sessions: {},
+    env: { ETA_MCP_TOKEN: eta.token },
+    close: () => eta.close(),
+  };
 };
 
 /** The members, in start order (the first takes `--port`). */
-const MEMBERS: readonly SuiteMember[] = [responsesMember, betaMember, alphaMember, gammaMember, deltaMember, epsilonMember, flowMember, cligenMember, zetaMember, etaMember];
+const MEMBERS: readonly SuiteMember[] = [
+  responsesMember,
+  betaMember,
+  alphaMember,
+  gammaMember,
+  deltaMember,
+  epsilonMember,
+  flowMember,
+  cligenMember,
+  zetaMember,
+  etaMember,
+];
 
 export interface SimulatorSuite {
   readonly upstreams: Readonly<Record<string, string>>;
@@ -201,12 +286,15 @@ export async function startSimulatorSuite(options: SuiteOptions = {}): Promise<S
     await Promise.all(started.map((member) => member.close()));
   };
   try {
-    for (const [index, member] of MEMBERS.entries()) started.push(await member({ ...options, port: index === 0 ? (options.port ?? 0) : 0 }));
+    for (const [index, member] of MEMBERS.entries())
+      started.push(await member({ ...options, port: index === 0 ? (options.port ?? 0) : 0 }));
   } catch (error) {
     await close();
     throw error;
   }
-  const simulators = Object.fromEntries(started.map((member) => [member.name, member.simulator])) as unknown as SimulatorSuite['simulators'];
+  const simulators = Object.fromEntries(
+    started.map((member) => [member.name, member.simulator]),
+  ) as unknown as SimulatorSuite['simulators'];
   return {
     upstreams: Object.assign({}, ...started.map((member) => member.upstreams)) as Record<string, string>,
     keys: Object.assign({}, ...started.map((member) => member.keys)) as Record<string, string>,

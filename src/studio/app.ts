@@ -32,7 +32,29 @@ const eventRoutes: StudioRoutes = async (app, { ctx }) => {
 };
 
 /** Route families, each a Fastify plugin. Add a family here and nowhere else. */
-const ROUTE_FAMILIES: readonly StudioRoutes[] = [discoveryRoutes, storageRoutes, defaultsRoutes, historyRoutes, fileRoutes, assetRoutes, generateRoutes, videoRoutes, nodeRoutes, sessionRoutes, jobRoutes, keyRoutes, quotaRoutes, authSwitchRoutes, agentRoutes, promptBuilderRoutes, eventRoutes, demoGuideRoutes, mcpServerRoutes, openaiRoutes, webRoutes];
+const ROUTE_FAMILIES: readonly StudioRoutes[] = [
+  discoveryRoutes,
+  storageRoutes,
+  defaultsRoutes,
+  historyRoutes,
+  fileRoutes,
+  assetRoutes,
+  generateRoutes,
+  videoRoutes,
+  nodeRoutes,
+  sessionRoutes,
+  jobRoutes,
+  keyRoutes,
+  quotaRoutes,
+  authSwitchRoutes,
+  agentRoutes,
+  promptBuilderRoutes,
+  eventRoutes,
+  demoGuideRoutes,
+  mcpServerRoutes,
+  openaiRoutes,
+  webRoutes,
+];
 
 export interface StudioAppOptions {
   allowedOrigins?: readonly string[];
@@ -59,6 +81,7 @@ export function buildStudioApp(ctx: StudioContext, options: StudioAppOptions = {
   });
   for (const routes of ROUTE_FAMILIES) void app.register(routes, { ctx });
   // Each lane's own routes (its session status, its catalog), each plugin once however many lanes share it.
-  for (const routes of new Set(LANE_MODULES.flatMap((lane) => (lane.routes ? [lane.routes] : [])))) void app.register(routes as StudioRoutes, { ctx });
+  for (const routes of new Set(LANE_MODULES.flatMap((lane) => (lane.routes ? [lane.routes] : []))))
+    void app.register(routes as StudioRoutes, { ctx });
   return app;
 }

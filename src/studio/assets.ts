@@ -81,7 +81,13 @@ const NAME_DRAWS = 5;
  * overwritten; a stray thumbnail may be (it is derived). The bytes move to the
  * writer's thread: `image` is empty afterwards.
  */
-export async function writeUnderFreshName(ctx: StudioContext, image: Buffer, createdAt: Date, prompt: string, format: AssetFormat): Promise<string> {
+export async function writeUnderFreshName(
+  ctx: StudioContext,
+  image: Buffer,
+  createdAt: Date,
+  prompt: string,
+  format: AssetFormat,
+): Promise<string> {
   const drawn = newAssetFilenames(createdAt, prompt, format, NAME_DRAWS);
   const taken = await Promise.all(drawn.map((filename) => ctx.store.assets.isNameTaken(filename, thumbnailNameOf(filename))));
   const names = drawn.filter((_filename, index) => !taken[index]);
@@ -91,7 +97,14 @@ export async function writeUnderFreshName(ctx: StudioContext, image: Buffer, cre
 }
 
 /** The row of an asset, from its file's facts and its metadata. */
-export function rowOf(facts: { filename: string; thumbnail: string; format: AssetFormat; size: { width: number; height: number }; bytes: number; metadata: AssetMetadata }): NewAssetRow {
+export function rowOf(facts: {
+  filename: string;
+  thumbnail: string;
+  format: AssetFormat;
+  size: { width: number; height: number };
+  bytes: number;
+  metadata: AssetMetadata;
+}): NewAssetRow {
   const { metadata } = facts;
   return {
     filename: facts.filename,
@@ -117,7 +130,10 @@ export function rowOf(facts: { filename: string; thumbnail: string; format: Asse
 }
 
 /** The stored form of an image to save: its format, its bytes with our metadata embedded, its size. */
-function prepareImage(bytes: Buffer, metadata: AssetMetadata): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
+function prepareImage(
+  bytes: Buffer,
+  metadata: AssetMetadata,
+): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
   const format = sniffImageType(bytes);
   if (!format) throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned an image that is not PNG, JPEG or WebP.');
   let header;
@@ -127,14 +143,21 @@ function prepareImage(bytes: Buffer, metadata: AssetMetadata): { format: AssetFo
     throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged image: ${(error as Error).message}.`, { cause: error });
   }
   try {
-    return { format, image: embedMetadata(bytes, format, metadata, { width: header.width, height: header.height }), size: header.displayed };
+    return {
+      format,
+      image: embedMetadata(bytes, format, metadata, { width: header.width, height: header.height }),
+      size: header.displayed,
+    };
   } catch (error) {
     throw new ServiceError('UPSTREAM_FAILED', 'The upstream returned a damaged image.', { cause: error });
   }
 }
 
 /** The stored form of an SVG: checked against the allow-list first (an SVG is a document that could run script). */
-function prepareVector(bytes: Buffer, metadata: AssetMetadata): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
+function prepareVector(
+  bytes: Buffer,
+  metadata: AssetMetadata,
+): { format: AssetFormat; image: Buffer; size: { width: number; height: number } } {
   const text = bytes.toString('utf8');
   try {
     checkSvg(text);
@@ -181,7 +204,11 @@ export async function writeAsset(ctx: StudioContext, input: SaveInput): Promise<
 
   const bytes = image.length;
   const filename = await writeUnderFreshName(ctx, image, createdAt, metadata.prompt, format);
-  return { ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format, size, bytes, metadata }), derived_from: input.derivedFrom ?? null, session_id: input.session?.id ?? null };
+  return {
+    ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format, size, bytes, metadata }),
+    derived_from: input.derivedFrom ?? null,
+    session_id: input.session?.id ?? null,
+  };
 }
 
 /** The second half of saveAsset: the row of a written asset, its thumbnail scheduled. If the row cannot be written the file goes. */
@@ -215,9 +242,13 @@ export function finishAsset(ctx: StudioContext, filename: string): Promise<void>
       if (!(bytes instanceof Buffer)) throw new Error('its file is gone');
       thumbnail = await makeThumbnail(bytes);
     } catch (error) {
-      const problem = new ServiceError('UPSTREAM_FAILED', `The image ${filename} is damaged: it does not decode (${(error as Error).message}). It was removed from history.`, {
-        details: { filename, requestId: row.request_id },
-      });
+      const problem = new ServiceError(
+        'UPSTREAM_FAILED',
+        `The image ${filename} is damaged: it does not decode (${(error as Error).message}). It was removed from history.`,
+        {
+          details: { filename, requestId: row.request_id },
+        },
+      );
       await ctx.store.assets.markBroken(filename, new Date().toISOString());
       publishAssetEvent(ctx, 'asset_broken', { filename, requestId: row.request_id, error: problem.toBody().error });
       return;

@@ -129,13 +129,15 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const keyStore = KeyStore.of(paths, settings, Boolean(demo));
   // The keys it starts with, used or not: a vendor may echo any key it was ever sent.
   const secrets = new SecretRegistry().hold();
-  for (const namespace of Object.keys(KEY_NAMESPACES) as KeyNamespace[]) secrets.add(envKey(namespace, env), keyStore.get(namespace), demo?.keys[namespace]);
+  for (const namespace of Object.keys(KEY_NAMESPACES) as KeyNamespace[])
+    secrets.add(envKey(namespace, env), keyStore.get(namespace), demo?.keys[namespace]);
 
   const configuredUpstreamUrl = (lane: LaneId, endpoint = 'base'): string | undefined => {
     const spec = LANES[lane].endpoints[endpoint];
     if (!spec) return undefined;
     const key = endpoint === 'base' ? lane : `${lane}.${endpoint}`;
-    const url = options.upstreams?.[key] ?? demo?.upstreams[key] ?? (env[spec.env] || undefined) ?? settings.get().upstreams?.[key] ?? spec.default;
+    const url =
+      options.upstreams?.[key] ?? demo?.upstreams[key] ?? (env[spec.env] || undefined) ?? settings.get().upstreams?.[key] ?? spec.default;
     return url?.replace(/\/+$/, '');
   };
 
@@ -164,7 +166,11 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       const url = configuredUpstreamUrl(lane, endpoint);
       if (!url) {
         const variable = LANES[lane].endpoints[endpoint]?.env;
-        throw new ServiceError('NETWORK_FAILED', `No upstream URL is configured for the ${lane} lane${variable ? `: set ${variable}` : ''}.`, { details: { lane, endpoint } });
+        throw new ServiceError(
+          'NETWORK_FAILED',
+          `No upstream URL is configured for the ${lane} lane${variable ? `: set ${variable}` : ''}.`,
+          { details: { lane, endpoint } },
+        );
       }
       return url;
     },

@@ -53,11 +53,18 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
   const models: Partial<Record<LaneId, string>> = {};
   const equivalents: Partial<Record<LaneId, { requested: string; stored: string }>> = {};
   if (model !== undefined) {
-    const valid = [...new Set(SHARED_DEFAULT_LANES.flatMap((lane) => lane.models.list.filter((spec) => spec.kind !== 'video').map((spec) => spec.id)))];
+    const valid = [
+      ...new Set(SHARED_DEFAULT_LANES.flatMap((lane) => lane.models.list.filter((spec) => spec.kind !== 'video').map((spec) => spec.id))),
+    ];
     if (!isKnownModel(model)) throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${model}".`, { details: { valid } });
     for (const lane of SHARED_DEFAULT_LANES) {
       const stored = equivalentOn(lane, model);
-      if (!stored) throw new ServiceError('INVALID_IMAGE_MODEL', `"${model}" has no equivalent on the ${lane.id} lane, so it cannot be the shared default model.`, { details: { lane: lane.id, valid } });
+      if (!stored)
+        throw new ServiceError(
+          'INVALID_IMAGE_MODEL',
+          `"${model}" has no equivalent on the ${lane.id} lane, so it cannot be the shared default model.`,
+          { details: { lane: lane.id, valid } },
+        );
       models[lane.id] = stored;
       if (stored !== model) equivalents[lane.id] = { requested: model, stored };
     }
@@ -65,20 +72,29 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
   let videoTarget: { lane: LaneId; model: string } | undefined;
   if (video !== undefined) {
     const [laneId, videoModel] = video.split('/');
-    if (!isLaneId(laneId) || !videoModel) throw new ServiceError('INVALID_SETTING', 'The video target is `<lane>/<model>`, e.g. alpha/alpha-video-1.5.', { details: { field: 'video' } });
+    if (!isLaneId(laneId) || !videoModel)
+      throw new ServiceError('INVALID_SETTING', 'The video target is `<lane>/<model>`, e.g. alpha/alpha-video-1.5.', {
+        details: { field: 'video' },
+      });
     const lane = LANES[laneId];
     if (!lane.video) {
       const videoLanes = LANE_MODULES.filter((candidate) => candidate.video).map((candidate) => candidate.id);
-      throw new ServiceError(lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED', `The ${laneId} lane does not generate video.`, { details: { lane: laneId, valid: videoLanes } });
+      throw new ServiceError(lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED', `The ${laneId} lane does not generate video.`, {
+        details: { lane: laneId, valid: videoLanes },
+      });
     }
     // A video target has its own code (the lane's image-model code would name the wrong thing).
     const { models, aliases = {} } = lane.video;
     const valid = models.map((spec) => spec.id);
     const resolved = valid.find((id) => id === (aliases[videoModel] ?? videoModel));
     if (!resolved) {
-      throw new ServiceError('INVALID_VIDEO_MODEL', `"${videoModel}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`, {
-        details: { field: 'video', lane: laneId, model: videoModel, valid, aliases },
-      });
+      throw new ServiceError(
+        'INVALID_VIDEO_MODEL',
+        `"${videoModel}" is not a video model of the ${laneId} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`,
+        {
+          details: { field: 'video', lane: laneId, model: videoModel, valid, aliases },
+        },
+      );
     }
     videoTarget = { lane: laneId, model: resolved };
   }
@@ -90,7 +106,9 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
       try {
         lane.settings?.plannerModel?.parse(plannerModel);
       } catch (error) {
-        throw new ServiceError('INVALID_ALPHA_PLANNER_MODEL', `plannerModel ${(error as Error).message}, got "${plannerModel}".`, { details: { field: 'plannerModel', lane: lane.id } });
+        throw new ServiceError('INVALID_ALPHA_PLANNER_MODEL', `plannerModel ${(error as Error).message}, got "${plannerModel}".`, {
+          details: { field: 'plannerModel', lane: lane.id },
+        });
       }
     }
   }
@@ -99,7 +117,11 @@ export function changeDefaults(ctx: StudioContext, change: DefaultsRequest): Def
     const defaults = (draft.defaults ??= {}) as Record<string, Record<string, unknown> | undefined>;
     for (const lane of SHARED_DEFAULT_LANES) {
       if (model === undefined && reasoning === undefined) break;
-      defaults[lane.id] = { ...defaults[lane.id], ...(models[lane.id] !== undefined ? { model: models[lane.id] } : {}), ...(reasoning !== undefined ? { reasoning } : {}) };
+      defaults[lane.id] = {
+        ...defaults[lane.id],
+        ...(models[lane.id] !== undefined ? { model: models[lane.id] } : {}),
+        ...(reasoning !== undefined ? { reasoning } : {}),
+      };
     }
     if (videoTarget) (draft.defaults as { video?: unknown }).video = videoTarget;
     if (plannerModel !== undefined) for (const lane of plannerLanes) defaults[lane.id] = { ...defaults[lane.id], plannerModel };

@@ -1,4 +1,12 @@
-import { exitCodeOf, isCodeOf, mergeCodeTables, ServiceError as AnyServiceError, SHARED_CODES, spec, type CodeSpec } from '../common/errors.js';
+import {
+  exitCodeOf,
+  isCodeOf,
+  mergeCodeTables,
+  ServiceError as AnyServiceError,
+  SHARED_CODES,
+  spec,
+  type CodeSpec,
+} from '../common/errors.js';
 import { CODE_TABLES } from './catalog/codes.js';
 
 // The studio's one table of error codes: the shared codes (common/errors.ts), the studio's own below, and
@@ -8,9 +16,13 @@ import { CODE_TABLES } from './catalog/codes.js';
 const STUDIO_CODES = {
   // Jobs and settings (ours).
   INVALID_SETTING: spec(400, 'bad_request', 'The setting or its value is not valid.'),
-  REQUEST_ID_IN_USE: spec(409, 'bad_request', 'A job with this requestId exists with another request (the same request again answers that job).'),
+  REQUEST_ID_IN_USE: spec(
+    409,
+    'bad_request',
+    'A job with this requestId exists with another request (the same request again answers that job).',
+  ),
   JOB_NOT_RETRYABLE: spec(409, 'bad_request', 'Only a failed, cancelled or interrupted job can be retried.'),
-  JOB_INPUTS_MISSING: spec(410, 'bad_request', "An input image of the job is no longer stored."),
+  JOB_INPUTS_MISSING: spec(410, 'bad_request', 'An input image of the job is no longer stored.'),
   REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
   JOB_NOT_FOUND: spec(404, 'bad_request', 'No job with that id.'),
   RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),
@@ -24,7 +36,11 @@ const STUDIO_CODES = {
   TRACE_PRESET_UNKNOWN: spec(400, 'bad_request', 'Unknown tracing preset.'),
   TRACE_PARAMETER_INVALID: spec(400, 'bad_request', 'A tracing parameter is unknown or out of range.'),
   TRACE_SOURCE_TOO_LARGE: spec(413, 'bad_request', 'The image to trace has more pixels than the studio decodes.'),
-  TRACE_TOO_COMPLEX: spec(422, 'bad_request', 'The image has too much fine detail to trace with these parameters (too many paths, bytes or memory).'),
+  TRACE_TOO_COMPLEX: spec(
+    422,
+    'bad_request',
+    'The image has too much fine detail to trace with these parameters (too many paths, bytes or memory).',
+  ),
   TRACE_TIMEOUT: spec(504, 'timeout', 'Tracing took longer than its time budget.'),
   TRACE_FAILED: spec(500, 'internal', 'The tracer failed on this image.'),
   SVG_UNSAFE: spec(500, 'internal', 'The SVG holds something the studio does not save (script, external references, unknown markup).'),
@@ -70,7 +86,11 @@ const STUDIO_CODES = {
   // Account switching (ours: the spec names the routes and states, not these codes).
   AUTH_SWITCH_NOT_FOUND: spec(404, 'bad_request', 'No such account switch: it ended more than two minutes ago, or never began.'),
   AUTH_SWITCH_DENIED: spec(403, 'auth', 'The sign-in was declined.'),
-  AUTH_SWITCH_TOO_MANY: spec(429, 'bad_request', 'Too many sign-ins of this account started in the last minute; try again after Retry-After.'),
+  AUTH_SWITCH_TOO_MANY: spec(
+    429,
+    'bad_request',
+    'Too many sign-ins of this account started in the last minute; try again after Retry-After.',
+  ),
 } as const satisfies Record<string, CodeSpec>;
 
 export const ERROR_CODES = mergeCodeTables(SHARED_CODES, STUDIO_CODES, ...CODE_TABLES);

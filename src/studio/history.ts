@@ -62,7 +62,8 @@ async function itemsPage(ctx: StudioContext, options: { limit: number; cursor?: 
   const { limit, filter } = options;
   // One extra row tells whether another page exists.
   if (filter?.search !== undefined) {
-    if (searchExpression(filter.search) === undefined) throw new ServiceError('BAD_REQUEST', 'q holds no word to search for (letters or digits).', { details: { field: 'q' } });
+    if (searchExpression(filter.search) === undefined)
+      throw new ServiceError('BAD_REQUEST', 'q holds no word to search for (letters or digits).', { details: { field: 'q' } });
     const after = options.cursor ? decodeCursor(options.cursor, searchCursor) : undefined;
     const rows = await ctx.store.assets.search({ text: filter.search, limit: limit + 1, afterId: after?.i, filter });
     const page = rows.slice(0, limit);
@@ -113,33 +114,41 @@ function assetFilter(filter: HistoryFilter): AssetFilter {
  * (full-text), newest first by the order they entered history, which differs
  * only for files adopted from disk at start-up.
  */
-export const listHistory = (ctx: StudioContext, options: { limit: number; cursor?: string; filter?: HistoryFilter }): Promise<HistoryPage> =>
-  itemsPage(ctx, { limit: options.limit, cursor: options.cursor, filter: assetFilter(options.filter ?? {}) });
+export const listHistory = (
+  ctx: StudioContext,
+  options: { limit: number; cursor?: string; filter?: HistoryFilter },
+): Promise<HistoryPage> => itemsPage(ctx, { limit: options.limit, cursor: options.cursor, filter: assetFilter(options.filter ?? {}) });
 
 /** Session groups over all live assets, most recently active first; each with its newest items. */
-export async function listHistoryGroups(ctx: StudioContext, options: { limit: number; cursor?: string; groupItems: number }): Promise<HistoryGroupsPage> {
+export async function listHistoryGroups(
+  ctx: StudioContext,
+  options: { limit: number; cursor?: string; groupItems: number },
+): Promise<HistoryGroupsPage> {
   const after = options.cursor ? decodeCursor(options.cursor, groupsCursor) : undefined;
   const rows = await ctx.store.assets.listSessionGroups({ limit: options.limit + 1, after: after && { latestAt: after.l, key: after.k } });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   const groups = await Promise.all(
     page.map(async (group): Promise<SessionGroup> => {
-    const sessionIds = (JSON.parse(group.sessionIds) as string[]).sort();
-    // One extra row tells whether the group goes on; it continues as the `session=<title>` listing (same rows, same cursor).
-    const rows = await ctx.store.assets.listGroupItems({ title: group.sessionTitle, sessionIds, limit: options.groupItems + 1 });
-    const page = rows.slice(0, options.groupItems);
-    const last = page.at(-1);
-    const items = { items: page.map(recordOf), nextCursor: rows.length > options.groupItems && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null };
-    return {
-      sessionTitle: group.sessionTitle,
-      sessionIds,
-      sessionId: sessionIds.length === 1 && group.unlinked === 0 ? sessionIds[0] : null,
-      sessionDeleted: group.sessionDeleted === 1,
-      count: group.count,
-      latestAt: group.latestAt,
-      items: items.items,
-      itemsNextCursor: items.nextCursor,
-    };
+      const sessionIds = (JSON.parse(group.sessionIds) as string[]).sort();
+      // One extra row tells whether the group goes on; it continues as the `session=<title>` listing (same rows, same cursor).
+      const rows = await ctx.store.assets.listGroupItems({ title: group.sessionTitle, sessionIds, limit: options.groupItems + 1 });
+      const page = rows.slice(0, options.groupItems);
+      const last = page.at(-1);
+      const items = {
+        items: page.map(recordOf),
+        nextCursor: rows.length > options.groupItems && last ? encodeCursor({ m: 'items', c: last.created_at, i: last.id }) : null,
+      };
+      return {
+        sessionTitle: group.sessionTitle,
+        sessionIds,
+        sessionId: sessionIds.length === 1 && group.unlinked === 0 ? sessionIds[0] : null,
+        sessionDeleted: group.sessionDeleted === 1,
+        count: group.count,
+        latestAt: group.latestAt,
+        items: items.items,
+        itemsNextCursor: items.nextCursor,
+      };
     }),
   );
   return {

@@ -78,7 +78,12 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   // Jobs the last run left unfinished: resumed where their kind can, else ended `interrupted` (and published).
   // On a full disk the studio still starts, so history can be read and space freed: they wait for a start with room.
   await ctx.jobs.recover().catch((error: unknown) => startWithoutIt('svc', 'jobs the last run left unfinished are recovered', error));
-  const app = buildStudioApp(ctx, { allowedOrigins: options.allowedOrigins, token: options.token, logger: options.logger, requestTimeoutMs: options.requestTimeoutMs });
+  const app = buildStudioApp(ctx, {
+    allowedOrigins: options.allowedOrigins,
+    token: options.token,
+    logger: options.logger,
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
   const host = options.host ?? '127.0.0.1';
   let port: number;
   try {
@@ -95,7 +100,15 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   const url = `http://${urlHost}:${port}`;
   lock?.advertise(url);
   if (options.descriptor !== false) {
-    const descriptor = { backend: { url }, port, pid: process.pid, version: ctx.version, startedAt: ctx.startedAt, demo: ctx.demo, ...(lanesHealth(ctx) as Pick<ServerDescriptor, 'alpha'>) };
+    const descriptor = {
+      backend: { url },
+      port,
+      pid: process.pid,
+      version: ctx.version,
+      startedAt: ctx.startedAt,
+      demo: ctx.demo,
+      ...(lanesHealth(ctx) as Pick<ServerDescriptor, 'alpha'>),
+    };
     // No room to advertise: an older descriptor would send clients to a server that is gone, so it goes
     // (removing frees space, it needs none), and clients find this one at the default port or SVC_SERVER.
     try {

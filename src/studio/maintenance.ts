@@ -28,7 +28,10 @@ export interface Maintenance {
   idle(): Promise<void>;
 }
 
-export function startMaintenance(ctx: StudioContext, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): Maintenance {
+export function startMaintenance(
+  ctx: StudioContext,
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): Maintenance {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const run = (task: () => unknown) => {

@@ -36,7 +36,9 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
     } catch {
       continue; // a damaged file is not given back
     }
-    await ctx.store.assets.insert(rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }));
+    await ctx.store.assets.insert(
+      rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format, size: header.displayed, bytes: bytes.length, metadata }),
+    );
     void finishAsset(ctx, name);
     adopted += 1;
   }

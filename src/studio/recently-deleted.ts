@@ -24,7 +24,11 @@ export async function listRecentlyDeleted(ctx: StudioContext, now = new Date()):
   return {
     items: rows.map((row) => {
       const deletedAt = row.deleted_at as string;
-      return { ...recordOf({ ...row, deleted_at: null }), deletedAt, restorableUntil: new Date(new Date(deletedAt).getTime() + windowMs).toISOString() };
+      return {
+        ...recordOf({ ...row, deleted_at: null }),
+        deletedAt,
+        restorableUntil: new Date(new Date(deletedAt).getTime() + windowMs).toISOString(),
+      };
     }),
   };
 }

@@ -50,7 +50,9 @@ interface Where {
 }
 
 const fail = (code: ErrorCode, message: string, where: Where, extra: Record<string, unknown> = {}): ServiceError =>
-  new ServiceError(code, message, { details: { field: where.field, ...(where.index === undefined ? {} : { index: where.index }), ...extra } });
+  new ServiceError(code, message, {
+    details: { field: where.field, ...(where.index === undefined ? {} : { index: where.index }), ...extra },
+  });
 
 const label = (where: Where): string => (where.index === undefined ? `\`${where.field}\`` : `\`${where.field}[${where.index}]\``);
 
@@ -68,7 +70,8 @@ function parseItem(item: unknown, where: Where): ParsedItem {
   if (item && typeof item === 'object' && !Array.isArray(item)) {
     const { data, filename, name } = item as Record<string, unknown>;
     if (name !== undefined && typeof name !== 'string') throw fail('REFERENCE_INVALID', `${label(where)}.name must be a string.`, where);
-    if (typeof data === 'string' && filename === undefined) return { kind: 'inline', data, name: name === undefined ? undefined : sanitizeName(name) };
+    if (typeof data === 'string' && filename === undefined)
+      return { kind: 'inline', data, name: name === undefined ? undefined : sanitizeName(name) };
     if (typeof filename === 'string' && data === undefined) return { kind: 'history', filename };
   }
   throw fail(
@@ -146,7 +149,11 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
   // The header's size first: a small file can declare a huge image (a decompression bomb).
   const maxPixels = LIMITS.referenceMaxPixels;
   const tooManyPixels = (width: number, height: number) =>
-    fail('REFERENCE_TOO_MANY_PIXELS', `${label(where)} is ${width}x${height}; the limit is ${maxPixels / 1e6} megapixels.`, where, { width, height, maxPixels });
+    fail('REFERENCE_TOO_MANY_PIXELS', `${label(where)} is ${width}x${height}; the limit is ${maxPixels / 1e6} megapixels.`, where, {
+      width,
+      height,
+      maxPixels,
+    });
   // Read by us before sharp: past its own pixel limit sharp will not even read the metadata, which
   // would hide the reason. A header we cannot read is left to sharp to judge.
   const declared = declaredSize(bytes, format);
@@ -168,7 +175,16 @@ async function loadOne(ctx: StudioContext, item: unknown, where: Where): Promise
     throw fail('REFERENCE_INVALID', `${label(where)} is damaged or truncated: it cannot be decoded as ${format}.`, where);
   }
   const filename = parsed.kind === 'history' ? parsed.filename : parsed.name;
-  return { bytes, format, mime: mimeOf(format), width, height, source: parsed.kind, ...(filename ? { filename } : {}), sha256: inputHash(bytes) };
+  return {
+    bytes,
+    format,
+    mime: mimeOf(format),
+    width,
+    height,
+    source: parsed.kind,
+    ...(filename ? { filename } : {}),
+    sha256: inputHash(bytes),
+  };
 }
 
 /**

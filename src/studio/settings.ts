@@ -5,7 +5,9 @@ import { REASONING_EFFORTS } from './api/index.js';
 // config.json: the user's persisted settings. Written atomically with mode 0600
 // because it can hold keys.
 
-const laneDefaults = z.object({ model: z.string().optional(), reasoning: z.enum(REASONING_EFFORTS).optional(), plannerModel: z.string().optional() }).strict();
+const laneDefaults = z
+  .object({ model: z.string().optional(), reasoning: z.enum(REASONING_EFFORTS).optional(), plannerModel: z.string().optional() })
+  .strict();
 
 export const settingsSchema = z
   .object({

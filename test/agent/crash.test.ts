@@ -13,13 +13,21 @@ import { call, createSession, enqueue, queue, waitFor } from './helpers.js';
 // other three run after it, in order.
 
 const LATENCY_MS = 3000;
-const PROMPTS = ['a lighthouse, take one', 'a lighthouse, take two', 'a lighthouse, take three', 'a lighthouse, take four', 'a lighthouse, take five'];
+const PROMPTS = [
+  'a lighthouse, take one',
+  'a lighthouse, take two',
+  'a lighthouse, take three',
+  'a lighthouse, take four',
+  'a lighthouse, take five',
+];
 
 let rig: CrashRig;
 
 /** The gamma simulator's submits (it runs in the other process: read over HTTP). */
 const submits = async (): Promise<string[]> =>
-  (await rig.simRequests<{ body: unknown }>('SVC_GAMMA_BASE_URL', 'POST /api/v1/model/generateImage')).map((entry) => JSON.stringify(entry.body));
+  (await rig.simRequests<{ body: unknown }>('SVC_GAMMA_BASE_URL', 'POST /api/v1/model/generateImage')).map((entry) =>
+    JSON.stringify(entry.body),
+  );
 
 beforeAll(async () => {
   rig = await startCrashRig('agent-crash', LATENCY_MS);
@@ -34,7 +42,8 @@ describe('the agent queue across a studio crash', () => {
     const items: AgentTurn[] = [];
     // The last one brings a reference image: held in memory by the process that queued it, and stored with its job.
     const reference = await solidPng(64, 64);
-    for (const [index, prompt] of PROMPTS.entries()) items.push(await enqueue(first, session.id, prompt, index === 4 ? { references: [reference] } : {}));
+    for (const [index, prompt] of PROMPTS.entries())
+      items.push(await enqueue(first, session.id, prompt, index === 4 ? { references: [reference] } : {}));
 
     await waitFor('the first item to finish', async () => (await queue(first, session.id)).items[0].state === 'succeeded', 30_000);
     // The second is with the vendor: its prediction recorded on its job.
@@ -75,7 +84,11 @@ describe('the agent queue across a studio crash', () => {
     // One submit per turn upstream: none lost, none sent twice.
     const sent = await submits();
     expect(sent).toHaveLength(5);
-    for (const prompt of PROMPTS) expect(sent.filter((body) => body.includes(prompt)), prompt).toHaveLength(1);
+    for (const prompt of PROMPTS)
+      expect(
+        sent.filter((body) => body.includes(prompt)),
+        prompt,
+      ).toHaveLength(1);
     // The session's current image is the last turn's.
     const body = await call<{ currentImage: { filename: string } }>(restarted, 'GET', `/api/agent/sessions/${session.id}`);
     expect(body.body.currentImage.filename).toBe(done.items[4].images[0].filename);
@@ -110,7 +123,10 @@ describe('the agent queue across a studio crash', () => {
     const first = await rig.startStudio();
     const session = await createSession(first, { title: 'Stop', settings: { provider: 'gamma' } });
     const item = await enqueue(first, session.id, '/new a calm harbour at dawn');
-    await waitFor('the item to reach the vendor', async () => jobRecord.parse((await call(first, 'GET', `/api/jobs/${item.itemId}`)).body).upstream ?? undefined);
+    await waitFor(
+      'the item to reach the vendor',
+      async () => jobRecord.parse((await call(first, 'GET', `/api/jobs/${item.itemId}`)).body).upstream ?? undefined,
+    );
     await rig.stopStudio('SIGTERM');
 
     const restarted = await rig.startStudio();
@@ -121,4 +137,3 @@ describe('the agent queue across a studio crash', () => {
     expect(done).toMatchObject({ state: 'succeeded', attempt: 1, error: null, provider: 'gamma' });
   }, 60_000);
 });
-

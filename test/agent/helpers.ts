@@ -1,5 +1,14 @@
 import { expect } from 'vitest';
-import { agentQueue, agentSession, agentSessionBody, agentTurn, type AgentQueue, type AgentSession, type AgentSessionBody, type AgentTurn } from '../../src/studio/api/index.js';
+import {
+  agentQueue,
+  agentSession,
+  agentSessionBody,
+  agentTurn,
+  type AgentQueue,
+  type AgentSession,
+  type AgentSessionBody,
+  type AgentTurn,
+} from '../../src/studio/api/index.js';
 
 // HTTP helpers of the Agent Mode tests: JSON in, status and JSON out, the
 // answers checked against the contract's schemas.

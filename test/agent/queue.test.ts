@@ -110,7 +110,9 @@ describe('cancel and retry', () => {
     expect(done.images).toHaveLength(1);
     // Issue 46: the retried attempt is published queued, then running, then succeeded.
     const states = await waitFor('the attempt’s succeeded event', async () => {
-      const seen = events.filter((event) => event.topic === 'agent' && event.event === 'item' && event.itemId === failing.itemId && event.attempt === 2).map((event) => event.state);
+      const seen = events
+        .filter((event) => event.topic === 'agent' && event.event === 'item' && event.itemId === failing.itemId && event.attempt === 2)
+        .map((event) => event.state);
       return seen.includes('succeeded') ? seen : undefined;
     });
     expect(states).toEqual(['queued', 'running', 'succeeded']);
@@ -120,12 +122,17 @@ describe('cancel and retry', () => {
     const created = await createSession(url);
     const responses = studio.demo.suite.simulators.responses.simulator;
     const slow = await enqueue(url, created.id, '/new a very slow comet [sim:slow=4000]');
-    await waitFor('the item to run and reach the upstream', async () => (await queue(url, created.id)).items[0].state === 'running' && responses.openStreams() > 0);
+    await waitFor(
+      'the item to run and reach the upstream',
+      async () => (await queue(url, created.id)).items[0].state === 'running' && responses.openStreams() > 0,
+    );
     const answer = await call(url, 'POST', `/api/agent/queue/${slow.itemId}/cancel`);
     expect(answer.status).toBe(200);
     expect(agentTurn.parse(answer.body)).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
     await waitFor('the upstream call to be aborted', async () =>
-      responses.requests().some((entry) => JSON.stringify(entry.body ?? '').includes('very slow comet') && entry.outcome === 'client-aborted'),
+      responses
+        .requests()
+        .some((entry) => JSON.stringify(entry.body ?? '').includes('very slow comet') && entry.outcome === 'client-aborted'),
     );
   });
 });
@@ -158,13 +165,27 @@ describe('events', () => {
       return found.some((event) => event.event === 'item' && event.state === 'succeeded') ? found : undefined;
     });
     for (const event of mine) {
-      const { id: _id, topic: _topic, event: name, ...payload } = event as Record<string, unknown> & { event: keyof typeof agentEventPayloads };
+      const {
+        id: _id,
+        topic: _topic,
+        event: name,
+        ...payload
+      } = event as Record<string, unknown> & { event: keyof typeof agentEventPayloads };
       expect(agentEventPayloads[name].safeParse(payload).success, JSON.stringify(event)).toBe(true);
     }
     expect(mine.filter((event) => event.event === 'item').map((event) => event.state)).toEqual(['queued', 'running', 'succeeded']);
-    expect(mine.filter((event) => event.event === 'progress').map((event) => event.step)).toEqual(['planning', 'planned', 'generating', 'saved']);
+    expect(mine.filter((event) => event.event === 'progress').map((event) => event.step)).toEqual([
+      'planning',
+      'planned',
+      'generating',
+      'saved',
+    ]);
     expect(mine.find((event) => event.step === 'planned')).toMatchObject({ action: 'generate', decidedBy: 'planner' });
-    expect(events.some((event) => event.topic === 'agent' && event.event === 'current_image' && event.sessionId === created.id && event.reason === 'turn')).toBe(true);
+    expect(
+      events.some(
+        (event) => event.topic === 'agent' && event.event === 'current_image' && event.sessionId === created.id && event.reason === 'turn',
+      ),
+    ).toBe(true);
     // The engine's own events carry the item too (its requestId is the item's job).
     expect(events.some((event) => event.topic === 'generation' && event.requestId === queued.itemId && event.event === 'done')).toBe(true);
   });
@@ -181,10 +202,18 @@ describe('delivery of a turn', () => {
     expect(again.status).toBe(202);
     const listed = await queue(url, created.id);
     expect(listed.items.map((entry) => [entry.itemId, entry.state])).toEqual([['agent-async-1', 'succeeded']]);
-    await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { ...body, prompt: '/new a different tree' }), 409, 'REQUEST_ID_IN_USE');
+    await refused(
+      call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { ...body, prompt: '/new a different tree' }),
+      409,
+      'REQUEST_ID_IN_USE',
+    );
     // A generation's requestId is not an item's.
     expect((await call(url, 'POST', '/api/generate', { prompt: 'a plain job', requestId: 'plain-job-1' })).status).toBe(200);
-    await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/queue`, { prompt: 'a plain job', requestId: 'plain-job-1' }), 409, 'REQUEST_ID_IN_USE');
+    await refused(
+      call(url, 'POST', `/api/agent/sessions/${created.id}/queue`, { prompt: 'a plain job', requestId: 'plain-job-1' }),
+      409,
+      'REQUEST_ID_IN_USE',
+    );
     expect((await queue(url, created.id)).items).toHaveLength(1);
   });
 
@@ -206,7 +235,6 @@ describe('delivery of a turn', () => {
   });
 });
 
-
 describe('an item whose job the engine refuses', () => {
   let full: TestStudio;
   beforeAll(async () => {
@@ -219,7 +247,15 @@ describe('an item whose job the engine refuses', () => {
     const created = await createSession(full.url);
     await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/queue`, { prompt: '/new a fox' }), 507, 'STORAGE_FULL');
     await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/new a fox' }), 507, 'STORAGE_FULL');
-    await refused(call(full.url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/new a fox', async: true, requestId: 'refused-async-1' }), 507, 'STORAGE_FULL');
+    await refused(
+      call(full.url, 'POST', `/api/agent/sessions/${created.id}/turns`, {
+        prompt: '/new a fox',
+        async: true,
+        requestId: 'refused-async-1',
+      }),
+      507,
+      'STORAGE_FULL',
+    );
     const listed = await queue(full.url, created.id);
     expect(listed.items).toEqual([]);
     expect(listed.summary).toMatchObject({ queued: 0, failed: 0 });
@@ -236,23 +272,37 @@ describe('an item read while it is being queued', () => {
     const reads = (async () => {
       while (posting) for (const entry of (await queue(url, created.id)).items) seen.add(`${entry.state}:${entry.error?.code ?? ''}`);
     })();
-    const queued = await Promise.all([0, 1, 2].map((index) => enqueue(url, created.id, `/new a kite ${index}`, { references: [references[index]] })));
+    const queued = await Promise.all(
+      [0, 1, 2].map((index) => enqueue(url, created.id, `/new a kite ${index}`, { references: [references[index]] })),
+    );
     posting = false;
     await reads;
     const done = await ended(created.id, 3);
     expect([...seen].filter((state) => state.startsWith('failed'))).toEqual([]);
     // Queued side by side: in whatever order they arrived, each once, each succeeded.
-    expect(done.items.map((entry) => [entry.itemId, entry.state]).sort()).toEqual(queued.map((entry) => [entry.itemId, 'succeeded']).sort());
+    expect(done.items.map((entry) => [entry.itemId, entry.state]).sort()).toEqual(
+      queued.map((entry) => [entry.itemId, 'succeeded']).sort(),
+    );
   });
 });
 
 describe('settings a lane refuses (issue 46)', () => {
   it('are refused when the session is saved, not on every turn after', async () => {
-    const error = await refused(call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', quality: 'high' } }), 400, 'LANE_UNSUPPORTED');
+    const error = await refused(
+      call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', quality: 'high' } }),
+      400,
+      'LANE_UNSUPPORTED',
+    );
     expect(error.details).toMatchObject({ lane: 'beta-api', field: 'settings.quality' });
     const created = await createSession(url, { settings: { provider: 'beta-api' } });
-    await refused(call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'beta-api', format: 'webp' } }), 400, 'LANE_UNSUPPORTED');
+    await refused(
+      call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'beta-api', format: 'webp' } }),
+      400,
+      'LANE_UNSUPPORTED',
+    );
     // A control the lane lacks where the spec is silent is still taken (dropped with a warning when it runs).
-    expect((await call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'delta', quality: 'high' } })).status).toBe(200);
+    expect(
+      (await call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { settings: { provider: 'delta', quality: 'high' } })).status,
+    ).toBe(200);
   });
 });

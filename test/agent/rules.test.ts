@@ -41,7 +41,9 @@ describe('the rules decide', () => {
     const three = await turn(url, created.id, '/new 2 variants of a dog');
     expect(three.images).toHaveLength(1);
     // Not a planner call anywhere: every request upstream carried the image tool.
-    const textOnly = pinned.sim.simulator.requests().filter((entry) => entry.path.endsWith('/responses') && !JSON.stringify(entry.body).includes('image_generation'));
+    const textOnly = pinned.sim.simulator
+      .requests()
+      .filter((entry) => entry.path.endsWith('/responses') && !JSON.stringify(entry.body).includes('image_generation'));
     expect(textOnly).toHaveLength(0);
   });
 

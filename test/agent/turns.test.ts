@@ -101,20 +101,39 @@ describe('slash commands', () => {
     expect(made.provider).toBe('gamma');
 
     const help = await turn(url, created.id, '/help');
-    for (const usage of ['/question <text>', '/variants <n> <prompt>', '/edit <prompt>', '/new <prompt>', '/lane <lane>[/<model>]', '/undo', '/help']) expect(help.reply).toContain(usage);
+    for (const usage of [
+      '/question <text>',
+      '/variants <n> <prompt>',
+      '/edit <prompt>',
+      '/new <prompt>',
+      '/lane <lane>[/<model>]',
+      '/undo',
+      '/help',
+    ])
+      expect(help.reply).toContain(usage);
   });
 
   it('an unknown command, a command without its text, a bad value, an empty prompt: each its code, nothing queued', async () => {
     const created = await createSession(url);
-    const unknown = await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/dance now' }), 400, 'AGENT_UNKNOWN_COMMAND');
+    const unknown = await refused(
+      call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/dance now' }),
+      400,
+      'AGENT_UNKNOWN_COMMAND',
+    );
     expect(unknown.details?.commands).toContain('/help');
     await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/edit' }), 400, 'AGENT_PROMPT_REQUIRED');
-    await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/variants 9 cats' }), 400, 'AGENT_COMMAND_INVALID');
+    await refused(
+      call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/variants 9 cats' }),
+      400,
+      'AGENT_COMMAND_INVALID',
+    );
     await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/lane nowhere' }), 400, 'AGENT_COMMAND_INVALID');
     await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '   ' }), 400, 'AGENT_PROMPT_REQUIRED');
     await refused(call(url, 'POST', `/api/agent/sessions/${created.id}/turns`, {}), 400, 'AGENT_PROMPT_REQUIRED');
     // An edit with no current image fails as an item with its code.
-    const noImage = await call<{ error: { code: string } }>(url, 'POST', `/api/agent/sessions/${created.id}/turns`, { prompt: '/edit add a hat' });
+    const noImage = await call<{ error: { code: string } }>(url, 'POST', `/api/agent/sessions/${created.id}/turns`, {
+      prompt: '/edit add a hat',
+    });
     expect({ status: noImage.status, code: noImage.body.error.code }).toEqual({ status: 409, code: 'AGENT_NO_CURRENT_IMAGE' });
     const after = await session(url, created.id);
     expect(after.turns.map((item) => [item.prompt, item.state])).toEqual([['/edit add a hat', 'failed']]);
@@ -128,17 +147,33 @@ describe('sessions', () => {
     const listed = await call(url, 'GET', '/api/agent/sessions');
     expect(agentSessionsPage.parse(listed.body).sessions.map((item) => item.id)).toContain(created.id);
 
-    await refused(call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', model: 'lang-6-luna' } }), 400, 'INVALID_BETA_API_IMAGE_MODEL');
+    await refused(
+      call(url, 'POST', '/api/agent/sessions', { settings: { provider: 'beta-api', model: 'lang-6-luna' } }),
+      400,
+      'INVALID_BETA_API_IMAGE_MODEL',
+    );
     await refused(call(url, 'POST', '/api/agent/sessions', { titel: 'typo' }), 400, 'BAD_REQUEST');
 
     const made = await turn(url, created.id, '/new a paper boat');
     const tiny = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
-    const uploaded = await call<{ currentImage: { filename: string; kind: string } }>(url, 'PATCH', `/api/agent/sessions/${created.id}`, { currentImage: { data: tiny, name: 'dot.png' }, styleLock: 'ink' });
+    const uploaded = await call<{ currentImage: { filename: string; kind: string } }>(url, 'PATCH', `/api/agent/sessions/${created.id}`, {
+      currentImage: { data: tiny, name: 'dot.png' },
+      styleLock: 'ink',
+    });
     expect(uploaded.status).toBe(200);
     expect(uploaded.body.currentImage.kind).toBe('import');
-    const fromHistory = await call<{ currentImage: { filename: string }; styleLock: string }>(url, 'PATCH', `/api/agent/sessions/${created.id}`, { currentImage: { filename: made.images[0].filename } });
+    const fromHistory = await call<{ currentImage: { filename: string }; styleLock: string }>(
+      url,
+      'PATCH',
+      `/api/agent/sessions/${created.id}`,
+      { currentImage: { filename: made.images[0].filename } },
+    );
     expect(fromHistory.body).toMatchObject({ currentImage: { filename: made.images[0].filename }, styleLock: 'ink' });
-    await refused(call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { currentImage: { filename: 'nope.png' } }), 404, 'AGENT_IMAGE_NOT_FOUND');
+    await refused(
+      call(url, 'PATCH', `/api/agent/sessions/${created.id}`, { currentImage: { filename: 'nope.png' } }),
+      404,
+      'AGENT_IMAGE_NOT_FOUND',
+    );
     // /undo goes back to the upload.
     await turn(url, created.id, '/undo');
     expect((await session(url, created.id)).currentImage?.filename).toBe(uploaded.body.currentImage.filename);
@@ -159,7 +194,9 @@ describe('web search', () => {
       const searching = await createSession(url, { webSearch: true, settings: { provider: 'gamma' } });
       const planned = await turn(url, searching.id, 'the tallest tower in town');
       expect(planned.plan).toMatchObject({ decidedBy: 'planner', backend: 'alpha', model: 'alpha-4.3' });
-      const alpha = studio.demo.suite.simulators.alpha.simulator.requests().filter((entry) => entry.path === '/v1/responses' && JSON.stringify(entry.body).includes('the tallest tower in town'));
+      const alpha = studio.demo.suite.simulators.alpha.simulator
+        .requests()
+        .filter((entry) => entry.path === '/v1/responses' && JSON.stringify(entry.body).includes('the tallest tower in town'));
       const [search, planner] = alpha.map((entry) => entry.body as { tools?: { type: string }[]; input: unknown });
       expect(search.tools?.map((tool) => tool.type)).toEqual(['web_search']);
       expect(JSON.stringify(planner.input)).toContain('Web findings');
@@ -167,11 +204,13 @@ describe('web search', () => {
       const quiet = await createSession(url, { settings: { provider: 'gamma' } });
       const before = studio.demo.suite.simulators.alpha.simulator.requests().length;
       await turn(url, quiet.id, 'a small hut by the sea');
-      const calls = studio.demo.suite.simulators.alpha.simulator.requests().slice(before).filter((entry) => entry.path === '/v1/responses');
+      const calls = studio.demo.suite.simulators.alpha.simulator
+        .requests()
+        .slice(before)
+        .filter((entry) => entry.path === '/v1/responses');
       expect(calls).toHaveLength(1);
     } finally {
       await call(url, 'PUT', '/api/prompt-builder/config', { backend: 'auto' });
     }
   });
 });
-

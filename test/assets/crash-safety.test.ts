@@ -33,7 +33,10 @@ describe('crash safety', () => {
   it('gives history back a complete image whose row a crash lost, on the next start', async () => {
     const home = makeTempHome();
     const first = await startAssetStudio({ SVC_HOME: home });
-    const saved = await saveAsset(first.ctx, { bytes: await makeImage('webp'), metadata: metadata({ prompt: 'an orphaned owl', requestId: 'orphan-1' }) });
+    const saved = await saveAsset(first.ctx, {
+      bytes: await makeImage('webp'),
+      metadata: metadata({ prompt: 'an orphaned owl', requestId: 'orphan-1' }),
+    });
     await first.ctx.derived.idle();
     // The crash: the file was renamed into place but its row never committed (and no thumbnail).
     first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
@@ -44,9 +47,21 @@ describe('crash safety', () => {
 
     const second = await startAssetStudio({ SVC_HOME: home });
     try {
-      await vi.waitFor(async () => expect((await getJson<{ items: { filename: string }[] }>(second, '/api/history')).body.items).toHaveLength(1), { timeout: 10_000, interval: 50 });
-      const { body } = await getJson<{ items: { filename: string; prompt: string; requestId: string; format: string; width: number }[] }>(second, '/api/history');
-      expect(body.items[0]).toMatchObject({ filename: saved.filename, prompt: 'an orphaned owl', requestId: 'orphan-1', format: 'webp', width: saved.width });
+      await vi.waitFor(
+        async () => expect((await getJson<{ items: { filename: string }[] }>(second, '/api/history')).body.items).toHaveLength(1),
+        { timeout: 10_000, interval: 50 },
+      );
+      const { body } = await getJson<{ items: { filename: string; prompt: string; requestId: string; format: string; width: number }[] }>(
+        second,
+        '/api/history',
+      );
+      expect(body.items[0]).toMatchObject({
+        filename: saved.filename,
+        prompt: 'an orphaned owl',
+        requestId: 'orphan-1',
+        format: 'webp',
+        width: saved.width,
+      });
       const thumbnail = await fetch(`${second.url}${saved.thumbnailUrl}`);
       expect(thumbnail.status).toBe(200);
       expect(thumbnail.headers.get('content-type')).toBe('image/webp');
@@ -55,7 +70,7 @@ describe('crash safety', () => {
     }
   });
 
-  it('removes every temp file of an earlier boot on start (whatever pid wrote it), and keeps this boot\'s', async () => {
+  it("removes every temp file of an earlier boot on start (whatever pid wrote it), and keeps this boot's", async () => {
     const home = makeTempHome();
     const paths = studioPaths({ SVC_HOME: home });
     mkdirSync(paths.thumbnailsDir, { recursive: true });

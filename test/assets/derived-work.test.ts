@@ -20,7 +20,10 @@ afterAll(async () => {
 
 /** Follows /api/events until an `assets` event for this file arrives. */
 async function assetEvent(filename: string, signal: AbortSignal): Promise<{ event: string } & Record<string, unknown>> {
-  const response = await fetch(`${rig.studio.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': `${rig.studio.ctx.channel.runId}-0` }, signal });
+  const response = await fetch(`${rig.studio.url}/api/events`, {
+    headers: { accept: 'text/event-stream', 'last-event-id': `${rig.studio.ctx.channel.runId}-0` },
+    signal,
+  });
   for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
     const event = JSON.parse(message.data) as { topic: string; event: string; filename?: string };
     if (event.topic === 'assets' && event.filename === filename) return event;

@@ -14,7 +14,10 @@ describe('file serving', () => {
   beforeAll(async () => {
     studio = await startAssetStudio();
     for (const format of ['png', 'jpeg', 'webp'] as const) {
-      assets[format] = await saveAsset(studio.ctx, { bytes: await makeImage(format, { width: 800, height: 400 }), metadata: metadata({ prompt: `served ${format}` }) });
+      assets[format] = await saveAsset(studio.ctx, {
+        bytes: await makeImage(format, { width: 800, height: 400 }),
+        metadata: metadata({ prompt: `served ${format}` }),
+      });
     }
   });
   afterAll(() => studio.stop());
@@ -59,7 +62,11 @@ describe('file serving', () => {
   it('does not serve files that are not live history assets', async () => {
     // A file dropped into the generated dir by hand is not in history.
     writeFileSync(join(studio.ctx.paths.generatedDir, 'stray-file.png'), await makeImage('png'));
-    for (const path of ['/generated/stray-file.png', '/generated/20250101-000000-missing-0000000000.png', '/generated/thumbs/stray-file.webp']) {
+    for (const path of [
+      '/generated/stray-file.png',
+      '/generated/20250101-000000-missing-0000000000.png',
+      '/generated/thumbs/stray-file.webp',
+    ]) {
       const { status, body } = await getJson<{ error: { code: string } }>(studio, path);
       expect(status).toBe(404);
       expect(body.error.code).toBe('NOT_FOUND');
@@ -126,7 +133,12 @@ describe('traversal attempts', () => {
       }
     }
     // Unencoded dot segments are not normalized into another route.
-    for (const path of ['/generated/../studio.db', '/generated/../../etc/passwd', '/generated/thumbs/../secret.png', '/generated//etc/passwd']) {
+    for (const path of [
+      '/generated/../studio.db',
+      '/generated/../../etc/passwd',
+      '/generated/thumbs/../secret.png',
+      '/generated//etc/passwd',
+    ]) {
       const response = await raw('GET', path);
       expect([400, 404]).toContain(response.status);
       expect(response.headers['content-type']).toContain('application/json');

@@ -45,9 +45,13 @@ describe('fresh asset names', () => {
   it('answers INTERNAL_ERROR when every draw is taken, and writes nothing', async () => {
     const before = listDir(studio.ctx.paths.generatedDir);
     scripted.push(...Array.from({ length: 5 }, () => name('00000000b1')));
-    await expect(saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() })).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    await expect(saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() })).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+    });
     scripted.push(...Array.from({ length: 5 }, () => name('00000000a1')));
-    await expect(saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() })).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    await expect(saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() })).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+    });
     expect(listDir(studio.ctx.paths.generatedDir)).toEqual(before);
     expect(listDir(studio.ctx.paths.generatedDir).filter(isAtomicTempName)).toEqual([]);
   });

@@ -12,14 +12,24 @@ export async function makeImage(
   options: { width?: number; height?: number; alpha?: boolean; lossless?: boolean; color?: string } = {},
 ): Promise<Buffer> {
   const { width = 320, height = 200, alpha = false, color = '#3366cc' } = options;
-  const base = sharp({ create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 200, g: 40, b: 90, alpha: 0.5 } : color } });
+  const base = sharp({
+    create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 200, g: 40, b: 90, alpha: 0.5 } : color },
+  });
   if (format === 'png') return base.png().toBuffer();
   if (format === 'jpeg') return base.jpeg({ quality: 85 }).toBuffer();
   return base.webp({ lossless: options.lossless ?? false }).toBuffer();
 }
 
 export function metadata(overrides: Partial<AssetMetadata> = {}): AssetMetadata {
-  return { prompt: 'a red fox in the snow', lane: 'api', model: 'lang-5.6-luna', requestId: 'req-1', kind: 'generate', settings: { quality: 'high', size: '1024x1024' }, ...overrides };
+  return {
+    prompt: 'a red fox in the snow',
+    lane: 'api',
+    model: 'lang-5.6-luna',
+    requestId: 'req-1',
+    kind: 'generate',
+    settings: { quality: 'high', size: '1024x1024' },
+    ...overrides,
+  };
 }
 
 /** Saves `count` PNG assets with creation times one minute apart (oldest first), starting at `start`. */
@@ -68,7 +78,11 @@ export function listDir(dir: string): string[] {
   }
 }
 
-export async function getJson<T = Record<string, unknown>>(studio: TestStudio, path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
+export async function getJson<T = Record<string, unknown>>(
+  studio: TestStudio,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: T }> {
   const response = await studio.request(path, init);
   return { status: response.status, body: (await response.json()) as T };
 }

@@ -39,7 +39,9 @@ const LIBRARY: Array<Partial<AssetMetadata> & { prompt: string; svg?: boolean }>
   { prompt: 'imported photo', lane: 'import', model: 'none', kind: 'import' },
 ];
 
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><path d="M0 0h64v64H0z" fill="#c33"/></svg>');
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><path d="M0 0h64v64H0z" fill="#c33"/></svg>',
+);
 
 describe('history search and filters', () => {
   let studio: TestStudio;
@@ -75,7 +77,12 @@ describe('history search and filters', () => {
   };
 
   it('finds the words of a prompt, case and accents folded, newest first', async () => {
-    expect(await prompts('q=red')).toEqual(['green hills, red barn', 'the red lighthouse, traced', 'red kite over hills', 'A Red fox at dawn']);
+    expect(await prompts('q=red')).toEqual([
+      'green hills, red barn',
+      'the red lighthouse, traced',
+      'red kite over hills',
+      'A Red fox at dawn',
+    ]);
     expect(await prompts('q=RED%20fox')).toEqual(['A Red fox at dawn']);
     expect(await prompts('q=cafe')).toEqual(['Café terrace at night']);
     expect(await prompts(`q=${encodeURIComponent('CAFÉ terrace')}`)).toEqual(['Café terrace at night']);
@@ -106,7 +113,10 @@ describe('history search and filters', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let pages = 0; pages < 10; pages += 1) {
-      const { body }: { body: Page } = await getJson<Page>(studio, `/api/history?q=red&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const { body }: { body: Page } = await getJson<Page>(
+        studio,
+        `/api/history?q=red&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       seen.push(...body.items.map((item) => item.prompt));
       cursor = body.nextCursor;
       if (!cursor) break;
@@ -151,8 +161,13 @@ describe('history search and filters', () => {
 
   it('pages a filtered listing with its cursor', async () => {
     const first = (await getJson<Page>(studio, '/api/history?provider=api&limit=2')).body;
-    const second = (await getJson<Page>(studio, `/api/history?provider=api&limit=2&cursor=${encodeURIComponent(first.nextCursor ?? '')}`)).body;
-    expect([...first.items, ...second.items].map((item) => item.prompt)).toEqual(['the red lighthouse, traced', 'red kite over hills', 'A Red fox at dawn']);
+    const second = (await getJson<Page>(studio, `/api/history?provider=api&limit=2&cursor=${encodeURIComponent(first.nextCursor ?? '')}`))
+      .body;
+    expect([...first.items, ...second.items].map((item) => item.prompt)).toEqual([
+      'the red lighthouse, traced',
+      'red kite over hills',
+      'A Red fox at dawn',
+    ]);
     expect(second.nextCursor).toBeNull();
   });
 
@@ -170,7 +185,21 @@ describe('history search and filters', () => {
     expect(all.code, all.stderr).toBe(0);
     expect((JSON.parse(all.stdout) as Page).items.map((item) => item.prompt)).toEqual(['red kite over hills', 'A Red fox at dawn']);
 
-    const first = await runSvc([...server, 'history', 'ls', '--search', 'red', '--lane', 'api', '--kind', 'image', '--since', '3000d', '--limit', '1']);
+    const first = await runSvc([
+      ...server,
+      'history',
+      'ls',
+      '--search',
+      'red',
+      '--lane',
+      'api',
+      '--kind',
+      'image',
+      '--since',
+      '3000d',
+      '--limit',
+      '1',
+    ]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('red kite over hills');
     const more = /more: svc history ls (.+)$/m.exec(first.stdout)?.[1];
@@ -256,7 +285,8 @@ describe('the session groups', () => {
            VALUES (?, ?, 'png', 8, 8, 100, ?, 'p', 'api', 'm', ?, 'generate', ?, ?, '{}')`,
         )
         .run(`f${index}.png`, `f${index}.webp`, createdAt, `r${index}`, title, sessionId);
-    for (let index = 0; index < 6; index += 1) insert(before, index, index % 2 ? 'sess-a' : null, index % 3 ? 'Title' : null, minute(index));
+    for (let index = 0; index < 6; index += 1)
+      insert(before, index, index % 2 ? 'sess-a' : null, index % 3 ? 'Title' : null, minute(index));
     before.close();
 
     const db = openDatabase(file);
@@ -285,7 +315,12 @@ describe('the session groups', () => {
             db.prepare('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL').run(some.filename);
             break;
           default:
-            db.prepare('UPDATE assets SET session_title = ?, session_id = ?, created_at = ? WHERE filename = ?').run(titles[random(3)], sessions[random(3)], minute(random(500)), some.filename);
+            db.prepare('UPDATE assets SET session_title = ?, session_id = ?, created_at = ? WHERE filename = ?').run(
+              titles[random(3)],
+              sessions[random(3)],
+              minute(random(500)),
+              some.filename,
+            );
         }
         expect(db.prepare(KEPT).all(), `after step ${step}`).toEqual(db.prepare(GROUPED).all());
       }

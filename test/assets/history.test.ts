@@ -60,7 +60,15 @@ describe('history listing', () => {
     const { body } = await getJson<Page>(studio, '/api/history?limit=1');
     const newest = body.items[0];
     expect(newest).toEqual(saved[6]);
-    expect(newest).toMatchObject({ format: 'png', width: 64, height: 64, provider: 'api', kind: 'generate', sessionTitle: 'A', settings: { quality: 'high' } });
+    expect(newest).toMatchObject({
+      format: 'png',
+      width: 64,
+      height: 64,
+      provider: 'api',
+      kind: 'generate',
+      sessionTitle: 'A',
+      settings: { quality: 'high' },
+    });
     expect(newest.url).toBe(`/generated/${newest.filename}`);
   });
 
@@ -92,7 +100,10 @@ describe('history listing', () => {
     expect(a.itemsNextCursor).toEqual(expect.any(String));
     expect(none).toMatchObject({ count: 2, latestAt: saved[5].createdAt, itemsNextCursor: null });
 
-    const second = await getJson<GroupsPage>(studio, `/api/history?groupBy=session&limit=2&groupItems=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`);
+    const second = await getJson<GroupsPage>(
+      studio,
+      `/api/history?groupBy=session&limit=2&groupItems=2&cursor=${encodeURIComponent(first.body.nextCursor as string)}`,
+    );
     expect(second.body.groups.map((group) => [group.sessionTitle, group.count])).toEqual([['B', 2]]);
     expect(second.body.nextCursor).toBeNull();
 
@@ -150,13 +161,17 @@ describe('tombstones, restore and retention', () => {
 
   it('answers RETENTION_EXPIRED after the window, then NOT_FOUND once the sweeper purged it', async () => {
     const [asset] = await seed(studio, 1, { start: '2025-05-01T00:00:00.000Z', prompt: () => 'expiring' });
-    const tombstone = (await getJson<{ deletedAt: string; restorableUntil: string }>(studio, `/api/history/${asset.filename}`, { method: 'DELETE' })).body;
+    const tombstone = (
+      await getJson<{ deletedAt: string; restorableUntil: string }>(studio, `/api/history/${asset.filename}`, { method: 'DELETE' })
+    ).body;
     const deletedAt = new Date(tombstone.deletedAt);
 
     // Before the window ends the sweeper leaves it alone.
     expect(await sweepExpired(studio.ctx, new Date(deletedAt.getTime() + DAY_MS))).toBe(0);
     // Age the tombstone past retention in the database (the clock cannot be moved over HTTP).
-    studio.ctx.db.prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?').run(new Date(Date.now() - 3 * DAY_MS).toISOString(), asset.filename);
+    studio.ctx.db
+      .prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?')
+      .run(new Date(Date.now() - 3 * DAY_MS).toISOString(), asset.filename);
 
     const expired = await getJson<ErrorBody>(studio, `/api/history/${asset.filename}/restore`, { method: 'POST' });
     expect(expired.status).toBe(410);
@@ -205,7 +220,9 @@ describe('retention from the config file', () => {
         draft.historyRetentionDays = 1;
       });
       const [asset] = await seed(studio, 1);
-      const { body } = await getJson<{ deletedAt: string; restorableUntil: string }>(studio, `/api/history/${asset.filename}`, { method: 'DELETE' });
+      const { body } = await getJson<{ deletedAt: string; restorableUntil: string }>(studio, `/api/history/${asset.filename}`, {
+        method: 'DELETE',
+      });
       expect(new Date(body.restorableUntil).getTime() - new Date(body.deletedAt).getTime()).toBe(DAY_MS);
     } finally {
       await studio.stop();

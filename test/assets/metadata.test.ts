@@ -36,7 +36,14 @@ describe('embedded metadata', () => {
         settings: { quality: 'high', nested: { list: [1, 2, 3] } },
       });
       const record = await saveAsset(studio.ctx, { bytes: original, metadata: meta });
-      expect(record).toMatchObject({ format: variant.format, width: 300, height: 180, kind: 'edit', sessionTitle: 'Foxes', revisedPrompt: 'the planner rewrote it' });
+      expect(record).toMatchObject({
+        format: variant.format,
+        width: 300,
+        height: 180,
+        kind: 'edit',
+        sessionTitle: 'Foxes',
+        revisedPrompt: 'the planner rewrote it',
+      });
 
       const download = Buffer.from(await (await studio.request(record.url)).arrayBuffer());
       const expected = { ...meta, createdAt: record.createdAt };
@@ -46,7 +53,11 @@ describe('embedded metadata', () => {
       // The image was not re-encoded: the same pixels decode out of it.
       expect((await rawPixels(download)).equals(await rawPixels(original))).toBe(true);
       const info = await sharp(download).metadata();
-      expect({ width: info.width, height: info.height, hasAlpha: info.hasAlpha }).toEqual({ width: 300, height: 180, hasAlpha: Boolean('alpha' in variant.options && variant.options.alpha) });
+      expect({ width: info.width, height: info.height, hasAlpha: info.hasAlpha }).toEqual({
+        width: 300,
+        height: 180,
+        hasAlpha: Boolean('alpha' in variant.options && variant.options.alpha),
+      });
       // Other readers find it where they look: PNG text chunks, XMP.
       if (variant.format === 'png') expect(info.comments?.map((comment) => comment.keyword)).toContain('svc:metadata');
       else expect(info.xmp?.toString('utf8')).toContain('<svc:metadata>');
@@ -79,7 +90,10 @@ describe('embedded metadata', () => {
 
   it('answers undefined for images without ours, foreign XMP, damaged files and non-images', async () => {
     expect(await readEmbeddedMetadata(await makeImage('png'))).toBeUndefined();
-    const foreignXmp = await sharp(await makeImage('jpeg')).withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>').jpeg().toBuffer();
+    const foreignXmp = await sharp(await makeImage('jpeg'))
+      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>')
+      .jpeg()
+      .toBuffer();
     expect(await readEmbeddedMetadata(foreignXmp)).toBeUndefined();
     const saved = embedMetadata(await makeImage('png'), 'png', metadata(), { width: 320, height: 200 });
     expect(await readEmbeddedMetadata(saved.subarray(0, 60))).toBeUndefined();
@@ -87,7 +101,10 @@ describe('embedded metadata', () => {
   });
 
   it('records the displayed size of a JPEG with EXIF orientation', async () => {
-    const rotated = await sharp(await makeImage('jpeg', { width: 120, height: 40 })).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const rotated = await sharp(await makeImage('jpeg', { width: 120, height: 40 }))
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
     const record = await saveAsset(studio.ctx, { bytes: rotated, metadata: metadata() });
     expect({ width: record.width, height: record.height }).toEqual({ width: 40, height: 120 });
     const thumb = await sharp(Buffer.from(await (await studio.request(record.thumbnailUrl)).arrayBuffer())).metadata();
@@ -109,7 +126,9 @@ describe('embedded metadata', () => {
     // Thumbnails of the earlier saves follow them off the request path: let them land first.
     await studio.ctx.derived.idle();
     const before = [listDir(studio.ctx.paths.generatedDir), listDir(studio.ctx.paths.thumbnailsDir)];
-    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+      .gif()
+      .toBuffer();
     for (const bytes of [gif, Buffer.from('not an image'), Buffer.concat([(await makeImage('png')).subarray(0, 40), Buffer.alloc(100)])]) {
       await expect(saveAsset(studio.ctx, { bytes, metadata: metadata() })).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
     }

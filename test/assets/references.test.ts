@@ -70,7 +70,12 @@ describe('references', () => {
   });
 
   it('counts first: REFERENCE_TOO_MANY or the lane code, with { max, got }', async () => {
-    const tooMany = await rejection(load([png, png, png].map((bytes) => bytes.toString('base64')), 2));
+    const tooMany = await rejection(
+      load(
+        [png, png, png].map((bytes) => bytes.toString('base64')),
+        2,
+      ),
+    );
     expect(tooMany.code).toBe('REFERENCE_TOO_MANY');
     expect(tooMany.details).toMatchObject({ max: 2, got: 3, lane: 'gamma' });
     // Counted before anything is decoded: junk items do not change the answer.
@@ -90,8 +95,13 @@ describe('references', () => {
   });
 
   it('sniffs the type from the bytes: GIF, text and a PNG name on JPEG bytes', async () => {
-    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).gif().toBuffer();
-    for (const item of [gif.toString('base64'), `data:image/png;base64,${Buffer.from('just some text, not an image').toString('base64')}`]) {
+    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+      .gif()
+      .toBuffer();
+    for (const item of [
+      gif.toString('base64'),
+      `data:image/png;base64,${Buffer.from('just some text, not an image').toString('base64')}`,
+    ]) {
       const error = await rejection(load([item]));
       expect(error.code).toBe('REFERENCE_TYPE_UNSUPPORTED');
       expect(error.status).toBe(415);

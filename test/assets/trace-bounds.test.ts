@@ -32,7 +32,9 @@ async function noisePng(side: number): Promise<Buffer> {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     pixels[index] = (seed >> 16) & 255;
   }
-  return sharp(pixels, { raw: { width: side, height: side, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(pixels, { raw: { width: side, height: side, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 /** What a trace threw, as code and details. */
@@ -79,7 +81,9 @@ describe('tracing within bounds', () => {
     expect(details).toMatchObject({ reason: 'estimate', maxPaths: expect.any(Number) });
     expect(details?.estimatedPaths as number).toBeGreaterThan(1_000_000);
     const rssAfter = process.memoryUsage.rss();
-    console.log(`trace bar: rss ${Math.round(rssBefore / 2 ** 20)} → ${Math.round(rssAfter / 2 ** 20)} MB, health ×${latencies.length}, slowest ${Math.round(Math.max(...latencies))} ms`);
+    console.log(
+      `trace bar: rss ${Math.round(rssBefore / 2 ** 20)} → ${Math.round(rssAfter / 2 ** 20)} MB, health ×${latencies.length}, slowest ${Math.round(Math.max(...latencies))} ms`,
+    );
     expect(rssAfter - rssBefore).toBeLessThan(300 * 2 ** 20);
     // Generous: the trace runs in another process; a frozen loop took seconds.
     expect(Math.max(...latencies)).toBeLessThan(1_000);
@@ -91,7 +95,9 @@ describe('tracing within bounds', () => {
     const paths = await refusal(traceImage(small, MOST_DETAILED, { ...budget(), limits: { maxPaths: 1_000 } }));
     expect(paths).toMatchObject({ code: 'TRACE_TOO_COMPLEX', details: { reason: 'paths', maxPaths: 1_000 } });
     // With the estimate let through, the process's memory cap stops it while it runs.
-    const memory = await refusal(traceImage(noise1024, MOST_DETAILED, { ...budget(), limits: { maxPaths: 1e9, maxSvgBytes: 1e10, maxMemoryBytes: 150 * 2 ** 20 } }));
+    const memory = await refusal(
+      traceImage(noise1024, MOST_DETAILED, { ...budget(), limits: { maxPaths: 1e9, maxSvgBytes: 1e10, maxMemoryBytes: 150 * 2 ** 20 } }),
+    );
     expect(memory).toMatchObject({ code: 'TRACE_TOO_COMPLEX', details: { reason: 'memory' } });
   });
 
@@ -104,7 +110,9 @@ describe('tracing within bounds', () => {
   });
 
   it('refuses a source over the pixel limit from its header', async () => {
-    const { code, details } = await refusal(traceImage(noise1024, TRACE_PRESETS.general, { ...budget(), limits: { maxSourcePixels: 1_000_000 } }));
+    const { code, details } = await refusal(
+      traceImage(noise1024, TRACE_PRESETS.general, { ...budget(), limits: { maxSourcePixels: 1_000_000 } }),
+    );
     expect(code).toBe('TRACE_SOURCE_TOO_LARGE');
     expect(details).toMatchObject({ width: 1024, height: 1024, maxSourcePixels: 1_000_000 });
   });

@@ -21,16 +21,30 @@ afterAll(async () => {
 });
 
 const trace = (query: string) => fetch(`${rig.studio.url}/api/assets/derived?${query}`, { method: 'POST' });
-const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; details?: Record<string, unknown> } }).error;
+const errorOf = async (response: Response) =>
+  ((await response.json()) as { error: { code: string; details?: Record<string, unknown> } }).error;
 
 describe('tracing to SVG', () => {
   it('answers 201 with an SVG asset that names its source, served as SVG with a CSP, holding no script', async () => {
     const response = await trace(`kind=vector-svg&source=${source.filename}`);
     expect(response.status).toBe(201);
     const svg = (await response.json()) as AssetRecord;
-    expect(svg).toMatchObject({ format: 'svg', kind: 'vector-svg', derivedFrom: source.filename, prompt: source.prompt, provider: 'vector', width: 1024, height: 1024 });
+    expect(svg).toMatchObject({
+      format: 'svg',
+      kind: 'vector-svg',
+      derivedFrom: source.filename,
+      prompt: source.prompt,
+      provider: 'vector',
+      width: 1024,
+      height: 1024,
+    });
     expect(svg.filename).toMatch(/\.svg$/);
-    expect(svg.settings).toMatchObject({ preset: 'general', derivedFrom: source.filename, pathCount: expect.any(Number), tracedSize: { width: 1024, height: 1024 } });
+    expect(svg.settings).toMatchObject({
+      preset: 'general',
+      derivedFrom: source.filename,
+      pathCount: expect.any(Number),
+      tracedSize: { width: 1024, height: 1024 },
+    });
     expect(svg.settings.pathCount as number).toBeGreaterThan(0);
 
     const file = await rig.get(svg.url);
@@ -56,7 +70,11 @@ describe('tracing to SVG', () => {
     }
     const tuned = await trace(`kind=vector-svg&source=${source.filename}&preset=poster&colorPrecision=3&mode=polygon`);
     expect(tuned.status).toBe(201);
-    expect(((await tuned.json()) as AssetRecord).settings.parameters).toMatchObject({ colorPrecision: 3, mode: 'polygon', filterSpeckle: 8 });
+    expect(((await tuned.json()) as AssetRecord).settings.parameters).toMatchObject({
+      colorPrecision: 3,
+      mode: 'polygon',
+      filterSpeckle: 8,
+    });
   });
 
   it('refuses an unknown preset, a parameter out of range or unknown, a missing or non-raster source, with codes', async () => {
@@ -93,7 +111,12 @@ describe('tracing to SVG', () => {
     }
     expect(record).toMatchObject({ kind: 'trace', state: 'succeeded', provider: null, model: 'vtracer', error: null });
     if (record.kind !== 'trace' || !record.result) throw new Error('a trace record with its result was expected');
-    expect(record.request).toMatchObject({ kind: 'vector-svg', source: source.filename, preset: 'poster', parameters: { colorPrecision: 4, filterSpeckle: 8 } });
+    expect(record.request).toMatchObject({
+      kind: 'vector-svg',
+      source: source.filename,
+      preset: 'poster',
+      parameters: { colorPrecision: 4, filterSpeckle: 8 },
+    });
     expect(record.result).toMatchObject({ format: 'svg', derivedFrom: source.filename, requestId: 'trace-async-1' });
     expect(jobSummary(record)).toEqual({ prompt: null, size: null, outputs: 1, source: source.filename });
 
@@ -103,11 +126,16 @@ describe('tracing to SVG', () => {
     const after = ((await (await rig.get('/api/history?kind=vector-svg&limit=100')).json()) as { items: AssetRecord[] }).items.length;
     expect(after).toBe(before);
     // Another query with that requestId is refused; async without a requestId too.
-    expect((await errorOf(await trace(`kind=vector-svg&source=${source.filename}&async=true&requestId=trace-async-1`))).code).toBe('REQUEST_ID_IN_USE');
+    expect((await errorOf(await trace(`kind=vector-svg&source=${source.filename}&async=true&requestId=trace-async-1`))).code).toBe(
+      'REQUEST_ID_IN_USE',
+    );
     expect((await errorOf(await trace(`kind=vector-svg&source=${source.filename}&async=true`))).code).toBe('REQUEST_ID_REQUIRED');
 
     // Per-request SSE: queued, rendering, saving, then done with the SVG's record.
-    const streamed = await fetch(`${rig.studio.url}/api/assets/derived?kind=vector-svg&source=${source.filename}&requestId=trace-sse-1`, { method: 'POST', headers: { accept: 'text/event-stream' } });
+    const streamed = await fetch(`${rig.studio.url}/api/assets/derived?kind=vector-svg&source=${source.filename}&requestId=trace-sse-1`, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream' },
+    });
     expect(streamed.headers.get('content-type')).toContain('text/event-stream');
     const events = await collectEvents(streamed);
     expect(events.map((event) => (event.event === 'phase' ? event.phase : event.event))).toEqual(['queued', 'rendering', 'saving', 'done']);
@@ -135,7 +163,9 @@ describe('tracing to SVG', () => {
       setTimeout(tick, 1);
     };
     setTimeout(tick, 1);
-    const traces = Array.from({ length: 4 }, (_, index) => trace(`kind=vector-svg&source=${source.filename}&preset=photo&filterSpeckle=${index + 1}`));
+    const traces = Array.from({ length: 4 }, (_, index) =>
+      trace(`kind=vector-svg&source=${source.filename}&preset=photo&filterSpeckle=${index + 1}`),
+    );
     const all = Promise.all(traces).finally(() => (tracing = false));
     let answeredDuring = 0;
     while (tracing) {
@@ -154,7 +184,10 @@ describe('importing an image', () => {
     const imported = await rig.post('/api/assets', { data: `data:image/png;base64,${png.toString('base64')}`, name: 'my scan' });
     expect(imported.status).toBe(201);
     expect(await imported.json()).toMatchObject({ kind: 'import', provider: 'import', prompt: 'my scan', format: 'png' });
-    const fake = await rig.post('/api/assets', { data: `data:image/jpeg;base64,${Buffer.from('this is not a picture at all').toString('base64')}`, name: 'fake.jpg' });
+    const fake = await rig.post('/api/assets', {
+      data: `data:image/jpeg;base64,${Buffer.from('this is not a picture at all').toString('base64')}`,
+      name: 'fake.jpg',
+    });
     expect(fake.status).toBe(415);
     expect((await errorOf(fake)).code).toBe('REFERENCE_TYPE_UNSUPPORTED');
   });
@@ -170,7 +203,19 @@ describe('svc trace', () => {
     const local = join(dir, 'lighthouse.png');
     writeFileSync(local, Buffer.from(await (await rig.get(source.url)).arrayBuffer()));
     const out = join(dir, 'lighthouse.svg');
-    const result = await runSvc(['trace', local, '--preset', 'poster', '--param', 'colorPrecision=3', '-o', out, '--json', '--server', rig.studio.url]);
+    const result = await runSvc([
+      'trace',
+      local,
+      '--preset',
+      'poster',
+      '--param',
+      'colorPrecision=3',
+      '-o',
+      out,
+      '--json',
+      '--server',
+      rig.studio.url,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const svg = JSON.parse(result.stdout) as AssetRecord & { saved: string };
     expect(svg).toMatchObject({ format: 'svg', saved: out, settings: { preset: 'poster', parameters: { colorPrecision: 3 } } });

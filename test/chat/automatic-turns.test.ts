@@ -21,7 +21,9 @@ describe('automatic turns are marked as such, and a waiting message can be taken
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
-  async function start(options: Parameters<typeof startTestChat>[0] = {}): Promise<{ server: TestChatServer; events: EventRecorder; sessionId: string }> {
+  async function start(
+    options: Parameters<typeof startTestChat>[0] = {},
+  ): Promise<{ server: TestChatServer; events: EventRecorder; sessionId: string }> {
     const server = await startTestChat(options);
     cleanup.push(() => server.stop());
     const events = await recordEvents(server.url);
@@ -61,14 +63,21 @@ describe('automatic turns are marked as such, and a waiting message can be taken
     await server.postLines('/api/command', { text: '/orc start tidy up' });
     await waitIdle(server);
     const { body } = await server.getJson<Messages>(`/api/sessions/${sessionId}/messages`);
-    expect(body.messages.find((message) => message.role === 'user')?.automatic).toEqual({ origin: 'orc', label: 'PABCD plan phase: tidy up' });
+    expect(body.messages.find((message) => message.role === 'user')?.automatic).toEqual({
+      origin: 'orc',
+      label: 'PABCD plan phase: tidy up',
+    });
   });
 
   it('DELETE /api/sessions/:id/queue/:traceId ends a waiting run cancelled without running it; NOT_FOUND for one that is not waiting', async () => {
     const { server, events, sessionId } = await start();
     const hang = server.postLines('/api/message', { prompt: 'busy [fake:hang]' });
     await events.waitFor('the hang to run', (event) => event.event === 'queue_update' && event.active === true);
-    const queued = await fetch(`${server.url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'never mind' }) });
+    const queued = await fetch(`${server.url}/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'never mind' }),
+    });
     const traceId = String(queued.headers.get('x-chat-trace-id'));
     await queued.body?.cancel();
 
@@ -76,7 +85,10 @@ describe('automatic turns are marked as such, and a waiting message can be taken
     expect(removed.status).toBe(204);
     const { body } = await server.getJson<Messages & { queue: { pending: number } }>(`/api/sessions/${sessionId}/messages`);
     expect(body.queue.pending).toBe(0);
-    expect(body.messages.find((message) => message.role === 'assistant' && message.traceId === traceId)).toMatchObject({ status: 'cancelled', reason: 'removed from the queue before it started' });
+    expect(body.messages.find((message) => message.role === 'assistant' && message.traceId === traceId)).toMatchObject({
+      status: 'cancelled',
+      reason: 'removed from the queue before it started',
+    });
 
     const again = await fetch(`${server.url}/api/sessions/${sessionId}/queue/${traceId}`, { method: 'DELETE' });
     expect(again.status).toBe(404);

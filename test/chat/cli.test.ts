@@ -16,11 +16,15 @@ interface Program {
 
 /** Starts `svc-chat serve` as a child (through tsx, no build needed) and reads the URL it prints. */
 async function startProgram(home: string, extra: { args?: string[]; env?: Record<string, string> } = {}): Promise<Program> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--demo', '--port', '0', ...(extra.args ?? [])], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CHAT_HOME: home, SVC_CHAT_WORKDIR: home, ...extra.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--demo', '--port', '0', ...(extra.args ?? [])],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CHAT_HOME: home, SVC_CHAT_WORKDIR: home, ...extra.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let output = '';
   let stderr = '';
@@ -54,7 +58,11 @@ function killGroup(pid: number): void {
 /** Starts a run whose agent hangs with a grandchild; answers both pids once the tool call is out. */
 async function startHangingRun(url: string): Promise<{ agent: number; grandchild: number }> {
   const events = await recordEvents(url);
-  void fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'stay [fake:hang]' }) })
+  void fetch(`${url}/api/message`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'stay [fake:hang]' }),
+  })
     .then((response) => response.text())
     .catch(() => '');
   const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
@@ -82,14 +90,21 @@ describe('the svc-chat program', () => {
     expect(await health.json()).toMatchObject({ ok: true, service: 'svc-chat', demo: true });
 
     const events = await recordEvents(url);
-    const hanging = fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'stay [fake:hang]' }) }).then((response) => response.text());
+    const hanging = fetch(`${url}/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'stay [fake:hang]' }),
+    }).then((response) => response.text());
     const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
     const pid = hangPid((tool.input as { command: string }).command);
     events.close();
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const lines = (await hanging).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await hanging)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).toEqual({ type: 'done', status: 'cancelled', reason: 'the server is shutting down' });
     await waitFor('the agent tree to be killed', () => !isAlive(pid), 5000);
   });
@@ -109,7 +124,11 @@ describe('the svc-chat program', () => {
     // The first signal was taken: the server is shutting down (the hang ignores SIGTERM, so it takes a while).
     let refusing = false;
     for (let attempt = 0; attempt < 200 && !refusing; attempt += 1) {
-      const response = await fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"late"}' });
+      const response = await fetch(`${url}/api/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"prompt":"late"}',
+      });
       refusing = response.status === 503;
       await response.body?.cancel();
       if (!refusing) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -164,7 +183,12 @@ describe('the svc-chat program', () => {
     const events = await fetch(`${url}/api/events?lastEventId=none&token=${token}`, { signal: controller.signal });
     expect(events.status).toBe(200);
     controller.abort();
-    await waitFor('the request log lines', () => stderr().includes('"url":"/api/events?lastEventId=none&token=[redacted]"') && stderr().includes('"url":"/api/health?token=[redacted]"'));
+    await waitFor(
+      'the request log lines',
+      () =>
+        stderr().includes('"url":"/api/events?lastEventId=none&token=[redacted]"') &&
+        stderr().includes('"url":"/api/health?token=[redacted]"'),
+    );
     expect(stderr()).not.toContain(token);
 
     child.kill('SIGTERM');
@@ -190,7 +214,10 @@ describe('the svc-chat program', () => {
   });
 
   it('refuses a bad port with the usage exit code', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--port', 'abc'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc-chat.ts', 'serve', '--port', 'abc'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

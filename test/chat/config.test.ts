@@ -32,16 +32,43 @@ describe('resolveChatConfig', () => {
   it('reads the goal, check and trace settings: option > environment > config.json > default, refusing bad values by name', () => {
     const dir = home();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ goalMaxContinuations: 3, traceRetentionDays: 7, checks: 'make check' }));
-    const config = resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_GOAL_MAX_CONTINUATIONS: '4', SVC_CHAT_TRACES_MAX_BYTES: '1000' }, { traceMaxBytes: 500 });
-    expect(config).toMatchObject({ goalMaxContinuations: 4, traceRetentionDays: 7, tracesMaxBytes: 1000, traceMaxBytes: 500, checks: 'make check', goalStaleMs: CHAT_LIMITS.goalStaleMs });
-    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_GOAL_STALE_MS: '-5' })).toThrow('SVC_CHAT_GOAL_STALE_MS must be a positive integer (got -5).');
-    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir }, { traceRetentionDays: 1.5 })).toThrow('traceRetentionDays must be a positive integer');
+    const config = resolveChatConfig(
+      { SVC_CHAT_HOME: dir, SVC_CHAT_GOAL_MAX_CONTINUATIONS: '4', SVC_CHAT_TRACES_MAX_BYTES: '1000' },
+      { traceMaxBytes: 500 },
+    );
+    expect(config).toMatchObject({
+      goalMaxContinuations: 4,
+      traceRetentionDays: 7,
+      tracesMaxBytes: 1000,
+      traceMaxBytes: 500,
+      checks: 'make check',
+      goalStaleMs: CHAT_LIMITS.goalStaleMs,
+    });
+    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_GOAL_STALE_MS: '-5' })).toThrow(
+      'SVC_CHAT_GOAL_STALE_MS must be a positive integer (got -5).',
+    );
+    expect(() => resolveChatConfig({ SVC_CHAT_HOME: dir }, { traceRetentionDays: 1.5 })).toThrow(
+      'traceRetentionDays must be a positive integer',
+    );
   });
 
   it('reads program paths from the environment over the config file; scripts run under Node', () => {
     const dir = home();
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ agents: { 'agent-b': { program: '/opt/b' }, 'agent-c': { program: '/opt/c' } }, defaultAgent: 'agent-c', runTimeoutMs: 5000, agentEnv: ['EXTRA'] }));
-    const config = resolveChatConfig({ SVC_CHAT_HOME: dir, SVC_CHAT_AGENT_A_BIN: '/tools/fake.mjs', SVC_CHAT_AGENT_C_BIN: '/usr/local/bin/c', SVC_CHAT_AGENT_ENV: 'ONE, TWO' });
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        agents: { 'agent-b': { program: '/opt/b' }, 'agent-c': { program: '/opt/c' } },
+        defaultAgent: 'agent-c',
+        runTimeoutMs: 5000,
+        agentEnv: ['EXTRA'],
+      }),
+    );
+    const config = resolveChatConfig({
+      SVC_CHAT_HOME: dir,
+      SVC_CHAT_AGENT_A_BIN: '/tools/fake.mjs',
+      SVC_CHAT_AGENT_C_BIN: '/usr/local/bin/c',
+      SVC_CHAT_AGENT_ENV: 'ONE, TWO',
+    });
     expect(config.programs['agent-a']).toEqual({ file: process.execPath, prefixArgs: ['/tools/fake.mjs'] });
     expect(config.programs['agent-b']).toEqual({ file: '/opt/b', prefixArgs: [] });
     expect(config.programs['agent-c']).toEqual({ file: '/usr/local/bin/c', prefixArgs: [] });

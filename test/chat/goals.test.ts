@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { recordEvents, startTestChat, waitFor, waitIdle, type EventRecorder, type TestChatServer } from './helpers.js';
 
 interface GoalBody {
-  goal: null | { id: string; objective: string; status: string; continuations: number; autoStopped?: string; pauseGate?: string; checkpoints: Array<{ summary: string; nextAction?: string; evidence: string[]; source: string }>; refinements: Array<{ objective: string }> };
+  goal: null | {
+    id: string;
+    objective: string;
+    status: string;
+    continuations: number;
+    autoStopped?: string;
+    pauseGate?: string;
+    checkpoints: Array<{ summary: string; nextAction?: string; evidence: string[]; source: string }>;
+    refinements: Array<{ objective: string }>;
+  };
 }
 
 describe('goals', () => {
@@ -41,14 +50,20 @@ describe('goals', () => {
     expect(again.status).toBe(409);
     expect(again.body.error?.code).toBe('GOAL_ACTIVE');
 
-    expect((await post({ action: 'refine', objective: 'write the short report' })).body.goal).toMatchObject({ objective: 'write the short report', refinements: [{ objective: 'write the report' }] });
+    expect((await post({ action: 'refine', objective: 'write the short report' })).body.goal).toMatchObject({
+      objective: 'write the short report',
+      refinements: [{ objective: 'write the report' }],
+    });
     await idle(server);
     // Done needs evidence on the latest checkpoint.
     await post({ action: 'update', summary: 'outline written', nextAction: 'fill in' });
     const refused = await post({ action: 'done' });
     expect(refused.status).toBe(409);
     expect(refused.body.error?.code).toBe('GOAL_EVIDENCE_REQUIRED');
-    await events.waitFor('goal_done_rejected', (event) => event.event === 'goal_done_rejected' && event.reason === 'the latest checkpoint carries no evidence');
+    await events.waitFor(
+      'goal_done_rejected',
+      (event) => event.event === 'goal_done_rejected' && event.reason === 'the latest checkpoint carries no evidence',
+    );
 
     expect((await post({ action: 'pause', reason: 'lunch' })).body.goal?.status).toBe('paused');
     expect((await post({ action: 'pause' })).body.error?.code).toBe('GOAL_STATE_CONFLICT');
@@ -76,9 +91,18 @@ describe('goals', () => {
     await idle(server);
     const update = await command('/goal update docs tidied | next: publish | evidence: lint clean; links checked');
     const goal = (update.lines.at(-1)?.data as { goal: { latestCheckpoint: unknown } }).goal;
-    expect(goal.latestCheckpoint).toMatchObject({ summary: 'docs tidied', nextAction: 'publish', evidence: ['lint clean', 'links checked'], source: 'user' });
+    expect(goal.latestCheckpoint).toMatchObject({
+      summary: 'docs tidied',
+      nextAction: 'publish',
+      evidence: ['lint clean', 'links checked'],
+      source: 'user',
+    });
     expect((await command('/goal set another one')).status).toBe(409);
-    expect((await command('/goal done')).lines.at(-1)).toMatchObject({ type: 'done', status: 'ok', data: { action: 'done', goal: { status: 'done' } } });
+    expect((await command('/goal done')).lines.at(-1)).toMatchObject({
+      type: 'done',
+      status: 'ok',
+      data: { action: 'done', goal: { status: 'done' } },
+    });
     expect((await command('/goal frobnicate')).status).toBe(400);
     expect((await command('/goal history')).lines[0].content).toContain('done — tidy the docs');
   });
@@ -86,15 +110,24 @@ describe('goals', () => {
   it('continues automatically after a successful turn, at most the configured number of turns in a row', async () => {
     const { server, events } = await start({ goalMaxContinuations: 2 });
     await server.postJson('/api/goal', { action: 'set', objective: 'keep going' });
-    await events.waitFor('the bound', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('2 automatic turns'));
+    await events.waitFor(
+      'the bound',
+      (event) =>
+        event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('2 automatic turns'),
+    );
     await idle(server);
-    const prompts = events.events.filter((event) => event.event === 'message' && event.role === 'user').map((event) => String(event.content));
+    const prompts = events.events
+      .filter((event) => event.event === 'message' && event.role === 'user')
+      .map((event) => String(event.content));
     expect(prompts).toHaveLength(2);
     expect(prompts.every((prompt) => prompt.startsWith('Continue working on the goal: keep going'))).toBe(true);
 
     // A person's turn resets the count: one more message, and continuation goes on again after it.
     await server.postLines('/api/message', { prompt: 'a person speaks' });
-    await waitFor('two more continuations', () => events.events.filter((event) => event.event === 'message' && event.role === 'user').length === 5);
+    await waitFor(
+      'two more continuations',
+      () => events.events.filter((event) => event.event === 'message' && event.role === 'user').length === 5,
+    );
   });
 
   it('the confirmed pause stops automatic turns until /goal resume; the gate then starts over', async () => {
@@ -103,7 +136,11 @@ describe('goals', () => {
     await events.waitFor('the pause confirmed', (event) => event.event === 'goal_pause_gate_pending');
     await waitIdle(server);
     const stopped = await server.getJson<GoalBody>('/api/goal');
-    expect(stopped.body.goal).toMatchObject({ status: 'active', continuations: 2, autoStopped: 'pause gate pending: waiting for a person to review (fake run); /goal resume continues' });
+    expect(stopped.body.goal).toMatchObject({
+      status: 'active',
+      continuations: 2,
+      autoStopped: 'pause gate pending: waiting for a person to review (fake run); /goal resume continues',
+    });
     // A person's turn alone does not lift a confirmed pause.
     await server.postLines('/api/message', { prompt: 'just a question' });
     await waitIdle(server);
@@ -119,7 +156,10 @@ describe('goals', () => {
     const { server, events } = await start({ goalStaleMs: 1 });
     const set = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'old news' });
     // The first turn starts at once (the goal was just touched); after it the goal is stale.
-    await events.waitFor('stale', (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('stale'));
+    await events.waitFor(
+      'stale',
+      (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string }).autoStopped).startsWith('stale'),
+    );
     await idle(server);
     expect(events.events.filter((event) => event.event === 'message' && event.role === 'user')).toHaveLength(1);
     expect(set.body.goal?.status).toBe('active');
@@ -134,16 +174,24 @@ describe('goals', () => {
   it('a turn started for a replaced goal does not complete the new one', async () => {
     const { server, events } = await start({ goalMaxContinuations: 1 });
     const first = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'old one [fake:slow] [fake:goaldone]' });
-    await events.waitFor('the old goal’s turn running', (event) => event.event === 'agent_output' && String(event.content).startsWith('Step 1'));
+    await events.waitFor(
+      'the old goal’s turn running',
+      (event) => event.event === 'agent_output' && String(event.content).startsWith('Step 1'),
+    );
     const second = await server.postJson<GoalBody>('/api/goal', { action: 'set', objective: 'new one', replace: true });
     // The new goal's first turn runs after the old one's; its done marker is the old goal's.
-    await waitFor('the new goal’s first turn', () => events.events.some((event) => event.event === 'message' && event.role === 'user' && String(event.content).includes('new one')));
+    await waitFor('the new goal’s first turn', () =>
+      events.events.some((event) => event.event === 'message' && event.role === 'user' && String(event.content).includes('new one')),
+    );
     await idle(server);
     expect(events.events.filter((event) => event.event === 'goal_done')).toEqual([]);
     const { body } = await server.getJson<GoalBody>('/api/goal');
     expect(body.goal).toMatchObject({ id: second.body.goal?.id, status: 'active', continuations: 1 });
     const history = await server.getJson<{ goals: Array<{ id: string; status: string; endReason?: string }> }>('/api/goal/history');
-    expect(history.body.goals.find((goal) => goal.id === first.body.goal?.id)).toMatchObject({ status: 'cancelled', endReason: 'replaced by a new goal' });
+    expect(history.body.goals.find((goal) => goal.id === first.body.goal?.id)).toMatchObject({
+      status: 'cancelled',
+      endReason: 'replaced by a new goal',
+    });
   });
 
   it('keeps the goal across a restart', async () => {

@@ -91,15 +91,31 @@ export async function startTestChat(options: StartChatServerOptions & { keepHome
     ...server,
     home,
     async postLines(path, body) {
-      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const text = await response.text();
       const lines = response.headers.get('content-type')?.startsWith('application/x-ndjson')
-        ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+        ? text
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
         : [JSON.parse(text) as Record<string, unknown>];
-      return { status: response.status, contentType: response.headers.get('content-type'), lines, accepted: acceptedFrom(response.headers) };
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        lines,
+        accepted: acceptedFrom(response.headers),
+      };
     },
     async postJson(path, body) {
-      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: response.status, body: await response.json() };
     },
     async getJson(path) {

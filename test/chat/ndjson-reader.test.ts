@@ -4,7 +4,11 @@ import { NdjsonReader } from '../../src/chat/runs/ndjson-reader.js';
 function reader(maxLineBytes = 1024) {
   const objects: Array<Record<string, unknown>> = [];
   const skips: Array<{ kind: string; sample: string }> = [];
-  const instance = new NdjsonReader({ maxLineBytes, onObject: (object) => objects.push(object), onSkip: (kind, sample) => skips.push({ kind, sample }) });
+  const instance = new NdjsonReader({
+    maxLineBytes,
+    onObject: (object) => objects.push(object),
+    onSkip: (kind, sample) => skips.push({ kind, sample }),
+  });
   return { instance, objects, skips };
 }
 

@@ -30,7 +30,11 @@ async function runFake(agent: AgentId, prompt: string, options: { timeoutMs?: nu
   return { events, end, skips, normalizer, process: process_ };
 }
 
-const texts = (events: OutputEvent[]) => events.filter((event) => event.type === 'text').map((event) => event.content).join('');
+const texts = (events: OutputEvent[]) =>
+  events
+    .filter((event) => event.type === 'text')
+    .map((event) => event.content)
+    .join('');
 
 describe.each(AGENT_IDS)('normalizer of %s against its fake program', (agent) => {
   it('echoes a prompt verbatim (one argv element, no shell) and ends ok', async () => {
@@ -119,17 +123,31 @@ describe('agent-a envelope details', () => {
 
   it('emits each content block once when lines repeat a message id, and skips sub-agent text', () => {
     const normalizer = AGENTS['agent-a'].adapter.createNormalizer();
-    const line = (content: unknown[], parent: string | null = null) => ({ type: 'assistant', message: { id: 'msg_1', content }, parent_tool_use_id: parent });
+    const line = (content: unknown[], parent: string | null = null) => ({
+      type: 'assistant',
+      message: { id: 'msg_1', content },
+      parent_tool_use_id: parent,
+    });
     const text = { type: 'text', text: 'Hello' };
     const tool = { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a' } };
     expect(normalizer.accept(line([text]))).toEqual([{ type: 'text', content: 'Hello' }]);
     // A cumulative repeat of the same message adds only the new block.
     expect(normalizer.accept(line([text, tool]))).toEqual([{ type: 'tool', name: 'Read', input: { file_path: 'a' } }]);
-    expect(normalizer.accept({ type: 'assistant', message: { id: 'msg_2', content: [{ type: 'text', text: 'inner' }] }, parent_tool_use_id: 'toolu_1' })).toEqual([]);
+    expect(
+      normalizer.accept({
+        type: 'assistant',
+        message: { id: 'msg_2', content: [{ type: 'text', text: 'inner' }] },
+        parent_tool_use_id: 'toolu_1',
+      }),
+    ).toEqual([]);
     expect(normalizer.accept({ type: 'stream_event', event: { type: 'content_block_delta' } })).toEqual([]);
-    expect(normalizer.accept({ type: 'assistant', message: { id: 'msg_3', content: [{ type: 'text', text: 'Next' }] }, parent_tool_use_id: null })).toEqual([
-      { type: 'text', content: '\n\nNext' },
-    ]);
+    expect(
+      normalizer.accept({
+        type: 'assistant',
+        message: { id: 'msg_3', content: [{ type: 'text', text: 'Next' }] },
+        parent_tool_use_id: null,
+      }),
+    ).toEqual([{ type: 'text', content: '\n\nNext' }]);
     normalizer.accept({ type: 'result', subtype: 'error_max_turns', is_error: true, errors: ['Reached max turns'] });
     expect(normalizer.report).toEqual({ status: 'error', reason: 'Reached max turns' });
   });
@@ -144,9 +162,12 @@ describe('agent-b item details', () => {
     expect(normalizer.accept(item('item.updated', 'Hello'))).toEqual([{ type: 'text', content: 'lo' }]);
     expect(normalizer.accept(item('item.completed', 'Hello'))).toEqual([]);
     expect(normalizer.accept(item('item.completed', 'Different'))).toEqual([]);
-    expect(normalizer.accept({ type: 'item.completed', item: { id: 'item_1', type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { q: 'x' } } })).toEqual([
-      { type: 'tool', name: 'docs.search', input: { q: 'x' } },
-    ]);
+    expect(
+      normalizer.accept({
+        type: 'item.completed',
+        item: { id: 'item_1', type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { q: 'x' } },
+      }),
+    ).toEqual([{ type: 'tool', name: 'docs.search', input: { q: 'x' } }]);
     expect(normalizer.accept({ type: 'future.kind' })).toEqual([]);
     normalizer.accept({ type: 'turn.completed', usage: {} });
     expect(normalizer.report).toEqual({ status: 'ok' });
@@ -176,7 +197,11 @@ describe('resolveDone', () => {
     expect(resolveDone({ ...base }).reason).toBe('exited without a final result line');
   });
   it('lets a requested stop win, and names a missing program', () => {
-    expect(resolveDone({ ...base, report: { status: 'ok' }, stopped: { status: 'cancelled', reason: 'by user' } })).toEqual({ type: 'done', status: 'cancelled', reason: 'by user' });
+    expect(resolveDone({ ...base, report: { status: 'ok' }, stopped: { status: 'cancelled', reason: 'by user' } })).toEqual({
+      type: 'done',
+      status: 'cancelled',
+      reason: 'by user',
+    });
     expect(resolveDone({ ...base, exitCode: null, spawnError: 'ENOENT' }).reason).toContain('ENOENT');
   });
   it('masks token-like strings from stderr in the crash reason', () => {

@@ -27,7 +27,11 @@ describe('PABCD orchestration', () => {
     const post = (body: unknown) => server.postJson<OrcBody>('/api/orc', body);
     expect((await post({ action: 'next' })).body.error?.code).toBe('ORC_TRANSITION_INVALID');
 
-    expect((await post({ action: 'start', task: 'add a health route' })).body.state).toMatchObject({ phase: 'plan', status: 'running', task: 'add a health route' });
+    expect((await post({ action: 'start', task: 'add a health route' })).body.state).toMatchObject({
+      phase: 'plan',
+      status: 'running',
+      task: 'add a health route',
+    });
     // Refused while the phase still runs, and refused to skip a phase.
     expect((await post({ action: 'next' })).body.error?.code).toBe('ORC_PHASE_RUNNING');
     await phaseEnded(events, 'plan');
@@ -42,8 +46,21 @@ describe('PABCD orchestration', () => {
     expect((await post({ action: 'next' })).body.error?.code).toBe('ORC_TRANSITION_INVALID');
 
     const states = events.events.filter((event) => event.event === 'orc_state').map((event) => `${event.phase}:${event.status}`);
-    expect(states).toEqual(['plan:running', 'plan:ok', 'audit:running', 'audit:ok', 'build:running', 'build:ok', 'check:running', 'check:ok', 'done:running', 'done:ok']);
-    const prompts = events.events.filter((event) => event.event === 'message' && event.role === 'user').map((event) => String(event.content).split('\n')[0]);
+    expect(states).toEqual([
+      'plan:running',
+      'plan:ok',
+      'audit:running',
+      'audit:ok',
+      'build:running',
+      'build:ok',
+      'check:running',
+      'check:ok',
+      'done:running',
+      'done:ok',
+    ]);
+    const prompts = events.events
+      .filter((event) => event.event === 'message' && event.role === 'user')
+      .map((event) => String(event.content).split('\n')[0]);
     expect(prompts).toEqual([
       'PABCD phase Plan. Task: add a health route',
       'PABCD phase Audit. Task: add a health route',

@@ -16,7 +16,11 @@ export interface ChatPage {
 }
 
 export async function openChatPage(
-  options: { chat?: Parameters<typeof startTestChat>[0]; context?: BrowserContextOptions; beforeOpen?: (server: TestChatServer) => void } = {},
+  options: {
+    chat?: Parameters<typeof startTestChat>[0];
+    context?: BrowserContextOptions;
+    beforeOpen?: (server: TestChatServer) => void;
+  } = {},
 ): Promise<ChatPage> {
   await ensureChatBuild();
   const server = await startTestChat(options.chat);

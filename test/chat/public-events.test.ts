@@ -56,10 +56,18 @@ describe('the spec’s twelve public events on /api/events, driven through the f
 
   it('message carries the saved message’s id as id (the SSE id: line stays the cursor), with role and content', async () => {
     const { accepted } = await message('hello there [fake:thinking] [fake:tool]');
-    const user = await events.waitFor('the user message', (event) => event.event === 'message' && event.role === 'user' && event.traceId === accepted?.traceId);
+    const user = await events.waitFor(
+      'the user message',
+      (event) => event.event === 'message' && event.role === 'user' && event.traceId === accepted?.traceId,
+    );
     expect(user.id).toBe(accepted?.messageId);
-    const assistant = await events.waitFor('the answer', (event) => event.event === 'message' && event.role === 'assistant' && event.traceId === accepted?.traceId);
-    const saved = await server.getJson<{ messages: Array<{ id: string; role: string; content: string }> }>(`/api/sessions/${accepted?.sessionId}/messages`);
+    const assistant = await events.waitFor(
+      'the answer',
+      (event) => event.event === 'message' && event.role === 'assistant' && event.traceId === accepted?.traceId,
+    );
+    const saved = await server.getJson<{ messages: Array<{ id: string; role: string; content: string }> }>(
+      `/api/sessions/${accepted?.sessionId}/messages`,
+    );
     expect(saved.body.messages.at(-1)).toMatchObject({ id: assistant.id, role: 'assistant', content: assistant.content });
     // The resume cursor is another value: resuming from it replays what followed.
     const cursor = events.connection.lastEventId();
@@ -69,7 +77,10 @@ describe('the spec’s twelve public events on /api/events, driven through the f
 
   it('steer_started names the prompt that took over', async () => {
     const hanging = message('long one [fake:hang]');
-    await events.waitFor('the hang', (event) => event.event === 'agent_tool' && String((event.input as { command?: string }).command).includes('# pid'));
+    await events.waitFor(
+      'the hang',
+      (event) => event.event === 'agent_tool' && String((event.input as { command?: string }).command).includes('# pid'),
+    );
     await command('/steer take this instead');
     expect((await seen('steer_started')).prompt).toBe('take this instead');
     expect((await hanging).lines.at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
@@ -85,7 +96,10 @@ describe('the spec’s twelve public events on /api/events, driven through the f
     await command('/orc start make the build green');
     await events.waitFor('plan ok', (event) => event.event === 'orc_state' && event.phase === 'plan' && event.status === 'ok');
     const states = events.events.filter((event) => event.event === 'orc_state').map((event) => [event.phase, event.status]);
-    expect(states).toEqual([['plan', 'running'], ['plan', 'ok']]);
+    expect(states).toEqual([
+      ['plan', 'running'],
+      ['plan', 'ok'],
+    ]);
   });
 
   it('goal_done names the goal the agent completed with evidence', async () => {
@@ -98,7 +112,11 @@ describe('the spec’s twelve public events on /api/events, driven through the f
     await command('/goal set prove it [fake:goalnoevidence]');
     expect((await seen('goal_done_rejected')).reason).toBe('the done marker carried no evidence');
     // The goal stays active and its continuation stays bounded.
-    await waitFor('the continuation bound', () => events.events.some((event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string })?.autoStopped).includes('in a row')));
+    await waitFor('the continuation bound', () =>
+      events.events.some(
+        (event) => event.event === 'goal_update' && String((event.goal as { autoStopped?: string })?.autoStopped).includes('in a row'),
+      ),
+    );
   });
 
   it('goal_pause_detected on each pause; goal_pause_gate_pending when the armed gate holds through a continuation', async () => {

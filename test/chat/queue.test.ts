@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptedFrom, hangPid, isAlive, recordEvents, startTestChat, waitFor, type EventRecorder, type TestChatServer } from './helpers.js';
+import {
+  acceptedFrom,
+  hangPid,
+  isAlive,
+  recordEvents,
+  startTestChat,
+  waitFor,
+  type EventRecorder,
+  type TestChatServer,
+} from './helpers.js';
 
 describe('queue, /cancel and /steer', () => {
   let server: TestChatServer;
@@ -26,9 +35,14 @@ describe('queue, /cancel and /steer', () => {
     expect(a.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     expect(b.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
 
-    await waitFor('the idle queue_update', () => events.events.slice(since).findLast((event) => event.event === 'queue_update')?.active === false);
+    await waitFor(
+      'the idle queue_update',
+      () => events.events.slice(since).findLast((event) => event.event === 'queue_update')?.active === false,
+    );
     const mine = events.events.slice(since).filter((event) => event.sessionId === sessionId);
-    const updates = mine.filter((event) => event.event === 'queue_update').map((event) => ({ pending: event.pending, active: event.active }));
+    const updates = mine
+      .filter((event) => event.event === 'queue_update')
+      .map((event) => ({ pending: event.pending, active: event.active }));
     expect(updates).toContainEqual({ pending: 1, active: true });
     expect(updates.at(-1)).toEqual({ pending: 0, active: false });
     // The second run's output starts only after the first one is done.
@@ -40,7 +54,10 @@ describe('queue, /cancel and /steer', () => {
 
   it('/cancel kills the active run (whole process tree) and the queue moves on', async () => {
     const hanging = server.postLines('/api/message', { prompt: 'forever [fake:hang]' });
-    const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool' && String((event.input as { command?: string }).command).includes('# pid'));
+    const tool = await events.waitFor(
+      'the hang tool call',
+      (event) => event.event === 'agent_tool' && String((event.input as { command?: string }).command).includes('# pid'),
+    );
     const pid = hangPid((tool.input as { command: string }).command);
     expect(isAlive(pid)).toBe(true);
     const next = server.postLines('/api/message', { prompt: 'next in line' });
@@ -72,7 +89,9 @@ describe('queue, /cancel and /steer', () => {
 
     const stopped = await hanging;
     expect(stopped.lines.at(-1)).toMatchObject({ type: 'done', status: 'interrupted' });
-    const saved = events.events.find((event) => event.event === 'message' && event.role === 'assistant' && event.traceId === partial.traceId);
+    const saved = events.events.find(
+      (event) => event.event === 'message' && event.role === 'assistant' && event.traceId === partial.traceId,
+    );
     expect(saved).toMatchObject({ content: 'Working on it…', status: 'interrupted' });
     expect(events.events.find((event) => event.event === 'steer_started')).toMatchObject({ topic: 'chat', prompt: 'do this instead' });
 
@@ -86,7 +105,9 @@ describe('queue, /cancel and /steer', () => {
     const history = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string }> }>(
       `/api/sessions/${String(steer.accepted?.sessionId)}/messages`,
     );
-    expect(history.body.messages).toContainEqual(expect.objectContaining({ role: 'assistant', content: 'Working on it…', status: 'interrupted' }));
+    expect(history.body.messages).toContainEqual(
+      expect.objectContaining({ role: 'assistant', content: 'Working on it…', status: 'interrupted' }),
+    );
   });
 
   it('/steer with nothing running just runs the prompt', async () => {
@@ -99,7 +120,11 @@ describe('queue, /cancel and /steer', () => {
     const since = events.events.length;
     const hanging = server.postLines('/api/message', { prompt: 'busy [fake:hang]' });
     await waitFor('the busy run', () => events.events.slice(since).find((event) => event.event === 'agent_output'));
-    const created = await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const created = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const other = ((await created.json()) as { session: { id: string } }).session.id;
     const elsewhere = await server.postLines('/api/message', { prompt: 'in parallel', sessionId: other });
     expect(elsewhere.accepted).toMatchObject({ ahead: 0, sessionId: other });
@@ -112,7 +137,10 @@ describe('queue, /cancel and /steer', () => {
     const since = events.events.length;
     const controller = new AbortController();
     const response = await fetch(`${server.url}/api/message`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'leave early [fake:slow]' }), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'leave early [fake:slow]' }),
+      signal: controller.signal,
     });
     // The headers name the run before any line arrives.
     const first = acceptedFrom(response.headers);
@@ -121,7 +149,9 @@ describe('queue, /cancel and /steer', () => {
     expect(JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\n')[0])).toMatchObject({ type: 'text' });
     controller.abort();
     const saved = await waitFor('the saved answer', () =>
-      events.events.slice(since).find((event) => event.event === 'message' && event.role === 'assistant' && event.traceId === first?.traceId),
+      events.events
+        .slice(since)
+        .find((event) => event.event === 'message' && event.role === 'assistant' && event.traceId === first?.traceId),
     );
     expect(saved).toMatchObject({ status: 'ok', content: expect.stringContaining('Echo: leave early') });
   });

@@ -16,7 +16,11 @@ interface Message {
 
 /** Sends a prompt and keeps only where it went (the answer's headers); the run goes on without the client. */
 async function send(url: string, prompt: string): Promise<AcceptedRun> {
-  const response = await fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+  const response = await fetch(`${url}/api/message`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
   await response.body?.cancel();
   const accepted = acceptedFrom(response.headers);
   if (!accepted) throw new Error(`not accepted: HTTP ${response.status}`);
@@ -87,7 +91,9 @@ describe('a chat server killed with SIGKILL, restarted', () => {
     const db = openSqlite(join(home, 'chat.db'), CHAT_MIGRATIONS.slice(0, 3), 'svc-chat');
     const at = new Date().toISOString();
     db.prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', ?, ?)").run(at, at);
-    const insert = db.prepare('INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     insert.run('m1', 's1', 'user', 'answered', 'agent-a', 'T1', null, at);
     insert.run('m2', 's1', 'assistant', 'Echo: answered', 'agent-a', 'T1', 'ok', at);
     insert.run('m3', 's1', 'user', 'never answered', 'agent-a', 'T2', null, at);
@@ -122,7 +128,9 @@ describe('a chat server killed with SIGKILL, restarted', () => {
     // The first server still runs its queue: the waiting message is answered once, by it.
     await first.postLines('/api/command', { text: '/cancel' });
     await events.waitFor('the waiting message answered', (event) => event.event === 'agent_done' && event.traceId === waiting.traceId);
-    const answers = (await messages(first.url, waiting.sessionId)).filter((message) => message.traceId === waiting.traceId && message.role === 'assistant');
+    const answers = (await messages(first.url, waiting.sessionId)).filter(
+      (message) => message.traceId === waiting.traceId && message.role === 'assistant',
+    );
     expect(answers.map((message) => message.status)).toEqual(['ok']);
   });
 });

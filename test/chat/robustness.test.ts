@@ -16,7 +16,11 @@ describe('robustness', () => {
     cleanup.push(() => first.child.kill('SIGKILL'));
     const events = await recordEvents(first.url);
     // The hanging turn is a PABCD phase's: its state must survive the kill too.
-    await fetch(`${first.url}/api/orc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'start', task: 'stay [fake:hang]' }) });
+    await fetch(`${first.url}/api/orc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'start', task: 'stay [fake:hang]' }),
+    });
     const tool = await events.waitFor('the hang tool call', (event) => event.event === 'agent_tool');
     events.close();
     const grandchild = hangPid((tool.input as { command: string }).command);
@@ -89,7 +93,11 @@ describe('robustness', () => {
     const home = makeTempHome();
     const codexHome = join(home, 'codex');
     mkdirSync(codexHome);
-    const server = await startTestChat({ home, defaultAgent: 'agent-b', env: { PATH: process.env.PATH, HOME: process.env.HOME, CODEX_HOME: codexHome } });
+    const server = await startTestChat({
+      home,
+      defaultAgent: 'agent-b',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CODEX_HOME: codexHome },
+    });
     cleanup.push(() => server.stop());
     const send = async (prompt: string) => {
       const { lines, accepted } = await server.postLines('/api/message', { prompt });

@@ -46,7 +46,9 @@ describe('how runs end', () => {
   /** Makes the server's own database refuse assistant messages, as a full disk would (a real SQLite failure). */
   function refuseAnswers(server: TestChatServer): () => void {
     const db = new Database(join(server.home, 'chat.db'));
-    db.exec("CREATE TRIGGER refuse_answers BEFORE INSERT ON messages WHEN NEW.role = 'assistant' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END");
+    db.exec(
+      "CREATE TRIGGER refuse_answers BEFORE INSERT ON messages WHEN NEW.role = 'assistant' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
     const allow = () => {
       if (!db.open) return;
       db.exec('DROP TRIGGER IF EXISTS refuse_answers');
@@ -60,9 +62,16 @@ describe('how runs end', () => {
     const { server, events } = await start();
     const allow = refuseAnswers(server);
     const { lines, accepted } = await server.postLines('/api/message', { prompt: 'hello' });
-    expect(lines.at(-1)).toEqual({ type: 'done', status: 'error', reason: 'answer not saved (database or disk is full); the run ended ok' });
+    expect(lines.at(-1)).toEqual({
+      type: 'done',
+      status: 'error',
+      reason: 'answer not saved (database or disk is full); the run ended ok',
+    });
     const traceId = accepted?.traceId;
-    await events.waitFor('the published done', (event) => event.event === 'agent_done' && event.traceId === traceId && event.status === 'error');
+    await events.waitFor(
+      'the published done',
+      (event) => event.event === 'agent_done' && event.traceId === traceId && event.status === 'error',
+    );
     const trace = await server.getJson<TraceEvents>(`/api/traces/${String(traceId)}`);
     expect(trace.body.events.at(-1)).toMatchObject({ type: 'done', status: 'error' });
 
@@ -82,7 +91,11 @@ describe('how runs end', () => {
 
     await server.close();
     for (const response of await Promise.all([hanging, ...waiting])) {
-      expect(response.lines.at(-1)).toMatchObject({ type: 'done', status: 'error', reason: expect.stringMatching(/^answer not saved .*the run ended cancelled: the server is shutting down$/) });
+      expect(response.lines.at(-1)).toMatchObject({
+        type: 'done',
+        status: 'error',
+        reason: expect.stringMatching(/^answer not saved .*the run ended cancelled: the server is shutting down$/),
+      });
     }
   });
 
@@ -146,7 +159,9 @@ describe('how runs end', () => {
     const { lines, accepted } = await server.postLines('/api/message', { prompt: 'untraced' });
     expect(lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
     const sessionId = String(accepted?.sessionId);
-    const { body } = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string }> }>(`/api/sessions/${sessionId}/messages`);
+    const { body } = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string }> }>(
+      `/api/sessions/${sessionId}/messages`,
+    );
     expect(body.messages.map((message) => [message.role, message.content])).toEqual([
       ['user', 'untraced'],
       ['assistant', 'Echo: untraced'],
@@ -174,7 +189,10 @@ describe('how runs end', () => {
     const third = await send('three');
     expect(third.done).toEqual({ type: 'done', status: 'ok' });
     expect(started(third.trace)).toEqual([true, false]);
-    expect(third.trace.find((event) => event.type === 'resume_failed')).toMatchObject({ status: 'crashed', reason: expect.stringContaining('No conversation found') });
+    expect(third.trace.find((event) => event.type === 'resume_failed')).toMatchObject({
+      status: 'crashed',
+      reason: expect.stringContaining('No conversation found'),
+    });
 
     // The new conversation is the one resumed from now on.
     const fourth = await send('four');
@@ -212,20 +230,26 @@ describe('how runs end', () => {
     // Cut before the end: the done never reached this client.
     expect(text).not.toContain('"type":"done"');
 
-    const { body: history } = await server.getJson<{ messages: Array<{ role: string; content: string; status?: string; traceId: string }> }>(`/api/sessions/${sessionId}/messages`);
+    const { body: history } = await server.getJson<{
+      messages: Array<{ role: string; content: string; status?: string; traceId: string }>;
+    }>(`/api/sessions/${sessionId}/messages`);
     const answer = history.messages.at(-1);
     expect(answer).toMatchObject({ role: 'assistant', status: 'ok' });
     // Stored up to the cap, with a note naming the trace that keeps all 8 MiB.
     const cap = CHAT_LIMITS.messageStoredMaxBytes;
     expect(Buffer.byteLength(answer?.content ?? '')).toBeGreaterThan(cap);
     expect(Buffer.byteLength(answer?.content ?? '')).toBeLessThan(cap + 200);
-    const note = new RegExp(`\\[answer cut at ${cap} of (\\d+) bytes; the whole output is in trace ${answer?.traceId}\\]$`).exec(answer?.content ?? '');
+    const note = new RegExp(`\\[answer cut at ${cap} of (\\d+) bytes; the whole output is in trace ${answer?.traceId}\\]$`).exec(
+      answer?.content ?? '',
+    );
     expect(note).not.toBeNull();
     const total = Number(note?.[1]);
     expect(total).toBeGreaterThan(8 * 1024 * 1024);
     // The trace keeps every byte of it.
     const { body: trace } = await server.getJson<{ events: Array<{ type: string; content?: string }> }>(`/api/traces/${answer?.traceId}`);
-    const traced = trace.events.filter((event) => event.type === 'text').reduce((sum, event) => sum + Buffer.byteLength(event.content ?? ''), 0);
+    const traced = trace.events
+      .filter((event) => event.type === 'text')
+      .reduce((sum, event) => sum + Buffer.byteLength(event.content ?? ''), 0);
     expect(traced).toBe(total);
   });
 });

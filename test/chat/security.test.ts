@@ -26,15 +26,30 @@ describe('Host / Origin protections', () => {
 
   it('refuses state-changing requests from another origin (CSRF), before anything runs', async () => {
     const body = JSON.stringify({ prompt: 'should never run' });
-    const foreign = await rawRequest(server.url, { method: 'POST', path: '/api/message', headers: { ...json, origin: 'https://evil.example' }, body });
+    const foreign = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/message',
+      headers: { ...json, origin: 'https://evil.example' },
+      body,
+    });
     expect(foreign.status).toBe(403);
     expect(JSON.parse(foreign.body)).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
-    const site = await rawRequest(server.url, { method: 'POST', path: '/api/command', headers: { ...json, 'sec-fetch-site': 'cross-site' }, body: '{"text":"/cancel"}' });
+    const site = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/command',
+      headers: { ...json, 'sec-fetch-site': 'cross-site' },
+      body: '{"text":"/cancel"}',
+    });
     expect(site.status).toBe(403);
     const traces = await server.getJson<{ traces: unknown[] }>('/api/traces');
     expect(traces.body.traces).toHaveLength(0);
 
-    const same = await rawRequest(server.url, { method: 'POST', path: '/api/command', headers: { ...json, origin: server.url }, body: '{"text":"/help"}' });
+    const same = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/command',
+      headers: { ...json, origin: server.url },
+      body: '{"text":"/help"}',
+    });
     expect(same.status).toBe(200);
   });
 });
@@ -46,7 +61,10 @@ describe('token', () => {
       const without = await rawRequest(server.url, { path: '/api/health' });
       expect(without.status).toBe(401);
       expect(without.body).not.toContain('chat-secret-token-value');
-      const withHeader = await rawRequest(server.url, { path: '/api/health', headers: { authorization: 'Bearer chat-secret-token-value' } });
+      const withHeader = await rawRequest(server.url, {
+        path: '/api/health',
+        headers: { authorization: 'Bearer chat-secret-token-value' },
+      });
       expect(withHeader.status).toBe(200);
       const events = await rawRequest(server.url, { path: '/api/events?token=wrong' });
       expect(events.status).toBe(401);
@@ -67,7 +85,9 @@ describe('token', () => {
         expect((await rawRequest(server.url, { path })).status, path).toBe(401);
       }
       // Only reading the page is free.
-      expect((await rawRequest(server.url, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+      expect(
+        (await rawRequest(server.url, { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: '{}' })).status,
+      ).toBe(401);
 
       const sessions = await rawRequest(server.url, { path: `/api/sessions?token=${token}` });
       expect(sessions.status).toBe(200);
@@ -75,7 +95,12 @@ describe('token', () => {
       expect(events.status).toBe(200);
       await events.body?.cancel();
       // Writes must carry the header.
-      const post = await rawRequest(server.url, { method: 'POST', path: `/api/sessions?token=${token}`, headers: { 'content-type': 'application/json' }, body: '{}' });
+      const post = await rawRequest(server.url, {
+        method: 'POST',
+        path: `/api/sessions?token=${token}`,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(post.status).toBe(401);
     } finally {
       await server.stop();
@@ -122,9 +147,19 @@ describe('agent program environment and arguments', () => {
     try {
       const headers = { authorization: 'Bearer chat-token', ...json };
       const send = async (agent: string) => {
-        const response = await fetch(`${server.url}/api/message`, { method: 'POST', headers, body: JSON.stringify({ prompt: '[fake:env]', agent }) });
-        const lines = (await response.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; content?: string });
-        return lines.filter((line) => line.type === 'text').map((line) => line.content).join('');
+        const response = await fetch(`${server.url}/api/message`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ prompt: '[fake:env]', agent }),
+        });
+        const lines = (await response.text())
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { type: string; content?: string });
+        return lines
+          .filter((line) => line.type === 'text')
+          .map((line) => line.content)
+          .join('');
       };
       const a = await send('agent-a');
       expect(a).toContain(`cwd=${server.home}`);

@@ -37,7 +37,12 @@ describe('svc-chat serve --demo: the Bar', () => {
     expect(done).toMatchObject({ topic: 'chat', status: 'ok' });
     const ofRun = events.events.filter((event) => event.traceId === traceId || (event.event === 'message' && event.traceId === traceId));
     expect(ofRun.map((event) => event.event)).toEqual(['message', 'agent_tool', 'agent_output', 'message', 'agent_done']);
-    expect(ofRun[0]).toMatchObject({ role: 'user', content: 'list files [fake:tool]', id: accepted?.messageId, messageId: accepted?.messageId });
+    expect(ofRun[0]).toMatchObject({
+      role: 'user',
+      content: 'list files [fake:tool]',
+      id: accepted?.messageId,
+      messageId: accepted?.messageId,
+    });
     expect(ofRun[1]).toMatchObject({ name: 'Bash', input: { command: 'ls', description: 'List files' } });
     expect(ofRun[2]).toMatchObject({ content: 'I listed the directory: 3 files.' });
     expect(ofRun[3]).toMatchObject({ role: 'assistant', content: 'I listed the directory: 3 files.', status: 'ok' });
@@ -51,7 +56,12 @@ describe('svc-chat serve --demo: the Bar', () => {
     expect(status).toBe(200);
     expect(contentType).toBe('application/x-ndjson; charset=utf-8');
     expect(lines[0]).toMatchObject({ type: 'text' });
-    expect(lines.at(-1)).toMatchObject({ type: 'done', status: 'ok', command: 'status', data: { demo: true, queue: { pending: 0, active: false } } });
+    expect(lines.at(-1)).toMatchObject({
+      type: 'done',
+      status: 'ok',
+      command: 'status',
+      data: { demo: true, queue: { pending: 0, active: false } },
+    });
   });
 
   it('writes a trace file of NDJSON lines with ts and traceId under traces/', async () => {
@@ -59,7 +69,10 @@ describe('svc-chat serve --demo: the Bar', () => {
     const traceId = String(accepted?.traceId);
     const file = join(server.home, 'traces', `${traceId}.ndjson`);
     expect(existsSync(file)).toBe(true);
-    const records = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     for (const record of records) {
       expect(record.traceId).toBe(traceId);
       expect(Number.isNaN(Date.parse(String(record.ts)))).toBe(false);
@@ -84,7 +97,9 @@ describe('svc-chat serve --demo: the Bar', () => {
     const [hung, after] = await Promise.all([hanging, next]);
     expect(hung.lines.at(-1)).toMatchObject({ type: 'done', status: 'timeout', reason: 'no result within 2000 ms' });
     expect(after.lines.at(-1)).toEqual({ type: 'done', status: 'ok' });
-    const saved = events.events.find((event) => event.event === 'message' && event.traceId === hung.accepted?.traceId && event.role === 'assistant');
+    const saved = events.events.find(
+      (event) => event.event === 'message' && event.traceId === hung.accepted?.traceId && event.role === 'assistant',
+    );
     expect(saved).toMatchObject({ content: 'Working on it…', status: 'timeout' });
   });
 
@@ -92,7 +107,9 @@ describe('svc-chat serve --demo: the Bar', () => {
     expect((await server.postLines('/api/message', { prompt: '' })).status).toBe(400);
     expect((await server.postLines('/api/message', { prompt: 'x', agent: 'nope' })).status).toBe(400);
     expect((await server.postLines('/api/message', { prompt: 'a\u0000b' })).status).toBe(400);
-    expect((await server.postLines('/api/message', { prompt: 'x'.repeat(70_000) })).lines[0]).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    expect((await server.postLines('/api/message', { prompt: 'x'.repeat(70_000) })).lines[0]).toMatchObject({
+      error: { code: 'BAD_REQUEST' },
+    });
     const unknownSession = await server.postLines('/api/message', { prompt: 'x', sessionId: 'missing' });
     expect(unknownSession.status).toBe(404);
     expect(unknownSession.lines[0]).toMatchObject({ error: { code: 'NOT_FOUND' } });

@@ -18,7 +18,11 @@ describe('renaming and deleting sessions', () => {
     return server;
   }
   const call = async (server: TestChatServer, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, unknown>) };
   };
 
@@ -27,7 +31,9 @@ describe('renaming and deleting sessions', () => {
     const { body } = await server.getJson<{ currentSessionId: string }>('/api/sessions');
     const renamed = await call(server, 'PATCH', `/api/sessions/${body.currentSessionId}`, { title: '  Release notes  ' });
     expect(renamed).toMatchObject({ status: 200, body: { session: { id: body.currentSessionId, title: 'Release notes' } } });
-    expect((await call(server, 'PATCH', `/api/sessions/${body.currentSessionId}`, { title: 'x'.repeat(81) })).body).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    expect((await call(server, 'PATCH', `/api/sessions/${body.currentSessionId}`, { title: 'x'.repeat(81) })).body).toMatchObject({
+      error: { code: 'BAD_REQUEST' },
+    });
     expect((await call(server, 'PATCH', '/api/sessions/nope', { title: 'a' })).body).toMatchObject({ error: { code: 'NOT_FOUND' } });
     await call(server, 'PATCH', `/api/sessions/${body.currentSessionId}`, { title: '' });
     await server.postLines('/api/message', { prompt: 'names it' });
@@ -46,8 +52,14 @@ describe('renaming and deleting sessions', () => {
 
     // Busy: an answer runs in it.
     const hang = server.postLines('/api/message', { prompt: 'busy [fake:hang]', sessionId: second });
-    await events.waitFor('the hang to run', (event) => event.event === 'queue_update' && event.sessionId === second && event.active === true);
-    expect(await call(server, 'DELETE', `/api/sessions/${second}`)).toMatchObject({ status: 409, body: { error: { code: 'SESSION_BUSY' } } });
+    await events.waitFor(
+      'the hang to run',
+      (event) => event.event === 'queue_update' && event.sessionId === second && event.active === true,
+    );
+    expect(await call(server, 'DELETE', `/api/sessions/${second}`)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'SESSION_BUSY' } },
+    });
     await server.postLines('/api/command', { text: '/cancel', sessionId: second });
     await hang;
     await waitIdle(server);
@@ -66,6 +78,9 @@ describe('renaming and deleting sessions', () => {
     const current = (await server.getJson<{ currentSessionId: string }>('/api/sessions')).body.currentSessionId;
     await server.postJson('/api/goal', { action: 'set', objective: 'stay here' });
     await waitIdle(server);
-    expect(await call(server, 'DELETE', `/api/sessions/${current}`)).toMatchObject({ status: 409, body: { error: { code: 'SESSION_BUSY', message: expect.stringContaining('goal') } } });
+    expect(await call(server, 'DELETE', `/api/sessions/${current}`)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'SESSION_BUSY', message: expect.stringContaining('goal') } },
+    });
   });
 });

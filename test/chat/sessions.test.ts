@@ -52,22 +52,40 @@ describe('sessions', () => {
   it('has REST routes for the UI: create, switch, messages', async () => {
     const server = await startTestChat();
     try {
-      const response = await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Via REST' }) });
+      const response = await fetch(`${server.url}/api/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Via REST' }),
+      });
       expect(response.status).toBe(201);
       const { session } = (await response.json()) as { session: { id: string } };
       // Created without switching.
       expect((await server.getJson<SessionsBody>('/api/sessions')).body.currentSessionId).not.toBe(session.id);
-      const switched = await fetch(`${server.url}/api/sessions/${session.id}/switch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const switched = await fetch(`${server.url}/api/sessions/${session.id}/switch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(switched.status).toBe(200);
       await server.postLines('/api/message', { prompt: 'hello [fake:tool]' });
-      const { body } = await server.getJson<{ messages: Array<Record<string, unknown>>; queue: unknown }>(`/api/sessions/${session.id}/messages`);
+      const { body } = await server.getJson<{ messages: Array<Record<string, unknown>>; queue: unknown }>(
+        `/api/sessions/${session.id}/messages`,
+      );
       expect(body.messages).toEqual([
         expect.objectContaining({ role: 'user', content: 'hello [fake:tool]', agent: 'agent-a' }),
         expect.objectContaining({ role: 'assistant', content: 'I listed the directory: 3 files.', status: 'ok' }),
       ]);
       expect(body.queue).toEqual({ pending: 0, active: false });
       expect((await server.getJson(`/api/sessions/missing/messages`)).status).toBe(404);
-      expect((await fetch(`${server.url}/api/sessions/missing/switch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${server.url}/api/sessions/missing/switch`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(404);
     } finally {
       await server.stop();
     }

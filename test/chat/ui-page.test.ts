@@ -19,7 +19,10 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
   const newSession = async () => {
     const before = await page.getAttribute('#sessions button[aria-current="true"]', 'data-session-id');
     await page.click('#new-session');
-    await page.waitForFunction((id) => document.querySelector('#sessions button[aria-current="true"]')?.getAttribute('data-session-id') !== id, before);
+    await page.waitForFunction(
+      (id) => document.querySelector('#sessions button[aria-current="true"]')?.getAttribute('data-session-id') !== id,
+      before,
+    );
     await page.waitForSelector('.welcome');
   };
   const noHorizontalScroll = () =>
@@ -29,7 +32,10 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
     });
 
   beforeAll(async () => {
-    chat = await openChatPage({ chat: { goalMaxContinuations: GOAL_TURNS }, context: { permissions: ['clipboard-read', 'clipboard-write'] } });
+    chat = await openChatPage({
+      chat: { goalMaxContinuations: GOAL_TURNS },
+      context: { permissions: ['clipboard-read', 'clipboard-write'] },
+    });
     ({ server, page } = chat);
   }, 60_000);
 
@@ -60,7 +66,8 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
   });
 
   it("runs no script from an agent's answer: raw HTML shows as text", async () => {
-    const answer = 'look <script>window.__pwned = 1</script> <img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)';
+    const answer =
+      'look <script>window.__pwned = 1</script> <img src="x" onerror="window.__pwned = 2"> [link](javascript:window.__pwned=3)';
     await send(answer);
     const run = page.locator('.run[data-status="ok"]').last();
     await run.locator('.text:has-text("window.__pwned = 1")').waitFor();
@@ -88,7 +95,8 @@ describe('the chat page (React) in chromium against a demo chat server', () => {
     expect(prompts.every((message) => message.automatic?.origin === 'goal')).toBe(true);
     expect(await page.locator('.bubble.user').count()).toBe(0);
     // Each shows as its label; the instruction itself stays folded (the fake agent's echo of it is the answer).
-    for (const line of await page.locator('.automatic summary').allTextContents()) expect(line).not.toContain(prompts[0].content.split('\n')[0]);
+    for (const line of await page.locator('.automatic summary').allTextContents())
+      expect(line).not.toContain(prompts[0].content.split('\n')[0]);
     expect(await page.locator('.automatic .automatic-prompt').count()).toBe(0);
 
     const first = page.locator('.automatic').first();

@@ -73,7 +73,9 @@ describe('the chat page under load, reloads and a token', () => {
     await page.waitForSelector('.run[data-status="cancelled"] .text:has-text("Working on it")');
     // Leaving the responses early only detached them: every waiting run went on and was answered.
     await page.waitForFunction(() => document.querySelectorAll('.run[data-status="ok"]').length === 5, undefined, { timeout: 20_000 });
-    expect(await page.locator('.run[data-status="ok"] .text').allTextContents()).toEqual([0, 1, 2, 3, 4].map((index) => `Echo: queued ${index}`));
+    expect(await page.locator('.run[data-status="ok"] .text').allTextContents()).toEqual(
+      [0, 1, 2, 3, 4].map((index) => `Echo: queued ${index}`),
+    );
   });
 
   it("keeps a running answer's output over a refresh, shows it running, and shows an answer that ended while the history was on its way", async () => {

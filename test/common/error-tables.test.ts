@@ -25,8 +25,24 @@ describe('the error tables', () => {
     }
     expect(Object.hasOwn(STUDIO_CODES, 'JOB_NOT_FOUND') && Object.hasOwn(STUDIO_CODES, 'ALPHA_MASK_UNSUPPORTED')).toBe(true);
     expect(Object.hasOwn(STUDIO_CODES, 'GOAL_ACTIVE') || Object.hasOwn(STUDIO_CODES, 'INSTANCE_EXISTS')).toBe(false);
-    expect(Object.keys(CHAT_CODES).filter((code) => !Object.hasOwn(SHARED_CODES, code)).sort()).toEqual(['GOAL_ACTIVE', 'GOAL_EVIDENCE_REQUIRED', 'GOAL_NOT_FOUND', 'GOAL_STATE_CONFLICT', 'ORC_PHASE_RUNNING', 'ORC_TRANSITION_INVALID', 'SESSION_BUSY']);
-    expect(Object.keys(MANAGER_CODES).filter((code) => !Object.hasOwn(SHARED_CODES, code)).sort()).toEqual(['INSTANCE_EXISTS', 'INSTANCE_NOT_FOUND', 'INSTANCE_NOT_MANAGED', 'INSTANCE_UNREACHABLE', 'INSTANCE_URL_NOT_ALLOWED']);
+    expect(
+      Object.keys(CHAT_CODES)
+        .filter((code) => !Object.hasOwn(SHARED_CODES, code))
+        .sort(),
+    ).toEqual([
+      'GOAL_ACTIVE',
+      'GOAL_EVIDENCE_REQUIRED',
+      'GOAL_NOT_FOUND',
+      'GOAL_STATE_CONFLICT',
+      'ORC_PHASE_RUNNING',
+      'ORC_TRANSITION_INVALID',
+      'SESSION_BUSY',
+    ]);
+    expect(
+      Object.keys(MANAGER_CODES)
+        .filter((code) => !Object.hasOwn(SHARED_CODES, code))
+        .sort(),
+    ).toEqual(['INSTANCE_EXISTS', 'INSTANCE_NOT_FOUND', 'INSTANCE_NOT_MANAGED', 'INSTANCE_UNREACHABLE', 'INSTANCE_URL_NOT_ALLOWED']);
   });
 
   it('an error of common code is every server’s; a server’s own code is its alone', () => {

@@ -52,7 +52,8 @@ function get(path: string): Promise<number> {
   });
 }
 
-const connections = () => new Promise<number>((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+const connections = () =>
+  new Promise<number>((resolve, reject) => app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
 describe('half-open connections', () => {
   it('cannot take every slot: a complete request is answered while a full server worth of them wait', async () => {
@@ -74,11 +75,21 @@ describe('compressed bodies', () => {
   it('are refused by name with 415 UNSUPPORTED_MEDIA_TYPE, not read as bad JSON', async () => {
     const url = `http://127.0.0.1:${port}/echo`;
     for (const encoding of ['gzip', 'br', 'deflate']) {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: gzipSync('{"a":1}') });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: gzipSync('{"a":1}'),
+      });
       expect(response.status, encoding).toBe(415);
-      expect(await response.json(), encoding).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', details: { contentEncoding: encoding } } });
+      expect(await response.json(), encoding).toMatchObject({
+        error: { code: 'UNSUPPORTED_MEDIA_TYPE', details: { contentEncoding: encoding } },
+      });
     }
-    const plain = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, body: '{"a":1}' });
+    const plain = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: '{"a":1}',
+    });
     expect(await plain.json()).toEqual({ body: { a: 1 } });
   });
 });

@@ -15,7 +15,10 @@ afterEach(async () => {
 /** A plain node:http listener, one socket each (no agent pooling). */
 function listen(server: TestServer): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = get({ host: '127.0.0.1', port: server.port, path: '/api/events', agent: false, headers: { accept: 'text/event-stream' } }, resolve);
+    const request = get(
+      { host: '127.0.0.1', port: server.port, path: '/api/events', agent: false, headers: { accept: 'text/event-stream' } },
+      resolve,
+    );
     request.on('error', reject);
     requests.push(request);
   });

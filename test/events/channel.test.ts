@@ -152,7 +152,11 @@ describe('GET /api/events', () => {
     const runId = ids[0].split('-')[0];
     const cursors = { unknown_run: earlierIds[2], invalid_cursor: 'not-an-id', future: `${runId}-99` };
     const opened = Object.fromEntries(
-      await Promise.all(Object.entries(cursors).map(async ([name, cursor]) => [name, await open(`${server.url}/api/events`, { 'last-event-id': cursor })] as const)),
+      await Promise.all(
+        Object.entries(cursors).map(
+          async ([name, cursor]) => [name, await open(`${server.url}/api/events`, { 'last-event-id': cursor })] as const,
+        ),
+      ),
     );
     const live = await publishMany(server, 2);
     for (const [name, cursor] of Object.entries(cursors)) {
@@ -175,7 +179,12 @@ describe('GET /api/events', () => {
     const server = await start();
     const stream = await open(`${server.url}/api/events`, { 'last-event-id': 'abc-1' });
     await waitFor(() => stream.frames.length === 1, 'the gap notice');
-    expect(stream.events()[0]).toMatchObject({ event: 'replay_gap', reason: 'unknown_run', oldestId: null, id: `${server.channel.runId}-0-gap` });
+    expect(stream.events()[0]).toMatchObject({
+      event: 'replay_gap',
+      reason: 'unknown_run',
+      oldestId: null,
+      id: `${server.channel.runId}-0-gap`,
+    });
   });
 
   it('sends a heartbeat comment every heartbeatMs', async () => {
@@ -239,7 +248,8 @@ describe('replay memory', () => {
   it('bounds the replay of many image events to their small fields', async () => {
     const server = await start();
     const b64 = 'B'.repeat(256 * 1024);
-    for (let n = 0; n < 200; n += 1) server.channel.publish('generate', 'partial', { requestId: `r${n}`, b64 }, { transientFields: ['b64'] });
+    for (let n = 0; n < 200; n += 1)
+      server.channel.publish('generate', 'partial', { requestId: `r${n}`, b64 }, { transientFields: ['b64'] });
     const replayed = await open(`${server.url}/api/events`, { 'last-event-id': `${server.channel.runId}-0` });
     await waitFor(() => replayed.frames.length === 200, 'the replay');
     const bytes = replayed.frames.reduce((sum, frame) => sum + (frame.data?.length ?? 0), 0);

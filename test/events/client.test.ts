@@ -22,10 +22,7 @@ describe('readSse', () => {
   it('parses LF, CRLF and lone CR line endings alike', async () => {
     for (const newline of ['\n', '\r\n', '\r']) {
       const text = ['id: 1', 'event: progress', 'data: {"pct":40}', '', 'data: plain', '', ''].join(newline);
-      expect(await collect(readSse(chunks([text])))).toEqual([
-        { id: '1', event: 'progress', data: '{"pct":40}' },
-        { data: 'plain' },
-      ]);
+      expect(await collect(readSse(chunks([text])))).toEqual([{ id: '1', event: 'progress', data: '{"pct":40}' }, { data: 'plain' }]);
     }
   });
 
@@ -33,7 +30,9 @@ describe('readSse', () => {
     const comments: string[] = [];
     const retries: number[] = [];
     const text = '\uFEFF: connected\nretry: 3000\n\n: ping\ndata: a\n\n';
-    const messages = await collect(readSse(chunks([text]), { onComment: (comment) => comments.push(comment), onRetry: (ms) => retries.push(ms) }));
+    const messages = await collect(
+      readSse(chunks([text]), { onComment: (comment) => comments.push(comment), onRetry: (ms) => retries.push(ms) }),
+    );
     expect(messages).toEqual([{ data: 'a' }]);
     expect(comments).toEqual(['connected', 'ping']);
     expect(retries).toEqual([3000]);
@@ -41,10 +40,7 @@ describe('readSse', () => {
 
   it('handles chunks split anywhere, including inside CRLF, the BOM and multi-byte characters', async () => {
     const text = '\uFEFFid: é-1\r\ndata: {"text":"naïve 🎨"}\r\n\r\ndata: second\r\n\r\n';
-    expect(await collect(readSse(chunks(byteByByte(text))))).toEqual([
-      { id: 'é-1', data: '{"text":"naïve 🎨"}' },
-      { data: 'second' },
-    ]);
+    expect(await collect(readSse(chunks(byteByByte(text))))).toEqual([{ id: 'é-1', data: '{"text":"naïve 🎨"}' }, { data: 'second' }]);
   });
 
   it('joins multi-line data with newlines and dispatches an empty data line', async () => {

@@ -162,7 +162,8 @@ export async function openRawStream(url: string, headers: Record<string, string>
     frames,
     comments,
     ended,
-    events: () => frames.filter((frame) => frame.data !== undefined).map((frame) => JSON.parse(frame.data as string) as Record<string, unknown>),
+    events: () =>
+      frames.filter((frame) => frame.data !== undefined).map((frame) => JSON.parse(frame.data as string) as Record<string, unknown>),
     close: () => controller.abort(),
   };
 }

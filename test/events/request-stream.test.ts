@@ -49,7 +49,12 @@ function jobRoute(state: { clientClosed: string[]; release?: () => void }) {
 }
 
 async function postJob(server: TestServer, body: JobBody, accept = 'text/event-stream'): Promise<RawStream> {
-  const stream = await openRawStream(`${server.url}/test/job`, { accept, 'content-type': 'application/json' }, 'POST', JSON.stringify(body));
+  const stream = await openRawStream(
+    `${server.url}/test/job`,
+    { accept, 'content-type': 'application/json' },
+    'POST',
+    JSON.stringify(body),
+  );
   streams.push(stream);
   return stream;
 }

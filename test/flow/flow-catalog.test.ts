@@ -26,7 +26,11 @@ afterAll(async () => {
 });
 
 const call = async (method: string, path: string, body?: unknown) => {
-  const response = await studio.request(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await studio.request(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   // The answers are read field by field as the tests need them.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -36,7 +40,9 @@ const bind = SAMPLE_WORKFLOW.bind;
 
 /** A PNG with text chunks (tEXt, and zTXt for the keywords in `compressed`). */
 async function pngWith(texts: Record<string, string>, compressed: string[] = []): Promise<Buffer> {
-  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#336699' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
   const crcTable = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
@@ -56,7 +62,9 @@ async function pngWith(texts: Record<string, string>, compressed: string[] = [])
     return Buffer.concat([head, data, tail]);
   };
   const chunks = Object.entries(texts).map(([keyword, text]) =>
-    compressed.includes(keyword) ? chunk('zTXt', Buffer.concat([Buffer.from(`${keyword}\0\0`, 'latin1'), deflateSync(Buffer.from(text))])) : chunk('tEXt', Buffer.from(`${keyword}\0${text}`, 'latin1')),
+    compressed.includes(keyword)
+      ? chunk('zTXt', Buffer.concat([Buffer.from(`${keyword}\0\0`, 'latin1'), deflateSync(Buffer.from(text))]))
+      : chunk('tEXt', Buffer.from(`${keyword}\0${text}`, 'latin1')),
   );
   // After the signature and IHDR (8 + 25 bytes).
   return Buffer.concat([png.subarray(0, 33), ...chunks, png.subarray(33)]);
@@ -65,7 +73,10 @@ async function pngWith(texts: Record<string, string>, compressed: string[] = [])
 describe('the flow workflow catalog', () => {
   it('reports the lane disconnected while no workflow is registered', async () => {
     const { body } = await call('GET', '/api/providers');
-    expect(body.providers.find((provider: { id: string }) => provider.id === 'flow')).toMatchObject({ state: 'disconnected', reason: expect.stringContaining('No workflow registered') });
+    expect(body.providers.find((provider: { id: string }) => provider.id === 'flow')).toMatchObject({
+      state: 'disconnected',
+      reason: expect.stringContaining('No workflow registered'),
+    });
     const models = await call('POST', '/api/generate', { provider: 'flow', prompt: 'x' });
     expect(models).toMatchObject({ status: 400, body: { error: { code: 'INVALID_IMAGE_MODEL' } } });
   });
@@ -76,21 +87,34 @@ describe('the flow workflow catalog', () => {
     expect(body).toMatchObject({ ok: true, mediaKind: 'image', needsConfirmation: true });
     expect(body.nodes).toHaveLength(7);
     const prompt = body.candidates.filter((candidate: { field: string }) => candidate.field === 'prompt');
-    expect(prompt).toEqual([expect.objectContaining({ node: '6', input: 'text', unambiguous: false }), expect.objectContaining({ node: '7', input: 'text', unambiguous: false })]);
-    expect(body.candidates).toContainEqual(expect.objectContaining({ field: 'output', node: '9', classType: 'SaveImage', unambiguous: true }));
+    expect(prompt).toEqual([
+      expect.objectContaining({ node: '6', input: 'text', unambiguous: false }),
+      expect.objectContaining({ node: '7', input: 'text', unambiguous: false }),
+    ]);
+    expect(body.candidates).toContainEqual(
+      expect.objectContaining({ field: 'output', node: '9', classType: 'SaveImage', unambiguous: true }),
+    );
     expect(body.candidates).toContainEqual(expect.objectContaining({ field: 'seed', node: '3', input: 'seed', unambiguous: true }));
     expect(body.bind).toMatchObject({ output: { node: '9' }, width: { node: '5', input: 'width' }, seed: { node: '3', input: 'seed' } });
     expect(body.bind.prompt).toBeUndefined();
     const steps = body.params.find((param: { name: string }) => param.name === 'KSampler.steps');
     expect(steps).toEqual({ name: 'KSampler.steps', node: '3', input: 'steps', type: 'integer', default: 20, min: 1, max: 10000 });
-    expect(body.params.find((param: { name: string }) => param.name === 'KSampler.sampler_name')).toMatchObject({ type: 'string', choices: expect.arrayContaining(['euler', 'dpmpp_2m']) });
+    expect(body.params.find((param: { name: string }) => param.name === 'KSampler.sampler_name')).toMatchObject({
+      type: 'string',
+      choices: expect.arrayContaining(['euler', 'dpmpp_2m']),
+    });
     // The two text encoders' texts would share a name: each is named by its node.
-    expect(body.params.map((param: { name: string }) => param.name)).toEqual(expect.arrayContaining(['CLIPTextEncode.6.text', 'CLIPTextEncode.7.text']));
+    expect(body.params.map((param: { name: string }) => param.name)).toEqual(
+      expect.arrayContaining(['CLIPTextEncode.6.text', 'CLIPTextEncode.7.text']),
+    );
   });
 
   it('refuses a UI-format graph with how to export the API format', async () => {
     const ui = { last_node_id: 9, nodes: [{ id: 3, type: 'KSampler', widgets_values: [1, 'fixed', 20] }], links: [] };
-    for (const [path, request] of [['/api/flow/inspect', { graph: ui }], ['/api/flow/workflows', { id: 'ui', graph: ui, bind }]] as const) {
+    for (const [path, request] of [
+      ['/api/flow/inspect', { graph: ui }],
+      ['/api/flow/workflows', { id: 'ui', graph: ui, bind }],
+    ] as const) {
       const { status, body } = await call('POST', path, request);
       expect(status).toBe(400);
       expect(body.error.code).toBe('FLOW_WORKFLOW_GRAPH_INVALID');
@@ -110,20 +134,41 @@ describe('the flow workflow catalog', () => {
     // Judged by the bytes, not the field: a PNG sent as `graph` is read as one.
     expect((await call('POST', '/api/flow/inspect', { graph: withPrompt.toString('base64') })).status).toBe(200);
     const uiOnly = await call('POST', '/api/flow/inspect', { pngBase64: (await pngWith({ workflow: '{"nodes":[]}' })).toString('base64') });
-    expect(uiOnly).toMatchObject({ status: 400, body: { error: { code: 'FLOW_WORKFLOW_GRAPH_INVALID', message: expect.stringContaining('API Format') } } });
+    expect(uiOnly).toMatchObject({
+      status: 400,
+      body: { error: { code: 'FLOW_WORKFLOW_GRAPH_INVALID', message: expect.stringContaining('API Format') } },
+    });
     const none = await call('POST', '/api/flow/inspect', { pngBase64: (await pngWith({})).toString('base64') });
-    expect(none).toMatchObject({ status: 400, body: { error: { code: 'FLOW_WORKFLOW_GRAPH_INVALID', message: expect.stringContaining('no workflow metadata') } } });
+    expect(none).toMatchObject({
+      status: 400,
+      body: { error: { code: 'FLOW_WORKFLOW_GRAPH_INVALID', message: expect.stringContaining('no workflow metadata') } },
+    });
     const notPng = await call('POST', '/api/flow/inspect', { pngBase64: Buffer.from('GIF89a....').toString('base64') });
     expect(notPng).toMatchObject({ status: 400, body: { error: { code: 'FLOW_WORKFLOW_GRAPH_INVALID' } } });
   });
 
   it('enforces the origin rule: http on a loopback name with an explicit port, nothing else', async () => {
-    const refused = ['http://192.168.1.5:8188', 'http://127.1:8188', 'http://2130706433:8188', 'https://127.0.0.1:8188', 'http://127.0.0.1', 'http://user@127.0.0.1:8188', 'http://127.0.0.1:8188/api', 'http://127.0.0.1:8188?x=1', 'http://example.com:8188', 'http://127.0.0.1:0', 'http://127.0.0.1:70000'];
+    const refused = [
+      'http://192.168.1.5:8188',
+      'http://127.1:8188',
+      'http://2130706433:8188',
+      'https://127.0.0.1:8188',
+      'http://127.0.0.1',
+      'http://user@127.0.0.1:8188',
+      'http://127.0.0.1:8188/api',
+      'http://127.0.0.1:8188?x=1',
+      'http://example.com:8188',
+      'http://127.0.0.1:0',
+      'http://127.0.0.1:70000',
+    ];
     for (const origin of refused) {
       const { status, body } = await call('POST', '/api/flow/workflows', { id: 'remote', origin, graph, bind });
       expect({ origin, status, code: body.error?.code }).toEqual({ origin, status: 400, code: 'FLOW_URL_NOT_LOCAL' });
     }
-    expect(await call('POST', '/api/flow/probe', { origin: 'http://10.0.0.1:8188' })).toMatchObject({ status: 400, body: { error: { code: 'FLOW_URL_NOT_LOCAL' } } });
+    expect(await call('POST', '/api/flow/probe', { origin: 'http://10.0.0.1:8188' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'FLOW_URL_NOT_LOCAL' } },
+    });
     const localhost = await call('POST', '/api/flow/probe', { origin: 'http://LOCALHOST:1/' });
     expect(localhost.body).toMatchObject({ ok: true, origin: 'http://localhost:1', health: { ok: false } });
   });
@@ -132,7 +177,9 @@ describe('the flow workflow catalog', () => {
     const created = await call('POST', '/api/flow/workflows', { id: 'portrait', label: 'Portrait', graph, bind });
     expect(created.status).toBe(201);
     expect(created.body.workflow).toMatchObject({ id: 'portrait', label: 'Portrait', origin: flow.url, mediaKind: 'image', bind });
-    expect(created.body.workflow.params.map((param: { name: string }) => param.name)).toEqual(expect.arrayContaining(['KSampler.steps', 'KSampler.cfg', 'CheckpointLoaderSimple.ckpt_name']));
+    expect(created.body.workflow.params.map((param: { name: string }) => param.name)).toEqual(
+      expect.arrayContaining(['KSampler.steps', 'KSampler.cfg', 'CheckpointLoaderSimple.ckpt_name']),
+    );
     expect(created.body.workflow.params.map((param: { name: string }) => param.name)).not.toContain('CLIPTextEncode.text');
 
     const taken = await call('POST', '/api/flow/workflows', { id: 'portrait', graph, bind });
@@ -147,7 +194,10 @@ describe('the flow workflow catalog', () => {
     expect(providers.body.providers.find((provider: { id: string }) => provider.id === 'flow')).toMatchObject({ state: 'ready' });
 
     expect(await call('DELETE', '/api/flow/workflows/portrait')).toEqual({ status: 200, body: { ok: true, id: 'portrait' } });
-    expect(await call('DELETE', '/api/flow/workflows/portrait')).toMatchObject({ status: 404, body: { error: { code: 'FLOW_WORKFLOW_NOT_FOUND' } } });
+    expect(await call('DELETE', '/api/flow/workflows/portrait')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'FLOW_WORKFLOW_NOT_FOUND' } },
+    });
   });
 
   it('answers each validation code', async () => {
@@ -169,7 +219,10 @@ describe('the flow workflow catalog', () => {
     }
     // Without bind, a registration says which fields need a choice and offers the candidates.
     const unbound = await call('POST', '/api/flow/workflows', { id: 'nobind', graph });
-    expect(unbound.body.error.details).toMatchObject({ missing: ['prompt'], candidates: [expect.objectContaining({ node: '6' }), expect.objectContaining({ node: '7' })] });
+    expect(unbound.body.error.details).toMatchObject({
+      missing: ['prompt'],
+      candidates: [expect.objectContaining({ node: '6' }), expect.objectContaining({ node: '7' })],
+    });
     expect((await call('GET', '/api/flow/workflows')).body.workflows).toEqual([]);
   });
 
@@ -182,7 +235,10 @@ describe('the flow workflow catalog', () => {
     expect(probe).toMatchObject({ status: 200, body: { ok: true, health: { ok: false, reason: expect.any(String) } } });
     // The health is kept a few seconds; a fresh probe above refreshed it.
     const providers = await call('GET', '/api/providers');
-    expect(providers.body.providers.find((provider: { id: string }) => provider.id === 'flow')).toMatchObject({ state: 'disconnected', reason: expect.stringContaining(second.url) });
+    expect(providers.body.providers.find((provider: { id: string }) => provider.id === 'flow')).toMatchObject({
+      state: 'disconnected',
+      reason: expect.stringContaining(second.url),
+    });
     const generated = await call('POST', '/api/generate', { provider: 'flow', model: 'gone', prompt: 'x' });
     expect(generated).toMatchObject({ status: 502, body: { error: { code: 'FLOW_OFFLINE' } } });
     expect((await call('DELETE', '/api/flow/workflows/gone')).status).toBe(200);
@@ -200,9 +256,26 @@ describe('the flow workflow catalog', () => {
     expect(ambiguous.stderr).toMatch(/FLOW_WORKFLOW_BIND_INVALID|prompt/);
     // The studio's own answer for a registration it must infer: which field to choose, and why.
     expect(ambiguous.stderr).toContain('Choose the prompt binding: several nodes qualify');
-    const added = await runSvc(['flow', 'workflows', 'add', file, '--id', 'cli', '--bind', 'prompt=6.text', '--bind', 'negativePrompt=7.text', '--json', ...server]);
+    const added = await runSvc([
+      'flow',
+      'workflows',
+      'add',
+      file,
+      '--id',
+      'cli',
+      '--bind',
+      'prompt=6.text',
+      '--bind',
+      'negativePrompt=7.text',
+      '--json',
+      ...server,
+    ]);
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(added.stdout).workflow.bind).toMatchObject({ prompt: { node: '6', input: 'text' }, negativePrompt: { node: '7', input: 'text' }, output: { node: '9' } });
+    expect(JSON.parse(added.stdout).workflow.bind).toMatchObject({
+      prompt: { node: '6', input: 'text' },
+      negativePrompt: { node: '7', input: 'text' },
+      output: { node: '9' },
+    });
     const listed = await runSvc(['flow', 'workflows', 'ls', ...server]);
     expect(listed.stdout).toMatch(/flow\/cli\s+image\s+http:\/\/127\.0\.0\.1:\d+\s+up/);
     const models = await runSvc(['models', 'flow', ...server]);

@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => studio?.stop());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${studio.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** The events of one generation, read from its own stream. */
 async function streamed(body: unknown): Promise<StreamedEvent[]> {
@@ -32,7 +36,9 @@ async function streamed(body: unknown): Promise<StreamedEvent[]> {
 
 describe('the flow lane on a demo studio', () => {
   it('is ready, and svc models flow lists the sample workflow', async () => {
-    const providers = (await (await fetch(`${studio.url}/api/providers`)).json()) as { providers: { id: string; state: string; reason: string }[] };
+    const providers = (await (await fetch(`${studio.url}/api/providers`)).json()) as {
+      providers: { id: string; state: string; reason: string }[];
+    };
     expect(providers.providers.find((provider) => provider.id === 'flow')).toMatchObject({ state: 'ready' });
     const listed = await runSvc(['models', 'flow', '--json', '--server', studio.url]);
     expect(listed.code, listed.stderr).toBe(0);
@@ -42,7 +48,11 @@ describe('the flow lane on a demo studio', () => {
       providers: { id: string; models?: string[]; defaultModel?: string | null; built?: boolean }[];
       models: { id: string; providers: string[]; options?: { properties: Record<string, unknown> } }[];
     };
-    expect(capabilities.providers.find((provider) => provider.id === 'flow')).toMatchObject({ built: true, models: ['sample'], defaultModel: 'sample' });
+    expect(capabilities.providers.find((provider) => provider.id === 'flow')).toMatchObject({
+      built: true,
+      models: ['sample'],
+      defaultModel: 'sample',
+    });
     const sample = capabilities.models.find((model) => model.id === 'sample');
     expect(sample?.providers).toEqual(['flow']);
     expect(Object.keys(sample?.options?.properties ?? {})).toEqual(expect.arrayContaining(['KSampler.steps', 'KSampler.cfg', 'seed']));
@@ -51,11 +61,29 @@ describe('the flow lane on a demo studio', () => {
   it('returns a real image at the bound size, with queue position and step progress on its events', async () => {
     // A first job holds the node-graph server, so the second waits in its queue.
     const first = post('/api/generate', { provider: 'flow', model: 'sample', prompt: 'a blue harbour', options: { 'KSampler.steps': 10 } });
-    const events = await streamed({ provider: 'flow', model: 'sample', prompt: 'a red kite over green hills', size: '768x512', options: { 'KSampler.steps': 12, seed: 7 } });
+    const events = await streamed({
+      provider: 'flow',
+      model: 'sample',
+      prompt: 'a red kite over green hills',
+      size: '768x512',
+      options: { 'KSampler.steps': 12, seed: 7 },
+    });
     expect((await first).status).toBe(200);
-    const done = events.find((event) => event.event === 'done') as unknown as { result: { provider: string; model: string; images: { url: string; width: number; height: number }[]; settings: Record<string, unknown> } };
+    const done = events.find((event) => event.event === 'done') as unknown as {
+      result: {
+        provider: string;
+        model: string;
+        images: { url: string; width: number; height: number }[];
+        settings: Record<string, unknown>;
+      };
+    };
     expect(done, JSON.stringify(events.filter((event) => event.event === 'error'))).toBeDefined();
-    expect(done.result).toMatchObject({ provider: 'flow', model: 'sample', images: [{ width: 768, height: 512 }], settings: { workflow: 'sample', seed: 7 } });
+    expect(done.result).toMatchObject({
+      provider: 'flow',
+      model: 'sample',
+      images: [{ width: 768, height: 512 }],
+      settings: { workflow: 'sample', seed: 7 },
+    });
     const file = Buffer.from(await (await fetch(`${studio.url}${done.result.images[0].url}`)).arrayBuffer());
     expect(await sharp(file).metadata()).toMatchObject({ width: 768, height: 512, format: 'png' });
 
@@ -72,7 +100,25 @@ describe('the flow lane on a demo studio', () => {
 
   it('svc generate --model flow/<id> --option reaches the workflow', async () => {
     const out = `${studio.home}/cli-flow.png`;
-    const run = await runSvc(['generate', 'a small lighthouse', '--model', 'flow/sample', '--size', '640x384', '--option', 'KSampler.steps=4', '--out', out, '--json', '--server', studio.url], {}, 30_000);
+    const run = await runSvc(
+      [
+        'generate',
+        'a small lighthouse',
+        '--model',
+        'flow/sample',
+        '--size',
+        '640x384',
+        '--option',
+        'KSampler.steps=4',
+        '--out',
+        out,
+        '--json',
+        '--server',
+        studio.url,
+      ],
+      {},
+      30_000,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(await sharp(out).metadata()).toMatchObject({ width: 640, height: 384 });
   });
@@ -90,11 +136,12 @@ describe('the flow lane on a demo studio', () => {
   });
 });
 
-describe('the demo and the user\'s own workflows', () => {
+describe("the demo and the user's own workflows", () => {
   const shared = makeTempHome('svc-flow-demo-user-');
   afterAll(() => rmSync(shared, { recursive: true, force: true }));
   const env = { SVC_HOME: shared, PATH: process.env.PATH };
-  const workflowsOf = async (url: string) => ((await (await fetch(`${url}/api/flow/workflows`)).json()) as { workflows: { id: string; label: string; origin: string }[] }).workflows;
+  const workflowsOf = async (url: string) =>
+    ((await (await fetch(`${url}/api/flow/workflows`)).json()) as { workflows: { id: string; label: string; origin: string }[] }).workflows;
 
   it('never writes its sample into the database: a workflow "sample" of the user\'s survives a demo run, and none is left behind', async () => {
     // The user's own "sample", on their own server.
@@ -102,7 +149,13 @@ describe('the demo and the user\'s own workflows', () => {
     const registered = await fetch(`${own.url}/api/flow/workflows`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'sample', label: 'Mine', origin: 'http://127.0.0.1:9', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind }),
+      body: JSON.stringify({
+        id: 'sample',
+        label: 'Mine',
+        origin: 'http://127.0.0.1:9',
+        graph: SAMPLE_WORKFLOW.graph,
+        bind: SAMPLE_WORKFLOW.bind,
+      }),
     });
     expect(registered.status).toBe(201);
     await own.close();
@@ -111,16 +164,24 @@ describe('the demo and the user\'s own workflows', () => {
     const userDemo = await startDemo(env);
     const demoStudio = await startStudio({ env, port: 0, descriptor: false, demo: userDemo.options, onClose: userDemo.close });
     const during = await workflowsOf(demoStudio.url);
-    expect(during).toEqual([expect.objectContaining({ id: 'sample', label: 'Sample text-to-image', origin: userDemo.options.upstreams.flow })]);
+    expect(during).toEqual([
+      expect.objectContaining({ id: 'sample', label: 'Sample text-to-image', origin: userDemo.options.upstreams.flow }),
+    ]);
     // ...and cannot be registered over without replace, as any registered id.
-    const taken = await fetch(`${demoStudio.url}/api/flow/workflows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind }) });
+    const taken = await fetch(`${demoStudio.url}/api/flow/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind }),
+    });
     expect(taken.status).toBe(409);
     await demoStudio.close();
 
     // ...while the user's record is as they left it.
     const after = await startStudio({ env, port: 0, descriptor: false });
     try {
-      expect(await workflowsOf(after.url)).toEqual([expect.objectContaining({ id: 'sample', label: 'Mine', origin: 'http://127.0.0.1:9' })]);
+      expect(await workflowsOf(after.url)).toEqual([
+        expect.objectContaining({ id: 'sample', label: 'Mine', origin: 'http://127.0.0.1:9' }),
+      ]);
       expect((await fetch(`${after.url}/api/flow/workflows/sample`, { method: 'DELETE' })).status).toBe(200);
     } finally {
       await after.close();

@@ -12,7 +12,8 @@ import { startCrashRig, type CrashRig } from '../helpers/crash-rig.js';
 const LATENCY_MS = 3000;
 
 let rig: CrashRig;
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const job = (url: string, requestId: string) => rig.job(url, requestId);
 const simRequests = (route: string) => rig.simRequests<{ body: unknown }>('SVC_FLOW_BASE_URL', route);
 
@@ -36,8 +37,17 @@ describe('a flow job across a studio crash', () => {
   it('SIGKILL while the prompt runs, restart: the recorded prompt is re-attached and its image delivered', async () => {
     expect(rig.origin('SVC_FLOW_BASE_URL')).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const first = await rig.startStudio();
-    expect((await post(`${first}/api/flow/workflows`, { id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind })).status).toBe(201);
-    const accepted = await post(`${first}/api/generate`, { provider: 'flow', model: 'sample', prompt: 'a lighthouse in a storm', size: '640x448', async: true, requestId: 'flow-crash' });
+    expect(
+      (await post(`${first}/api/flow/workflows`, { id: 'sample', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind })).status,
+    ).toBe(201);
+    const accepted = await post(`${first}/api/generate`, {
+      provider: 'flow',
+      model: 'sample',
+      prompt: 'a lighthouse in a storm',
+      size: '640x448',
+      async: true,
+      requestId: 'flow-crash',
+    });
     expect(accepted.status).toBe(202);
     const recorded = await waitFor('the prompt id on the job', async () => (await job(first, 'flow-crash')).upstream ?? undefined);
     // The server is running it (not finished): kill the studio now.
@@ -47,7 +57,10 @@ describe('a flow job across a studio crash', () => {
     });
     const before = await job(first, 'flow-crash');
     await rig.stopStudio('SIGKILL');
-    const history = (await (await fetch(`${rig.origin('SVC_FLOW_BASE_URL')}/history/${recorded.operationId}`)).json()) as Record<string, unknown>;
+    const history = (await (await fetch(`${rig.origin('SVC_FLOW_BASE_URL')}/history/${recorded.operationId}`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(history).toEqual({});
 
     const restarted = await rig.startStudio();
@@ -55,7 +68,13 @@ describe('a flow job across a studio crash', () => {
       const record = await job(restarted, 'flow-crash');
       return record.finishedAt === null ? undefined : record;
     });
-    expect(done).toMatchObject({ requestId: 'flow-crash', state: 'succeeded', provider: 'flow', error: null, upstream: { operationId: recorded.operationId } });
+    expect(done).toMatchObject({
+      requestId: 'flow-crash',
+      state: 'succeeded',
+      provider: 'flow',
+      error: null,
+      upstream: { operationId: recorded.operationId },
+    });
     expect(done.deadline).toBe(before.deadline);
     const result = done.result as { images: { filename: string; width: number; height: number }[]; settings: Record<string, unknown> };
     expect(result.images[0]).toMatchObject({ width: 640, height: 448 });
@@ -67,7 +86,13 @@ describe('a flow job across a studio crash', () => {
 
   it('a graceful stop (SIGTERM) while the prompt runs leaves it running upstream, and the next start delivers it', async () => {
     const first = await rig.startStudio();
-    const accepted = await post(`${first}/api/generate`, { provider: 'flow', model: 'sample', prompt: 'a calm harbour', async: true, requestId: 'flow-stop' });
+    const accepted = await post(`${first}/api/generate`, {
+      provider: 'flow',
+      model: 'sample',
+      prompt: 'a calm harbour',
+      async: true,
+      requestId: 'flow-stop',
+    });
     expect(accepted.status).toBe(202);
     const recorded = await waitFor('the prompt id on the job', async () => (await job(first, 'flow-stop')).upstream ?? undefined);
     await waitFor('the prompt to run upstream', async () => {

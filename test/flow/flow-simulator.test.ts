@@ -38,7 +38,11 @@ async function until(probe: () => boolean, timeoutMs = 5_000): Promise<void> {
   }
 }
 
-const graphWith = (steps: number, text = 'a red kite') => ({ ...SAMPLE_WORKFLOW.graph, '3': { ...SAMPLE_WORKFLOW.graph['3'], inputs: { ...SAMPLE_WORKFLOW.graph['3'].inputs, steps } }, '6': { ...SAMPLE_WORKFLOW.graph['6'], inputs: { ...SAMPLE_WORKFLOW.graph['6'].inputs, text } } });
+const graphWith = (steps: number, text = 'a red kite') => ({
+  ...SAMPLE_WORKFLOW.graph,
+  '3': { ...SAMPLE_WORKFLOW.graph['3'], inputs: { ...SAMPLE_WORKFLOW.graph['3'].inputs, steps } },
+  '6': { ...SAMPLE_WORKFLOW.graph['6'], inputs: { ...SAMPLE_WORKFLOW.graph['6'].inputs, text } },
+});
 
 describe('the node-graph simulator', () => {
   it('answers validation errors as the server does (§2.2)', async () => {
@@ -46,24 +50,40 @@ describe('the node-graph simulator', () => {
     expect(noPrompt.status).toBe(400);
     expect(await noPrompt.json()).toMatchObject({ error: { type: 'no_prompt' }, node_errors: {} });
     const unknownType = await postJson(`${sim.url}/prompt`, { prompt: { '1': { class_type: 'Nope', inputs: {} } } });
-    expect(await unknownType.json()).toMatchObject({ error: { type: 'missing_node_type', extra_info: { node_id: '1', class_type: 'Nope' } } });
+    expect(await unknownType.json()).toMatchObject({
+      error: { type: 'missing_node_type', extra_info: { node_id: '1', class_type: 'Nope' } },
+    });
     const noOutputs = await postJson(`${sim.url}/prompt`, { prompt: { '5': SAMPLE_WORKFLOW.graph['5'] } });
     expect(await noOutputs.json()).toMatchObject({ error: { type: 'prompt_no_outputs' } });
-    const bad = await postJson(`${sim.url}/api/prompt`, { prompt: { ...SAMPLE_WORKFLOW.graph, '3': { class_type: 'KSampler', inputs: { ...SAMPLE_WORKFLOW.graph['3'].inputs, steps: 0, positive: ['5', 0] } } } });
+    const bad = await postJson(`${sim.url}/api/prompt`, {
+      prompt: {
+        ...SAMPLE_WORKFLOW.graph,
+        '3': { class_type: 'KSampler', inputs: { ...SAMPLE_WORKFLOW.graph['3'].inputs, steps: 0, positive: ['5', 0] } },
+      },
+    });
     expect(bad.status).toBe(400);
-    const body = (await bad.json()) as { error: { type: string }; node_errors: Record<string, { errors: { type: string }[]; class_type: string; dependent_outputs: string[] }> };
+    const body = (await bad.json()) as {
+      error: { type: string };
+      node_errors: Record<string, { errors: { type: string }[]; class_type: string; dependent_outputs: string[] }>;
+    };
     expect(body.error.type).toBe('prompt_outputs_failed_validation');
     expect(body.node_errors['3']).toMatchObject({ class_type: 'KSampler', dependent_outputs: ['9'] });
     expect(body.node_errors['3'].errors.map((error) => error.type).sort()).toEqual(['return_type_mismatch', 'value_smaller_than_min']);
   });
 
-  it('runs one prompt with the contract\'s message order, progress and binary previews', async () => {
+  it("runs one prompt with the contract's message order, progress and binary previews", async () => {
     const { socket, frames } = await connect(sim.url, 'order');
-    const answer = (await (await postJson(`${sim.url}/prompt`, { prompt: graphWith(4), client_id: 'order' })).json()) as { prompt_id: string; number: number; node_errors: object };
+    const answer = (await (await postJson(`${sim.url}/prompt`, { prompt: graphWith(4), client_id: 'order' })).json()) as {
+      prompt_id: string;
+      number: number;
+      node_errors: object;
+    };
     expect(answer).toMatchObject({ prompt_id: expect.stringMatching(/^[0-9a-f-]{36}$/), node_errors: {} });
     await until(() => {
       const last = frames.at(-1);
-      return Boolean(last && 'type' in last && last.type === 'status' && frames.some((frame) => 'type' in frame && frame.type === 'execution_success'));
+      return Boolean(
+        last && 'type' in last && last.type === 'status' && frames.some((frame) => 'type' in frame && frame.type === 'execution_success'),
+      );
     });
     const types = frames.map((frame) => ('type' in frame ? frame.type : 'binary'));
     expect(types[0]).toBe('status');
@@ -77,7 +97,10 @@ describe('the node-graph simulator', () => {
     const preview = frames.find((frame) => 'binary' in frame) as { binary: Buffer };
     expect([preview.binary.readUInt32BE(0), preview.binary.readUInt32BE(4)]).toEqual([1, 1]);
     expect((await sharp(preview.binary.subarray(8)).metadata()).format).toBe('jpeg');
-    const history = (await (await fetch(`${sim.url}/history/${answer.prompt_id}`)).json()) as Record<string, { status: { completed: boolean }; outputs: { '9': { images: { filename: string; type: string }[] } } }>;
+    const history = (await (await fetch(`${sim.url}/history/${answer.prompt_id}`)).json()) as Record<
+      string,
+      { status: { completed: boolean }; outputs: { '9': { images: { filename: string; type: string }[] } } }
+    >;
     expect(history[answer.prompt_id].status.completed).toBe(true);
     const image = history[answer.prompt_id].outputs['9'].images[0];
     const view = await fetch(`${sim.url}/view?filename=${image.filename}&type=${image.type}`);
@@ -88,7 +111,8 @@ describe('the node-graph simulator', () => {
 
   it('queues: one runs, the others wait in order; delete and interrupt', async () => {
     const ids: string[] = [];
-    for (const steps of [200, 2, 2]) ids.push(((await (await postJson(`${sim.url}/prompt`, { prompt: graphWith(steps) })).json()) as { prompt_id: string }).prompt_id);
+    for (const steps of [200, 2, 2])
+      ids.push(((await (await postJson(`${sim.url}/prompt`, { prompt: graphWith(steps) })).json()) as { prompt_id: string }).prompt_id);
     await until(() => (sim.executor.queue().queue_running[0]?.[1] as string) === ids[0]);
     const queue = (await (await fetch(`${sim.url}/queue`)).json()) as { queue_running: unknown[][]; queue_pending: unknown[][] };
     expect(queue.queue_pending.map((item) => item[1])).toEqual([ids[1], ids[2]]);
@@ -105,8 +129,12 @@ describe('the node-graph simulator', () => {
   });
 
   it('uploads with de-duplicated names, serves files with the path checks', async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
-    const other8 = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0000ff' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } })
+      .png()
+      .toBuffer();
+    const other8 = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0000ff' } })
+      .png()
+      .toBuffer();
     const upload = async (bytes: Buffer) => {
       const form = new FormData();
       form.set('image', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'cat.png');
@@ -120,17 +148,23 @@ describe('the node-graph simulator', () => {
     expect((await fetch(`${sim.url}/view?filename=../etc/passwd`)).status).toBe(400);
     expect((await fetch(`${sim.url}/view?filename=cat.png&subfolder=../x&type=input`)).status).toBe(403);
     expect((await fetch(`${sim.url}/view?filename=nope.png`)).status).toBe(404);
-    const info = (await (await fetch(`${sim.url}/object_info/LoadImage`)).json()) as { LoadImage: { input: { required: { image: [string[]] } } } };
+    const info = (await (await fetch(`${sim.url}/object_info/LoadImage`)).json()) as {
+      LoadImage: { input: { required: { image: [string[]] } } };
+    };
     expect(info.LoadImage.input.required.image[0]).toEqual(['cat (1).png', 'cat.png']);
   });
 
   it('re-sends the running node to a client that reconnects, and runs apart from a second instance', async () => {
     const first = await connect(sim.url, 'again');
-    const { prompt_id: promptId } = (await (await postJson(`${sim.url}/prompt`, { prompt: graphWith(100), client_id: 'again' })).json()) as { prompt_id: string };
+    const { prompt_id: promptId } = (await (
+      await postJson(`${sim.url}/prompt`, { prompt: graphWith(100), client_id: 'again' })
+    ).json()) as { prompt_id: string };
     await until(() => first.frames.some((frame) => 'type' in frame && frame.type === 'progress'));
     const second = await connect(sim.url, 'again');
     await until(() => second.frames.some((frame) => 'type' in frame && frame.type === 'executing'));
-    expect(second.frames.find((frame) => 'type' in frame && frame.type === 'executing')).toMatchObject({ data: { node: '3', prompt_id: promptId } });
+    expect(second.frames.find((frame) => 'type' in frame && frame.type === 'executing')).toMatchObject({
+      data: { node: '3', prompt_id: promptId },
+    });
     await until(() => first.socket.readyState === WebSocket.CLOSED);
     // The other instance has its own queue and history.
     expect(((await (await fetch(`${other.url}/queue`)).json()) as { queue_running: unknown[] }).queue_running).toEqual([]);

@@ -32,7 +32,10 @@ function png(chunks: [string, Buffer][]): Buffer {
     head.write(type, 4, 'latin1');
     return Buffer.concat([head, data, Buffer.alloc(4)]);
   };
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...[...chunks, ['IEND', Buffer.alloc(0)] as [string, Buffer]].map(chunk)]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    ...[...chunks, ['IEND', Buffer.alloc(0)] as [string, Buffer]].map(chunk),
+  ]);
 }
 
 describe('flow units', () => {
@@ -40,14 +43,25 @@ describe('flow units', () => {
     expect(checkOrigin('http://127.0.0.1:8188')).toBe('http://127.0.0.1:8188');
     expect(checkOrigin('HTTP://LocalHost:8189/')).toBe('http://localhost:8189');
     expect(checkOrigin('http://[::1]:1')).toBe('http://[::1]:1');
-    for (const origin of ['http://127.0.0.2:8188', 'http://0x7f.1:8188', 'http://[::ffff:127.0.0.1]:8188', 'ws://127.0.0.1:8188', 'http://127.0.0.1:8188#x', ' http://localhost', 'http://localhost.:80']) {
+    for (const origin of [
+      'http://127.0.0.2:8188',
+      'http://0x7f.1:8188',
+      'http://[::ffff:127.0.0.1]:8188',
+      'ws://127.0.0.1:8188',
+      'http://127.0.0.1:8188#x',
+      ' http://localhost',
+      'http://localhost.:80',
+    ]) {
       expect({ origin, code: codeOf(() => checkOrigin(origin)) }).toEqual({ origin, code: 'FLOW_URL_NOT_LOCAL' });
     }
   });
 
   it('reads tEXt, zTXt and iTXt (plain and compressed), first of a keyword wins', () => {
     const itxt = (keyword: string, text: string, compressed: boolean) =>
-      Buffer.concat([Buffer.from(`${keyword}\0${compressed ? '\x01' : '\x00'}\0en\0${keyword}\0`, 'latin1'), compressed ? deflateSync(Buffer.from(text)) : Buffer.from(text, 'utf8')]);
+      Buffer.concat([
+        Buffer.from(`${keyword}\0${compressed ? '\x01' : '\x00'}\0en\0${keyword}\0`, 'latin1'),
+        compressed ? deflateSync(Buffer.from(text)) : Buffer.from(text, 'utf8'),
+      ]);
     const texts = pngTextChunks(
       png([
         ['tEXt', Buffer.from('prompt\0{"a":1}', 'latin1')],
@@ -73,14 +87,24 @@ describe('flow units', () => {
     };
     const candidates = bindCandidates(graph);
     // Node 2's text is a link: not a candidate, so the prompt is unambiguous.
-    expect(candidates.filter((candidate) => candidate.field === 'prompt')).toEqual([expect.objectContaining({ node: '1', unambiguous: true })]);
+    expect(candidates.filter((candidate) => candidate.field === 'prompt')).toEqual([
+      expect.objectContaining({ node: '1', unambiguous: true }),
+    ]);
     expect(candidates.filter((candidate) => candidate.field === 'seed').map((candidate) => candidate.unambiguous)).toEqual([false, false]);
     const bind = checkBind(graph, undefined);
     expect(bind).toEqual({ prompt: { node: '1', input: 'text' }, output: { node: '5' } });
     const params = deriveParams(graph, bind, undefined);
-    expect(params.map((param) => param.name)).toEqual(['KSampler.3.seed', 'KSampler.3.steps', 'KSampler.4.seed', 'KSampler.4.steps', 'SaveImage.filename_prefix']);
+    expect(params.map((param) => param.name)).toEqual([
+      'KSampler.3.seed',
+      'KSampler.3.steps',
+      'KSampler.4.seed',
+      'KSampler.4.steps',
+      'SaveImage.filename_prefix',
+    ]);
     expect(params[1]).toEqual({ name: 'KSampler.3.steps', node: '3', input: 'steps', type: 'integer', default: 10 });
-    expect(codeOf(() => checkBind(graph, { prompt: { node: '2', input: 'text' }, output: { node: '5' } }))).toBe('FLOW_WORKFLOW_BIND_INVALID');
+    expect(codeOf(() => checkBind(graph, { prompt: { node: '2', input: 'text' }, output: { node: '5' } }))).toBe(
+      'FLOW_WORKFLOW_BIND_INVALID',
+    );
   });
 
   it('says why supplied params are refused', () => {
@@ -94,9 +118,15 @@ describe('flow units', () => {
       }
     };
     const steps: FlowParam = { name: 'steps', node: '3', input: 'steps', type: 'integer' };
-    expect(refusal([{ ...steps, name: 'seed' }])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('the bound seed option') });
+    expect(refusal([{ ...steps, name: 'seed' }])).toEqual({
+      code: 'FLOW_WORKFLOW_BIND_INVALID',
+      message: expect.stringContaining('the bound seed option'),
+    });
     expect(refusal([steps, steps])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('used twice') });
-    expect(refusal([{ ...steps, input: 'cfg' }])).toEqual({ code: 'FLOW_WORKFLOW_BIND_INVALID', message: expect.stringContaining('not a value it has') });
+    expect(refusal([{ ...steps, input: 'cfg' }])).toEqual({
+      code: 'FLOW_WORKFLOW_BIND_INVALID',
+      message: expect.stringContaining('not a value it has'),
+    });
     expect(refusal([steps])).toBeUndefined();
   });
 
@@ -107,12 +137,25 @@ describe('flow units', () => {
       '9': { class_type: 'SaveImage', inputs: { images: ['3', 0] } },
     };
     const bind = { prompt: { node: '6', input: 'text' }, seed: { node: '3', input: 'seed' }, output: { node: '9' } };
-    const params = deriveParams(graph, bind, { KSampler: { input: { required: { steps: ['INT', { min: 1, max: 100 }], sampler_name: [['euler', 'ddim']] } } } });
+    const params = deriveParams(graph, bind, {
+      KSampler: { input: { required: { steps: ['INT', { min: 1, max: 100 }], sampler_name: [['euler', 'ddim']] } } },
+    });
     const options = workflowOptions(bind, params);
     expect(options.safeParse({ 'KSampler.steps': 30, 'KSampler.sampler_name': 'ddim', seed: 4 }).success).toBe(true);
-    for (const bad of [{ 'KSampler.steps': 0 }, { 'KSampler.steps': 2.5 }, { 'KSampler.sampler_name': 'heun' }, { seed: -1 }, { other: 1 }]) expect(options.safeParse(bad).success).toBe(false);
+    for (const bad of [{ 'KSampler.steps': 0 }, { 'KSampler.steps': 2.5 }, { 'KSampler.sampler_name': 'heun' }, { seed: -1 }, { other: 1 }])
+      expect(options.safeParse(bad).success).toBe(false);
 
-    const workflow: FlowWorkflow = { id: 'w', label: 'w', origin: 'http://127.0.0.1:1', mediaKind: 'image', graph, bind, params, createdAt: 0, updatedAt: 0 };
+    const workflow: FlowWorkflow = {
+      id: 'w',
+      label: 'w',
+      origin: 'http://127.0.0.1:1',
+      mediaKind: 'image',
+      graph,
+      bind,
+      params,
+      createdAt: 0,
+      updatedAt: 0,
+    };
     const injected = injectGraph(workflow, { prompt: 'new', seed: 9, params: { 'KSampler.steps': 30 } });
     expect(injected['6'].inputs.text).toBe('new');
     expect(injected['3'].inputs).toEqual({ seed: 9, steps: 30, sampler_name: 'euler' });
@@ -133,7 +176,9 @@ describe('the shared flow socket', () => {
     try {
       const promptId = '5b2e6c1a-7d1f-4c55-9a51-2f0d4b0d7e11';
       // What the server says to a client that reconnects while its prompt runs (§3): only the running node.
-      server.on('connection', (client) => client.send(JSON.stringify({ type: 'executing', data: { node: '3', display_node: '3', prompt_id: promptId } })));
+      server.on('connection', (client) =>
+        client.send(JSON.stringify({ type: 'executing', data: { node: '3', display_node: '3', prompt_id: promptId } })),
+      );
       const phases: string[] = [];
       const job = { phase: (phase: string) => phases.push(phase), partial: () => undefined } as unknown as LaneJob;
       const origin = sockets.of(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -33,7 +33,8 @@ const send = async (method: string, path: string, body?: string) => {
   return { status: response.status, bytes: text.length, body: JSON.parse(text) as Record<string, any> };
 };
 const call = (method: string, path: string, body?: unknown) => send(method, path, body === undefined ? undefined : JSON.stringify(body));
-const register = (id: string, graph: unknown, extra: Record<string, unknown> = {}) => call('POST', '/api/flow/workflows', { id, graph, bind: SAMPLE_WORKFLOW.bind, ...extra });
+const register = (id: string, graph: unknown, extra: Record<string, unknown> = {}) =>
+  call('POST', '/api/flow/workflows', { id, graph, bind: SAMPLE_WORKFLOW.bind, ...extra });
 
 describe('workflow bounds', () => {
   it('refuses a 100,000-node workflow with FLOW_WORKFLOW_TOO_LARGE', async () => {
@@ -77,20 +78,36 @@ describe('workflow bounds', () => {
 
   it('answers a binding or param naming an inherited key ("__proto__", "constructor") with FLOW_WORKFLOW_BIND_INVALID', async () => {
     for (const node of ['__proto__', 'constructor', 'toString']) {
-      const answer = await call('POST', '/api/flow/workflows', { id: 'proto', graph: SAMPLE_WORKFLOW.graph, bind: { ...SAMPLE_WORKFLOW.bind, prompt: { node, input: 'text' } } });
+      const answer = await call('POST', '/api/flow/workflows', {
+        id: 'proto',
+        graph: SAMPLE_WORKFLOW.graph,
+        bind: { ...SAMPLE_WORKFLOW.bind, prompt: { node, input: 'text' } },
+      });
       expect(answer.status, node).toBe(400);
       expect(answer.body.error.code).toBe('FLOW_WORKFLOW_BIND_INVALID');
     }
     const promptNode = SAMPLE_WORKFLOW.bind.prompt.node;
     for (const input of ['__proto__', 'constructor', 'hasOwnProperty']) {
-      const answer = await call('POST', '/api/flow/workflows', { id: 'proto', graph: SAMPLE_WORKFLOW.graph, bind: { ...SAMPLE_WORKFLOW.bind, prompt: { node: promptNode, input } } });
+      const answer = await call('POST', '/api/flow/workflows', {
+        id: 'proto',
+        graph: SAMPLE_WORKFLOW.graph,
+        bind: { ...SAMPLE_WORKFLOW.bind, prompt: { node: promptNode, input } },
+      });
       expect(answer.status, input).toBe(400);
       expect(answer.body.error.code).toBe('FLOW_WORKFLOW_BIND_INVALID');
     }
-    const param = await call('POST', '/api/flow/workflows', { id: 'proto', graph: SAMPLE_WORKFLOW.graph, bind: SAMPLE_WORKFLOW.bind, params: [{ name: 'x', node: 'constructor', input: 'name', type: 'string' }] });
+    const param = await call('POST', '/api/flow/workflows', {
+      id: 'proto',
+      graph: SAMPLE_WORKFLOW.graph,
+      bind: SAMPLE_WORKFLOW.bind,
+      params: [{ name: 'x', node: 'constructor', input: 'name', type: 'string' }],
+    });
     expect(param.body.error.code).toBe('FLOW_WORKFLOW_BIND_INVALID');
     // A graph given as text can carry a "__proto__" node id: refused by name, never stored half-readable.
-    const protoNode = await register('proto', `{"__proto__":{"class_type":"X","inputs":{}},${JSON.stringify(SAMPLE_WORKFLOW.graph).slice(1)}`);
+    const protoNode = await register(
+      'proto',
+      `{"__proto__":{"class_type":"X","inputs":{}},${JSON.stringify(SAMPLE_WORKFLOW.graph).slice(1)}`,
+    );
     expect(protoNode.status).toBe(400);
     expect(protoNode.body.error.code).toBe('FLOW_WORKFLOW_GRAPH_INVALID');
   });
@@ -100,8 +117,18 @@ describe('workflow bounds', () => {
     // Written straight into the table, as an older build would have: a 6 MB graph.
     const db = new Database(join(studio.home, 'studio.db'));
     const oversized = { ...SAMPLE_WORKFLOW.graph, big: { class_type: 'Note', inputs: { text: 'x'.repeat(6 * 1024 * 1024) } } };
-    db.prepare('INSERT INTO flow_workflows (id, label, origin, media_kind, graph, bind, params, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      'old-huge', 'old-huge', flow.url, 'image', JSON.stringify(oversized), JSON.stringify(SAMPLE_WORKFLOW.bind), '[]', Date.now(), Date.now(),
+    db.prepare(
+      'INSERT INTO flow_workflows (id, label, origin, media_kind, graph, bind, params, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      'old-huge',
+      'old-huge',
+      flow.url,
+      'image',
+      JSON.stringify(oversized),
+      JSON.stringify(SAMPLE_WORKFLOW.bind),
+      '[]',
+      Date.now(),
+      Date.now(),
     );
     db.close();
     const listed = await call('GET', '/api/flow/workflows');
@@ -123,9 +150,9 @@ describe('the workflow store', () => {
     const home = makeTempHome('svc-flow-store-');
     const db = openDatabase(join(home, 'studio.db'));
     try {
-      db.prepare('INSERT INTO flow_workflows (id, label, origin, media_kind, graph, bind, params, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        'unparsed', 'Unparsed', 'http://127.0.0.1:8188', 'image', '{not json', JSON.stringify(SAMPLE_WORKFLOW.bind), '[]', 1, 1,
-      );
+      db.prepare(
+        'INSERT INTO flow_workflows (id, label, origin, media_kind, graph, bind, params, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run('unparsed', 'Unparsed', 'http://127.0.0.1:8188', 'image', '{not json', JSON.stringify(SAMPLE_WORKFLOW.bind), '[]', 1, 1);
       const store = new SqliteFlowWorkflowRepository(db);
       expect(store.summaries().map((summary) => summary.id)).toEqual(['unparsed']);
       // The whole record does parse the graph, and drops the row.

@@ -95,7 +95,10 @@ describe('UpstreamSocket', () => {
     const port = (silent.address() as AddressInfo).port;
     const slow = socketOf(`ws://127.0.0.1:${port}/ws`, { connectTimeoutMs: 200 });
     const started = Date.now();
-    const failure = await slow.socket.open().then(() => undefined, (error: unknown) => error);
+    const failure = await slow.socket.open().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ failure: 'timeout' });
     expect(Date.now() - started).toBeLessThan(3_000);

@@ -64,7 +64,10 @@ describe('svc generation commands against a demo studio', () => {
   });
 
   it('svc multimode with a failing slot prints every slot and exits 6 (issue 46)', async () => {
-    const result = await svc(['multimode', 'a pear [sim:safety]', '--target', 'gamma/gamma-image-2', '--target', 'api/lang-5.6-luna', '--json'], 60_000);
+    const result = await svc(
+      ['multimode', 'a pear [sim:safety]', '--target', 'gamma/gamma-image-2', '--target', 'api/lang-5.6-luna', '--json'],
+      60_000,
+    );
     expect(result.code, result.stdout + result.stderr).toBe(EXIT_CODES.upstream);
     const body = JSON.parse(result.stdout) as { succeeded: number; failed: number; results: { ok: boolean; provider: string }[] };
     expect(body).toMatchObject({ succeeded: 1, failed: 1 });
@@ -79,7 +82,9 @@ describe('svc generation commands against a demo studio', () => {
     const bytes = readFileSync(out);
     expect((await sharp(bytes).metadata()).format).toBe('png');
     expect((await readEmbeddedMetadata(bytes))?.prompt).toBe('a delta fox');
-    const json = JSON.parse((await svc(['generate', 'a delta owl', '-p', 'delta', '-o', join(work, 'delta-owl.webp'), '--json'], 60_000)).stdout) as { images: { format: string; filename: string }[]; converted: unknown[] };
+    const json = JSON.parse(
+      (await svc(['generate', 'a delta owl', '-p', 'delta', '-o', join(work, 'delta-owl.webp'), '--json'], 60_000)).stdout,
+    ) as { images: { format: string; filename: string }[]; converted: unknown[] };
     expect(json.images[0].format).toBe('jpeg');
     expect(json.converted).toEqual([{ path: join(work, 'delta-owl.webp'), from: 'jpeg', to: 'webp', filename: json.images[0].filename }]);
     expect((await sharp(readFileSync(join(work, 'delta-owl.webp'))).metadata()).format).toBe('webp');
@@ -115,7 +120,10 @@ describe('svc generation commands against a demo studio', () => {
   });
 
   it('on a client timeout prints the requestId and the job still lands in history', async () => {
-    const result = await svc(['generate', 'a slow owl [sim:slow=6000]', '--provider', 'api', '--timeout', '2', '--request-id', 'owl-timeout-1'], 30_000);
+    const result = await svc(
+      ['generate', 'a slow owl [sim:slow=6000]', '--provider', 'api', '--timeout', '2', '--request-id', 'owl-timeout-1'],
+      30_000,
+    );
     expect(result.code).toBe(EXIT_CODES.timeout);
     expect(result.stderr).toContain('owl-timeout-1');
     expect(result.stderr).toContain('svc history ls');
@@ -123,16 +131,23 @@ describe('svc generation commands against a demo studio', () => {
     const inflight = (await (await studio.request('/api/inflight')).json()) as { jobs: { requestId: string }[] };
     expect(inflight.jobs.map((job) => job.requestId)).toContain('owl-timeout-1');
     // ...and finishes it although the client left: its image lands in history, which the CLI lists.
-    await vi.waitFor(async () => expect(((await (await studio.request('/api/jobs/owl-timeout-1')).json()) as { state: string }).state).toBe('succeeded'), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(
+      async () => expect(((await (await studio.request('/api/jobs/owl-timeout-1')).json()) as { state: string }).state).toBe('succeeded'),
+      { timeout: 20_000, interval: 200 },
+    );
     const page = JSON.parse((await svc(['history', 'ls', '--json'])).stdout);
     expect(page.items.some((item: { requestId: string }) => item.requestId === 'owl-timeout-1')).toBe(true);
   });
 
   it('svc events follows one job live and stops on Ctrl-C', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SVC, 'events', '--json', '--request', 'events-cli-1', '--server', studio.url], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', SVC, 'events', '--json', '--request', 'events-cli-1', '--server', studio.url],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const lines: Record<string, unknown>[] = [];
     let buffer = '';

@@ -47,7 +47,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const generate = (rig: Rig, prompt: string, extra: Record<string, unknown> = {}) => rig.post('/api/generate', { prompt, provider: rig === api ? 'api' : 'oauth', ...extra });
+const generate = (rig: Rig, prompt: string, extra: Record<string, unknown> = {}) =>
+  rig.post('/api/generate', { prompt, provider: rig === api ? 'api' : 'oauth', ...extra });
 
 describe('api lane errors', () => {
   it('API_KEY_REQUIRED: a server without demo and without a key', async () => {
@@ -132,9 +133,18 @@ describe('api lane errors', () => {
       });
     });
     const home = join(api.home, 'refused');
-    const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH, OMNI_API_KEY: 'sim-omni-key' }, port: 0, descriptor: false, upstreams: { api: `http://127.0.0.1:${port}/v1` } });
+    const studio = await startStudio({
+      env: { SVC_HOME: home, PATH: process.env.PATH, OMNI_API_KEY: 'sim-omni-key' },
+      port: 0,
+      descriptor: false,
+      upstreams: { api: `http://127.0.0.1:${port}/v1` },
+    });
     try {
-      const response = await fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'anyone?', provider: 'api' }) });
+      const response = await fetch(`${studio.url}/api/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'anyone?', provider: 'api' }),
+      });
       const body = await expectError(response, 502, 'NETWORK_FAILED');
       expect(body.error.details).toMatchObject({ stage: 'connect', reason: 'ECONNREFUSED' });
     } finally {
@@ -146,7 +156,11 @@ describe('api lane errors', () => {
     const narrow = await startResponsesSimulator({ apiChatModels: ['lang-5.6-luna'] });
     const rig = await startRig({ sim: narrow });
     try {
-      const body = await expectError(await generate(rig, 'hello', { provider: 'api', model: 'lang-5.6-sol' }), 400, 'IMAGE_MODEL_UNSUPPORTED');
+      const body = await expectError(
+        await generate(rig, 'hello', { provider: 'api', model: 'lang-5.6-sol' }),
+        400,
+        'IMAGE_MODEL_UNSUPPORTED',
+      );
       expect(body.error.details).toMatchObject({ upstreamStatus: 404, upstreamCode: 'model_not_found' });
     } finally {
       await rig.stop();
@@ -168,7 +182,11 @@ describe('api lane errors', () => {
   });
 
   it('sends the error as the last event of a per-request stream', async () => {
-    const streamed = await api.post('/api/generate', { prompt: 'blocked [sim:moderation]', provider: 'api', requestId: 'sse-error-2' }, { accept: 'text/event-stream' });
+    const streamed = await api.post(
+      '/api/generate',
+      { prompt: 'blocked [sim:moderation]', provider: 'api', requestId: 'sse-error-2' },
+      { accept: 'text/event-stream' },
+    );
     expect(streamed.status).toBe(200);
     const events = await collectEvents(streamed);
     expect(events.at(-1)).toMatchObject({ event: 'error', requestId: 'sse-error-2', error: { code: 'MODERATION_REFUSED' } });

@@ -35,7 +35,15 @@ describe('POST /api/generate on the api lane', () => {
   it('answers sync JSON with a real PNG saved in history, its prompt embedded', async () => {
     const response = await rig.post('/api/generate', { prompt: 'a red kite over a green hill', provider: 'api', quality: 'low' });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { requestId: string; provider: string; model: string; images: ImageRecord[]; revisedPrompt?: string; usage?: unknown; timings: Record<string, number> };
+    const body = (await response.json()) as {
+      requestId: string;
+      provider: string;
+      model: string;
+      images: ImageRecord[];
+      revisedPrompt?: string;
+      usage?: unknown;
+      timings: Record<string, number>;
+    };
     expect(body.provider).toBe('api');
     expect(body.model).toBe('lang-5.6-luna');
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -44,7 +52,14 @@ describe('POST /api/generate on the api lane', () => {
     expect(body.timings.saveMs).toBeGreaterThan(0);
     expect(body.images).toHaveLength(1);
     const [image] = body.images;
-    expect(image).toMatchObject({ format: 'png', width: 1024, height: 1024, prompt: 'a red kite over a green hill', provider: 'api', requestId: body.requestId });
+    expect(image).toMatchObject({
+      format: 'png',
+      width: 1024,
+      height: 1024,
+      prompt: 'a red kite over a green hill',
+      provider: 'api',
+      requestId: body.requestId,
+    });
 
     const bytes = await readFile(join(rig.studio.ctx.paths.generatedDir, image.filename));
     expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
@@ -56,7 +71,14 @@ describe('POST /api/generate on the api lane', () => {
     const sent = upstreamBody();
     expect(sent).toMatchObject({ model: 'lang-5.6-luna', stream: true, reasoning: { effort: 'low' } });
     const tools = sent.tools as Array<Record<string, unknown>>;
-    expect(tools[0]).toMatchObject({ type: 'image_generation', model: 'lang-image-2', size: '1024x1024', quality: 'low', output_format: 'png', partial_images: 2 });
+    expect(tools[0]).toMatchObject({
+      type: 'image_generation',
+      model: 'lang-image-2',
+      size: '1024x1024',
+      quality: 'low',
+      output_format: 'png',
+      partial_images: 2,
+    });
     expect(tools.some((tool) => tool.type === 'web_search')).toBe(true);
   });
 
@@ -93,7 +115,11 @@ describe('POST /api/generate on the api lane', () => {
   });
 
   it('streams one request as SSE with Accept: text/event-stream, ending with done', async () => {
-    const response = await rig.post('/api/generate', { prompt: 'streamed owl', provider: 'api', requestId: 'sse-1' }, { accept: 'text/event-stream' });
+    const response = await rig.post(
+      '/api/generate',
+      { prompt: 'streamed owl', provider: 'api', requestId: 'sse-1' },
+      { accept: 'text/event-stream' },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = await collectEvents(response);
@@ -106,7 +132,9 @@ describe('POST /api/generate on the api lane', () => {
   it('answers validation errors as plain JSON even when SSE was asked for', async () => {
     const response = await rig.post('/api/generate', { prompt: 'x', quality: 'ultra' }, { accept: 'text/event-stream' });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'BAD_REQUEST', details: { field: 'quality', valid: ['low', 'medium', 'high'] } } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'BAD_REQUEST', details: { field: 'quality', valid: ['low', 'medium', 'high'] } },
+    });
   });
 
   it('rejects values outside the catalog with the valid ones', async () => {
@@ -167,10 +195,20 @@ describe('POST /api/generate/multimode', () => {
   it('reports partial success per slot instead of hiding it', async () => {
     // The first upstream call of the batch fails; the other succeeds.
     rig.sim.simulator.fault('POST /v1/responses', { status: 500, times: 1 });
-    const response = await rig.post('/api/generate/multimode', { prompt: 'two foxes', provider: 'api', n: 2, requestId: 'multi-1' }, { accept: 'text/event-stream' });
+    const response = await rig.post(
+      '/api/generate/multimode',
+      { prompt: 'two foxes', provider: 'api', n: 2, requestId: 'multi-1' },
+      { accept: 'text/event-stream' },
+    );
     expect(response.status).toBe(200);
     const events = await collectEvents(response);
-    const done = events.at(-1) as StreamedEvent & { result: { results: Array<{ slot: number; ok: boolean; image?: ImageRecord; error?: { code: string } }>; succeeded: number; failed: number } };
+    const done = events.at(-1) as StreamedEvent & {
+      result: {
+        results: Array<{ slot: number; ok: boolean; image?: ImageRecord; error?: { code: string } }>;
+        succeeded: number;
+        failed: number;
+      };
+    };
     expect(done.event).toBe('done');
     expect(done.result).toMatchObject({ succeeded: 1, failed: 1 });
     const failed = done.result.results.find((slot) => !slot.ok);
@@ -183,7 +221,11 @@ describe('POST /api/generate/multimode', () => {
   });
 
   it('runs one output per entry of `outputs`, sync', async () => {
-    const response = await rig.post('/api/generate/multimode', { prompt: 'a tower', provider: 'api', outputs: [{ size: '1024x1536' }, { size: '1536x1024', quality: 'low' }] });
+    const response = await rig.post('/api/generate/multimode', {
+      prompt: 'a tower',
+      provider: 'api',
+      outputs: [{ size: '1024x1536' }, { size: '1536x1024', quality: 'low' }],
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { results: Array<{ slot: number; ok: boolean; image: ImageRecord }> };
     expect(body.results.map((slot) => [slot.slot, slot.ok, slot.image.width, slot.image.height])).toEqual([
@@ -193,7 +235,12 @@ describe('POST /api/generate/multimode', () => {
   });
 
   it('refuses `outputs` and `n` together, naming both (neither silently wins)', async () => {
-    const response = await rig.post('/api/generate/multimode', { prompt: 'a tower', provider: 'api', n: 3, outputs: [{ size: '1024x1536' }] });
+    const response = await rig.post('/api/generate/multimode', {
+      prompt: 'a tower',
+      provider: 'api',
+      n: 3,
+      outputs: [{ size: '1024x1536' }],
+    });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.message).toMatch(/outputs.*n|n.*outputs/);
@@ -205,7 +252,12 @@ describe('in-flight jobs', () => {
     const watcher = new AbortController();
     const events = await followEvents(rig.studio.url, watcher.signal);
     try {
-      const started = await rig.post('/api/generate', { prompt: 'slow painting [sim:stall=20000]', provider: 'api', async: true, requestId: 'cancel-me' });
+      const started = await rig.post('/api/generate', {
+        prompt: 'slow painting [sim:stall=20000]',
+        provider: 'api',
+        async: true,
+        requestId: 'cancel-me',
+      });
       expect(started.status).toBe(202);
       // Wait until the upstream stream is open and rendering.
       let listed: Array<{ requestId: string; phase: string; kind: string; provider: string }> = [];
@@ -236,7 +288,11 @@ describe('in-flight jobs', () => {
 
   it('cancels the upstream call when the per-request SSE client goes away', async () => {
     const client = new AbortController();
-    const response = await rig.post('/api/generate', { prompt: 'abandoned [sim:stall=20000]', provider: 'api', requestId: 'walk-away' }, { accept: 'text/event-stream' });
+    const response = await rig.post(
+      '/api/generate',
+      { prompt: 'abandoned [sim:stall=20000]', provider: 'api', requestId: 'walk-away' },
+      { accept: 'text/event-stream' },
+    );
     const reader = fetch(`${rig.studio.url}/api/generate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -255,7 +311,12 @@ describe('in-flight jobs', () => {
     const upstream2 = await rig.sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('abandoned too'));
     expect(upstream2.outcome).toBe('client-aborted');
     // The job says why it ended: its client left, not a DELETE.
-    await vi.waitFor(async () => expect(((await (await rig.get('/api/jobs/walk-away')).json()) as { error: unknown }).error).toMatchObject({ code: 'JOB_CANCELLED', message: 'The client closed the event stream.' }));
+    await vi.waitFor(async () =>
+      expect(((await (await rig.get('/api/jobs/walk-away')).json()) as { error: unknown }).error).toMatchObject({
+        code: 'JOB_CANCELLED',
+        message: 'The client closed the event stream.',
+      }),
+    );
   });
 
   it('cancels the upstream call when a sync client disconnects', async () => {
@@ -276,7 +337,12 @@ describe('in-flight jobs', () => {
     await request;
     const upstream = await rig.sim.simulator.waitForRequest((entry) => JSON.stringify(entry.body).includes('sync gone ['));
     expect(upstream.outcome).toBe('client-aborted');
-    await vi.waitFor(async () => expect(((await (await rig.get('/api/jobs/sync-gone-2')).json()) as { error: unknown }).error).toMatchObject({ code: 'JOB_CANCELLED', message: 'The client disconnected before the answer.' }));
+    await vi.waitFor(async () =>
+      expect(((await (await rig.get('/api/jobs/sync-gone-2')).json()) as { error: unknown }).error).toMatchObject({
+        code: 'JOB_CANCELLED',
+        message: 'The client disconnected before the answer.',
+      }),
+    );
   });
 
   it('cancels running jobs at shutdown instead of waiting for them', async () => {
@@ -304,7 +370,10 @@ describe('in-flight jobs', () => {
 
 describe('api lane defaults', () => {
   it('follows SVC_API_* and saved defaults; a request field wins over both', async () => {
-    const configured = await startRig({ sim: rig.sim, env: { SVC_API_ALLOW_WEB_SEARCH: 'false', SVC_API_REASONING_EFFORT: 'high', SVC_API_IMAGE_SIZE: '1536x1024' } });
+    const configured = await startRig({
+      sim: rig.sim,
+      env: { SVC_API_ALLOW_WEB_SEARCH: 'false', SVC_API_REASONING_EFFORT: 'high', SVC_API_IMAGE_SIZE: '1536x1024' },
+    });
     try {
       const sent = () => configured.sim.simulator.lastRequest({ route: 'POST /v1/responses' })?.body as Record<string, unknown>;
       const first = await configured.post('/api/generate', { prompt: 'defaults', provider: 'api' });
@@ -313,9 +382,18 @@ describe('api lane defaults', () => {
       expect(sent()).toMatchObject({ reasoning: { effort: 'high' }, tool_choice: { type: 'image_generation' } });
       expect((sent().tools as unknown[]).length).toBe(1);
 
-      const saved = await fetch(`${configured.studio.url}/api/defaults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'lang-5.6-terra' }) });
+      const saved = await fetch(`${configured.studio.url}/api/defaults`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'lang-5.6-terra' }),
+      });
       expect(saved.status).toBe(200);
-      const second = await configured.post('/api/generate', { prompt: 'saved model', provider: 'api', reasoning: 'none', size: '1024x1024' });
+      const second = await configured.post('/api/generate', {
+        prompt: 'saved model',
+        provider: 'api',
+        reasoning: 'none',
+        size: '1024x1024',
+      });
       expect(((await second.json()) as { model: string }).model).toBe('lang-5.6-terra');
       expect(sent()).toMatchObject({ model: 'lang-5.6-terra', reasoning: { effort: 'none' } });
       expect((sent().tools as Array<Record<string, unknown>>)[0].size).toBe('1024x1024');

@@ -29,7 +29,12 @@ describe('oauth lane', () => {
     try {
       const response = await rig.post('/api/generate', { prompt: 'a quiet harbour', provider: 'oauth', model: 'lang-5.6-sol' });
       expect(response.status).toBe(200);
-      const body = (await response.json()) as { provider: string; model: string; requestedModel: string; images: Array<{ lane: string; model: string }> };
+      const body = (await response.json()) as {
+        provider: string;
+        model: string;
+        requestedModel: string;
+        images: Array<{ lane: string; model: string }>;
+      };
       // lang-5.6-sol runs as lang-6-sol on the subscription backend.
       expect(body).toMatchObject({ provider: 'oauth', model: 'lang-6-sol', requestedModel: 'lang-5.6-sol' });
       expect(body.images[0]).toMatchObject({ provider: 'oauth', model: 'lang-6-sol' });
@@ -92,7 +97,9 @@ describe('oauth lane', () => {
         sim.simulator.clearRequests();
         // Callers start at staggered moments, so some read the file while the refresh is landing.
         const sessions = await Promise.all(
-          Array.from({ length: 12 }, (_, index) => new Promise((resolve) => setTimeout(resolve, index % 4)).then(() => usableSession(rig.studio.ctx))),
+          Array.from({ length: 12 }, (_, index) =>
+            new Promise((resolve) => setTimeout(resolve, index % 4)).then(() => usableSession(rig.studio.ctx)),
+          ),
         );
         expect(sim.simulator.requests({ route: 'POST /oauth/token' })).toHaveLength(1);
         expect(new Set(sessions.map((session) => session.accessToken)).size).toBe(1);
@@ -127,7 +134,8 @@ describe('oauth lane', () => {
       // The backend answers the first call with a (slow) 401; meanwhile the file gets a newer session.
       sim.simulator.fault('POST /backend-api/codex/responses', { status: 401, latencyMs: 400 });
       const pending = rig.post('/api/generate', { prompt: 'retry with the newer file', provider: 'oauth' });
-      while (sim.simulator.requests({ route: 'POST /backend-api/codex/responses' }).length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (sim.simulator.requests({ route: 'POST /backend-api/codex/responses' }).length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       writeFileSync(rig.authFile, JSON.stringify(createOauthSession(sim), null, 2), { mode: 0o600 });
       const response = await pending;
       expect(response.status).toBe(200);
@@ -144,7 +152,10 @@ describe('oauth lane', () => {
       const response = await rig.post('/api/generate', { prompt: 'auto', provider: 'auto' });
       expect(((await response.json()) as { provider: string }).provider).toBe('oauth');
       const providers = (await (await rig.get('/api/providers')).json()) as { providers: Array<{ id: string; state: string }> };
-      expect(providers.providers.filter((lane) => lane.id === 'oauth' || lane.id === 'api').map((lane) => lane.state)).toEqual(['ready', 'ready']);
+      expect(providers.providers.filter((lane) => lane.id === 'oauth' || lane.id === 'api').map((lane) => lane.state)).toEqual([
+        'ready',
+        'ready',
+      ]);
     } finally {
       await rig.stop();
     }

@@ -32,11 +32,15 @@ const png = (width: number, height: number) =>
 async function noisyPng(side: number): Promise<Buffer> {
   const raw = Buffer.alloc(side * side * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 2654435761) >>> 13;
-  return sharp(raw, { raw: { width: side, height: side, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+  return sharp(raw, { raw: { width: side, height: side, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
 }
 
 const upstreamPrompts = () =>
-  rig.sim.simulator.requests({ route: 'POST /v1/responses' }).map((entry) => JSON.stringify((entry.body as { input?: unknown }).input ?? ''));
+  rig.sim.simulator
+    .requests({ route: 'POST /v1/responses' })
+    .map((entry) => JSON.stringify((entry.body as { input?: unknown }).input ?? ''));
 
 /** Events of one request, as published inside the studio (nobody needs to be connected). */
 function recordEvents(requestId: string): { events: ChannelEvent[]; settled: Promise<ChannelEvent>; stop(): void } {
@@ -58,7 +62,9 @@ function recordEvents(requestId: string): { events: ChannelEvent[]; settled: Pro
  * planning finish. Deterministic: the client is gone before the job could start.
  */
 async function leaveDuringPlanning(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<void> {
-  const seeded = (await (await rig.post('/api/generate', { prompt: 'a seed image', provider: 'api' })).json()) as { images: Array<{ filename: string }> };
+  const seeded = (await (await rig.post('/api/generate', { prompt: 'a seed image', provider: 'api' })).json()) as {
+    images: Array<{ filename: string }>;
+  };
   const filename = seeded.images[0].filename;
   // Its thumbnail is made first (it follows the answer): made from the pipe, it would wait on it for ever.
   await rig.studio.ctx.derived.idle();
@@ -71,7 +77,12 @@ async function leaveDuringPlanning(body: Record<string, unknown>, headers: Recor
   const client = connect(rig.studio.port, '127.0.0.1');
   client.on('error', () => {});
   await new Promise<void>((resolve) => client.once('connect', resolve));
-  const head = Object.entries({ host: `127.0.0.1:${rig.studio.port}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers })
+  const head = Object.entries({
+    host: `127.0.0.1:${rig.studio.port}`,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   client.write(`POST /api/generate HTTP/1.1\r\n${head}\r\n${text}`);
@@ -131,7 +142,10 @@ describe('a client that leaves while its request is planned (#2)', () => {
 describe('a multimode batch shares its input images (#8)', () => {
   it('plans every slot with the same loaded references (decoded once, not per slot)', async () => {
     const image = `data:image/png;base64,${(await png(40, 30)).toString('base64')}`;
-    const slots = [0, 1, 2].map((slot) => ({ requestId: `batch.${slot}`, fields: { prompt: 'three cats', provider: 'api' as const, ...(slot === 2 ? { quality: 'low' as const } : {}) } }));
+    const slots = [0, 1, 2].map((slot) => ({
+      requestId: `batch.${slot}`,
+      fields: { prompt: 'three cats', provider: 'api' as const, ...(slot === 2 ? { quality: 'low' as const } : {}) },
+    }));
     const plan = await planImageJob(rig.studio.ctx, slots, { references: [image, image] }, 'generate');
     expect(plan.request.slots.map((slot) => slot.requestId)).toEqual(['batch.0', 'batch.1', 'batch.2']);
     // What each slot's lane is handed: the very same decoded images.
@@ -142,15 +156,31 @@ describe('a multimode batch shares its input images (#8)', () => {
     expect(plan.request.slots[2].fields.quality).toBe('low');
     // The job stores descriptors of its inputs, never their bytes.
     expect(plan.request.inputs.references).toEqual([
-      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
-      { source: 'inline', format: 'png', width: 40, height: 30, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      {
+        source: 'inline',
+        format: 'png',
+        width: 40,
+        height: 30,
+        bytes: expect.any(Number),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+      {
+        source: 'inline',
+        format: 'png',
+        width: 40,
+        height: 30,
+        bytes: expect.any(Number),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ]);
   });
 
   it('checks the reference count against every slot before decoding any image', async () => {
     const image = `data:image/png;base64,${(await png(8, 8)).toString('base64')}`;
     const slots = [{ requestId: 'few.0', fields: { prompt: 'x', provider: 'api' as const } }];
-    const refused = await planImageJob(rig.studio.ctx, slots, { references: Array(17).fill(image) }, 'generate').catch((error: unknown) => error);
+    const refused = await planImageJob(rig.studio.ctx, slots, { references: Array(17).fill(image) }, 'generate').catch(
+      (error: unknown) => error,
+    );
     expect(refused).toMatchObject({ code: 'REFERENCE_TOO_MANY', details: { lane: 'api', max: 16, got: 17 } });
   });
 
@@ -173,7 +203,14 @@ describe('a multimode batch shares its input images (#8)', () => {
       reasoning: 'low' as const,
       webSearch: true,
       store: false,
-      tool: { model: 'lang-image-2', format: 'png' as const, size: '1024x1024', quality: 'high' as const, partialImages: 2, action: 'edit' as const },
+      tool: {
+        model: 'lang-image-2',
+        format: 'png' as const,
+        size: '1024x1024',
+        quality: 'high' as const,
+        partialImages: 2,
+        action: 'edit' as const,
+      },
     };
     const expected = {
       model: 'lang-5.6-luna',
@@ -189,7 +226,16 @@ describe('a multimode batch shares its input images (#8)', () => {
         },
       ],
       tools: [
-        { type: 'image_generation', model: 'lang-image-2', output_format: 'png', partial_images: 2, size: '1024x1024', quality: 'high', action: 'edit', input_image_mask: { image_url: url(small) } },
+        {
+          type: 'image_generation',
+          model: 'lang-image-2',
+          output_format: 'png',
+          partial_images: 2,
+          size: '1024x1024',
+          quality: 'high',
+          action: 'edit',
+          input_image_mask: { image_url: url(small) },
+        },
         { type: 'web_search' },
       ],
       tool_choice: 'required',
@@ -212,14 +258,21 @@ describe('a multimode batch shares its input images (#8)', () => {
   it('sends every slot the same reference over HTTP', async () => {
     const reference = await png(24, 24);
     rig.sim.simulator.clearRequests();
-    const response = await rig.post('/api/generate/multimode', { prompt: 'three owls', provider: 'api', n: 3, references: [`data:image/png;base64,${reference.toString('base64')}`] });
+    const response = await rig.post('/api/generate/multimode', {
+      prompt: 'three owls',
+      provider: 'api',
+      n: 3,
+      references: [`data:image/png;base64,${reference.toString('base64')}`],
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { succeeded: number }).succeeded).toBe(3);
     const sent = rig.sim.simulator.requests({ route: 'POST /v1/responses' });
     expect(sent).toHaveLength(3);
     for (const entry of sent) {
       const content = (entry.body as { input: Array<{ content: Array<{ type: string; image_url?: string }> }> }).input[0].content;
-      expect(content.filter((part) => part.type === 'input_image').map((part) => part.image_url)).toEqual([`data:image/png;base64,${reference.toString('base64')}`]);
+      expect(content.filter((part) => part.type === 'input_image').map((part) => part.image_url)).toEqual([
+        `data:image/png;base64,${reference.toString('base64')}`,
+      ]);
     }
   });
 });
@@ -247,7 +300,9 @@ describe('an explicit oauth request with an unusable session (#9)', () => {
         expect(JSON.stringify(body)).not.toContain('sk-not-shown');
       }
       expect(recorded.events).toEqual([]);
-      const providers = (await (await rig.get('/api/providers')).json()) as { providers: Array<{ id: string; state: string; reason: string }> };
+      const providers = (await (await rig.get('/api/providers')).json()) as {
+        providers: Array<{ id: string; state: string; reason: string }>;
+      };
       expect(providers.providers.find((lane) => lane.id === 'oauth')).toMatchObject({ state: 'needs_credential' });
       // `auto` skips the lane for the same reason and goes to api.
       const auto = await rig.post('/api/generate', { prompt: 'hello auto', provider: 'auto' });

@@ -2,7 +2,12 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSse } from '../../src/common/events/client.js';
-import { createOauthSession, startResponsesSimulator, type OauthSessionOptions, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
+import {
+  createOauthSession,
+  startResponsesSimulator,
+  type OauthSessionOptions,
+  type ResponsesSimulator,
+} from '../../src/sim/responses-simulator.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 
 // A studio wired to the Responses simulator over real HTTP, with its own
@@ -54,7 +59,11 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     home,
     authFile,
     post: (path, body, headers = {}) =>
-      fetch(`${studio.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      fetch(`${studio.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
     get: (path) => fetch(`${studio.url}${path}`),
     async stop() {
       await studio.close();
@@ -82,7 +91,10 @@ export async function collectEvents(response: Response, until?: (event: Streamed
 }
 
 /** Follows GET /api/events; `next` resolves with the events of a request up to its done/error. */
-export async function followEvents(studioUrl: string, signal: AbortSignal): Promise<{ until(requestId: string): Promise<StreamedEvent[]> }> {
+export async function followEvents(
+  studioUrl: string,
+  signal: AbortSignal,
+): Promise<{ until(requestId: string): Promise<StreamedEvent[]> }> {
   const response = await fetch(`${studioUrl}/api/events`, { headers: { accept: 'text/event-stream' }, signal });
   const seen: StreamedEvent[] = [];
   const waiters: Array<() => void> = [];
@@ -110,6 +122,8 @@ export async function followEvents(studioUrl: string, signal: AbortSignal): Prom
 /** A small solid PNG (for edit inputs and masks). */
 export async function solidPng(width: number, height: number, alpha = 1): Promise<string> {
   const sharp = (await import('sharp')).default;
-  const bytes = await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 80, b: 40, alpha } } }).png().toBuffer();
+  const bytes = await sharp({ create: { width, height, channels: 4, background: { r: 200, g: 80, b: 40, alpha } } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${bytes.toString('base64')}`;
 }

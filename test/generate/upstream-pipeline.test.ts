@@ -33,7 +33,10 @@ describe('an image written while its stream ends', () => {
     const [image] = result.images;
     expect(generatedFiles()).toContain(image.filename);
     // The embedded metadata carries the revised prompt and settings the result reports.
-    const entry = (await (await rig.get(`/api/history/${image.filename}`)).json()) as { revisedPrompt?: string; settings: Record<string, unknown> };
+    const entry = (await (await rig.get(`/api/history/${image.filename}`)).json()) as {
+      revisedPrompt?: string;
+      settings: Record<string, unknown>;
+    };
     expect(entry.revisedPrompt).toBe(result.revisedPrompt);
     expect(entry.settings).toEqual(result.settings);
     const file = await rig.get(image.url);
@@ -64,7 +67,10 @@ describe('partial images', () => {
     expect(quiet.status).toBe(200);
     // A listener: the same events carry the image.
     const watcher = new AbortController();
-    const stream = await fetch(`${rig.studio.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': `${runId}-0` }, signal: watcher.signal });
+    const stream = await fetch(`${rig.studio.url}/api/events`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': `${runId}-0` },
+      signal: watcher.signal,
+    });
     const seen: Array<Record<string, unknown>> = [];
     const reading = (async () => {
       for await (const message of readSse(stream.body as ReadableStream<Uint8Array>)) {
@@ -86,7 +92,9 @@ describe('partial images', () => {
     expect(partials('partials-watched').length).toBeGreaterThan(0);
     for (const event of partials('partials-watched')) expect(typeof event.b64).toBe('string');
     // Once the watched job is over, its replayed partials lose the image as every replay does.
-    const replayed = rig.studio.ctx.events.replay(`${runId}-0`).filter((event) => event.event === 'partial' && event.requestId === 'partials-watched');
+    const replayed = rig.studio.ctx.events
+      .replay(`${runId}-0`)
+      .filter((event) => event.event === 'partial' && event.requestId === 'partials-watched');
     expect(replayed.every((event) => event.b64 === undefined && (event.omitted as string[]).includes('b64'))).toBe(true);
   });
 });
@@ -107,9 +115,14 @@ describe('the upstream client', () => {
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
           const body = Buffer.concat(chunks);
-          response
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ length: body.length, declared: request.headers['content-length'] ?? null, type: request.headers['content-type'] ?? null, text: body.toString('latin1') }));
+          response.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              length: body.length,
+              declared: request.headers['content-length'] ?? null,
+              type: request.headers['content-type'] ?? null,
+              text: body.toString('latin1'),
+            }),
+          );
         });
         return;
       }
@@ -131,7 +144,10 @@ describe('the upstream client', () => {
 
   it('keeps a connection whose answer was read whole for the next call', async () => {
     const first = connections;
-    for (let index = 0; index < 3; index += 1) expect(await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) => readJson('test', response, json))).toEqual({ ok: true });
+    for (let index = 0; index < 3; index += 1)
+      expect(
+        await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) => readJson('test', response, json)),
+      ).toEqual({ ok: true });
     expect(connections - first).toBe(1);
   });
 
@@ -142,7 +158,9 @@ describe('the upstream client', () => {
     });
     expect(abandoned).toBeGreaterThan(0);
     const before = connections;
-    expect(await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) => readJson('test', response, json))).toEqual({ ok: true });
+    expect(
+      await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) => readJson('test', response, json)),
+    ).toEqual({ ok: true });
     expect(connections - before).toBe(1);
   });
 
@@ -164,9 +182,13 @@ describe('the upstream client', () => {
   });
 
   it('reads a bounded body and refuses a larger one', async () => {
-    const bytes = await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) => readBytes('test', response, 1024));
+    const bytes = await callUpstream({ lane: 'test', url: `${base}/json`, timeoutMs: 5000 }, (response) =>
+      readBytes('test', response, 1024),
+    );
     expect(JSON.parse(bytes.toString('utf8'))).toEqual({ ok: true });
-    const refused = callUpstream({ lane: 'test', url: `${base}/endless`, timeoutMs: 5000 }, (response) => readBytes('test', response, 1000));
+    const refused = callUpstream({ lane: 'test', url: `${base}/endless`, timeoutMs: 5000 }, (response) =>
+      readBytes('test', response, 1000),
+    );
     await expect(refused).rejects.toBeInstanceOf(UpstreamError);
     await expect(refused).rejects.toMatchObject({ failure: 'protocol' });
   });
@@ -198,7 +220,9 @@ describe('an idle pooled connection', () => {
 
   it('is closed by the studio after a few seconds without a call', async () => {
     const json = z.object({ ok: z.boolean() });
-    expect(await callUpstream({ lane: 'test', url: `${base}/state`, timeoutMs: 5000 }, (response) => readJson('test', response, json))).toEqual({ ok: true });
+    expect(
+      await callUpstream({ lane: 'test', url: `${base}/state`, timeoutMs: 5000 }, (response) => readJson('test', response, json)),
+    ).toEqual({ ok: true });
     expect(closed).toHaveLength(1);
     // Bounded: the test's own timeout ends it if the connection were kept forever.
     await closed[0];

@@ -52,7 +52,12 @@ describe('svc node and svc sessions against a demo studio', () => {
   });
 
   it('node show names the parent and the session (JSON and text)', async () => {
-    expect(await json(['node', 'show', childId])).toMatchObject({ nodeId: childId, parentNodeId: rootId, operation: 'edit', session: { id: sessionId, title: 'Birds', deleted: false } });
+    expect(await json(['node', 'show', childId])).toMatchObject({
+      nodeId: childId,
+      parentNodeId: rootId,
+      operation: 'edit',
+      session: { id: sessionId, title: 'Birds', deleted: false },
+    });
     const text = await svc(['node', 'show', childId]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`parent   ${rootId}`);
@@ -76,7 +81,10 @@ describe('svc node and svc sessions against a demo studio', () => {
     const put = await svc(['sessions', 'graph', 'put', sessionId, file]);
     expect(put.code, put.stderr).toBe(0);
     expect(put.stdout).toContain('version 2 → 3');
-    expect(await json(['sessions', 'show', sessionId])).toMatchObject({ version: 3, graph: { nodes: [{ id: childId, position: { x: 500, y: 500 } }] } });
+    expect(await json(['sessions', 'show', sessionId])).toMatchObject({
+      version: 3,
+      graph: { nodes: [{ id: childId, position: { x: 500, y: 500 } }] },
+    });
   });
 
   it('graph put of a stale file says the graph changed and exits with the conflict code, saving nothing', async () => {
@@ -105,7 +113,11 @@ describe('svc node and svc sessions against a demo studio', () => {
     expect(gone.code).toBe(EXIT_CODES.bad_request);
     expect(gone.stderr).toContain('SESSION_NOT_FOUND');
     const history = await json(['history', 'ls', '--group-by', 'session']);
-    expect(history.groups.find((group: { sessionId: string }) => group.sessionId === sessionId)).toMatchObject({ sessionTitle: 'Songbirds', sessionDeleted: true, count: 2 });
+    expect(history.groups.find((group: { sessionId: string }) => group.sessionId === sessionId)).toMatchObject({
+      sessionTitle: 'Songbirds',
+      sessionDeleted: true,
+      count: 2,
+    });
     expect(existsSync(join(work, 'jay.png'))).toBe(true);
   });
 });

@@ -34,13 +34,31 @@ const newSession = async (title: string): Promise<string> => {
 describe('graph depth', () => {
   it('refuses a graph nested 1,000 deep (JSON_TOO_DEEP) and one past its own bound (GRAPH_TOO_LARGE); the list stays 200', async () => {
     const id = await newSession('deep');
-    const deep = await call<ErrorAnswer>(studio, 'PUT', `/api/sessions/${id}/graph`, { nodes: [node('a', 0, 0, nested(1000))], edges: [] }, { 'if-match': '*' });
+    const deep = await call<ErrorAnswer>(
+      studio,
+      'PUT',
+      `/api/sessions/${id}/graph`,
+      { nodes: [node('a', 0, 0, nested(1000))], edges: [] },
+      { 'if-match': '*' },
+    );
     expect(deep.status).toBe(400);
     expect(deep.body.error.code).toBe('JSON_TOO_DEEP');
-    const over = await call<ErrorAnswer>(studio, 'PUT', `/api/sessions/${id}/graph`, { nodes: [node('a', 0, 0, nested(GRAPH_LIMITS.maxDepth))], edges: [] }, { 'if-match': '*' });
+    const over = await call<ErrorAnswer>(
+      studio,
+      'PUT',
+      `/api/sessions/${id}/graph`,
+      { nodes: [node('a', 0, 0, nested(GRAPH_LIMITS.maxDepth))], edges: [] },
+      { 'if-match': '*' },
+    );
     expect(over.status).toBe(413);
     expect(over.body.error.code).toBe('GRAPH_TOO_LARGE');
-    const within = await call(studio, 'PUT', `/api/sessions/${id}/graph`, { nodes: [node('a', 0, 0, nested(GRAPH_LIMITS.maxDepth - 6))], edges: [] }, { 'if-match': '*' });
+    const within = await call(
+      studio,
+      'PUT',
+      `/api/sessions/${id}/graph`,
+      { nodes: [node('a', 0, 0, nested(GRAPH_LIMITS.maxDepth - 6))], edges: [] },
+      { 'if-match': '*' },
+    );
     expect(within.status).toBe(200);
     expect((await call(studio, 'GET', '/api/sessions')).status).toBe(200);
   });
@@ -49,7 +67,10 @@ describe('graph depth', () => {
     const good = await newSession('good');
     const bad = await newSession('bad');
     const db = new Database(join(studio.home, 'studio.db'));
-    db.prepare('UPDATE sessions SET graph = ? WHERE id = ?').run(JSON.stringify({ nodes: [{ id: 'a', position: { x: 0, y: 0 }, data: nested(1000) }], edges: [] }), bad);
+    db.prepare('UPDATE sessions SET graph = ? WHERE id = ?').run(
+      JSON.stringify({ nodes: [{ id: 'a', position: { x: 0, y: 0 }, data: nested(1000) }], edges: [] }),
+      bad,
+    );
     db.close();
     const listed = await call<{ sessions: { id: string; nodeCount: number }[] }>(studio, 'GET', '/api/sessions');
     expect(listed.status).toBe(200);

@@ -12,7 +12,13 @@ export interface ErrorAnswer {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }
 
-export async function call<T = Record<string, unknown>>(studio: TestStudio, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+export async function call<T = Record<string, unknown>>(
+  studio: TestStudio,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   const response = await studio.request(path, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -26,4 +32,9 @@ export async function call<T = Record<string, unknown>>(studio: TestStudio, meth
 export const node = (id: string, x = 0, y = 0, data: Record<string, unknown> = {}) => ({ id, position: { x, y }, data });
 
 /** An edge; `edit` unless said. */
-export const edge = (id: string, source: string, target: string, kind?: 'edit' | 'reference') => ({ id, source, target, ...(kind ? { kind } : {}) });
+export const edge = (id: string, source: string, target: string, kind?: 'edit' | 'reference') => ({
+  id,
+  source,
+  target,
+  ...(kind ? { kind } : {}),
+});

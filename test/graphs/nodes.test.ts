@@ -45,7 +45,8 @@ beforeAll(async () => {
 });
 afterAll(() => studio.stop());
 
-const createSession = async (title: string): Promise<SessionBody> => (await call<SessionBody>(studio, 'POST', '/api/sessions', { title })).body;
+const createSession = async (title: string): Promise<SessionBody> =>
+  (await call<SessionBody>(studio, 'POST', '/api/sessions', { title })).body;
 
 async function generate(body: Record<string, unknown>): Promise<NodeGenerationResult> {
   const answer = await call<NodeGenerationResult & ErrorAnswer>(studio, 'POST', '/api/node/generate', body);
@@ -92,7 +93,11 @@ describe('the bar', () => {
 
     // The parent's image was the edit's input: the job says so, and the upstream received its bytes.
     const job = await call<JobRecord>(studio, 'GET', `/api/jobs/${child.requestId}`);
-    expect(job.body).toMatchObject({ kind: 'node', state: 'succeeded', request: { operation: 'edit', inputs: { image: { source: 'history', filename: root.asset.filename } } } });
+    expect(job.body).toMatchObject({
+      kind: 'node',
+      state: 'succeeded',
+      request: { operation: 'edit', inputs: { image: { source: 'history', filename: root.asset.filename } } },
+    });
     // The stored result is the node result whole (its node fields too), as the sync answer was.
     expect(job.body.result).toEqual(child);
     const parentBytes = readFileSync(join(studio.ctx.paths.generatedDir, root.asset.filename));
@@ -118,7 +123,10 @@ describe('the bar', () => {
       asset: { filename: child.asset.filename, url: child.asset.url, thumbnailUrl: child.asset.thumbnailUrl, state: 'live' },
     });
     expect((await studio.request(stored.body.asset.url)).status).toBe(200);
-    expect((await call<NodeRecord>(studio, 'GET', `/api/node/${root.nodeId}`)).body).toMatchObject({ operation: 'generate', parentNodeId: null });
+    expect((await call<NodeRecord>(studio, 'GET', `/api/node/${root.nodeId}`)).body).toMatchObject({
+      operation: 'generate',
+      parentNodeId: null,
+    });
 
     // The graph is the client's: generating did not change it (no addToGraph).
     expect((await call<SessionBody>(studio, 'GET', `/api/sessions/${session.id}`)).body).toMatchObject({ version: 1, nodeCount: 0 });
@@ -131,7 +139,12 @@ describe('one job path', () => {
     const watcher = new AbortController();
     try {
       const events = await followEvents(studio.url, watcher.signal);
-      const accepted = await call(studio, 'POST', '/api/node/generate', { prompt: 'an owl at dusk', sessionId: session.id, async: true, requestId: 'node-async-1' });
+      const accepted = await call(studio, 'POST', '/api/node/generate', {
+        prompt: 'an owl at dusk',
+        sessionId: session.id,
+        async: true,
+        requestId: 'node-async-1',
+      });
       expect(accepted).toMatchObject({ status: 202, body: { requestId: 'node-async-1', status: 'accepted' } });
       const mine = await events.until('node-async-1');
       for (const event of mine) {
@@ -181,13 +194,24 @@ describe('adding to the graph', () => {
     const loaded = await call<SessionBody>(studio, 'GET', `/api/sessions/${session.id}`);
     expect(loaded.headers.get('etag')).toBe('"3"');
     expect(loaded.body.graph.nodes).toEqual([
-      { id: root.nodeId, type: 'image', position: { x: 40, y: 80 }, data: expect.objectContaining({ filename: root.asset.filename, prompt: 'a lighthouse' }) },
+      {
+        id: root.nodeId,
+        type: 'image',
+        position: { x: 40, y: 80 },
+        data: expect.objectContaining({ filename: root.asset.filename, prompt: 'a lighthouse' }),
+      },
       { id: child.nodeId, type: 'image', position: { x: 40, y: 440 }, data: expect.objectContaining({ filename: child.asset.filename }) },
     ]);
     expect(loaded.body.graph.edges).toEqual([{ id: `edit-${child.nodeId}`, source: root.nodeId, target: child.nodeId, kind: 'edit' }]);
 
     // A client that still holds version 1 is told its snapshot is stale.
-    const stale = await call<ErrorAnswer>(studio, 'PUT', `/api/sessions/${session.id}/graph`, { nodes: [], edges: [] }, { 'if-match': '"1"' });
+    const stale = await call<ErrorAnswer>(
+      studio,
+      'PUT',
+      `/api/sessions/${session.id}/graph`,
+      { nodes: [], edges: [] },
+      { 'if-match': '"1"' },
+    );
     expect(stale.status).toBe(412);
     expect(stale.body.error.details).toMatchObject({ version: 3 });
   });
@@ -200,14 +224,20 @@ describe('sessions under their images', () => {
     await call(studio, 'PATCH', `/api/sessions/${session.id}`, { title: 'After' });
     const bySession = await call<{ items: AssetRecord[] }>(studio, 'GET', `/api/history?sessionId=${session.id}`);
     expect(bySession.body.items.map((item) => [item.filename, item.sessionTitle])).toEqual([[root.asset.filename, 'After']]);
-    expect((await call<{ items: AssetRecord[] }>(studio, 'GET', '/api/history?session=After')).body.items.map((item) => item.filename)).toEqual([root.asset.filename]);
+    expect(
+      (await call<{ items: AssetRecord[] }>(studio, 'GET', '/api/history?session=After')).body.items.map((item) => item.filename),
+    ).toEqual([root.asset.filename]);
 
     expect((await call(studio, 'DELETE', `/api/sessions/${session.id}`)).status).toBe(200);
     const group = (await allGroups()).find((candidate) => candidate.sessionId === session.id);
     expect(group).toMatchObject({ sessionTitle: 'After', sessionDeleted: true, count: 1 });
     expect((await call<{ items: AssetRecord[] }>(studio, 'GET', `/api/history?sessionId=${session.id}`)).body.items).toHaveLength(1);
     expect((await studio.request(root.asset.url)).status).toBe(200);
-    expect((await call<NodeRecord>(studio, 'GET', `/api/node/${root.nodeId}`)).body.session).toEqual({ id: session.id, title: 'After', deleted: true });
+    expect((await call<NodeRecord>(studio, 'GET', `/api/node/${root.nodeId}`)).body.session).toEqual({
+      id: session.id,
+      title: 'After',
+      deleted: true,
+    });
 
     // No new node goes into a deleted session, not even as a child of one of its nodes.
     const child = await call<ErrorAnswer>(studio, 'POST', '/api/node/generate', { prompt: 'the owl again', parentNodeId: root.nodeId });
@@ -220,7 +250,10 @@ describe('sessions under their images', () => {
     await call(studio, 'DELETE', `/api/history/${root.asset.filename}`);
     const refused = await call<ErrorAnswer>(studio, 'POST', '/api/node/generate', { prompt: 'ice in it', parentNodeId: root.nodeId });
     expect(refused.status).toBe(404);
-    expect(refused.body.error).toMatchObject({ code: 'REFERENCE_NOT_FOUND', details: { field: 'parentNodeId', nodeId: root.nodeId, filename: root.asset.filename } });
+    expect(refused.body.error).toMatchObject({
+      code: 'REFERENCE_NOT_FOUND',
+      details: { field: 'parentNodeId', nodeId: root.nodeId, filename: root.asset.filename },
+    });
     expect((await call<NodeRecord>(studio, 'GET', `/api/node/${root.nodeId}`)).body.asset.state).toBe('deleted');
     await call(studio, 'POST', `/api/history/${root.asset.filename}/restore`);
     expect((await generate({ prompt: 'ice in it', parentNodeId: root.nodeId })).parentNodeId).toBe(root.nodeId);
@@ -248,7 +281,10 @@ describe('refusals', () => {
     await refuse({ prompt: 'x', parentNodeId: 'not a node id' }, 400, 'BAD_REQUEST', { field: 'parentNodeId' });
     await refuse({ prompt: 'x', sessionId: 'no-such-session' }, 404, 'SESSION_NOT_FOUND', { field: 'sessionId' });
     const other = await createSession('Other');
-    await refuse({ prompt: 'x', parentNodeId: root.nodeId, sessionId: other.id }, 400, 'BAD_REQUEST', { field: 'sessionId', valid: session.id });
+    await refuse({ prompt: 'x', parentNodeId: root.nodeId, sessionId: other.id }, 400, 'BAD_REQUEST', {
+      field: 'sessionId',
+      valid: session.id,
+    });
     await refuse({ prompt: 'x', addToGraph: true }, 400, 'BAD_REQUEST', { field: 'addToGraph' });
     await refuse({ prompt: 'x', sessionId: session.id, position: { x: 1, y: 2 } }, 400, 'BAD_REQUEST', { field: 'position' });
     await refuse({ prompt: 'x', sessionId: session.id, mask: 'a.png' }, 400, 'BAD_REQUEST', { unknown: ['mask'] });
@@ -262,8 +298,14 @@ describe('refusals', () => {
     await refuse({ prompt: 'x', parentNodeId: root.nodeId, provider: 'epsilon' }, 400, 'EPSILON_EDIT_UNSUPPORTED');
     // gamma takes 10 input images: with the parent's, 10 references are one too many; 9 go.
     const references = (count: number) => Array.from({ length: count }, () => root.asset.filename);
-    await refuse({ prompt: 'x', parentNodeId: root.nodeId, provider: 'gamma', references: references(10) }, 400, 'GAMMA_REF_TOO_MANY', { max: 9, got: 10 });
-    await refuse({ prompt: 'x', provider: 'gamma', sessionId: session.id, references: references(11) }, 400, 'GAMMA_REF_TOO_MANY', { max: 10, got: 11 });
+    await refuse({ prompt: 'x', parentNodeId: root.nodeId, provider: 'gamma', references: references(10) }, 400, 'GAMMA_REF_TOO_MANY', {
+      max: 9,
+      got: 10,
+    });
+    await refuse({ prompt: 'x', provider: 'gamma', sessionId: session.id, references: references(11) }, 400, 'GAMMA_REF_TOO_MANY', {
+      max: 10,
+      got: 11,
+    });
     const child = await generate({ prompt: 'the cone, sketched', parentNodeId: root.nodeId, provider: 'gamma', references: references(9) });
     expect(child).toMatchObject({ provider: 'gamma', parentNodeId: root.nodeId });
   });

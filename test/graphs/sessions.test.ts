@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRAPH_LIMITS, graphSaved, sessionBody, sessionsPage, type GraphSaved, type SessionBody, type SessionsPage, type VersionedGraph } from '../../src/studio/api/index.js';
+import {
+  GRAPH_LIMITS,
+  graphSaved,
+  sessionBody,
+  sessionsPage,
+  type GraphSaved,
+  type SessionBody,
+  type SessionsPage,
+  type VersionedGraph,
+} from '../../src/studio/api/index.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { call, edge, node, type ErrorAnswer } from './helpers.js';
 
@@ -20,13 +29,20 @@ const create = async (title: string): Promise<SessionBody> => {
   return answer.body;
 };
 
-const put = (id: string, graph: unknown, ifMatch?: string) => call<GraphSaved & ErrorAnswer>(studio, 'PUT', `/api/sessions/${id}/graph`, graph, ifMatch === undefined ? {} : { 'if-match': ifMatch });
+const put = (id: string, graph: unknown, ifMatch?: string) =>
+  call<GraphSaved & ErrorAnswer>(studio, 'PUT', `/api/sessions/${id}/graph`, graph, ifMatch === undefined ? {} : { 'if-match': ifMatch });
 
 describe('sessions', () => {
   it('creates a session with a title, an empty graph at version 1, an ETag and a Location', async () => {
     const answer = await call<SessionBody>(studio, 'POST', '/api/sessions', { title: '  Foxes  ' });
     expect(answer.status).toBe(201);
-    expect(sessionBody.parse(answer.body)).toMatchObject({ title: 'Foxes', version: 1, nodeCount: 0, edgeCount: 0, graph: { nodes: [], edges: [] } });
+    expect(sessionBody.parse(answer.body)).toMatchObject({
+      title: 'Foxes',
+      version: 1,
+      nodeCount: 0,
+      edgeCount: 0,
+      graph: { nodes: [], edges: [] },
+    });
     expect(answer.headers.get('etag')).toBe('"1"');
     expect(answer.headers.get('location')).toBe(`/api/sessions/${answer.body.id}`);
 
@@ -60,7 +76,8 @@ describe('sessions', () => {
     const own = await startTestStudio();
     try {
       const made: string[] = [];
-      for (const title of ['one', 'two', 'three', 'four', 'five']) made.push((await call<SessionBody>(own, 'POST', '/api/sessions', { title })).body.id);
+      for (const title of ['one', 'two', 'three', 'four', 'five'])
+        made.push((await call<SessionBody>(own, 'POST', '/api/sessions', { title })).body.id);
       await call(own, 'DELETE', `/api/sessions/${made[2]}`);
       const seen: string[] = [];
       let cursor: string | null = null;
@@ -111,7 +128,10 @@ describe('sessions', () => {
     ] as const) {
       const answer = await call<ErrorAnswer>(studio, method, path, body);
       expect(answer.status, `${method} ${path}`).toBe(404);
-      expect(answer.body.error).toMatchObject({ code: 'SESSION_NOT_FOUND', details: { id: session.id, deletedAt: deleted.body.deletedAt } });
+      expect(answer.body.error).toMatchObject({
+        code: 'SESSION_NOT_FOUND',
+        details: { id: session.id, deletedAt: deleted.body.deletedAt },
+      });
     }
     const saved = await put(session.id, { nodes: [], edges: [] }, '"1"');
     expect(saved.status).toBe(404);
@@ -132,7 +152,11 @@ describe('sessions', () => {
 });
 
 describe('PUT /api/sessions/:id/graph', () => {
-  const graph = { nodes: [node('root', 0, 0, { prompt: 'a fox' }), node('child', 0, 360)], edges: [edge('e1', 'root', 'child')], viewport: { x: 10, y: -20, zoom: 0.8 } };
+  const graph = {
+    nodes: [node('root', 0, 0, { prompt: 'a fox' }), node('child', 0, 360)],
+    edges: [edge('e1', 'root', 'child')],
+    viewport: { x: 10, y: -20, zoom: 0.8 },
+  };
 
   it('saves a snapshot with If-Match of the current version: the new version and an ETag', async () => {
     const session = await create('Saving');
@@ -208,27 +232,80 @@ describe('PUT /api/sessions/:id/graph', () => {
       ['edges missing', { nodes: [] }, 'BAD_REQUEST', { field: 'edges' }],
       ['unknown field', { nodes: [], edges: [], extra: 1 }, 'BAD_REQUEST', { unknown: ['extra'] }],
       ['bad node id', { nodes: [node('has space')], edges: [] }, 'BAD_REQUEST', { field: 'nodes.0.id' }],
-      ['position not finite', { nodes: [{ id: 'a', position: { x: 'left', y: 0 } }], edges: [] }, 'BAD_REQUEST', { field: 'nodes.0.position.x' }],
+      [
+        'position not finite',
+        { nodes: [{ id: 'a', position: { x: 'left', y: 0 } }], edges: [] },
+        'BAD_REQUEST',
+        { field: 'nodes.0.position.x' },
+      ],
       ['duplicate node id', { nodes: [node('a'), node('a')], edges: [] }, 'GRAPH_INVALID', { field: 'nodes.1.id', id: 'a' }],
-      ['duplicate edge id', { nodes: [node('a'), node('b'), node('c')], edges: [edge('e', 'a', 'b'), edge('e', 'a', 'c')] }, 'GRAPH_INVALID', { field: 'edges.1.id' }],
-      ['edge to a missing node', { nodes: [node('a')], edges: [edge('e', 'a', 'ghost')] }, 'GRAPH_INVALID', { field: 'edges.0.target', id: 'ghost' }],
-      ['edge from a missing node', { nodes: [node('a')], edges: [edge('e', 'ghost', 'a')] }, 'GRAPH_INVALID', { field: 'edges.0.source', id: 'ghost' }],
+      [
+        'duplicate edge id',
+        { nodes: [node('a'), node('b'), node('c')], edges: [edge('e', 'a', 'b'), edge('e', 'a', 'c')] },
+        'GRAPH_INVALID',
+        { field: 'edges.1.id' },
+      ],
+      [
+        'edge to a missing node',
+        { nodes: [node('a')], edges: [edge('e', 'a', 'ghost')] },
+        'GRAPH_INVALID',
+        { field: 'edges.0.target', id: 'ghost' },
+      ],
+      [
+        'edge from a missing node',
+        { nodes: [node('a')], edges: [edge('e', 'ghost', 'a')] },
+        'GRAPH_INVALID',
+        { field: 'edges.0.source', id: 'ghost' },
+      ],
       ['self loop', { nodes: [node('a')], edges: [edge('e', 'a', 'a')] }, 'GRAPH_INVALID', { field: 'edges.0' }],
-      ['two edit parents', { nodes: [node('a'), node('b'), node('c')], edges: [edge('e1', 'a', 'c'), edge('e2', 'b', 'c')] }, 'GRAPH_INVALID', { field: 'edges.1.target', id: 'c' }],
-      ['repeated edge', { nodes: [node('a'), node('b')], edges: [edge('e1', 'a', 'b', 'reference'), edge('e2', 'a', 'b', 'reference')] }, 'GRAPH_INVALID', { field: 'edges.1' }],
+      [
+        'two edit parents',
+        { nodes: [node('a'), node('b'), node('c')], edges: [edge('e1', 'a', 'c'), edge('e2', 'b', 'c')] },
+        'GRAPH_INVALID',
+        { field: 'edges.1.target', id: 'c' },
+      ],
+      [
+        'repeated edge',
+        { nodes: [node('a'), node('b')], edges: [edge('e1', 'a', 'b', 'reference'), edge('e2', 'a', 'b', 'reference')] },
+        'GRAPH_INVALID',
+        { field: 'edges.1' },
+      ],
       [
         'cycle of edits',
         { nodes: [node('a'), node('b'), node('c')], edges: [edge('e1', 'a', 'b'), edge('e2', 'b', 'c'), edge('e3', 'c', 'a')] },
         'GRAPH_INVALID',
         { field: 'edges', cycle: ['a', 'b', 'c', 'a'] },
       ],
-      ['cycle through a reference', { nodes: [node('a'), node('b')], edges: [edge('e1', 'a', 'b'), edge('e2', 'b', 'a', 'reference')] }, 'GRAPH_INVALID', { field: 'edges' }],
-      ['too many nodes', { nodes: Array.from({ length: GRAPH_LIMITS.maxNodes + 1 }, (_, index) => node(`n${index}`)), edges: [] }, 'GRAPH_TOO_LARGE', { field: 'nodes', max: GRAPH_LIMITS.maxNodes }],
-      ['too many edges', { nodes: [], edges: Array.from({ length: GRAPH_LIMITS.maxEdges + 1 }, (_, index) => edge(`e${index}`, 'a', 'b')) }, 'GRAPH_TOO_LARGE', { field: 'edges', max: GRAPH_LIMITS.maxEdges }],
-      ['node data too large', { nodes: [node('a', 0, 0, { note: 'x'.repeat(GRAPH_LIMITS.maxNodeDataBytes) })], edges: [] }, 'GRAPH_TOO_LARGE', { field: 'nodes.0.data', max: GRAPH_LIMITS.maxNodeDataBytes }],
+      [
+        'cycle through a reference',
+        { nodes: [node('a'), node('b')], edges: [edge('e1', 'a', 'b'), edge('e2', 'b', 'a', 'reference')] },
+        'GRAPH_INVALID',
+        { field: 'edges' },
+      ],
+      [
+        'too many nodes',
+        { nodes: Array.from({ length: GRAPH_LIMITS.maxNodes + 1 }, (_, index) => node(`n${index}`)), edges: [] },
+        'GRAPH_TOO_LARGE',
+        { field: 'nodes', max: GRAPH_LIMITS.maxNodes },
+      ],
+      [
+        'too many edges',
+        { nodes: [], edges: Array.from({ length: GRAPH_LIMITS.maxEdges + 1 }, (_, index) => edge(`e${index}`, 'a', 'b')) },
+        'GRAPH_TOO_LARGE',
+        { field: 'edges', max: GRAPH_LIMITS.maxEdges },
+      ],
+      [
+        'node data too large',
+        { nodes: [node('a', 0, 0, { note: 'x'.repeat(GRAPH_LIMITS.maxNodeDataBytes) })], edges: [] },
+        'GRAPH_TOO_LARGE',
+        { field: 'nodes.0.data', max: GRAPH_LIMITS.maxNodeDataBytes },
+      ],
       [
         'graph too large',
-        { nodes: Array.from({ length: 70 }, (_, index) => node(`n${index}`, 0, 0, { note: 'x'.repeat(GRAPH_LIMITS.maxGraphBytes / 64) })), edges: [] },
+        {
+          nodes: Array.from({ length: 70 }, (_, index) => node(`n${index}`, 0, 0, { note: 'x'.repeat(GRAPH_LIMITS.maxGraphBytes / 64) })),
+          edges: [],
+        },
         'GRAPH_TOO_LARGE',
         { max: GRAPH_LIMITS.maxGraphBytes },
       ],
@@ -247,7 +324,10 @@ describe('PUT /api/sessions/:id/graph', () => {
     const length = GRAPH_LIMITS.maxNodes;
     const chain = {
       nodes: Array.from({ length }, (_, index) => node(`n${index}`, 0, index * 10)),
-      edges: [...Array.from({ length: length - 1 }, (_, index) => edge(`e${index}`, `n${index}`, `n${index + 1}`)), edge('r', 'n0', `n${length - 1}`, 'reference')],
+      edges: [
+        ...Array.from({ length: length - 1 }, (_, index) => edge(`e${index}`, `n${index}`, `n${index + 1}`)),
+        edge('r', 'n0', `n${length - 1}`, 'reference'),
+      ],
     };
     const saved = await put(session.id, chain, '"1"');
     expect(saved.status).toBe(200);

@@ -28,18 +28,32 @@ afterAll(async () => {
 });
 
 const put = (url: string, id: string, version: number, graph: unknown) =>
-  fetch(`${url}/api/sessions/${id}/graph`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': `"${version}"` }, body: JSON.stringify(graph) });
+  fetch(`${url}/api/sessions/${id}/graph`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'if-match': `"${version}"` },
+    body: JSON.stringify(graph),
+  });
 
 describe('two studios on one database', () => {
   it('of saves from the same version sent to both at once, exactly one wins, round after round', async () => {
-    const created = await fetch(`${urls[0]}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Shared' }) });
+    const created = await fetch(`${urls[0]}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Shared' }),
+    });
     const { id } = (await created.json()) as SessionBody;
     for (let version = 1; version <= 3; version += 1) {
       // Big enough snapshots that reading, checking and writing one takes a moment.
-      const contenders = Array.from({ length: 12 }, (_, index) => ({ nodes: Array.from({ length: 200 }, (__, n) => node(`v${version}-c${index}-n${n}`, n, index)), edges: [] }));
+      const contenders = Array.from({ length: 12 }, (_, index) => ({
+        nodes: Array.from({ length: 200 }, (__, n) => node(`v${version}-c${index}-n${n}`, n, index)),
+        edges: [],
+      }));
       const answers = await Promise.all(contenders.map((graph, index) => put(urls[index % 2], id, version, graph)));
       const statuses = answers.map((answer) => answer.status);
-      expect(statuses.filter((status) => status === 200), `round ${version}: ${statuses.join(' ')}`).toHaveLength(1);
+      expect(
+        statuses.filter((status) => status === 200),
+        `round ${version}: ${statuses.join(' ')}`,
+      ).toHaveLength(1);
       expect(statuses.filter((status) => status === 412)).toHaveLength(contenders.length - 1);
       const winner = contenders[statuses.indexOf(200)];
       // Both processes read the one stored winner.

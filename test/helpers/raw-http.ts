@@ -10,12 +10,25 @@ export interface RawResponse {
 /** An HTTP request with full control of headers (fetch forbids setting Host, Origin and friends). */
 export function rawRequest(
   url: string,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; bodyStream?: (write: (chunk: string) => void) => void },
+  options: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+    bodyStream?: (write: (chunk: string) => void) => void;
+  },
 ): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: target.hostname, port: target.port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: !options.headers?.host && !options.headers?.Host },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        setHost: !options.headers?.host && !options.headers?.Host,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,6 +55,8 @@ export function stallBody(url: string, path: string): Promise<string> {
     // A reset is a close too ('close' follows 'error').
     socket.on('error', () => undefined);
     socket.on('close', () => resolve(text));
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"prompt":`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"prompt":`,
+    );
   });
 }

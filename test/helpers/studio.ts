@@ -14,7 +14,9 @@ export interface TestStudio extends RunningStudio {
 export const makeTempHome = (prefix = 'svc-test-'): string => mkdtempSync(join(tmpdir(), prefix));
 
 /** A real studio on an ephemeral loopback port with its own state dir. */
-export async function startTestStudio(options: StartStudioOptions & { env?: Record<string, string | undefined> } = {}): Promise<TestStudio> {
+export async function startTestStudio(
+  options: StartStudioOptions & { env?: Record<string, string | undefined> } = {},
+): Promise<TestStudio> {
   const home = options.env?.SVC_HOME ?? makeTempHome();
   const studio = await startStudio({
     port: 0,

@@ -13,7 +13,12 @@ export interface SvcRunOptions {
 const programArgs = (options: SvcRunOptions): string[] => (options.built ? [BUILT_SVC] : ['--import', 'tsx', SVC]);
 
 /** Runs `svc` as a child process (through tsx, so the test needs no build). */
-export function runSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, options: SvcRunOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runSvc(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 20_000,
+  options: SvcRunOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...programArgs(options), ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
@@ -43,7 +48,12 @@ export interface RunningSvc {
 }
 
 /** Starts a long-running `svc` command (serve, sim serve) and waits for its first JSON line on stdout. */
-export function startSvc(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, options: SvcRunOptions = {}): Promise<RunningSvc> {
+export function startSvc(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 20_000,
+  options: SvcRunOptions = {},
+): Promise<RunningSvc> {
   const child = spawn(process.execPath, [...programArgs(options), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

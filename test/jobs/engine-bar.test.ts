@@ -30,9 +30,12 @@ const newHome = () => {
   return home;
 };
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const job = async (url: string, requestId: string): Promise<JobRecord> => jobRecord.parse(await (await fetch(`${url}/api/jobs/${requestId}`)).json());
-const inflight = async (url: string): Promise<InflightJob[]> => ((await (await fetch(`${url}/api/inflight`)).json()) as { jobs: unknown[] }).jobs.map((item) => inflightJob.parse(item));
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const job = async (url: string, requestId: string): Promise<JobRecord> =>
+  jobRecord.parse(await (await fetch(`${url}/api/jobs/${requestId}`)).json());
+const inflight = async (url: string): Promise<InflightJob[]> =>
+  ((await (await fetch(`${url}/api/inflight`)).json()) as { jobs: unknown[] }).jobs.map((item) => inflightJob.parse(item));
 const ended = (record: JobRecord) => ['succeeded', 'failed', 'cancelled', 'interrupted'].includes(record.state);
 
 /** The gamma simulator's log (it runs in the other process: read over HTTP). */
@@ -42,7 +45,8 @@ async function gammaRequests(route: string): Promise<{ id: number; at: string; b
 }
 const SUBMIT = 'POST /api/v1/model/generateImage';
 const POLL = 'GET /api/v1/model/prediction/:id';
-const submitsOf = async (prompt: string) => (await gammaRequests(SUBMIT)).filter((entry) => JSON.stringify(entry.body).includes(prompt)).length;
+const submitsOf = async (prompt: string) =>
+  (await gammaRequests(SUBMIT)).filter((entry) => JSON.stringify(entry.body).includes(prompt)).length;
 
 beforeAll(async () => {
   simulators = await startSvc(['sim', 'serve', '--latency', String(LATENCY_MS)]);
@@ -61,7 +65,9 @@ describe('the queue', () => {
     const url = await startStudioProcess(newHome());
     const ids = Array.from({ length: 8 }, (_, index) => `queue-${index}`);
     for (const [index, requestId] of ids.entries()) {
-      expect((await post(`${url}/api/generate`, { provider: 'api', prompt: `a queued lighthouse ${index}`, async: true, requestId })).status).toBe(202);
+      expect(
+        (await post(`${url}/api/generate`, { provider: 'api', prompt: `a queued lighthouse ${index}`, async: true, requestId })).status,
+      ).toBe(202);
     }
     let mostActive = 0;
     let sawQueue = false;
@@ -74,7 +80,9 @@ describe('the queue', () => {
       expect(active.length).toBeLessThanOrEqual(2);
       // Positions are 1..n in the order they came.
       expect(queued.map((item) => item.position)).toEqual(queued.map((_, index) => index + 1));
-      expect(queued.map((item) => item.requestId)).toEqual([...queued].sort((a, b) => ids.indexOf(a.requestId) - ids.indexOf(b.requestId)).map((item) => item.requestId));
+      expect(queued.map((item) => item.requestId)).toEqual(
+        [...queued].sort((a, b) => ids.indexOf(a.requestId) - ids.indexOf(b.requestId)).map((item) => item.requestId),
+      );
       if (queued.length > 0 && !sawQueue) {
         sawQueue = true;
         const first = await job(url, queued[0].requestId);
@@ -89,7 +97,8 @@ describe('the queue', () => {
 
   it('the CLI lists queued jobs with their state and position', async () => {
     const url = await startStudioProcess(newHome());
-    for (let index = 0; index < 4; index += 1) await post(`${url}/api/generate`, { provider: 'api', prompt: `listed ${index}`, async: true, requestId: `cli-${index}` });
+    for (let index = 0; index < 4; index += 1)
+      await post(`${url}/api/generate`, { provider: 'api', prompt: `listed ${index}`, async: true, requestId: `cli-${index}` });
     const listed = await runSvc(['inflight', 'ls', '--server', url]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/cli-2 .*queued #1/);
@@ -104,13 +113,19 @@ describe('a crash with gamma jobs polling and six queued', () => {
     const first = await startStudioProcess(home);
     const ids = Array.from({ length: 8 }, (_, index) => `crash-${index}`);
     for (const [index, requestId] of ids.entries()) {
-      expect((await post(`${first}/api/generate`, { provider: 'gamma', prompt: `a crash harbour ${index}`, async: true, requestId })).status).toBe(202);
+      expect(
+        (await post(`${first}/api/generate`, { provider: 'gamma', prompt: `a crash harbour ${index}`, async: true, requestId })).status,
+      ).toBe(202);
     }
     // The first two poll their predictions; the other six wait.
     await waitFor('two polling', async () => {
       const jobs = await inflight(first);
       const polling = await Promise.all(jobs.filter((item) => item.state !== 'queued').map((item) => job(first, item.requestId)));
-      return polling.length === 2 && polling.every((record) => record.upstream) && jobs.filter((item) => item.state === 'queued').length === 6 ? true : undefined;
+      return polling.length === 2 &&
+        polling.every((record) => record.upstream) &&
+        jobs.filter((item) => item.state === 'queued').length === 6
+        ? true
+        : undefined;
     });
     await waitFor('a first poll', async () => ((await gammaRequests(POLL)).length > 0 ? true : undefined));
     await running.at(-1)?.stop('SIGKILL');
@@ -131,7 +146,10 @@ describe('a crash with gamma jobs polling and six queued', () => {
     const home = newHome();
     const env = { SVC_GAMMA_TIMEOUT_MS: '3000' };
     const first = await startStudioProcess(home, env);
-    expect((await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a late lighthouse [sim:never]', async: true, requestId: 'late' })).status).toBe(202);
+    expect(
+      (await post(`${first}/api/generate`, { provider: 'gamma', prompt: 'a late lighthouse [sim:never]', async: true, requestId: 'late' }))
+        .status,
+    ).toBe(202);
     const before = await waitFor('the prediction recorded', async () => {
       const record = await job(first, 'late');
       return record.upstream ? record : undefined;
@@ -159,8 +177,17 @@ describe('cancel, retry and the same requestId', () => {
 
   it('a cancelled queued job never runs; a cancelled polling gamma job ends cancelled with no poll after', async () => {
     // Two that hold both slots, then one queued behind them.
-    for (let index = 0; index < 2; index += 1) await post(`${url}/api/generate`, { provider: 'gamma', prompt: `a slot holder ${index} [sim:never]`, async: true, requestId: `holder-${index}` });
-    expect((await post(`${url}/api/generate`, { provider: 'gamma', prompt: 'a never run sketch', async: true, requestId: 'queued-cancel' })).status).toBe(202);
+    for (let index = 0; index < 2; index += 1)
+      await post(`${url}/api/generate`, {
+        provider: 'gamma',
+        prompt: `a slot holder ${index} [sim:never]`,
+        async: true,
+        requestId: `holder-${index}`,
+      });
+    expect(
+      (await post(`${url}/api/generate`, { provider: 'gamma', prompt: 'a never run sketch', async: true, requestId: 'queued-cancel' }))
+        .status,
+    ).toBe(202);
     expect(await job(url, 'queued-cancel')).toMatchObject({ state: 'queued', position: 1 });
     const cancelled = await fetch(`${url}/api/inflight/queued-cancel`, { method: 'DELETE' });
     expect(cancelled.status).toBe(200);
@@ -184,7 +211,11 @@ describe('cancel, retry and the same requestId', () => {
 
   it('POST /api/jobs/:id/retry of a failed job succeeds as a new attempt; the first stays listed (HTTP and svc retry)', async () => {
     // The vendor refuses the next submit once.
-    const fault = await fetch(`${gammaOrigin}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ route: SUBMIT, status: 500 }) });
+    const fault = await fetch(`${gammaOrigin}/__sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ route: SUBMIT, status: 500 }),
+    });
     expect(fault.status).toBeLessThan(300);
     const failed = await post(`${url}/api/generate`, { provider: 'gamma', prompt: 'a retried bridge', requestId: 'retry-me' });
     expect(failed.status).toBe(502);
@@ -226,9 +257,16 @@ describe('cancel, retry and the same requestId', () => {
     expect(result.requestId).toBe('once');
     expect((await job(url, 'once')).result).toMatchObject({ images: [{ filename: result.images[0].filename }] });
     // A per-request stream of the same request gets the job's end, and ends.
-    const streamed = await fetch(`${url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ ...body, async: false }) });
+    const streamed = await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ ...body, async: false }),
+    });
     expect(streamed.status).toBe(200);
-    const frames = (await streamed.text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { event: string; requestId: string });
+    const frames = (await streamed.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { event: string; requestId: string });
     expect(frames).toMatchObject([{ event: 'done', requestId: 'once', result: { images: [{ filename: result.images[0].filename }] } }]);
     expect(await submitsOf('a single run tower')).toBe(1);
     // Another body with the same id is refused.

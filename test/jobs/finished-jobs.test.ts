@@ -6,7 +6,8 @@ import { startDemoStudio, type DemoStudio } from '../helpers/studio.js';
 // lists them under the unfinished ones of /api/inflight).
 
 let studio: DemoStudio;
-const post = (path: string, body: unknown) => studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const finished = async (query = ''): Promise<FinishedJobsAnswer> => {
   const response = await studio.request(`/api/jobs${query}`);
   expect(response.status).toBe(200);
@@ -25,9 +26,14 @@ describe('GET /api/jobs', () => {
   it('lists the jobs that ended in the last hour with their outcome, newest end first, and not the unfinished ones', async () => {
     const before = new Date().toISOString();
     expect((await post('/api/generate', { prompt: 'a finished lighthouse', requestId: 'fin-ok' })).status).toBe(200);
-    expect((await post('/api/generate', { prompt: '[sim:slow=20000] a lighthouse cancelled', requestId: 'fin-cancel', async: true })).status).toBe(202);
+    expect(
+      (await post('/api/generate', { prompt: '[sim:slow=20000] a lighthouse cancelled', requestId: 'fin-cancel', async: true })).status,
+    ).toBe(202);
     expect((await studio.request('/api/inflight/fin-cancel', { method: 'DELETE' })).status).toBe(200);
-    expect((await post('/api/generate', { prompt: '[sim:slow=20000] a lighthouse still running', requestId: 'fin-running', async: true })).status).toBe(202);
+    expect(
+      (await post('/api/generate', { prompt: '[sim:slow=20000] a lighthouse still running', requestId: 'fin-running', async: true }))
+        .status,
+    ).toBe(202);
 
     const answer = await finished();
     expect(Date.parse(answer.since)).toBeLessThanOrEqual(Date.parse(before));
@@ -44,7 +50,9 @@ describe('GET /api/jobs', () => {
     const retry = await post('/api/jobs/fin-cancel/retry', { requestId: 'fin-retry' });
     expect(retry.status).toBe(202);
     await studio.request('/api/inflight/fin-retry', { method: 'DELETE' });
-    expect((await finished('?limit=1')).jobs).toMatchObject([{ requestId: 'fin-retry', attempt: 2, retryOf: 'fin-cancel', state: 'cancelled' }]);
+    expect((await finished('?limit=1')).jobs).toMatchObject([
+      { requestId: 'fin-retry', attempt: 2, retryOf: 'fin-cancel', state: 'cancelled' },
+    ]);
 
     await studio.request('/api/inflight/fin-running', { method: 'DELETE' });
   });

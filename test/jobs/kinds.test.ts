@@ -25,13 +25,28 @@ describe('typed job kinds', () => {
   it('migrates a schema-9 image job: each slot keeps the model asked for and gains the one that ran', () => {
     const file = join(home, 'studio.db');
     const old = openSqlite(file, MIGRATIONS.slice(0, 9), 'svc');
-    const insert = old.prepare("INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, '2026-11-25T00:00:00.000Z', '2026-11-25T00:00:00.000Z')");
-    insert.run('old-1', 'generate', 'api', 'lang-6-luna', JSON.stringify({ operation: 'generate', slots: [slot('lang-5.6-luna')], inputs: { references: [] } }));
-    insert.run('old-2', 'multimode', null, null, JSON.stringify({ operation: 'generate', slots: [slot('lang-5.6-luna'), slot('lang-6-sol')], inputs: { references: [] } }));
+    const insert = old.prepare(
+      "INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, '2026-11-25T00:00:00.000Z', '2026-11-25T00:00:00.000Z')",
+    );
+    insert.run(
+      'old-1',
+      'generate',
+      'api',
+      'lang-6-luna',
+      JSON.stringify({ operation: 'generate', slots: [slot('lang-5.6-luna')], inputs: { references: [] } }),
+    );
+    insert.run(
+      'old-2',
+      'multimode',
+      null,
+      null,
+      JSON.stringify({ operation: 'generate', slots: [slot('lang-5.6-luna'), slot('lang-6-sol')], inputs: { references: [] } }),
+    );
     old.close();
 
     const db = openDatabase(file);
-    const request = (id: string) => imageJobRequest.parse(JSON.parse((db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string }).request));
+    const request = (id: string) =>
+      imageJobRequest.parse(JSON.parse((db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string }).request));
     expect(request('old-1').slots[0].model).toEqual({ requested: 'lang-5.6-luna', id: 'lang-6-luna', upstreamId: 'lang-6-luna' });
     expect(request('old-1').slots[0].fields.prompt).toBe('an old kite');
     expect(request('old-2').slots.map((each) => each.model)).toEqual([
@@ -54,18 +69,49 @@ describe('a stored job its kind cannot read', () => {
         budgetMs: () => 60_000,
         async run(_ctx, job): Promise<GenerationResult> {
           ran.push(job.requestId);
-          return { requestId: job.requestId, provider: 'api', model: 'lang-5.6-luna', images: [], settings: {}, timings: { upstreamMs: 0, saveMs: 0, totalMs: 0 } };
+          return {
+            requestId: job.requestId,
+            provider: 'api',
+            model: 'lang-5.6-luna',
+            images: [],
+            settings: {},
+            timings: { upstreamMs: 0, saveMs: 0, totalMs: 0 },
+          };
         },
       };
       const row = (id: string, request: unknown) => ({
-        id, kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: JSON.stringify(request), created_at: new Date().toISOString(),
-        priority: 0, ordering_key: 'session-1', fingerprint: null, attempt: 1, retry_of: null,
+        id,
+        kind: 'generate',
+        lane: 'api',
+        model: 'lang-5.6-luna',
+        request: JSON.stringify(request),
+        created_at: new Date().toISOString(),
+        priority: 0,
+        ordering_key: 'session-1',
+        fingerprint: null,
+        attempt: 1,
+        retry_of: null,
       });
       insertJob(ctx.db, row('broken-1', { operation: 'generate', slots: [{ lane: 'api', model: 'lang-5.6-luna' }] }), []);
-      insertJob(ctx.db, row('fine-1', { operation: 'generate', slots: [{ ...slot('lang-5.6-luna'), requestId: 'fine-1', model: { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' } }], inputs: { references: [] } }), []);
+      insertJob(
+        ctx.db,
+        row('fine-1', {
+          operation: 'generate',
+          slots: [
+            {
+              ...slot('lang-5.6-luna'),
+              requestId: 'fine-1',
+              model: { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' },
+            },
+          ],
+          inputs: { references: [] },
+        }),
+        [],
+      );
       const engine = new Jobs(ctx, new SqliteJobStore(ctx.db), { generate: handler });
       await engine.recover();
-      for (let tries = 0; tries < 100 && (await engine.inflight()).length > 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let tries = 0; tries < 100 && (await engine.inflight()).length > 0; tries += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await engine.inflight()).toEqual([]);
       expect(ran).toEqual(['fine-1']);
       const broken = ctx.db.prepare("SELECT state, error FROM jobs WHERE id = 'broken-1'").get() as { state: string; error: string };

@@ -18,7 +18,10 @@ afterAll(async () => {
 
 describe('an expired lease of a job this engine runs', () => {
   it('is renewed, not adopted: the job ends once, succeeded, with one upstream call', async () => {
-    expect((await rig.post('/api/generate', { prompt: 'a held lighthouse [sim:slow=1500]', provider: 'api', async: true, requestId: 'held' })).status).toBe(202);
+    expect(
+      (await rig.post('/api/generate', { prompt: 'a held lighthouse [sim:slow=1500]', provider: 'api', async: true, requestId: 'held' }))
+        .status,
+    ).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 100));
     // Hold the loop well past the lease: no heartbeat runs meanwhile.
     const until = Date.now() + 900;

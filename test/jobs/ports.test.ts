@@ -51,12 +51,26 @@ const handler: JobHandler<'generate'> = {
     ran.push(job.requestId);
     await new Promise((resolve) => setTimeout(resolve, 30));
     running -= 1;
-    return { requestId: job.requestId, provider: 'api', model: 'lang-5.6-luna', images: [], settings: {}, timings: { upstreamMs: 30, saveMs: 0, totalMs: 30 } };
+    return {
+      requestId: job.requestId,
+      provider: 'api',
+      model: 'lang-5.6-luna',
+      images: [],
+      settings: {},
+      timings: { upstreamMs: 30, saveMs: 0, totalMs: 30 },
+    };
   },
 };
 const request = (id: string): ImageJobRequest => ({
   operation: 'generate',
-  slots: [{ requestId: id, lane: 'api', model: { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' }, fields: { prompt: `job ${id}`, format: 'png', options: {} } }],
+  slots: [
+    {
+      requestId: id,
+      lane: 'api',
+      model: { requested: 'lang-5.6-luna', id: 'lang-5.6-luna', upstreamId: 'lang-5.6-luna' },
+      fields: { prompt: `job ${id}`, format: 'png', options: {} },
+    },
+  ],
   inputs: { references: [] },
 });
 
@@ -65,7 +79,9 @@ describe('the job engine over a JobStore that answers later', () => {
     const engine = new Jobs(ctx, slowStore(new SqliteJobStore(ctx.db)), { generate: handler });
     await engine.recover();
     const submitted = await Promise.all(
-      ['p-1', 'p-2', 'p-3', 'p-4', 'p-5', 'p-6'].map((id) => engine.submit({ requestId: id, kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: request(id) })),
+      ['p-1', 'p-2', 'p-3', 'p-4', 'p-5', 'p-6'].map((id) =>
+        engine.submit({ requestId: id, kind: 'generate', lane: 'api', model: 'lang-5.6-luna', request: request(id) }),
+      ),
     );
     const cancelled = await engine.cancel('p-6');
     expect(cancelled).toMatchObject({ requestId: 'p-6', cancelling: true });

@@ -25,7 +25,13 @@ beforeAll(async () => {
   for (let index = 0; index < 2; index += 1) {
     studios.push(
       await startStudio({
-        env: { SVC_HOME: home, PATH: process.env.PATH, OMNI_API_KEY: sim.apiKey, SVC_MAX_RUNNING_JOBS: String(LIMIT), SVC_JOB_LEASE_MS: '900' },
+        env: {
+          SVC_HOME: home,
+          PATH: process.env.PATH,
+          OMNI_API_KEY: sim.apiKey,
+          SVC_MAX_RUNNING_JOBS: String(LIMIT),
+          SVC_JOB_LEASE_MS: '900',
+        },
         port: 0,
         descriptor: false,
         upstreams: { api: sim.apiBaseUrl, oauth: sim.backendBaseUrl, 'oauth.issuer': sim.issuerUrl },
@@ -45,7 +51,8 @@ const plannedModel = (requested: string) => {
   const { id, upstreamId } = resolveModel(LANES.api, requested);
   return { requested, id, upstreamId };
 };
-const record = async (studio: RunningStudio, requestId: string): Promise<JobRecord> => jobRecord.parse(await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json());
+const record = async (studio: RunningStudio, requestId: string): Promise<JobRecord> =>
+  jobRecord.parse(await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json());
 
 describe('two engines over one database file', () => {
   it('each job runs once, and the overall limit holds across both', async () => {
@@ -65,7 +72,8 @@ describe('two engines over one database file', () => {
     let most = 0;
     while (true) {
       most = Math.max(most, active.get()?.count ?? 0);
-      for (const row of db.prepare<[], { lease_owner: string | null }>(`SELECT lease_owner FROM jobs WHERE lease_owner IS NOT NULL`).all()) owners.add(row.lease_owner as string);
+      for (const row of db.prepare<[], { lease_owner: string | null }>(`SELECT lease_owner FROM jobs WHERE lease_owner IS NOT NULL`).all())
+        owners.add(row.lease_owner as string);
       const records = await Promise.all(ids.map((requestId) => record(studios[0], requestId)));
       if (records.every((item) => item.finishedAt !== null)) {
         for (const item of records) expect(item, item.requestId).toMatchObject({ state: 'succeeded' });
@@ -95,13 +103,26 @@ describe('two engines over one database file', () => {
         kind: 'generate',
         lane: 'api',
         model: 'lang-5.6-luna',
-        request: { operation: 'generate', slots: [{ requestId: `keyed-${index}`, lane: 'api', model: plannedModel('lang-5.6-luna'), fields: { prompt: `keyed ${index}`, format: 'png', options: {} } }], inputs: { references: [] } },
+        request: {
+          operation: 'generate',
+          slots: [
+            {
+              requestId: `keyed-${index}`,
+              lane: 'api',
+              model: plannedModel('lang-5.6-luna'),
+              fields: { prompt: `keyed ${index}`, format: 'png', options: {} },
+            },
+          ],
+          inputs: { references: [] },
+        },
         orderingKey: 'session-1',
       });
       outcomes.push(submitted.outcome.then(() => ends.push(`keyed-${index}`)));
     }
     const db = studios[0].ctx.db;
-    const startedAt = db.prepare<[], { id: string; started_at: string | null; finished_at: string | null }>(`SELECT id, started_at, finished_at FROM jobs WHERE ordering_key = 'session-1' ORDER BY rowid`);
+    const startedAt = db.prepare<[], { id: string; started_at: string | null; finished_at: string | null }>(
+      `SELECT id, started_at, finished_at FROM jobs WHERE ordering_key = 'session-1' ORDER BY rowid`,
+    );
     while (ends.length < 4) {
       const rows = startedAt.all();
       const runningNow = rows.filter((row) => row.started_at && !row.finished_at);
@@ -116,12 +137,26 @@ describe('two engines over one database file', () => {
 
   it('a higher priority starts first among queued jobs (the request field)', async () => {
     const post = (body: Record<string, unknown>) =>
-      fetch(`${studios[1].url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'api', async: true, ...body }) });
+      fetch(`${studios[1].url}/api/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'api', async: true, ...body }),
+      });
     // Hold every slot, then queue three in the order low, middle, high.
-    for (let index = 0; index < LIMIT; index += 1) expect((await post({ prompt: `holder ${index}`, requestId: `holder-${index}` })).status).toBe(202);
-    for (const [requestId, priority] of [['low', -1], ['middle', 0], ['high', 5]] as const) expect((await post({ prompt: `priority ${requestId}`, requestId, priority })).status).toBe(202);
+    for (let index = 0; index < LIMIT; index += 1)
+      expect((await post({ prompt: `holder ${index}`, requestId: `holder-${index}` })).status).toBe(202);
+    for (const [requestId, priority] of [
+      ['low', -1],
+      ['middle', 0],
+      ['high', 5],
+    ] as const)
+      expect((await post({ prompt: `priority ${requestId}`, requestId, priority })).status).toBe(202);
     expect((await post({ prompt: 'too high', requestId: 'too-high', priority: 11 })).status).toBe(400);
-    const positions = Object.fromEntries(await Promise.all(['low', 'middle', 'high'].map(async (requestId) => [requestId, (await record(studios[0], requestId)).position] as const)));
+    const positions = Object.fromEntries(
+      await Promise.all(
+        ['low', 'middle', 'high'].map(async (requestId) => [requestId, (await record(studios[0], requestId)).position] as const),
+      ),
+    );
     expect(positions).toEqual({ high: 1, middle: 2, low: 3 });
     const ended = await (async () => {
       while (true) {

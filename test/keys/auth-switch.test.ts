@@ -15,7 +15,12 @@ import { expectCode } from './rig.js';
 // code, and the status goes pending → complete (the session file replaced, the
 // lane running as the new account), error, or expired.
 
-const SECOND_ACCOUNT = { email: 'second@sim.local', accountId: '0a1b2c3d-0000-4000-8000-000000000002', userId: 'user-sim-second', planType: 'pro' };
+const SECOND_ACCOUNT = {
+  email: 'second@sim.local',
+  accountId: '0a1b2c3d-0000-4000-8000-000000000002',
+  userId: 'user-sim-second',
+  planType: 'pro',
+};
 
 let chat: ResponsesSimulator;
 let shortChat: ResponsesSimulator;
@@ -30,7 +35,13 @@ const studioFor = async (sim: ResponsesSimulator, home = makeTempHome('svc-switc
   alphaFile = join(home, 'alpha', 'auth.json');
   return startTestStudio({
     env: { SVC_HOME: home, SVC_OAUTH_AUTH_FILE: chatFile, SVC_ALPHA_AUTH_FILE: alphaFile },
-    upstreams: { oauth: sim.backendBaseUrl, 'oauth.issuer': sim.issuerUrl, alpha: alpha.apiBaseUrl, 'alpha.issuer': alpha.issuerUrl, 'alpha.billing': alpha.billingUrl },
+    upstreams: {
+      oauth: sim.backendBaseUrl,
+      'oauth.issuer': sim.issuerUrl,
+      alpha: alpha.apiBaseUrl,
+      'alpha.issuer': alpha.issuerUrl,
+      'alpha.billing': alpha.billingUrl,
+    },
   });
 };
 
@@ -49,8 +60,14 @@ afterAll(async () => {
 });
 
 const call = async (target: TestStudio, method: string, path: string, body?: unknown) => {
-  const response = await target.request(path, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
+  const response = await target.request(path, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } },
+  };
 };
 
 const start = async (target: TestStudio, provider: string) => {
@@ -67,7 +84,11 @@ const settled = (target: TestStudio, sessionId: string): Promise<SwitchStatus> =
   });
 
 const approve = (simUrl: string, prefix: string, userCode: string, subject?: unknown) =>
-  fetch(`${simUrl}${prefix}/approve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userCode, subject }) });
+  fetch(`${simUrl}${prefix}/approve`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userCode, subject }),
+  });
 
 describe('the chat account (oauth lane, the vendor’s own device login)', () => {
   it('goes pending → complete once approved, replaces the session file and the lane runs as the new account', async () => {
@@ -77,9 +98,20 @@ describe('the chat account (oauth lane, the vendor’s own device login)', () =>
     expect(before.account).toMatchObject({ email: chat.account.email, plan: 'plus', accountId: chat.account.accountId });
 
     const started = await start(studio, 'oauth');
-    expect(started).toMatchObject({ provider: 'oauth', flow: 'device', variant: 'chat-device-auth', verificationUrl: `${chat.issuerUrl}/codex/device`, expiresIn: 900, interval: 0.1 });
+    expect(started).toMatchObject({
+      provider: 'oauth',
+      flow: 'device',
+      variant: 'chat-device-auth',
+      verificationUrl: `${chat.issuerUrl}/codex/device`,
+      expiresIn: 900,
+      interval: 0.1,
+    });
     expect(started.sessionId).toMatch(/^[0-9a-f]{32}$/);
-    expect((await call(studio, 'GET', `/api/auth/switch/${started.sessionId}`)).body).toMatchObject({ status: 'pending', userCode: started.userCode, flow: 'device' });
+    expect((await call(studio, 'GET', `/api/auth/switch/${started.sessionId}`)).body).toMatchObject({
+      status: 'pending',
+      userCode: started.userCode,
+      flow: 'device',
+    });
 
     expect((await approve(chat.url, '/__sim/device-codes', started.userCode, SECOND_ACCOUNT)).status).toBe(200);
     expect(await settled(studio, started.sessionId)).toMatchObject({ status: 'complete', email: SECOND_ACCOUNT.email });
@@ -90,14 +122,24 @@ describe('the chat account (oauth lane, the vendor’s own device login)', () =>
     expect(file.tokens.account_id).toBe(SECOND_ACCOUNT.accountId);
 
     const after = oauthStatusBody.strict().parse((await call(studio, 'GET', '/api/oauth/status')).body);
-    expect(after).toMatchObject({ present: true, account: { email: SECOND_ACCOUNT.email, plan: 'pro', accountId: SECOND_ACCOUNT.accountId }, needsRefresh: false, refreshable: true });
+    expect(after).toMatchObject({
+      present: true,
+      account: { email: SECOND_ACCOUNT.email, plan: 'pro', accountId: SECOND_ACCOUNT.accountId },
+      needsRefresh: false,
+      refreshable: true,
+    });
     expect(JSON.stringify(after)).not.toContain(file.tokens.access_token);
 
     const generated = await call(studio, 'POST', '/api/generate', { prompt: 'a kite', provider: 'oauth' });
     expect(generated.status).toBe(200);
-    expect(chat.simulator.lastRequest({ route: 'POST /backend-api/codex/responses' })!.headers['chatgpt-account-id']).toBe(SECOND_ACCOUNT.accountId);
+    expect(chat.simulator.lastRequest({ route: 'POST /backend-api/codex/responses' })!.headers['chatgpt-account-id']).toBe(
+      SECOND_ACCOUNT.accountId,
+    );
     // The exchange carried the PKCE verifier of the §6 answer.
-    expect(chat.simulator.lastRequest({ route: 'POST /oauth/token' })!.body).toMatchObject({ grant_type: 'authorization_code', code_verifier: expect.stringMatching(/…/) });
+    expect(chat.simulator.lastRequest({ route: 'POST /oauth/token' })!.body).toMatchObject({
+      grant_type: 'authorization_code',
+      code_verifier: expect.stringMatching(/…/),
+    });
   });
 
   it('ends error (AUTH_SWITCH_DENIED) when declined, and leaves the session file alone', async () => {
@@ -119,7 +161,10 @@ describe('the chat account (oauth lane, the vendor’s own device login)', () =>
     const fileBefore = readFileSync(chatFile, 'utf8');
     const first = await start(studio, 'oauth');
     const second = await start(studio, 'oauth');
-    expect((await call(studio, 'GET', `/api/auth/switch/${first.sessionId}`)).body).toMatchObject({ status: 'error', error: { code: 'JOB_CANCELLED' } });
+    expect((await call(studio, 'GET', `/api/auth/switch/${first.sessionId}`)).body).toMatchObject({
+      status: 'error',
+      error: { code: 'JOB_CANCELLED' },
+    });
     const cancelled = await call(studio, 'DELETE', `/api/auth/switch/${second.sessionId}`);
     expect(cancelled.body).toEqual({ sessionId: second.sessionId, cancelled: true, status: 'pending' });
     expectCode(await call(studio, 'GET', `/api/auth/switch/${second.sessionId}`), 404, 'AUTH_SWITCH_NOT_FOUND');
@@ -166,10 +211,16 @@ describe('a bounded number of sign-ins per minute (issue 33, item 8)', () => {
     try {
       for (let index = 0; index < SIGN_INS_PER_MINUTE; index += 1) await start(own, 'oauth');
       const before = chat.simulator.requests({ route: 'POST /api/accounts/deviceauth/usercode' }).length;
-      const refused = await own.request('/api/auth/switch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'oauth' }) });
+      const refused = await own.request('/api/auth/switch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'oauth' }),
+      });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await refused.json()).toMatchObject({ error: { code: 'AUTH_SWITCH_TOO_MANY', details: { provider: 'oauth', limit: SIGN_INS_PER_MINUTE } } });
+      expect(await refused.json()).toMatchObject({
+        error: { code: 'AUTH_SWITCH_TOO_MANY', details: { provider: 'oauth', limit: SIGN_INS_PER_MINUTE } },
+      });
       // The refused start never reached the issuer.
       expect(chat.simulator.requests({ route: 'POST /api/accounts/deviceauth/usercode' }).length).toBe(before);
       expect((await start(own, 'alpha')).provider).toBe('alpha');

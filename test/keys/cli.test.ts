@@ -36,13 +36,21 @@ let chat: ResponsesSimulator;
 let studio: TestStudio;
 
 beforeAll(async () => {
-  [suite, chat] = await Promise.all([startSimulatorSuite(), startResponsesSimulator({ deviceLogin: { intervalSeconds: 0.1, autoApproveAfterMs: 300 } })]);
+  [suite, chat] = await Promise.all([
+    startSimulatorSuite(),
+    startResponsesSimulator({ deviceLogin: { intervalSeconds: 0.1, autoApproveAfterMs: 300 } }),
+  ]);
   const home = makeTempHome('svc-keys-cli-');
   mkdirSync(join(home, 'chat'));
   const chatFile = join(home, 'chat', 'auth.json');
   writeFileSync(chatFile, JSON.stringify(createOauthSession(chat)), { mode: 0o600 });
   studio = await startTestStudio({
-    env: { SVC_HOME: home, SVC_OAUTH_AUTH_FILE: chatFile, SVC_ALPHA_AUTH_FILE: join(home, 'no-alpha.json'), PATH: join(home, 'empty-path') },
+    env: {
+      SVC_HOME: home,
+      SVC_OAUTH_AUTH_FILE: chatFile,
+      SVC_ALPHA_AUTH_FILE: join(home, 'no-alpha.json'),
+      PATH: join(home, 'empty-path'),
+    },
     upstreams: { ...suite.upstreams, oauth: chat.backendBaseUrl, 'oauth.issuer': chat.issuerUrl },
   });
 });
@@ -73,8 +81,13 @@ describe('svc keys', () => {
 
   it('prompts on a terminal without echoing what is typed', async () => {
     // `script` gives svc a real terminal; the key is typed once the prompt shows.
-    const command = [process.execPath, '--import', 'tsx', SVC, '--server', studio.url, 'keys', 'set', 'omni'].map((part) => `'${part}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_HOME: studio.home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const command = [process.execPath, '--import', 'tsx', SVC, '--server', studio.url, 'keys', 'set', 'omni']
+      .map((part) => `'${part}'`)
+      .join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_HOME: studio.home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let screen = '';
     child.stdout.on('data', (chunk) => {
       screen += chunk;
@@ -109,7 +122,9 @@ describe('svc keys', () => {
     writeFileSync(file, suite.simulators.beta.serviceAccountJson(), { mode: 0o600 });
     const set = await svc(['keys', 'set', 'cloud', file]);
     expect(set.code).toBe(0);
-    expect(set.stdout).toContain(`cloud saved (${suite.simulators.beta.serviceAccount.client_email}, project ${suite.simulators.beta.serviceAccount.project_id})`);
+    expect(set.stdout).toContain(
+      `cloud saved (${suite.simulators.beta.serviceAccount.client_email}, project ${suite.simulators.beta.serviceAccount.project_id})`,
+    );
     expect((await svc(['keys', 'set', 'cloud'])).code).toBe(2);
     expect((await svc(['keys', 'rm', 'cloud'])).stdout).toContain('cloud removed');
   });
@@ -117,7 +132,11 @@ describe('svc keys', () => {
 
 describe('svc quota, svc oauth status', () => {
   it('draws the bars of each account', async () => {
-    await fetch(`${chat.url}/__sim/usage`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ primaryUsedPercent: 50, secondaryUsedPercent: 10 }) });
+    await fetch(`${chat.url}/__sim/usage`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ primaryUsedPercent: 50, secondaryUsedPercent: 10 }),
+    });
     const quota = await svc(['quota']);
     expect(quota.code).toBe(0);
     expect(quota.stdout).toMatch(/5h\s+█{10}░{10}\s+50%\s+resets in/);
@@ -147,9 +166,15 @@ describe('svc auth switch', () => {
     // A second chat issuer that waits for a person (no auto-approval), and a studio signing in to it.
     const slow = await startResponsesSimulator({ deviceLogin: { intervalSeconds: 0.1 } });
     const home = makeTempHome('svc-keys-cli-deny-');
-    const other = await startTestStudio({ env: { SVC_HOME: home, SVC_OAUTH_AUTH_FILE: join(home, 'auth.json'), PATH: join(home, 'empty-path') }, upstreams: { oauth: slow.backendBaseUrl, 'oauth.issuer': slow.issuerUrl } });
+    const other = await startTestStudio({
+      env: { SVC_HOME: home, SVC_OAUTH_AUTH_FILE: join(home, 'auth.json'), PATH: join(home, 'empty-path') },
+      upstreams: { oauth: slow.backendBaseUrl, 'oauth.issuer': slow.issuerUrl },
+    });
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', SVC, '--server', other.url, 'auth', 'switch', 'oauth'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', SVC, '--server', other.url, 'auth', 'switch', 'oauth'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       const userCode = await new Promise<string>((resolve) =>
         child.stderr.on('data', (chunk) => {

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountDeviceCodeIssuer, type DeviceCodeIssuer } from '../../src/sim/device-code.js';
 import { createSimulator, type Simulator } from '../../src/sim/harness.js';
-import { CHAT_DEVICE_AUTH, DeviceCodeError, pollDeviceToken, requestDeviceCode, RFC_8628, type DeviceCodeGrant } from '../../src/studio/auth/device-code.js';
+import {
+  CHAT_DEVICE_AUTH,
+  DeviceCodeError,
+  pollDeviceToken,
+  requestDeviceCode,
+  RFC_8628,
+  type DeviceCodeGrant,
+} from '../../src/studio/auth/device-code.js';
 
 // The device-code client (src/studio/auth/device-code.ts) against the simulator piece
 // (src/sim/device-code.ts) over real HTTP, in both wire variants: RFC 8628 and the chat
@@ -29,7 +36,13 @@ beforeAll(async () => {
     paths: { authorization: '/oauth/device/code', token: '/oauth/device/token', verification: '/device' },
     clientId: CLIENT_ID,
     intervalSeconds: INTERVAL_SECONDS,
-    issueTokens: (subject) => ({ access_token: `at-${subject?.name ?? 'default'}`, refresh_token: 'rt-1', token_type: 'Bearer', expires_in: 3600, scope: 'openid' }),
+    issueTokens: (subject) => ({
+      access_token: `at-${subject?.name ?? 'default'}`,
+      refresh_token: 'rt-1',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'openid',
+    }),
   });
   chat = mountDeviceCodeIssuer<Subject>(simulator, {
     variant: 'chat-device-auth',
@@ -55,7 +68,11 @@ beforeAll(async () => {
   simulator.route('POST', '/oauth/token', async (request, response) => {
     const body = request.body as Record<string, string>;
     const entry = exchangeCodes.get(body.code);
-    const verified = entry && createHash('sha256').update(body.code_verifier ?? '').digest('base64url') === entry.challenge;
+    const verified =
+      entry &&
+      createHash('sha256')
+        .update(body.code_verifier ?? '')
+        .digest('base64url') === entry.challenge;
     if (!verified || body.grant_type !== 'authorization_code' || !body.redirect_uri?.endsWith('/deviceauth/callback')) {
       return response.json(400, { error: 'invalid_grant', error_description: 'bad code' });
     }
@@ -87,12 +104,14 @@ const chatGrant = (): DeviceCodeGrant => ({
 });
 
 /** A control route of the simulator, as a test in another process would call it. */
-const control = (path: string, body: unknown) => fetch(`${simulator.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const control = (path: string, body: unknown) =>
+  fetch(`${simulator.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(
-  () => undefined,
-  (error: unknown) => error,
-);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('RFC 8628', () => {
   it('polls while pending and answers the tokens once the code is approved through the control route', async () => {
@@ -106,16 +125,30 @@ describe('RFC 8628', () => {
       onPoll: ({ attempt }) => {
         polls.push(attempt);
         // Decided only after two polls found it pending.
-        if (attempt === 3) void control('/__sim/device-codes/approve', { userCode: authorization.userCode.toLowerCase(), subject: { name: 'second-account' } });
+        if (attempt === 3)
+          void control('/__sim/device-codes/approve', {
+            userCode: authorization.userCode.toLowerCase(),
+            subject: { name: 'second-account' },
+          });
       },
     });
-    await expect(tokens).resolves.toEqual({ accessToken: 'at-second-account', refreshToken: 'rt-1', idToken: undefined, expiresInSeconds: 3600, tokenType: 'Bearer', scope: 'openid' });
+    await expect(tokens).resolves.toEqual({
+      accessToken: 'at-second-account',
+      refreshToken: 'rt-1',
+      idToken: undefined,
+      expiresInSeconds: 3600,
+      tokenType: 'Bearer',
+      scope: 'openid',
+    });
     const record = rfc.codes().find((code) => code.userCode === authorization.userCode);
     expect(record).toMatchObject({ state: 'granted', slowDowns: 0 });
     expect(record!.polls).toBeGreaterThanOrEqual(3);
     const sent = simulator.requests({ route: 'POST /oauth/device/token' }).at(-1)!;
     expect(sent.body).toMatchObject({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: CLIENT_ID });
-    expect(simulator.requests({ route: 'POST /oauth/device/code' }).at(-1)!.body).toEqual({ client_id: CLIENT_ID, scope: 'openid offline_access' });
+    expect(simulator.requests({ route: 'POST /oauth/device/code' }).at(-1)!.body).toEqual({
+      client_id: CLIENT_ID,
+      scope: 'openid offline_access',
+    });
   });
 
   it('adds 5 s to the interval after slow_down, so the issuer never has to say it twice', async () => {
@@ -139,7 +172,11 @@ describe('RFC 8628', () => {
     const authorization = await requestDeviceCode(grant);
     const page = await fetch(authorization.verificationUrl);
     expect(await page.text()).toContain(`value="${authorization.userCode}"`);
-    const decided = await fetch(`${simulator.url}/device`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `user_code=${authorization.userCode}&decision=deny` });
+    const decided = await fetch(`${simulator.url}/device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `user_code=${authorization.userCode}&decision=deny`,
+    });
     expect(decided.status).toBe(200);
     const error = await failureOf(pollDeviceToken(grant, authorization));
     expect(error).toBeInstanceOf(DeviceCodeError);
@@ -154,7 +191,12 @@ describe('RFC 8628', () => {
   });
 
   it('ends expired once the lifetime the issuer announced has passed', async () => {
-    const grant = { ...rfcGrant(), clientId: 'any', deviceAuthorizationUrl: `${simulator.url}/short/device/code`, tokenUrl: `${simulator.url}/short/token` };
+    const grant = {
+      ...rfcGrant(),
+      clientId: 'any',
+      deviceAuthorizationUrl: `${simulator.url}/short/device/code`,
+      tokenUrl: `${simulator.url}/short/token`,
+    };
     const authorization = await requestDeviceCode(grant);
     expect(authorization.expiresInSeconds).toBe(1);
     const error = await failureOf(pollDeviceToken(grant, authorization));
@@ -181,7 +223,10 @@ describe('RFC 8628', () => {
     const authorization = await requestDeviceCode(grant);
     const controller = new AbortController();
     const reason = new Error('cancelled by the test');
-    const polling = pollDeviceToken(grant, authorization, { signal: controller.signal, onPoll: ({ attempt }) => attempt === 2 && controller.abort(reason) });
+    const polling = pollDeviceToken(grant, authorization, {
+      signal: controller.signal,
+      onPoll: ({ attempt }) => attempt === 2 && controller.abort(reason),
+    });
     expect(await failureOf(polling)).toBe(reason);
   });
 
@@ -200,13 +245,17 @@ describe('the chat vendor variant (§6)', () => {
     expect(authorization.expiresInSeconds).toBe(900);
     expect(authorization.intervalSeconds).toBe(INTERVAL_SECONDS);
     const tokens = pollDeviceToken(grant, authorization, {
-      onPoll: ({ attempt }) => attempt === 2 && void control('/__sim/chat-device-codes/approve', { userCode: authorization.userCode, subject: { name: 'work' } }),
+      onPoll: ({ attempt }) =>
+        attempt === 2 && void control('/__sim/chat-device-codes/approve', { userCode: authorization.userCode, subject: { name: 'work' } }),
     });
     await expect(tokens).resolves.toMatchObject({ accessToken: 'chat-at-work', refreshToken: 'chat-rt', idToken: 'id' });
     const polls = simulator.requests({ route: 'POST /api/accounts/deviceauth/token' });
     expect(polls.some((entry) => entry.status === 403)).toBe(true);
     expect(polls.at(-1)!.body).toEqual({ device_auth_id: expect.any(String), user_code: authorization.userCode });
-    expect(simulator.requests({ route: 'POST /oauth/token' }).at(-1)!.body).toMatchObject({ grant_type: 'authorization_code', client_id: CLIENT_ID });
+    expect(simulator.requests({ route: 'POST /oauth/token' }).at(-1)!.body).toMatchObject({
+      grant_type: 'authorization_code',
+      client_id: CLIENT_ID,
+    });
     expect(chat.codes().find((code) => code.userCode === authorization.userCode)!.state).toBe('granted');
   });
 

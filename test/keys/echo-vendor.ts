@@ -30,7 +30,12 @@ export interface EchoVendor {
 function credentialOf(request: IncomingMessage): string {
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
   const header = request.headers['x-goog-api-key'];
-  return bearer ?? (typeof header === 'string' ? header : undefined) ?? new URL(request.url ?? '/', 'http://vendor').searchParams.get('key') ?? '';
+  return (
+    bearer ??
+    (typeof header === 'string' ? header : undefined) ??
+    new URL(request.url ?? '/', 'http://vendor').searchParams.get('key') ??
+    ''
+  );
 }
 
 function answer(request: IncomingMessage, body: string, response: ServerResponse): void {
@@ -43,7 +48,14 @@ function answer(request: IncomingMessage, body: string, response: ServerResponse
   };
   if (request.url?.includes(':generateContent')) {
     // google.rpc.Status: the status name is our code, the ErrorInfo reason our type.
-    json(400, { error: { code: 400, status: echoed, message: text, details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: echoed }] } });
+    json(400, {
+      error: {
+        code: 400,
+        status: echoed,
+        message: text,
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: echoed }],
+      },
+    });
     return;
   }
   if (shape === 'string') return json(400, { error: text });

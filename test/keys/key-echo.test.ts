@@ -53,14 +53,16 @@ async function readEvents(response: Response, into: string[], enough: () => bool
   }
 }
 
-const errorEventsOf = (frames: readonly string[]) => frames.map((frame) => JSON.parse(frame) as { event: string; requestId?: string }).filter((event) => event.event === 'error');
+const errorEventsOf = (frames: readonly string[]) =>
+  frames.map((frame) => JSON.parse(frame) as { event: string; requestId?: string }).filter((event) => event.event === 'error');
 
 beforeAll(async () => {
   // Whatever the studio writes to its streams or the console, in this process, is its log (kept here, not printed).
   for (const stream of [process.stdout, process.stderr]) {
     vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown) => logs.push(String(chunk)) > 0) as typeof stream.write);
   }
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logs.push(format(...args)));
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const)
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logs.push(format(...args)));
 
   vendor = await startEchoVendor();
   studio = await startTestStudio({
@@ -80,31 +82,35 @@ afterAll(async () => {
 });
 
 describe('a vendor that echoes the key', () => {
-  it.each(CASES)('$lane, $spelling in the code, type and message ($shape): not in the answer nor the job record', async ({ lane, spelling, shape, requestId }) => {
-    const response = await studio.request('/api/generate', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: `a fox [echo:${spelling}] [shape:${shape}]`, provider: lane, requestId }),
-    });
-    const answer = await response.text();
-    expect(response.status).toBeGreaterThanOrEqual(400);
-    const { error } = JSON.parse(answer) as { error: { code: string; details?: Record<string, unknown> } };
-    // The vendor's words arrive, masked; a "code" that was text is text.
-    expect(error.details?.upstreamMessage).toContain('[redacted]');
-    expect(error.details?.upstreamCode).toBeUndefined();
-    expect(error.details?.upstreamType).toBeUndefined();
-    expect(leaks(answer, lane)).toEqual([]);
+  it.each(CASES)(
+    '$lane, $spelling in the code, type and message ($shape): not in the answer nor the job record',
+    async ({ lane, spelling, shape, requestId }) => {
+      const response = await studio.request('/api/generate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: `a fox [echo:${spelling}] [shape:${shape}]`, provider: lane, requestId }),
+      });
+      const answer = await response.text();
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      const { error } = JSON.parse(answer) as { error: { code: string; details?: Record<string, unknown> } };
+      // The vendor's words arrive, masked; a "code" that was text is text.
+      expect(error.details?.upstreamMessage).toContain('[redacted]');
+      expect(error.details?.upstreamCode).toBeUndefined();
+      expect(error.details?.upstreamType).toBeUndefined();
+      expect(leaks(answer, lane)).toEqual([]);
 
-    const record = await studio.request(`/api/jobs/${requestId}`);
-    expect(record.status).toBe(200);
-    const recordText = await record.text();
-    expect(JSON.parse(recordText)).toMatchObject({ state: 'failed', error: { code: error.code } });
-    expect(leaks(recordText, lane)).toEqual([]);
-  });
+      const record = await studio.request(`/api/jobs/${requestId}`);
+      expect(record.status).toBe(200);
+      const recordText = await record.text();
+      expect(JSON.parse(recordText)).toMatchObject({ state: 'failed', error: { code: error.code } });
+      expect(leaks(recordText, lane)).toEqual([]);
+    },
+  );
 
   it('nor in an event (live or replayed), the jobs table, a file under the studio home, or a log line', async () => {
     const requestIds = CASES.map((echo) => echo.requestId);
-    const allFailed = (frames: readonly string[]) => requestIds.every((id) => errorEventsOf(frames).some((event) => event.requestId === id));
+    const allFailed = (frames: readonly string[]) =>
+      requestIds.every((id) => errorEventsOf(frames).some((event) => event.requestId === id));
     await vi.waitFor(() => expect(allFailed(live)).toBe(true));
     expect(everyLeak(live.join('\n'))).toEqual([]);
 
@@ -127,7 +133,11 @@ describe('a vendor that echoes the key', () => {
     // The database, its WAL, config and anything else the studio wrote.
     const files = readdirSync(studio.home, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(files.length).toBeGreaterThan(0);
-    for (const file of files) expect({ file: file.name, leaks: everyLeak(readFileSync(join(file.parentPath, file.name)).toString('latin1')) }).toEqual({ file: file.name, leaks: [] });
+    for (const file of files)
+      expect({ file: file.name, leaks: everyLeak(readFileSync(join(file.parentPath, file.name)).toString('latin1')) }).toEqual({
+        file: file.name,
+        leaks: [],
+      });
 
     // The request log ran (logger: true), and holds no spelling of a key.
     expect(logs.join('\n')).toContain('/api/generate');

@@ -23,7 +23,10 @@ describe('keys on a demo studio', () => {
   const answers: string[] = [];
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+    const response = await fetch(`${url}${path}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     answers.push(text);
     return { status: response.status, body: JSON.parse(text) as { error?: { code: string }; [field: string]: unknown } };
@@ -64,7 +67,7 @@ describe('keys on a demo studio', () => {
     expect(generated.status).toBe(200);
   });
 
-  it('runs a lane on a key from the user\'s environment', async () => {
+  it("runs a lane on a key from the user's environment", async () => {
     const answer = await call('POST', '/api/generate', { prompt: 'a demo on my own key', provider: 'beta-api' });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect((await call('GET', '/api/keys/status')).body.beta).toMatchObject({ source: 'env', set: true });
@@ -78,7 +81,11 @@ describe('keys on a demo studio', () => {
   it('shows the alpha bar with its billing dollars', async () => {
     const quota = await call('GET', '/api/quota');
     expect(quota.status).toBe(200);
-    const alpha = quota.body.alpha as { authenticated: boolean; billing?: { usedUsd: unknown; limitUsd: unknown }; windows: { label: string }[] };
+    const alpha = quota.body.alpha as {
+      authenticated: boolean;
+      billing?: { usedUsd: unknown; limitUsd: unknown };
+      windows: { label: string }[];
+    };
     expect(alpha.authenticated).toBe(true);
     expect(alpha.billing).toEqual({ usedUsd: expect.any(Number), limitUsd: expect.any(Number) });
     expect(alpha.windows[0].label).toBe('monthly');
@@ -88,7 +95,12 @@ describe('keys on a demo studio', () => {
   it('switches the chat account: pending, then complete once the demo issuer approves the code', async () => {
     const started = await call('POST', '/api/auth/switch', { provider: 'oauth' });
     expect(started.status).toBe(200);
-    expect(started.body).toMatchObject({ provider: 'oauth', variant: 'chat-device-auth', userCode: expect.any(String), verificationUrl: expect.stringContaining('/codex/device') });
+    expect(started.body).toMatchObject({
+      provider: 'oauth',
+      variant: 'chat-device-auth',
+      userCode: expect.any(String),
+      verificationUrl: expect.stringContaining('/codex/device'),
+    });
     const path = `/api/auth/switch/${String(started.body.sessionId)}`;
     expect((await call('GET', path)).body.status).toBe('pending');
     const seen: unknown[] = [];

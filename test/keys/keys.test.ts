@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => suite.close());
 
-const configOf = (rig: KeysRig): Record<string, unknown> => JSON.parse(readFileSync(join(rig.studio.home, 'config.json'), 'utf8')) as Record<string, unknown>;
+const configOf = (rig: KeysRig): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(rig.studio.home, 'config.json'), 'utf8')) as Record<string, unknown>;
 const savedKeys = (rig: KeysRig): Record<string, string> | undefined => {
   try {
     return configOf(rig).keys as Record<string, string> | undefined;
@@ -25,12 +26,21 @@ const savedKeys = (rig: KeysRig): Record<string, string> | undefined => {
     return undefined;
   }
 };
-const generate = (rig: KeysRig, body: Record<string, unknown>) => rig.json('POST', '/api/generate', { prompt: 'a lighthouse at dawn', ...body });
+const generate = (rig: KeysRig, body: Record<string, unknown>) =>
+  rig.json('POST', '/api/generate', { prompt: 'a lighthouse at dawn', ...body });
 
 describe('GET /api/keys/status', () => {
   let rig: KeysRig;
   beforeAll(async () => {
-    rig = await startKeysRig({ suite, env: { OMNI_API_KEY: suite.keys.omni, GAMMA_API_KEY: 'sim-wrong-gamma-key', DELTA_API_KEY: suite.keys.delta, CLOUD_SERVICE_ACCOUNT_JSON: suite.simulators.beta.serviceAccountJson() } });
+    rig = await startKeysRig({
+      suite,
+      env: {
+        OMNI_API_KEY: suite.keys.omni,
+        GAMMA_API_KEY: 'sim-wrong-gamma-key',
+        DELTA_API_KEY: suite.keys.delta,
+        CLOUD_SERVICE_ACCOUNT_JSON: suite.simulators.beta.serviceAccountJson(),
+      },
+    });
   });
   afterAll(() => rig.stop());
 
@@ -43,7 +53,13 @@ describe('GET /api/keys/status', () => {
     expect(body.omni).toMatchObject({ env: 'OMNI_API_KEY', set: true, source: 'env', masked: 'si…ey', valid: 'valid' });
     expect(Date.parse(body.omni.checkedAt!)).not.toBeNaN();
     expect(body.beta).toMatchObject({ set: false, source: 'none', masked: null, valid: 'unchecked', checkedAt: null });
-    expect(body.cloud).toMatchObject({ set: true, source: 'env', valid: 'valid', projectId: suite.simulators.beta.serviceAccount.project_id, clientEmail: suite.simulators.beta.serviceAccount.client_email });
+    expect(body.cloud).toMatchObject({
+      set: true,
+      source: 'env',
+      valid: 'valid',
+      projectId: suite.simulators.beta.serviceAccount.project_id,
+      clientEmail: suite.simulators.beta.serviceAccount.client_email,
+    });
     expect(body.cloud.masked).toMatch(/^.{4}….{4}$/);
     expect(body.otherKeys.gamma).toMatchObject({ set: true, valid: 'invalid' });
     expect(body.otherKeys.gamma.reason).toContain('refused');
@@ -54,7 +70,14 @@ describe('GET /api/keys/status', () => {
     expect(suite.simulators.responses.simulator.requests({ route: 'GET /v1/models' }).length).toBe(before + 1);
     // Never a key, a private key, or the key file.
     const text = JSON.stringify(answer.body);
-    for (const secret of [suite.keys.omni, suite.keys.delta, 'sim-wrong-gamma-key', suite.simulators.beta.serviceAccount.private_key.slice(40, 80), suite.simulators.beta.serviceAccount.private_key_id]) expect(text).not.toContain(secret);
+    for (const secret of [
+      suite.keys.omni,
+      suite.keys.delta,
+      'sim-wrong-gamma-key',
+      suite.simulators.beta.serviceAccount.private_key.slice(40, 80),
+      suite.simulators.beta.serviceAccount.private_key_id,
+    ])
+      expect(text).not.toContain(secret);
   });
 
   it('remembers verdicts, re-checks on ?verify=1, and says unchecked (with the last verdict) when the vendor cannot answer', async () => {
@@ -76,7 +99,7 @@ describe('GET /api/keys/status', () => {
     expect(again.lastVerdict).toBeUndefined();
   });
 
-  it('takes no 200 that is not the vendor\'s answer for a verdict: a captive portal or a wrong base URL says unchecked (issue 33, item 8)', async () => {
+  it("takes no 200 that is not the vendor's answer for a verdict: a captive portal or a wrong base URL says unchecked (issue 33, item 8)", async () => {
     for (const body of ['<html><body>Sign in to the hotel Wi-Fi</body></html>', { ok: true }]) {
       suite.simulators.responses.simulator.fault('GET /v1/models', { status: 200, body, times: 1 });
       const portal = (await rig.json('GET', '/api/keys/status?verify=1')).body.omni as Record<string, unknown>;
@@ -107,20 +130,30 @@ describe('PUT and DELETE /api/keys/:provider', () => {
     expect(JSON.stringify(answer.body)).not.toContain(key);
     expect(savedKeys(rig)?.omni).toBeUndefined();
     // The vendor saw the key trimmed (by fingerprint: its log never holds a key).
-    expect(suite.simulators.responses.simulator.lastRequest({ route: 'GET /v1/models' })!.credentialFingerprint).toBe(fingerprintSecret(key));
+    expect(suite.simulators.responses.simulator.lastRequest({ route: 'GET /v1/models' })!.credentialFingerprint).toBe(
+      fingerprintSecret(key),
+    );
   });
 
   it('saves a key the vendor takes, 0600, masked in the answer, in force for the next job without a restart', async () => {
     expectCode(await generate(rig, { provider: 'api' }), 401, 'API_KEY_REQUIRED');
     const answer = await rig.json('PUT', '/api/keys/omni', { apiKey: suite.keys.omni });
     expect(answer.status).toBe(200);
-    expect(keyChangeBody.strict().parse(answer.body)).toMatchObject({ provider: 'omni', set: true, source: 'config', masked: 'si…ey', valid: 'valid' });
+    expect(keyChangeBody.strict().parse(answer.body)).toMatchObject({
+      provider: 'omni',
+      set: true,
+      source: 'config',
+      masked: 'si…ey',
+      valid: 'valid',
+    });
     expect(JSON.stringify(answer.body)).not.toContain(suite.keys.omni);
     expect(statSync(join(rig.studio.home, 'config.json')).mode & 0o777).toBe(0o600);
     expect(savedKeys(rig)?.omni).toBe(suite.keys.omni);
     const generated = await generate(rig, { provider: 'api', quality: 'low' });
     expect(generated.status).toBe(200);
-    expect(suite.simulators.responses.simulator.lastRequest({ route: 'POST /v1/responses' })!.credentialFingerprint).toBe(fingerprintSecret(suite.keys.omni));
+    expect(suite.simulators.responses.simulator.lastRequest({ route: 'POST /v1/responses' })!.credentialFingerprint).toBe(
+      fingerprintSecret(suite.keys.omni),
+    );
     expect((await rig.json('GET', '/api/keys/status')).body.omni).toMatchObject({ source: 'config', valid: 'valid' });
   });
 
@@ -141,7 +174,9 @@ describe('PUT and DELETE /api/keys/:provider', () => {
     expect(savedKeys(rig)?.alpha).toBeUndefined();
     const saved = await rig.json('PUT', '/api/keys/alpha', { apiKey: suite.keys.alpha });
     expect(saved.body).toMatchObject({ provider: 'alpha', source: 'config', valid: 'valid' });
-    expect(suite.simulators.alpha.simulator.lastRequest({ route: 'GET /v1/models' })!.credentialFingerprint).toBe(fingerprintSecret(suite.keys.alpha));
+    expect(suite.simulators.alpha.simulator.lastRequest({ route: 'GET /v1/models' })!.credentialFingerprint).toBe(
+      fingerprintSecret(suite.keys.alpha),
+    );
     expect((await rig.json('DELETE', '/api/keys/alpha')).body).toMatchObject({ removed: true });
   });
 
@@ -160,7 +195,9 @@ describe('PUT and DELETE /api/keys/:provider', () => {
   it('validates a service account by a real token exchange, saves it and sets betaAuthMode to cloud', async () => {
     const beta = suite.simulators.beta;
     expectCode(await rig.json('PUT', '/api/keys/cloud', { serviceAccountJson: '{"type":' }), 400, 'BAD_REQUEST');
-    const noKey = await rig.json('PUT', '/api/keys/cloud', { serviceAccountJson: JSON.stringify({ ...beta.serviceAccount, private_key: undefined }) });
+    const noKey = await rig.json('PUT', '/api/keys/cloud', {
+      serviceAccountJson: JSON.stringify({ ...beta.serviceAccount, private_key: undefined }),
+    });
     expectCode(noKey, 400, 'BAD_REQUEST');
     expect(noKey.body.error!.details).toMatchObject({ field: 'serviceAccountJson.private_key' });
     const tooBig = await rig.json('PUT', '/api/keys/cloud', { serviceAccountJson: ' '.repeat(10) + 'x'.repeat(20_000) });
@@ -177,7 +214,13 @@ describe('PUT and DELETE /api/keys/:provider', () => {
     const tokens = beta.simulator.requests({ route: 'POST /token' }).length;
     const saved = await rig.json('PUT', '/api/keys/cloud', { serviceAccountJson: beta.serviceAccountJson() });
     expect(saved.status).toBe(200);
-    expect(saved.body).toMatchObject({ provider: 'cloud', source: 'config', valid: 'valid', projectId: beta.serviceAccount.project_id, clientEmail: beta.serviceAccount.client_email });
+    expect(saved.body).toMatchObject({
+      provider: 'cloud',
+      source: 'config',
+      valid: 'valid',
+      projectId: beta.serviceAccount.project_id,
+      clientEmail: beta.serviceAccount.client_email,
+    });
     expect(JSON.stringify(saved.body)).not.toContain(beta.serviceAccount.private_key.slice(40, 80));
     expect(beta.simulator.requests({ route: 'POST /token' }).length).toBe(tokens + 1);
     expect(configOf(rig).betaAuthMode).toBe('cloud');
@@ -201,7 +244,13 @@ describe('PUT and DELETE /api/keys/:provider', () => {
   });
 
   it('checks the shape of a save body without echoing it', async () => {
-    for (const body of [{ apiKey: 'short' }, { apiKey: 'has a space in the middle' }, { apiKey: 'x'.repeat(600) }, { apiKey: 'sim-ok-but', extra: 'sim-secret-extra-value' }, {}]) {
+    for (const body of [
+      { apiKey: 'short' },
+      { apiKey: 'has a space in the middle' },
+      { apiKey: 'x'.repeat(600) },
+      { apiKey: 'sim-ok-but', extra: 'sim-secret-extra-value' },
+      {},
+    ]) {
       const answer = await rig.json('PUT', '/api/keys/omni', body);
       expectCode(answer, 400, 'BAD_REQUEST');
       for (const value of Object.values(body)) expect(JSON.stringify(answer.body)).not.toContain(value);
@@ -220,7 +269,10 @@ describe('PUT and DELETE /api/keys/:provider', () => {
 
 describe('keys from the environment', () => {
   it('cannot be changed or removed: ENV_KEY_IMMUTABLE, and the saved file is left alone', async () => {
-    const rig = await startKeysRig({ suite, env: { BETA_API_KEY: suite.keys.beta, CLOUD_SERVICE_ACCOUNT_JSON: suite.simulators.beta.serviceAccountJson() } });
+    const rig = await startKeysRig({
+      suite,
+      env: { BETA_API_KEY: suite.keys.beta, CLOUD_SERVICE_ACCOUNT_JSON: suite.simulators.beta.serviceAccountJson() },
+    });
     try {
       for (const [method, path, body] of [
         ['DELETE', '/api/keys/beta', undefined],

@@ -21,7 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([suite.close(), alpha.close()]));
 
-const alphaUpstreams = () => ({ alpha: alpha.apiBaseUrl, 'alpha-api': alpha.apiBaseUrl, 'alpha.issuer': alpha.issuerUrl, 'alpha.billing': alpha.billingUrl });
+const alphaUpstreams = () => ({
+  alpha: alpha.apiBaseUrl,
+  'alpha-api': alpha.apiBaseUrl,
+  'alpha.issuer': alpha.issuerUrl,
+  'alpha.billing': alpha.billingUrl,
+});
 
 /** A control route of a simulator, as a test in another process would set it. */
 async function control(url: string, method: string, path: string, body: unknown): Promise<void> {
@@ -38,15 +43,25 @@ const quota = async (rig: KeysRig): Promise<QuotaBody> => {
 describe('GET /api/quota without credentials', () => {
   it('answers authenticated: false for each bar without calling out', async () => {
     const home = makeTempHome('svc-quota-');
-    const rig = await startKeysRig({ suite, env: { SVC_OAUTH_AUTH_FILE: join(home, 'none.json'), SVC_ALPHA_AUTH_FILE: join(home, 'none-alpha.json') }, upstreams: alphaUpstreams() });
+    const rig = await startKeysRig({
+      suite,
+      env: { SVC_OAUTH_AUTH_FILE: join(home, 'none.json'), SVC_ALPHA_AUTH_FILE: join(home, 'none-alpha.json') },
+      upstreams: alphaUpstreams(),
+    });
     try {
-      const marks = [suite.simulators.responses.simulator, suite.simulators.epsilon.simulator, alpha.simulator].map((simulator) => simulator.requests().length);
+      const marks = [suite.simulators.responses.simulator, suite.simulators.epsilon.simulator, alpha.simulator].map(
+        (simulator) => simulator.requests().length,
+      );
       const body = await quota(rig);
       for (const provider of ['oauth', 'alpha', 'epsilon'] as const) {
         expect(body[provider]).toMatchObject({ provider, authenticated: false, windows: [] });
         expect(body[provider].reason).toBeTruthy();
       }
-      expect([suite.simulators.responses.simulator, suite.simulators.epsilon.simulator, alpha.simulator].map((simulator) => simulator.requests().length)).toEqual(marks);
+      expect(
+        [suite.simulators.responses.simulator, suite.simulators.epsilon.simulator, alpha.simulator].map(
+          (simulator) => simulator.requests().length,
+        ),
+      ).toEqual(marks);
     } finally {
       await rig.stop();
     }
@@ -71,11 +86,20 @@ describe('GET /api/quota with every account signed in', () => {
 
   it('shows the values the simulators were set to: chat windows, alpha billing and monthly bar, epsilon battery', async () => {
     await control(suite.simulators.responses.url, 'PUT', '/__sim/usage', { primaryUsedPercent: 42.4, secondaryUsedPercent: 7 });
-    await control(alpha.url, 'PUT', '/__sim/alpha/billing', { usedCents: 7500, limitCents: 30_000, periodEnd: '2026-12-31T23:59:59.000Z', weekly: null });
+    await control(alpha.url, 'PUT', '/__sim/alpha/billing', {
+      usedCents: 7500,
+      limitCents: 30_000,
+      periodEnd: '2026-12-31T23:59:59.000Z',
+      weekly: null,
+    });
     await control(suite.simulators.epsilon.url, 'PUT', '/__sim/epsilon/account', { chargePercent: 30, purchasedCredits: 250 });
     const body = await quota(rig);
 
-    expect(body.oauth).toMatchObject({ provider: 'oauth', authenticated: true, account: { email: suite.simulators.responses.account.email, plan: 'plus' } });
+    expect(body.oauth).toMatchObject({
+      provider: 'oauth',
+      authenticated: true,
+      account: { email: suite.simulators.responses.account.email, plan: 'plus' },
+    });
     expect(body.oauth.windows.map(({ label, percent }) => [label, percent])).toEqual([
       ['5h', 42],
       ['7d', 7],
@@ -92,16 +116,32 @@ describe('GET /api/quota with every account signed in', () => {
 
     expect(body.epsilon).toMatchObject({ provider: 'epsilon', authenticated: true, account: { email: null, plan: 'Tier 3' } });
     expect(body.epsilon.windows).toEqual([{ label: 'v5-battery', percent: 70, resetsAt: expect.any(String) }]);
-    expect(body.epsilon.epsilonAccount).toEqual({ active: true, isNegative: false, fixedCredits: 10_000, purchasedCredits: 250, meter: 'charge' });
+    expect(body.epsilon.epsilonAccount).toEqual({
+      active: true,
+      isNegative: false,
+      fixedCredits: 10_000,
+      purchasedCredits: 250,
+      meter: 'charge',
+    });
 
     // The chat bar was read with the session's account header, and the billing with the bearer only.
-    expect(suite.simulators.responses.simulator.lastRequest({ route: 'GET /backend-api/wham/usage' })!.headers['chatgpt-account-id']).toBe(suite.simulators.responses.account.accountId);
+    expect(suite.simulators.responses.simulator.lastRequest({ route: 'GET /backend-api/wham/usage' })!.headers['chatgpt-account-id']).toBe(
+      suite.simulators.responses.account.accountId,
+    );
   });
 
   it('reads the weekly credits of an account on them', async () => {
-    await control(alpha.url, 'PUT', '/__sim/alpha/billing', { weekly: { percent: 61.6, end: '2026-12-07T00:00:00.000Z' }, subscriptionName: 'Alpha Pro' });
+    await control(alpha.url, 'PUT', '/__sim/alpha/billing', {
+      weekly: { percent: 61.6, end: '2026-12-07T00:00:00.000Z' },
+      subscriptionName: 'Alpha Pro',
+    });
     const body = await quota(rig);
-    expect(body.alpha).toEqual({ provider: 'alpha', authenticated: true, account: { email: alpha.account.email, plan: 'Alpha Pro' }, windows: [{ label: 'weekly', percent: 62, resetsAt: '2026-12-07T00:00:00.000Z' }] });
+    expect(body.alpha).toEqual({
+      provider: 'alpha',
+      authenticated: true,
+      account: { email: alpha.account.email, plan: 'Alpha Pro' },
+      windows: [{ label: 'weekly', percent: 62, resetsAt: '2026-12-07T00:00:00.000Z' }],
+    });
     expect(alpha.simulator.lastRequest({ route: 'GET /billing-proxy/v1/billing' })!.headers['x-userid']).toBe(alpha.account.userId);
     await control(alpha.url, 'PUT', '/__sim/alpha/billing', { weekly: null });
   });

@@ -63,7 +63,12 @@ describe('alpha on `svc serve --demo`', () => {
 
   it('four references: ALPHA_REF_TOO_MANY; a mask: ALPHA_MASK_UNSUPPORTED; an unknown model: INVALID_ALPHA_IMAGE_MODEL; a simulated 429: ALPHA_RATE_LIMITED', async () => {
     const png = join(home, 'ref.png');
-    writeFileSync(png, await sharp({ create: { width: 32, height: 32, channels: 3, background: '#3366aa' } }).png().toBuffer());
+    writeFileSync(
+      png,
+      await sharp({ create: { width: 32, height: 32, channels: 3, background: '#3366aa' } })
+        .png()
+        .toBuffer(),
+    );
     const [refs, mask, model, limited] = await Promise.all([
       svc('generate', 'x', '--model', 'alpha/alpha-image', '--ref', png, '--ref', png, '--ref', png, '--ref', png),
       svc('edit', png, 'x', '--provider', 'alpha', '--mask', png),
@@ -71,9 +76,18 @@ describe('alpha on `svc serve --demo`', () => {
       svc('generate', 'x [sim:ratelimit]', '--model', 'alpha/alpha-image'),
     ]);
     expect({ code: refs.code, stderr: refs.stderr }).toMatchObject({ code: 5, stderr: expect.stringContaining('(ALPHA_REF_TOO_MANY)') });
-    expect({ code: mask.code, stderr: mask.stderr }).toMatchObject({ code: 5, stderr: expect.stringContaining('(ALPHA_MASK_UNSUPPORTED)') });
-    expect({ code: model.code, stderr: model.stderr }).toMatchObject({ code: 5, stderr: expect.stringContaining('(INVALID_ALPHA_IMAGE_MODEL)') });
-    expect({ code: limited.code, stderr: limited.stderr }).toMatchObject({ code: 6, stderr: expect.stringContaining('(ALPHA_RATE_LIMITED)') });
+    expect({ code: mask.code, stderr: mask.stderr }).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining('(ALPHA_MASK_UNSUPPORTED)'),
+    });
+    expect({ code: model.code, stderr: model.stderr }).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining('(INVALID_ALPHA_IMAGE_MODEL)'),
+    });
+    expect({ code: limited.code, stderr: limited.stderr }).toMatchObject({
+      code: 6,
+      stderr: expect.stringContaining('(ALPHA_RATE_LIMITED)'),
+    });
   });
 
   it('alpha-api works on the demo key too', async () => {
@@ -103,12 +117,24 @@ describe('alpha in `svc sim serve`', () => {
     const sims = await startSvc(['sim', 'serve', '--dir', join(home, 'sim-sessions')]);
     try {
       const env = sims.first.env as Record<string, string>;
-      expect(Object.keys(env)).toEqual(expect.arrayContaining(['SVC_ALPHA_BASE_URL', 'SVC_ALPHA_ISSUER_URL', 'SVC_ALPHA_BILLING_URL', 'ALPHA_API_KEY', 'SVC_ALPHA_AUTH_FILE']));
+      expect(Object.keys(env)).toEqual(
+        expect.arrayContaining([
+          'SVC_ALPHA_BASE_URL',
+          'SVC_ALPHA_ISSUER_URL',
+          'SVC_ALPHA_BILLING_URL',
+          'ALPHA_API_KEY',
+          'SVC_ALPHA_AUTH_FILE',
+        ]),
+      );
       expect(env.SVC_ALPHA_AUTH_FILE).toBe(join(home, 'sim-sessions', 'alpha-auth.json'));
       const studio = await startTestStudio({ env });
       try {
         for (const provider of ['alpha', 'alpha-api']) {
-          const response = await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider, prompt: 'a buoy' }) });
+          const response = await studio.request('/api/generate', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ provider, prompt: 'a buoy' }),
+          });
           expect({ provider, status: response.status }).toEqual({ provider, status: 200 });
         }
       } finally {

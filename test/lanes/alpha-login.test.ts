@@ -34,10 +34,18 @@ describe('the device flow', () => {
     expect(existsSync(file)).toBe(false);
     expect(sim.devices.approve(login.authorization.userCode)).toBe(true);
     const session = await login.completion;
-    expect(session).toMatchObject({ email: sim.account.email, accountId: sim.account.userId, tokenEndpoint: `${sim.issuerUrl}/oauth2/token` });
+    expect(session).toMatchObject({
+      email: sim.account.email,
+      accountId: sim.account.userId,
+      tokenEndpoint: `${sim.issuerUrl}/oauth2/token`,
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(file, '..')).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ accessToken: session.accessToken, refreshToken: expect.any(String), expiresAt: expect.any(Number) });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      accessToken: session.accessToken,
+      refreshToken: expect.any(String),
+      expiresAt: expect.any(Number),
+    });
   });
 
   it('declined: nothing is written', async () => {
@@ -54,12 +62,18 @@ describe('svc alpha, with no studio running', () => {
     const home = makeTempHome('svc-alpha-cli-');
     const env = { SVC_HOME: home, SVC_ALPHA_ISSUER_URL: sim.issuerUrl };
     const approver = (async () => {
-      const code = await waitFor('a device code', () => sim.devices.codes().find((entry) => entry.state === 'pending' && !entry.polls)?.userCode);
+      const code = await waitFor(
+        'a device code',
+        () => sim.devices.codes().find((entry) => entry.state === 'pending' && !entry.polls)?.userCode,
+      );
       sim.devices.approve(code);
     })();
     const login = await runSvc(['alpha', 'login', '--server', NO_STUDIO, '--json'], env);
     await approver;
-    expect({ code: login.code, stderr: login.stderr }).toMatchObject({ code: 0, stderr: expect.stringMatching(/open http:\/\/127\.0\.0\.1:\d+\/device\?user_code=.*\n.*code [A-Z]{4}-[A-Z]{4}/) });
+    expect({ code: login.code, stderr: login.stderr }).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/open http:\/\/127\.0\.0\.1:\d+\/device\?user_code=.*\n.*code [A-Z]{4}-[A-Z]{4}/),
+    });
     expect(JSON.parse(login.stdout)).toMatchObject({ auth: 'oauth', email: sim.account.email, via: 'here' });
     const file = join(home, 'alpha', 'auth.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -83,7 +97,13 @@ describe('svc alpha, through a studio', () => {
     const status = await runSvc(['alpha', 'status', '--probe', '--json', '--server', rig.studio.url]);
     expect(status.code).toBe(0);
     const body = JSON.parse(status.stdout) as Record<string, unknown>;
-    expect(body).toMatchObject({ auth: 'oauth', email: sim.account.email, refreshable: true, probe: 'ready', imageModels: ['alpha-image', 'alpha-image-quality', 'alpha-image-2.0', 'alpha-image-pro'] });
+    expect(body).toMatchObject({
+      auth: 'oauth',
+      email: sim.account.email,
+      refreshable: true,
+      probe: 'ready',
+      imageModels: ['alpha-image', 'alpha-image-quality', 'alpha-image-2.0', 'alpha-image-pro'],
+    });
     expect(status.stdout).not.toContain(JSON.parse(readFileSync(rig.sessionFile, 'utf8')).accessToken as string);
 
     const logout = await runSvc(['alpha', 'logout', '--server', rig.studio.url]);

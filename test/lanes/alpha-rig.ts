@@ -22,7 +22,10 @@ export const alphaUpstreams = (sim: AlphaSimulator): Record<string, string> => (
   'alpha.billing': sim.billingUrl,
 });
 
-export async function startAlphaRig(sim: AlphaSimulator, options: { env?: Record<string, string>; session?: boolean } = {}): Promise<AlphaRig> {
+export async function startAlphaRig(
+  sim: AlphaSimulator,
+  options: { env?: Record<string, string>; session?: boolean } = {},
+): Promise<AlphaRig> {
   const home = makeTempHome('svc-alpha-');
   const sessionFile = join(home, 'alpha', 'auth.json');
   const writeSession = (session: AlphaSessionFile | Record<string, unknown>) => {
@@ -40,12 +43,22 @@ export interface AlphaResult {
   model: string;
   revisedPrompt?: string;
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
-  images: { filename: string; url: string; format: string; width: number; height: number; revisedPrompt: string | null; settings: Record<string, unknown> }[];
+  images: {
+    filename: string;
+    url: string;
+    format: string;
+    width: number;
+    height: number;
+    revisedPrompt: string | null;
+    settings: Record<string, unknown>;
+  }[];
   settings: Record<string, unknown>;
 }
 
 /** The `event` and `phase` of every frame of a per-request SSE answer. */
-export async function streamedEvents(response: Response): Promise<{ event: string; phase?: string; result?: AlphaResult; error?: { code: string } }[]> {
+export async function streamedEvents(
+  response: Response,
+): Promise<{ event: string; phase?: string; result?: AlphaResult; error?: { code: string } }[]> {
   const text = await response.text();
   return text
     .split('\n')

@@ -27,7 +27,9 @@ const keyFile = (changes: Record<string, unknown>): string => JSON.stringify({ .
 describe('beta-api cloud mode', () => {
   it('exchanges a signed JWT for a token, calls the cloud URL with it, and renders 1K 1:1 whatever was asked', async () => {
     const mark = lastRequestId(sim);
-    const result = await expectImage(await cloud.generate({ prompt: 'a cloud castle', options: { aspectRatio: '16:9', resolution: '2K' } }));
+    const result = await expectImage(
+      await cloud.generate({ prompt: 'a cloud castle', options: { aspectRatio: '16:9', resolution: '2K' } }),
+    );
     expect(result.images[0]).toMatchObject({ width: 1024, height: 1024 });
     expect(result.settings).toEqual({
       mode: 'cloud',
@@ -53,7 +55,10 @@ describe('beta-api cloud mode', () => {
     expect(call.headers.authorization).toMatch(/^Bearer /);
     expect(call.headers['x-goog-api-key']).toBeUndefined();
     // The cloud endpoint is sent no image controls.
-    expect(call.body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'a cloud castle' }] }], generationConfig: { responseModalities: ['IMAGE'] } });
+    expect(call.body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'a cloud castle' }] }],
+      generationConfig: { responseModalities: ['IMAGE'] },
+    });
   });
 
   it('reuses the token until it nears expiry: a second image makes no second exchange', async () => {
@@ -65,8 +70,12 @@ describe('beta-api cloud mode', () => {
     expect(requestsAfter(sim, mark, BETA_ROUTES.cloudGenerate)).toHaveLength(1);
   });
 
-  it('the studio\'s token URL (SVC_BETA_TOKEN_URL / beta-api.token) wins over the key file\'s token_uri', async () => {
-    const elsewhere = await startBetaRig(sim, { key: false, serviceAccount: keyFile({ token_uri: 'http://127.0.0.1:9/token' }), tokenUrl: sim.tokenUrl });
+  it("the studio's token URL (SVC_BETA_TOKEN_URL / beta-api.token) wins over the key file's token_uri", async () => {
+    const elsewhere = await startBetaRig(sim, {
+      key: false,
+      serviceAccount: keyFile({ token_uri: 'http://127.0.0.1:9/token' }),
+      tokenUrl: sim.tokenUrl,
+    });
     try {
       await expectImage(await elsewhere.generate({ prompt: 'via the configured token URL' }));
     } finally {
@@ -78,19 +87,31 @@ describe('beta-api cloud mode', () => {
 describe('which mode runs', () => {
   it('both configured and no saved mode: cloud; saved "apikey": the key; saved "cloud": cloud', async () => {
     const both = { key: sim.apiKey, serviceAccount: sim.serviceAccountJson() };
-    for (const [betaAuthMode, mode] of [[undefined, 'cloud'], ['apikey', 'apikey'], ['cloud', 'cloud']] as const) {
+    for (const [betaAuthMode, mode] of [
+      [undefined, 'cloud'],
+      ['apikey', 'apikey'],
+      ['cloud', 'cloud'],
+    ] as const) {
       const rig = await startBetaRig(sim, { ...both, ...(betaAuthMode ? { betaAuthMode } : {}) });
       try {
         const result = await expectImage(await rig.generate({ prompt: `mode ${mode}`, options: { aspectRatio: '3:2' } }));
-        expect({ betaAuthMode, mode: result.settings.mode, width: result.images[0].width }).toEqual({ betaAuthMode, mode, width: mode === 'cloud' ? 1024 : 1264 });
+        expect({ betaAuthMode, mode: result.settings.mode, width: result.images[0].width }).toEqual({
+          betaAuthMode,
+          mode,
+          width: mode === 'cloud' ? 1024 : 1264,
+        });
       } finally {
         await rig.stop();
       }
     }
   });
 
-  it('credentials saved in config.json work as the environment\'s do (keys.cloud, keys.beta)', async () => {
-    const saved = await startBetaRig(sim, { key: false, configKeys: { cloud: sim.serviceAccountJson(), beta: sim.apiKey }, betaAuthMode: 'apikey' });
+  it("credentials saved in config.json work as the environment's do (keys.cloud, keys.beta)", async () => {
+    const saved = await startBetaRig(sim, {
+      key: false,
+      configKeys: { cloud: sim.serviceAccountJson(), beta: sim.apiKey },
+      betaAuthMode: 'apikey',
+    });
     const cloudOnly = await startBetaRig(sim, { key: false, configKeys: { cloud: sim.serviceAccountJson() } });
     try {
       expect((await expectImage(await saved.generate({ prompt: 'saved key' }))).settings.mode).toBe('apikey');
@@ -113,7 +134,10 @@ describe('which mode runs', () => {
 
 describe('cloud mode failures', () => {
   it('AUTH_API_KEY_INVALID before any call: a service account that is not JSON, or not a key file; the key never echoed', async () => {
-    for (const [serviceAccount, says] of [['{not json', 'not JSON'], [keyFile({ type: 'authorized_user' }), '"type"']] as const) {
+    for (const [serviceAccount, says] of [
+      ['{not json', 'not JSON'],
+      [keyFile({ type: 'authorized_user' }), '"type"'],
+    ] as const) {
       const rig = await startBetaRig(sim, { key: false, serviceAccount });
       const mark = lastRequestId(sim);
       try {
@@ -155,7 +179,7 @@ describe('cloud mode failures', () => {
     }
   });
 
-  it('BETA_API_RATE_LIMITED: the cloud surface\'s short 429 has no retry hint', async () => {
+  it("BETA_API_RATE_LIMITED: the cloud surface's short 429 has no retry hint", async () => {
     const response = await cloud.generate({ prompt: 'busy [sim:ratelimit]' });
     const body = await expectError(response, 429, 'BETA_API_RATE_LIMITED');
     expect(response.headers.get('retry-after')).toBeNull();

@@ -16,7 +16,11 @@ describe('beta-api on `svc serve --demo`', () => {
   let demo: RunningSvc;
   let url: string;
   const post = (body: Record<string, unknown>) =>
-    fetch(`${url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'beta-api', ...body }) });
+    fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'beta-api', ...body }),
+    });
 
   beforeAll(async () => {
     demo = await startSvc(['serve', '--demo', '--port', '0', '--json'], { SVC_HOME: home });
@@ -35,7 +39,19 @@ describe('beta-api on `svc serve --demo`', () => {
   });
 
   it('svc generate --option aspectRatio=16:9 --option resolution=2K does the same from the command line', async () => {
-    const run = await runSvc(['generate', 'a cli harbour', '--provider', 'beta-api', '--option', 'aspectRatio=16:9', '--option', 'resolution=2K', '--json', '--server', url]);
+    const run = await runSvc([
+      'generate',
+      'a cli harbour',
+      '--provider',
+      'beta-api',
+      '--option',
+      'aspectRatio=16:9',
+      '--option',
+      'resolution=2K',
+      '--json',
+      '--server',
+      url,
+    ]);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     const result = JSON.parse(run.stdout) as { images: { width: number; height: number }[]; settings: { estimatedCostUsd: number } };
     expect(result.images[0]).toMatchObject({ width: 2752, height: 1536 });
@@ -57,7 +73,11 @@ describe('beta-api cloud mode on a demo studio', () => {
     const home = makeTempHome('svc-beta-demo-cloud-');
     demo = await startDemo({ SVC_HOME: home });
     // The demo's key plus the demo simulator's service account, no saved mode: the cloud mode.
-    studio = await startTestStudio({ env: { SVC_HOME: home, CLOUD_SERVICE_ACCOUNT_JSON: demo.suite.simulators.beta.serviceAccountJson() }, demo: demo.options, onClose: () => demo.close() });
+    studio = await startTestStudio({
+      env: { SVC_HOME: home, CLOUD_SERVICE_ACCOUNT_JSON: demo.suite.simulators.beta.serviceAccountJson() },
+      demo: demo.options,
+      onClose: () => demo.close(),
+    });
   });
 
   afterAll(async () => {
@@ -72,7 +92,13 @@ describe('beta-api cloud mode on a demo studio', () => {
     });
     const result = await expectImage(response);
     expect(result.images[0]).toMatchObject({ width: 1024, height: 1024 });
-    expect(result.settings).toMatchObject({ mode: 'cloud', aspectRatio: '1:1', resolution: '1K', ignoredOptions: ['aspectRatio'], estimatedCostUsd: 0.067 });
+    expect(result.settings).toMatchObject({
+      mode: 'cloud',
+      aspectRatio: '1:1',
+      resolution: '1K',
+      ignoredOptions: ['aspectRatio'],
+      estimatedCostUsd: 0.067,
+    });
   });
 });
 

@@ -32,7 +32,10 @@ export async function startBetaRig(sim: BetaSimulator, options: BetaRigOptions =
   const home = makeTempHome('svc-beta-');
   if (options.betaAuthMode || options.configKeys) {
     mkdirSync(home, { recursive: true });
-    const config = { ...(options.betaAuthMode ? { betaAuthMode: options.betaAuthMode } : {}), ...(options.configKeys ? { keys: options.configKeys } : {}) };
+    const config = {
+      ...(options.betaAuthMode ? { betaAuthMode: options.betaAuthMode } : {}),
+      ...(options.configKeys ? { keys: options.configKeys } : {}),
+    };
     writeFileSync(join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   }
   const key = options.key === undefined ? sim.apiKey : options.key;
@@ -43,12 +46,20 @@ export async function startBetaRig(sim: BetaSimulator, options: BetaRigOptions =
       ...(options.serviceAccount ? { CLOUD_SERVICE_ACCOUNT_JSON: options.serviceAccount } : {}),
       ...options.env,
     },
-    upstreams: { 'beta-api': sim.keyBaseUrl, 'beta-api.cloud': sim.cloudBaseUrl, ...(options.tokenUrl ? { 'beta-api.token': options.tokenUrl } : {}) },
+    upstreams: {
+      'beta-api': sim.keyBaseUrl,
+      'beta-api.cloud': sim.cloudBaseUrl,
+      ...(options.tokenUrl ? { 'beta-api.token': options.tokenUrl } : {}),
+    },
   });
   return {
     studio,
     generate: (body, path = '/api/generate') =>
-      studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'beta-api', ...body }) }),
+      studio.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'beta-api', ...body }),
+      }),
     stop: () => studio.stop(),
   };
 }

@@ -19,7 +19,10 @@ afterAll(async () => {
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 const keyed = (model: string, body: unknown) => post(`/v1beta/models/${model}:generateContent`, body, { 'x-goog-api-key': sim.apiKey });
-const prompt = (text: string, generationConfig: Record<string, unknown> = {}) => ({ contents: [{ role: 'user', parts: [{ text }] }], generationConfig });
+const prompt = (text: string, generationConfig: Record<string, unknown> = {}) => ({
+  contents: [{ role: 'user', parts: [{ text }] }],
+  generationConfig,
+});
 
 interface Status {
   error: { code: number; message: string; status: string; details?: Record<string, unknown>[] };
@@ -41,11 +44,18 @@ function assertion(claims: Record<string, unknown>, key = sim.serviceAccount.pri
 }
 
 const exchange = (jwt: string, grant = 'urn:ietf:params:oauth:grant-type:jwt-bearer') =>
-  fetch(sim.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: grant, assertion: jwt }) });
+  fetch(sim.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: grant, assertion: jwt }),
+  });
 
 describe('key surface', () => {
   it('answers inline image parts after a text part, with finishReason, usage and modelVersion; ?key= works too', async () => {
-    const response = await post(`/v1beta/models/beta-3.1-flash-image:generateContent?key=${sim.apiKey}`, prompt('a red kite', { imageConfig: { aspectRatio: '9:16', imageSize: '512' } }));
+    const response = await post(
+      `/v1beta/models/beta-3.1-flash-image:generateContent?key=${sim.apiKey}`,
+      prompt('a red kite', { imageConfig: { aspectRatio: '9:16', imageSize: '512' } }),
+    );
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       candidates: { content: { parts: { text?: string; inlineData?: { mimeType: string; data: string } }[] }; finishReason: string }[];
@@ -78,14 +88,20 @@ describe('key surface', () => {
     for (const [model, body, says] of cases) {
       const response = await keyed(model, body);
       const answer = (await response.json()) as Status;
-      expect({ status: response.status, code: answer.error.status, says: answer.error.message.includes(says) }).toEqual({ status: 400, code: 'INVALID_ARGUMENT', says: true });
+      expect({ status: response.status, code: answer.error.status, says: answer.error.message.includes(says) }).toEqual({
+        status: 400,
+        code: 'INVALID_ARGUMENT',
+        says: true,
+      });
     }
     // The extreme ratios are the 3.1 flash model's.
     expect((await keyed('beta-3.1-flash-image', prompt('x', { imageConfig: { aspectRatio: '1:8', imageSize: '512' } }))).status).toBe(200);
   });
 
-  it('answers the vendor\'s error bodies: bad key (ErrorInfo), no key (403), unknown model (404), 429 with RetryInfo', async () => {
-    const bad = (await (await post('/v1beta/models/beta-3.1-flash-image:generateContent', prompt('x'), { 'x-goog-api-key': 'nope' })).json()) as Status;
+  it("answers the vendor's error bodies: bad key (ErrorInfo), no key (403), unknown model (404), 429 with RetryInfo", async () => {
+    const bad = (await (
+      await post('/v1beta/models/beta-3.1-flash-image:generateContent', prompt('x'), { 'x-goog-api-key': 'nope' })
+    ).json()) as Status;
     expect(bad.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }] });
     expect((await post('/v1beta/models/beta-3.1-flash-image:generateContent', prompt('x'))).status).toBe(403);
     const missing = (await (await keyed('beta-9-image', prompt('x'))).json()) as Status;
@@ -103,13 +119,17 @@ describe('key surface', () => {
     const prompted = (await (await keyed('beta-3.1-flash-image', prompt('x [sim:block-prompt]'))).json()) as Record<string, unknown>;
     expect(prompted.candidates).toBeUndefined();
     expect(prompted.promptFeedback).toMatchObject({ blockReason: 'PROHIBITED_CONTENT' });
-    const filtered = (await (await keyed('beta-3.1-flash-image', prompt('x [sim:block-image]'))).json()) as { candidates: Record<string, unknown>[] };
+    const filtered = (await (await keyed('beta-3.1-flash-image', prompt('x [sim:block-image]'))).json()) as {
+      candidates: Record<string, unknown>[];
+    };
     expect(filtered.candidates[0]).toMatchObject({ finishReason: 'IMAGE_SAFETY' });
     expect(filtered.candidates[0].content).toBeUndefined();
   });
 
   it('lists its models for a key', async () => {
-    const list = (await (await fetch(`${sim.url}/v1beta/models`, { headers: { 'x-goog-api-key': sim.apiKey } })).json()) as { models: { name: string }[] };
+    const list = (await (await fetch(`${sim.url}/v1beta/models`, { headers: { 'x-goog-api-key': sim.apiKey } })).json()) as {
+      models: { name: string }[];
+    };
     expect(list.models.map((model) => model.name)).toContain('models/beta-3-pro-image');
   });
 });
@@ -120,14 +140,26 @@ describe('token endpoint and cloud surface', () => {
     expect(response.status).toBe(200);
     const token = (await response.json()) as { access_token: string; expires_in: number; token_type: string };
     expect(token).toMatchObject({ access_token: expect.stringMatching(/^ya29\.c\./), expires_in: 3599, token_type: 'Bearer' });
-    const path = (project: string) => `/v1/projects/${project}/locations/global/publishers/google/models/beta-3.1-flash-image:generateContent`;
+    const path = (project: string) =>
+      `/v1/projects/${project}/locations/global/publishers/google/models/beta-3.1-flash-image:generateContent`;
     expect((await post(path('sim-project'), prompt('x'), { authorization: `Bearer ${token.access_token}` })).status).toBe(200);
     expect((await post(path('other'), prompt('x'), { authorization: `Bearer ${token.access_token}` })).status).toBe(403);
-    const unauthenticated = (await (await post(path('sim-project'), prompt('x'), { authorization: 'Bearer ya29.c.forged' })).json()) as Status;
+    const unauthenticated = (await (
+      await post(path('sim-project'), prompt('x'), { authorization: 'Bearer ya29.c.forged' })
+    ).json()) as Status;
     expect(unauthenticated.error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' });
     // The cloud surface requires a role on each content, and has no 512 tier.
-    expect((await post(path('sim-project'), { contents: [{ parts: [{ text: 'x' }] }] }, { authorization: `Bearer ${token.access_token}` })).status).toBe(400);
-    expect((await post(path('sim-project'), prompt('x', { imageConfig: { imageSize: '512' } }), { authorization: `Bearer ${token.access_token}` })).status).toBe(400);
+    expect(
+      (await post(path('sim-project'), { contents: [{ parts: [{ text: 'x' }] }] }, { authorization: `Bearer ${token.access_token}` }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await post(path('sim-project'), prompt('x', { imageConfig: { imageSize: '512' } }), {
+          authorization: `Bearer ${token.access_token}`,
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('refuses a bad signature, a long-lived or stale assertion, a wrong scope, audience or grant type', async () => {
@@ -144,7 +176,11 @@ describe('token endpoint and cloud surface', () => {
     for (const [jwt, error, says] of cases) {
       const response = await exchange(jwt);
       const body = (await response.json()) as { error: string; error_description: string };
-      expect({ status: response.status, error: body.error, says: body.error_description.includes(says) }).toEqual({ status: 400, error, says: true });
+      expect({ status: response.status, error: body.error, says: body.error_description.includes(says) }).toEqual({
+        status: 400,
+        error,
+        says: true,
+      });
     }
     const grant = (await (await exchange(assertion({}), 'client_credentials')).json()) as { error: string };
     expect(grant.error).toBe('unsupported_grant_type');

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BETA_ROUTES, startBetaSimulator, type BetaSimulator } from '../../src/sim/beta/simulator.js';
 import { fingerprintSecret } from '../../src/sim/harness.js';
-import { expectError, expectImage, generatedFiles, imageDataUrl, lastRequestId, requestsAfter, startBetaRig, type BetaRig } from './beta-api-rig.js';
+import {
+  expectError,
+  expectImage,
+  generatedFiles,
+  imageDataUrl,
+  lastRequestId,
+  requestsAfter,
+  startBetaRig,
+  type BetaRig,
+} from './beta-api-rig.js';
 
 // The beta-api lane in its API-key mode, over real HTTP against the
 // `:generateContent` simulator: the pixel table, the vendor enums, the cost in
@@ -21,7 +30,10 @@ afterAll(async () => {
 });
 
 /** The body the simulator received for the last generateContent call after `mark`. */
-function sentBody(mark: number): { contents: { role: string; parts: Record<string, unknown>[] }[]; generationConfig: Record<string, unknown> } {
+function sentBody(mark: number): {
+  contents: { role: string; parts: Record<string, unknown>[] }[];
+  generationConfig: Record<string, unknown>;
+} {
   const [entry] = requestsAfter(sim, mark, BETA_ROUTES.keyGenerate);
   expect(entry).toBeDefined();
   return entry.body as ReturnType<typeof sentBody>;
@@ -30,7 +42,9 @@ function sentBody(mark: number): { contents: { role: string; parts: Record<strin
 describe('beta-api (API key): sizes, enums and cost', () => {
   it('16:9 at 2K is a 2752x1536 image, sent as the vendor enums, costing 0.101', async () => {
     const mark = lastRequestId(sim);
-    const result = await expectImage(await rig.generate({ prompt: 'a lighthouse at dusk', options: { aspectRatio: '16:9', resolution: '2K' } }));
+    const result = await expectImage(
+      await rig.generate({ prompt: 'a lighthouse at dusk', options: { aspectRatio: '16:9', resolution: '2K' } }),
+    );
     expect(result).toMatchObject({ provider: 'beta-api', model: 'nano-fruit-2' });
     expect(result.images[0]).toMatchObject({ width: 2752, height: 1536, format: 'png' });
     expect(result.settings).toEqual({
@@ -73,7 +87,9 @@ describe('beta-api (API key): sizes, enums and cost', () => {
     };
     for (const [aspectRatio, [width, height]] of Object.entries(documented)) {
       const mark = lastRequestId(sim);
-      const result = await expectImage(await rig.generate({ prompt: `a kite ${aspectRatio}`, options: { aspectRatio, resolution: '512px' } }));
+      const result = await expectImage(
+        await rig.generate({ prompt: `a kite ${aspectRatio}`, options: { aspectRatio, resolution: '512px' } }),
+      );
       expect({ aspectRatio, width: result.images[0].width, height: result.images[0].height }).toEqual({ aspectRatio, width, height });
       expect(result.settings).toMatchObject({ size: `${width}x${height}`, imageSize: '512', estimatedCostUsd: 0.045 });
       expect(sentBody(mark).generationConfig.imageConfig).toEqual({ aspectRatio, imageSize: '512' });
@@ -86,14 +102,22 @@ describe('beta-api (API key): sizes, enums and cost', () => {
     expect(plain.settings).toMatchObject({ aspectRatio: '1:1', resolution: '1K', estimatedCostUsd: 0.067 });
 
     const mark = lastRequestId(sim);
-    const pro = await expectImage(await rig.generate({ prompt: 'a pro tiny one', model: 'nano-fruit-pro', options: { aspectRatio: '3:4', resolution: '512px' } }));
+    const pro = await expectImage(
+      await rig.generate({ prompt: 'a pro tiny one', model: 'nano-fruit-pro', options: { aspectRatio: '3:4', resolution: '512px' } }),
+    );
     expect(pro.model).toBe('nano-fruit-pro');
     expect(pro.images[0]).toMatchObject({ width: 896, height: 1200 });
-    expect(pro.settings).toMatchObject({ upstreamModel: 'beta-3-pro-image', resolution: '1K', requestedResolution: '512px', imageSize: '1K', estimatedCostUsd: 0.134 });
+    expect(pro.settings).toMatchObject({
+      upstreamModel: 'beta-3-pro-image',
+      resolution: '1K',
+      requestedResolution: '512px',
+      imageSize: '1K',
+      estimatedCostUsd: 0.134,
+    });
     expect(requestsAfter(sim, mark, BETA_ROUTES.keyGenerate)[0].path).toBe('/v1beta/models/beta-3-pro-image:generateContent');
   });
 
-  it('takes the final image, not a thought\'s draft', async () => {
+  it("takes the final image, not a thought's draft", async () => {
     const result = await expectImage(await rig.generate({ prompt: 'a thinker [sim:thoughts]', options: { aspectRatio: '4:3' } }));
     expect(result.images[0]).toMatchObject({ width: 1200, height: 896 });
   });
@@ -116,8 +140,17 @@ describe('beta-api (API key): sizes, enums and cost', () => {
 
   it('/api/capabilities serves the cost table, the controls and the refusals', async () => {
     const body = (await (await rig.studio.request('/api/capabilities')).json()) as {
-      values: { betaCost: Record<string, { perImageUsd: Record<string, number> }>; betaAspectRatios: string[]; betaResolutionTiers: string[] };
-      providers: { id: string; controls?: string[]; operations?: { multimode: boolean }; options?: { properties: Record<string, unknown> } }[];
+      values: {
+        betaCost: Record<string, { perImageUsd: Record<string, number> }>;
+        betaAspectRatios: string[];
+        betaResolutionTiers: string[];
+      };
+      providers: {
+        id: string;
+        controls?: string[];
+        operations?: { multimode: boolean };
+        options?: { properties: Record<string, unknown> };
+      }[];
     };
     expect(body.values.betaCost['nano-fruit-2'].perImageUsd).toEqual({ '512px': 0.045, '1K': 0.067, '2K': 0.101, '4K': 0.151 });
     expect(body.values.betaCost['nano-fruit-pro'].perImageUsd).toEqual({ '512px': 0.134, '1K': 0.134, '2K': 0.134, '4K': 0.24 });
@@ -133,7 +166,11 @@ describe('beta-api (API key): refusals before any upstream call', () => {
   it('quality, format and moderation are refused naming the control; a batch naming multimode', async () => {
     const mark = lastRequestId(sim);
     // Spec: no quality, format, moderation or multimode; size, where it is silent, is dropped with a warning (test/studio/spec-client.test.ts).
-    for (const [field, value] of [['quality', 'high'], ['format', 'jpeg'], ['moderation', 'low']] as const) {
+    for (const [field, value] of [
+      ['quality', 'high'],
+      ['format', 'jpeg'],
+      ['moderation', 'low'],
+    ] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.message).toContain(field);
       expect(body.error.details).toMatchObject({ lane: 'beta-api', field });
@@ -152,7 +189,7 @@ describe('beta-api (API key): refusals before any upstream call', () => {
     expect(unknown.error.details).toMatchObject({ unknown: ['seed'] });
   });
 
-  it('INVALID_BETA_API_IMAGE_MODEL: any model but nano-fruit-2 and nano-fruit-pro, another lane\'s included', async () => {
+  it("INVALID_BETA_API_IMAGE_MODEL: any model but nano-fruit-2 and nano-fruit-pro, another lane's included", async () => {
     for (const model of ['nano-fruit-3', 'lang-6-luna']) {
       const body = await expectError(await rig.generate({ prompt: 'x', model }), 400, 'INVALID_BETA_API_IMAGE_MODEL');
       expect(body.error.details).toMatchObject({ lane: 'beta-api', model, valid: ['nano-fruit-2', 'nano-fruit-pro'] });
@@ -251,7 +288,10 @@ describe('beta-api (API key): upstream answers and their codes', () => {
   it('JOB_CANCELLED: a cancel aborts the upstream call', async () => {
     const accepted = await rig.generate({ prompt: 'cancel me [sim:slow=8000]', async: true, requestId: 'beta-cancel' });
     expect(accepted.status).toBe(202);
-    const open = () => sim.simulator.requests({ route: BETA_ROUTES.keyGenerate }).find((entry) => JSON.stringify(entry.body).includes('cancel me') && entry.outcome === 'open');
+    const open = () =>
+      sim.simulator
+        .requests({ route: BETA_ROUTES.keyGenerate })
+        .find((entry) => JSON.stringify(entry.body).includes('cancel me') && entry.outcome === 'open');
     for (let tries = 0; tries < 400 && !open(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(open()).toBeDefined();
     expect((await rig.studio.request('/api/inflight/beta-cancel', { method: 'DELETE' })).status).toBe(200);

@@ -30,7 +30,11 @@ describe('cligen on `svc serve --demo`', () => {
   let demo: RunningSvc;
   let url: string;
   const post = (body: Record<string, unknown>) =>
-    fetch(`${url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'cligen', ...body }) });
+    fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'cligen', ...body }),
+    });
 
   beforeAll(async () => {
     demo = await startSvc(['serve', '--demo', '--port', '0', '--json'], { SVC_HOME: home, SVC_CLIGEN_TIMEOUT_MS: '2000' });
@@ -43,10 +47,18 @@ describe('cligen on `svc serve --demo`', () => {
   });
 
   it('the lane is ready with the fake CLI, and returns a 1024x1024 JPEG', async () => {
-    const providers = (await (await fetch(`${url}/api/providers`)).json()) as { providers: { id: string; state: string; reason: string }[] };
-    expect(providers.providers.find((provider) => provider.id === 'cligen')).toMatchObject({ state: 'ready', reason: expect.stringContaining('fake-cligen.mjs') });
+    const providers = (await (await fetch(`${url}/api/providers`)).json()) as {
+      providers: { id: string; state: string; reason: string }[];
+    };
+    expect(providers.providers.find((provider) => provider.id === 'cligen')).toMatchObject({
+      state: 'ready',
+      reason: expect.stringContaining('fake-cligen.mjs'),
+    });
     const response = await post({ prompt: 'a demo crane' });
-    const body = (await response.json()) as { images: { width: number; height: number; format: string }[]; settings: Record<string, unknown> };
+    const body = (await response.json()) as {
+      images: { width: number; height: number; format: string }[];
+      settings: Record<string, unknown>;
+    };
     expect(response.status).toBe(200);
     expect(body.images[0]).toMatchObject({ width: 1024, height: 1024, format: 'jpeg' });
     expect(body.settings).toMatchObject({ estimatedCostUsd: 0 });
@@ -96,7 +108,11 @@ describe('cligen through `svc sim serve`', () => {
     const { env } = simulators.first as { env: Record<string, string> };
     expect(env.SVC_CLIGEN_BIN).toMatch(/fake-cligen\.mjs$/);
     expect(env.SVC_CLIGEN_HOME).toBeTruthy();
-    const response = await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'cligen', prompt: 'via sim serve' }) });
+    const response = await studio.request('/api/generate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'cligen', prompt: 'via sim serve' }),
+    });
     expect(response.status).toBe(200);
     const runs = readFileSync(`${env.SVC_CLIGEN_HOME}/.gemini/fake-cligen-runs.jsonl`, 'utf8').trim().split('\n');
     expect(JSON.parse(runs.at(-1) ?? '{}')).toMatchObject({ prompt: 'via sim serve' });

@@ -62,7 +62,11 @@ export async function startCligenRig(options: CligenRigOptions = {}): Promise<Cl
     home,
     tmp,
     generate: (body, path = '/api/generate') =>
-      studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'cligen', ...body }) }),
+      studio.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'cligen', ...body }),
+      }),
     runs: () =>
       existsSync(fake.runLog)
         ? readFileSync(fake.runLog, 'utf8')

@@ -63,7 +63,12 @@ describe('cligen: a run', () => {
 
     const edited = await expectImage(await rig.generate({ prompt: 'make it night', image: jpeg, references: [png] }, '/api/edit'));
     expect(edited.settings).toMatchObject({ action: 'edit', references: 1 });
-    expect(rig.runs().at(-1)?.imagePaths.map((path) => path.split('/').at(-1))).toEqual(['ref_0.jpg', 'ref_1.png']);
+    expect(
+      rig
+        .runs()
+        .at(-1)
+        ?.imagePaths.map((path) => path.split('/').at(-1)),
+    ).toEqual(['ref_0.jpg', 'ref_1.png']);
     expect(referenceDirs(rig.tmp)).toEqual([]);
   });
 
@@ -81,14 +86,21 @@ describe('cligen: refusals before spawning', () => {
     const png = await imageDataUrl('png');
     const body = await expectError(await rig.generate({ prompt: 'x', references: [png, png, png, png] }), 400, 'CLIGEN_REF_TOO_MANY');
     expect(body.error.details).toMatchObject({ max: 3 });
-    await expectError(await rig.generate({ prompt: 'x', image: png, references: [png, png, png] }, '/api/edit'), 400, 'CLIGEN_REF_TOO_MANY');
+    await expectError(
+      await rig.generate({ prompt: 'x', image: png, references: [png, png, png] }, '/api/edit'),
+      400,
+      'CLIGEN_REF_TOO_MANY',
+    );
     expect(rig.runs()).toHaveLength(before);
   });
 
   it('no quality or size control (LANE_UNSUPPORTED naming it), no mask (CLIGEN_MASK_UNSUPPORTED), nano-fruit-2 only', async () => {
     const before = rig.runs().length;
     // Spec: no quality, size or mask controls; format, where it is silent, is dropped with a warning (test/studio/spec-client.test.ts).
-    for (const [field, value] of [['quality', 'high'], ['size', '1024x1536']] as const) {
+    for (const [field, value] of [
+      ['quality', 'high'],
+      ['size', '1024x1536'],
+    ] as const) {
       const body = await expectError(await rig.generate({ prompt: 'x', [field]: value }), 400, 'LANE_UNSUPPORTED');
       expect(body.error.details).toMatchObject({ lane: 'cligen', field });
     }
@@ -116,11 +128,15 @@ describe('cligen: failures of the CLI', () => {
     ] as const;
     for (const [marker, reason, says] of cases) {
       const body = await expectError(await rig.generate({ prompt: `x [fake:${marker}]` }), 502, 'CLIGEN_GENERATION_FAILED');
-      expect({ marker, reason: body.error.details?.reason, says: body.error.message.includes(says) }).toEqual({ marker, reason, says: true });
+      expect({ marker, reason: body.error.details?.reason, says: body.error.message.includes(says) }).toEqual({
+        marker,
+        reason,
+        says: true,
+      });
     }
   });
 
-  it('CLIGEN_GENERATION_FAILED: an artifact that is missing, outside the CLI\'s folders, or a symlink is not taken', async () => {
+  it("CLIGEN_GENERATION_FAILED: an artifact that is missing, outside the CLI's folders, or a symlink is not taken", async () => {
     const cases = [
       ['missing', 'artifact_not_found'],
       ['outside', 'path_rejected'],
@@ -141,7 +157,7 @@ describe('cligen: failures of the CLI', () => {
       expect(body.error.details).toMatchObject({ timeoutMs: 1500 });
       const run = impatient.runs().at(-1);
       expect(run?.grandchild).toBeGreaterThan(0);
-      await waitFor('the CLI\'s process group to be gone', () => groupMembers(run?.pid ?? 0).length === 0);
+      await waitFor("the CLI's process group to be gone", () => groupMembers(run?.pid ?? 0).length === 0);
       expect([isAlive(run?.pid ?? 0), isAlive(run?.grandchild ?? 0)]).toEqual([false, false]);
       expect(referenceDirs(impatient.tmp)).toEqual([]);
     } finally {
@@ -153,15 +169,20 @@ describe('cligen: failures of the CLI', () => {
     const png = await imageDataUrl('png');
     const accepted = await rig.generate({ prompt: 'x [fake:hang]', references: [png], async: true, requestId: 'cligen-cancel' });
     expect(accepted.status).toBe(202);
-    const run = await waitFor('the CLI to start', () => rig.runs().find((entry) => entry.markers.includes('hang') && entry.references.length === 1 && entry.grandchild));
+    const run = await waitFor('the CLI to start', () =>
+      rig.runs().find((entry) => entry.markers.includes('hang') && entry.references.length === 1 && entry.grandchild),
+    );
     expect(groupMembers(run.pid).length).toBeGreaterThanOrEqual(2);
     expect((await rig.studio.request('/api/inflight/cligen-cancel', { method: 'DELETE' })).status).toBe(200);
     const job = await waitFor('the job to end', async () => {
-      const record = (await (await rig.studio.request('/api/jobs/cligen-cancel')).json()) as { state: string; error: { code: string } | null };
+      const record = (await (await rig.studio.request('/api/jobs/cligen-cancel')).json()) as {
+        state: string;
+        error: { code: string } | null;
+      };
       return record.state !== 'running' && record.state !== 'queued' && record;
     });
     expect(job).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
-    await waitFor('the CLI\'s process group to be gone', () => groupMembers(run.pid).length === 0);
+    await waitFor("the CLI's process group to be gone", () => groupMembers(run.pid).length === 0);
     expect(isAlive(run.grandchild ?? 0)).toBe(false);
     expect(referenceDirs(rig.tmp)).toEqual([]);
   });
@@ -171,7 +192,9 @@ describe('cligen: finding the CLI', () => {
   it('absent: /api/providers says needs_binary; a request is refused before spawning, naming the override that was skipped', async () => {
     const absent = await startCligenRig({ program: '/nowhere/agy', env: { PATH: dirname(process.execPath) } });
     try {
-      const providers = (await (await absent.studio.request('/api/providers')).json()) as { providers: { id: string; state: string; reason: string }[] };
+      const providers = (await (await absent.studio.request('/api/providers')).json()) as {
+        providers: { id: string; state: string; reason: string }[];
+      };
       const lane = providers.providers.find((provider) => provider.id === 'cligen');
       expect(lane).toMatchObject({ state: 'needs_binary' });
       expect(lane?.reason).toContain('SVC_CLIGEN_BIN names "/nowhere/agy"');
@@ -183,15 +206,20 @@ describe('cligen: finding the CLI', () => {
     }
   });
 
-  it('without the override: the installer location ~/.local/bin is found, and its folder leads the CLI\'s PATH', async () => {
+  it("without the override: the installer location ~/.local/bin is found, and its folder leads the CLI's PATH", async () => {
     const installed = await startCligenRig({ program: false });
     const fake = startFakeCligen();
     try {
       const bin = join(installed.home, '.local', 'bin');
       mkdirSync(bin, { recursive: true });
       symlinkSync(fake.program, join(bin, 'agy'));
-      const providers = (await (await installed.studio.request('/api/providers')).json()) as { providers: { id: string; state: string; reason: string }[] };
-      expect(providers.providers.find((provider) => provider.id === 'cligen')).toMatchObject({ state: 'ready', reason: expect.stringContaining(join(bin, 'agy')) });
+      const providers = (await (await installed.studio.request('/api/providers')).json()) as {
+        providers: { id: string; state: string; reason: string }[];
+      };
+      expect(providers.providers.find((provider) => provider.id === 'cligen')).toMatchObject({
+        state: 'ready',
+        reason: expect.stringContaining(join(bin, 'agy')),
+      });
       const result = await expectImage(await installed.generate({ prompt: 'found it' }));
       expect(result.settings).toMatchObject({ program: join(bin, 'agy') });
       expect(installed.runs().at(-1)?.pathHead).toBe(bin);

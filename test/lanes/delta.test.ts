@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeltaSimulator, type DeltaSimulator } from '../../src/sim/delta/index.js';
 import { fingerprintSecret } from '../../src/sim/harness.js';
-import { expectError, generatedFiles, imageDataUrl, lastRequestId, requestsSince, startLaneRig, waitFor, type LaneRig } from './gamma-delta-epsilon-rig.js';
+import {
+  expectError,
+  generatedFiles,
+  imageDataUrl,
+  lastRequestId,
+  requestsSince,
+  startLaneRig,
+  waitFor,
+  type LaneRig,
+} from './gamma-delta-epsilon-rig.js';
 
 // The delta lane end to end: a studio on an ephemeral port, its delta lane
 // pointed at the delta simulator over HTTP. Every code the lane answers is
@@ -49,7 +58,9 @@ describe('delta in discovery', () => {
       codes: { invalidModel: 'INVALID_DELTA_IMAGE_MODEL', tooManyReferences: 'DELTA_REF_TOO_MANY' },
     });
     expect(Object.keys((delta?.options as { properties: object }).properties)).toEqual(['seed', 'promptOptimizer']);
-    const providers = (await (await rig.get('/api/providers')).json()) as { providers: Array<{ id: string; state: string; upstream: string }> };
+    const providers = (await (await rig.get('/api/providers')).json()) as {
+      providers: Array<{ id: string; state: string; upstream: string }>;
+    };
     expect(providers.providers.find((provider) => provider.id === 'delta')).toMatchObject({ state: 'ready', upstream: sim.url });
   });
 });
@@ -60,9 +71,24 @@ describe('delta generates', () => {
     expect(response.status).toBe(200);
     const result = (await response.json()) as Result;
     expect(result).toMatchObject({ provider: 'delta', model: 'image-01', images: [{ format: 'jpeg', width: 1024, height: 1024 }] });
-    expect(result.settings).toMatchObject({ model: 'image-01', size: '1024x1024', aspectRatio: '1:1', promptOptimizer: false, references: 0, responseFormat: 'base64' });
+    expect(result.settings).toMatchObject({
+      model: 'image-01',
+      size: '1024x1024',
+      aspectRatio: '1:1',
+      promptOptimizer: false,
+      references: 0,
+      responseFormat: 'base64',
+    });
     const entry = sim.simulator.lastRequest({ route: ROUTE });
-    expect(entry?.body).toEqual({ model: 'image-01', prompt: 'a teapot on a wooden table', aspect_ratio: '1:1', response_format: 'base64', n: 1, prompt_optimizer: false, aigc_watermark: false });
+    expect(entry?.body).toEqual({
+      model: 'image-01',
+      prompt: 'a teapot on a wooden table',
+      aspect_ratio: '1:1',
+      response_format: 'base64',
+      n: 1,
+      prompt_optimizer: false,
+      aigc_watermark: false,
+    });
     expect(entry?.credentialFingerprint).toBe(fingerprintSecret(sim.apiKey));
     // The asset is in history with its settings.
     const history = (await (await rig.get('/api/history?provider=delta')).json()) as { items: { filename: string }[] };
@@ -71,7 +97,11 @@ describe('delta generates', () => {
 
   it('maps sizes through the one table: a ratio when the size is one, free width/height on image-01 only', async () => {
     const live = (await (await generate({ prompt: 'wide', model: 'image-01-live', size: '1280x720' })).json()) as Result;
-    expect(live).toMatchObject({ model: 'image-01-live', images: [{ width: 1280, height: 720 }], settings: { aspectRatio: '16:9', size: '1280x720' } });
+    expect(live).toMatchObject({
+      model: 'image-01-live',
+      images: [{ width: 1280, height: 720 }],
+      settings: { aspectRatio: '16:9', size: '1280x720' },
+    });
     expect(lastBody()).toMatchObject({ model: 'image-01-live', aspect_ratio: '16:9' });
 
     const free = (await (await generate({ prompt: 'free', size: '1536x1024' })).json()) as Result;
@@ -80,7 +110,11 @@ describe('delta generates', () => {
     expect(lastBody()).not.toHaveProperty('aspect_ratio');
 
     const mark = lastRequestId(sim.simulator);
-    for (const [model, size] of [['image-01-live', '1536x1024'], ['image-01-live', '1344x576'], ['image-01', '2560x1440']]) {
+    for (const [model, size] of [
+      ['image-01-live', '1536x1024'],
+      ['image-01-live', '1344x576'],
+      ['image-01', '2560x1440'],
+    ]) {
       const body = await expectError(await generate({ prompt: 'no', model, size }), 400, 'BAD_REQUEST');
       expect(body.error.details).toMatchObject({ field: 'size', model });
       expect(body.error.details?.valid).toContain('1024x1024');
@@ -110,7 +144,11 @@ describe('delta generates', () => {
     const mark = lastRequestId(sim.simulator);
     const two = await expectError(await generate({ prompt: 'two', references: [reference, reference] }), 400, 'DELTA_REF_TOO_MANY');
     expect(two.error.details).toMatchObject({ lane: 'delta', max: 1, got: 2 });
-    const webp = await expectError(await generate({ prompt: 'webp', references: [await imageDataUrl('webp')] }), 415, 'REFERENCE_TYPE_UNSUPPORTED');
+    const webp = await expectError(
+      await generate({ prompt: 'webp', references: [await imageDataUrl('webp')] }),
+      415,
+      'REFERENCE_TYPE_UNSUPPORTED',
+    );
     expect(webp.error.details).toMatchObject({ valid: ['image/jpeg', 'image/png'] });
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });
@@ -119,7 +157,11 @@ describe('delta generates', () => {
     const mark = lastRequestId(sim.simulator);
     const model = await expectError(await generate({ prompt: 'x', model: 'image-02' }), 400, 'INVALID_DELTA_IMAGE_MODEL');
     expect(model.error.details?.valid).toEqual(['image-01', 'image-01-live']);
-    await expectError(await rig.post('/api/edit', { provider: 'delta', prompt: 'x', image: await imageDataUrl('png') }), 400, 'LANE_UNSUPPORTED');
+    await expectError(
+      await rig.post('/api/edit', { provider: 'delta', prompt: 'x', image: await imageDataUrl('png') }),
+      400,
+      'LANE_UNSUPPORTED',
+    );
     const long = await expectError(await generate({ prompt: 'x'.repeat(1501) }), 400, 'BAD_REQUEST');
     expect(long.error.details).toMatchObject({ field: 'prompt', max: 1500 });
     // A lane-only control stays refused; a common one delta lacks (quality) is dropped with a warning (test/studio/spec-client.test.ts).
@@ -162,7 +204,13 @@ describe('delta base_resp codes', () => {
     for (const [statusCode, status, code, retryable, retryAfter] of table) {
       const response = await generate({ prompt: `code [sim:code=${statusCode}]` });
       const body = (await response.json()) as { error: { code: string; details: Record<string, unknown> } };
-      expect({ statusCode, status: response.status, code: body.error.code, retryable: body.error.details.retryable, retryAfter: response.headers.get('retry-after') }).toEqual({
+      expect({
+        statusCode,
+        status: response.status,
+        code: body.error.code,
+        retryable: body.error.details.retryable,
+        retryAfter: response.headers.get('retry-after'),
+      }).toEqual({
         statusCode,
         status,
         code,
@@ -222,7 +270,9 @@ describe('delta transport failures', () => {
       // Cancel: an async job is stopped by DELETE /api/inflight, and the upstream sees its call go.
       const accepted = await generate({ prompt: 'cancel me [sim:slow=20000]', async: true, requestId: 'delta-cancel' });
       expect(accepted.status).toBe(202);
-      const open = await waitFor('the upstream call', () => sim.simulator.requests({ route: ROUTE }).find((entry) => entry.outcome === 'open'));
+      const open = await waitFor('the upstream call', () =>
+        sim.simulator.requests({ route: ROUTE }).find((entry) => entry.outcome === 'open'),
+      );
       await (await rig.studio.request('/api/inflight/delta-cancel', { method: 'DELETE' })).arrayBuffer();
       const job = (await (await rig.get('/api/jobs/delta-cancel')).json()) as { state: string; error: { code: string } };
       expect(job).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });

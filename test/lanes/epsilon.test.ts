@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EPSILON_ROUTES, startEpsilonSimulator, type EpsilonSimulator } from '../../src/sim/epsilon/index.js';
 import { fingerprintSecret } from '../../src/sim/harness.js';
-import { expectError, generatedFiles, imageDataUrl, lastRequestId, requestsSince, startLaneRig, type LaneRig } from './gamma-delta-epsilon-rig.js';
+import {
+  expectError,
+  generatedFiles,
+  imageDataUrl,
+  lastRequestId,
+  requestsSince,
+  startLaneRig,
+  type LaneRig,
+} from './gamma-delta-epsilon-rig.js';
 
 // The epsilon lane end to end: a studio on an ephemeral port, its epsilon lane
 // pointed at the epsilon simulator over HTTP. Every code the lane answers is
@@ -42,10 +50,27 @@ describe('epsilon in discovery', () => {
       maxInputImages: 0,
       timeoutSeconds: 180,
       defaultModel: 'epsilon-diffusion-5-full',
-      codes: { tooManyReferences: 'EPSILON_REF_UNSUPPORTED', editUnsupported: 'EPSILON_EDIT_UNSUPPORTED', maskUnsupported: 'EPSILON_MASK_UNSUPPORTED' },
+      codes: {
+        tooManyReferences: 'EPSILON_REF_UNSUPPORTED',
+        editUnsupported: 'EPSILON_EDIT_UNSUPPORTED',
+        maskUnsupported: 'EPSILON_MASK_UNSUPPORTED',
+      },
     });
     const options = epsilon?.options as { properties: Record<string, { enum?: string[]; minimum?: number; maximum?: number }> };
-    expect(Object.keys(options.properties)).toEqual(['sampler', 'noiseSchedule', 'steps', 'scale', 'cfgRescale', 'seed', 'ucPresetId', 'qualityPresetId', 'autoSmea', 'decrisper', 'varietyPlus', 'straightAlpha']);
+    expect(Object.keys(options.properties)).toEqual([
+      'sampler',
+      'noiseSchedule',
+      'steps',
+      'scale',
+      'cfgRescale',
+      'seed',
+      'ucPresetId',
+      'qualityPresetId',
+      'autoSmea',
+      'decrisper',
+      'varietyPlus',
+      'straightAlpha',
+    ]);
     expect(options.properties.sampler.enum).toContain('k_euler');
     expect(options.properties.steps).toMatchObject({ minimum: 1, maximum: 50 });
   });
@@ -74,7 +99,11 @@ describe('epsilon generates', () => {
       varietyPlus: false,
       straightAlpha: false,
     };
-    expect(result).toMatchObject({ provider: 'epsilon', model: 'epsilon-diffusion-5-full', images: [{ format: 'png', width: 832, height: 1216 }] });
+    expect(result).toMatchObject({
+      provider: 'epsilon',
+      model: 'epsilon-diffusion-5-full',
+      images: [{ format: 'png', width: 832, height: 1216 }],
+    });
     expect(result.settings).toEqual(effective);
     expect(result.images[0].settings).toEqual(effective);
     const entry = sim.simulator.lastRequest({ route: ROUTE });
@@ -96,12 +125,27 @@ describe('epsilon generates', () => {
     expect(lastParameters()).not.toHaveProperty('seed');
     expect(lastParameters()).not.toHaveProperty('skip_cfg_above_sigma');
     // The file itself carries the settings (history reads them back).
-    const history = (await (await rig.get('/api/history?provider=epsilon')).json()) as { items: { filename: string; settings: Record<string, unknown> }[] };
+    const history = (await (await rig.get('/api/history?provider=epsilon')).json()) as {
+      items: { filename: string; settings: Record<string, unknown> }[];
+    };
     expect(history.items.find((item) => item.filename === result.images[0].filename)?.settings).toEqual(effective);
   });
 
   it('sends every chosen control and the negative prompt under the vendor names', async () => {
-    const options = { sampler: 'k_dpmpp_2m', noiseSchedule: 'exponential', steps: 28, scale: 6.5, cfgRescale: 0.2, seed: 12345, ucPresetId: 'light', qualityPresetId: 'none', autoSmea: true, decrisper: true, varietyPlus: true, straightAlpha: true };
+    const options = {
+      sampler: 'k_dpmpp_2m',
+      noiseSchedule: 'exponential',
+      steps: 28,
+      scale: 6.5,
+      cfgRescale: 0.2,
+      seed: 12345,
+      ucPresetId: 'light',
+      qualityPresetId: 'none',
+      autoSmea: true,
+      decrisper: true,
+      varietyPlus: true,
+      straightAlpha: true,
+    };
     const result = (await (await generate({ prompt: 'a fox', negativePrompt: 'lowres', size: '1024x1024', options })).json()) as Result;
     expect(result.settings).toEqual({ model: 'epsilon-diffusion-5-full', size: '1024x1024', negativePrompt: 'lowres', ...options });
     expect(lastParameters()).toMatchObject({
@@ -124,7 +168,13 @@ describe('epsilon generates', () => {
   });
 
   it('runs version 4.5 with the standard preset and no straight alpha, and says so', async () => {
-    const result = (await (await generate({ prompt: 'old model', model: 'epsilon-diffusion-4.5-full', options: { qualityPresetId: 'light', straightAlpha: true } })).json()) as Result;
+    const result = (await (
+      await generate({
+        prompt: 'old model',
+        model: 'epsilon-diffusion-4.5-full',
+        options: { qualityPresetId: 'light', straightAlpha: true },
+      })
+    ).json()) as Result;
     expect(result.model).toBe('epsilon-diffusion-4.5-full');
     expect(result.settings).toMatchObject({ model: 'epsilon-diffusion-4-5-full', qualityPresetId: 'standard', straightAlpha: false });
     expect(sim.simulator.lastRequest({ route: ROUTE })?.body).toMatchObject({ model: 'epsilon-diffusion-4-5-full' });
@@ -139,7 +189,10 @@ describe('epsilon refuses before any upstream call', () => {
   it('out-of-set values and out-of-range numbers: a 400 naming the field and what it allows', async () => {
     const mark = lastRequestId(sim.simulator);
     const sampler = await expectError(await generate({ prompt: 'x', options: { sampler: 'nope' } }), 400, 'BAD_REQUEST');
-    expect(sampler.error.details).toMatchObject({ field: 'options.sampler', valid: ['k_euler', 'k_euler_ancestral', 'k_dpmpp_2s_ancestral', 'k_dpmpp_2m', 'k_dpmpp_sde', 'k_dpmpp_2m_sde'] });
+    expect(sampler.error.details).toMatchObject({
+      field: 'options.sampler',
+      valid: ['k_euler', 'k_euler_ancestral', 'k_dpmpp_2s_ancestral', 'k_dpmpp_2m', 'k_dpmpp_sde', 'k_dpmpp_2m_sde'],
+    });
     expect(sampler.error.message).toContain('options.sampler');
     const ranges: Array<[string, unknown, string]> = [
       ['steps', 51, 'from 1 to 50'],
@@ -154,7 +207,10 @@ describe('epsilon refuses before any upstream call', () => {
     ];
     for (const [field, value, says] of ranges) {
       const body = await expectError(await generate({ prompt: 'x', options: { [field]: value } }), 400, 'BAD_REQUEST');
-      expect({ field: body.error.details?.field, says: body.error.message.includes(says) }).toEqual({ field: `options.${field}`, says: true });
+      expect({ field: body.error.details?.field, says: body.error.message.includes(says) }).toEqual({
+        field: `options.${field}`,
+        says: true,
+      });
     }
     const unknown = await expectError(await generate({ prompt: 'x', options: { cfg: 3 } }), 400, 'BAD_REQUEST');
     expect(unknown.error.details?.valid).toHaveLength(12);
@@ -171,8 +227,16 @@ describe('epsilon refuses before any upstream call', () => {
     const reference = await expectError(await generate({ prompt: 'x', references: [image] }), 400, 'EPSILON_REF_UNSUPPORTED');
     expect(reference.error.details).toMatchObject({ lane: 'epsilon', max: 0, got: 1 });
     await expectError(await rig.post('/api/edit', { provider: 'epsilon', prompt: 'x', image }), 400, 'EPSILON_EDIT_UNSUPPORTED');
-    await expectError(await rig.post('/api/edit', { provider: 'epsilon', prompt: 'x', image, mask: image }), 400, 'EPSILON_MASK_UNSUPPORTED');
-    const video = await rig.studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ video: 'epsilon/epsilon-diffusion-5-full' }) });
+    await expectError(
+      await rig.post('/api/edit', { provider: 'epsilon', prompt: 'x', image, mask: image }),
+      400,
+      'EPSILON_MASK_UNSUPPORTED',
+    );
+    const video = await rig.studio.request('/api/defaults', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ video: 'epsilon/epsilon-diffusion-5-full' }),
+    });
     await expectError(video, 400, 'VIDEO_PROVIDER_UNSUPPORTED');
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });
@@ -192,7 +256,11 @@ describe('epsilon upstream refusals (contract §5)', () => {
     expect(requestsSince(sim.simulator, mark, EPSILON_ROUTES.subscription)).toHaveLength(1);
     // On 4.5 there is no charge meter: a 402 is a subscription matter, and nothing is checked.
     const older = lastRequestId(sim.simulator);
-    await expectError(await generate({ prompt: 'x [sim:usage-exhausted]', model: 'epsilon-diffusion-4.5-curated' }), 402, 'EPSILON_SUBSCRIPTION_REQUIRED');
+    await expectError(
+      await generate({ prompt: 'x [sim:usage-exhausted]', model: 'epsilon-diffusion-4.5-curated' }),
+      402,
+      'EPSILON_SUBSCRIPTION_REQUIRED',
+    );
     expect(requestsSince(sim.simulator, older, EPSILON_ROUTES.subscription)).toHaveLength(0);
     // That refusal left the simulated account spent for the next read, which the lane skipped: read it (back to active).
     await (await fetch(`${sim.url}/user/subscription`, { headers: { authorization: `Bearer ${sim.token}` } })).arrayBuffer();
@@ -233,7 +301,12 @@ describe('epsilon ZIP guards', () => {
     for (const [trigger, status, code, reason] of cases) {
       const response = await generate({ prompt: `guarded [sim:${trigger}]` });
       const body = (await response.json()) as { error: { code: string; message: string; details: Record<string, unknown> } };
-      expect({ trigger, status: response.status, code: body.error.code, reason: body.error.details.reason }).toEqual({ trigger, status, code, reason });
+      expect({ trigger, status: response.status, code: body.error.code, reason: body.error.details.reason }).toEqual({
+        trigger,
+        status,
+        code,
+        reason,
+      });
     }
     expect(generatedFiles(rig.studio, { imagesOnly: true })).toEqual(before);
     expect(rows()).toEqual(rowsBefore);
@@ -254,7 +327,10 @@ describe('epsilon transport', () => {
   it('no token, a refused token (never echoed), the time budget, a body over the limit, nothing listening', async () => {
     const bare = await startLaneRig({ upstreams: { epsilon: sim.url } });
     const wrong = await startLaneRig({ upstreams: { epsilon: sim.url }, env: { EPSILON_API_KEY: 'pst-wrongtoken0123456789abcdef' } });
-    const slow = await startLaneRig({ upstreams: { epsilon: sim.url }, env: { EPSILON_API_KEY: sim.token, SVC_EPSILON_TIMEOUT_MS: '300' } });
+    const slow = await startLaneRig({
+      upstreams: { epsilon: sim.url },
+      env: { EPSILON_API_KEY: sim.token, SVC_EPSILON_TIMEOUT_MS: '300' },
+    });
     const nowhere = await startLaneRig({ upstreams: { epsilon: 'http://127.0.0.1:9' }, env: { EPSILON_API_KEY: sim.token } });
     try {
       const mark = lastRequestId(sim.simulator);

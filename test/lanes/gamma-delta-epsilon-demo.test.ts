@@ -24,12 +24,14 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const post = (body: unknown) => fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown) =>
+  fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('the demo studio', () => {
   it('is ready on gamma, delta and epsilon without any key of the user', async () => {
     const body = (await (await fetch(`${studio.url}/api/providers`)).json()) as { providers: { id: string; state: string }[] };
-    for (const lane of ['gamma', 'delta', 'epsilon']) expect({ lane, state: body.providers.find((provider) => provider.id === lane)?.state }).toEqual({ lane, state: 'ready' });
+    for (const lane of ['gamma', 'delta', 'epsilon'])
+      expect({ lane, state: body.providers.find((provider) => provider.id === lane)?.state }).toEqual({ lane, state: 'ready' });
   });
 
   it('each lane returns a real image, decodable at the size it says', async () => {
@@ -62,7 +64,10 @@ describe('the demo studio', () => {
     const lanes = [
       ['gamma', ['gamma-image-2']],
       ['delta', ['image-01', 'image-01-live']],
-      ['epsilon', ['epsilon-diffusion-5-full', 'epsilon-diffusion-5-curated', 'epsilon-diffusion-4.5-full', 'epsilon-diffusion-4.5-curated']],
+      [
+        'epsilon',
+        ['epsilon-diffusion-5-full', 'epsilon-diffusion-5-curated', 'epsilon-diffusion-4.5-full', 'epsilon-diffusion-4.5-curated'],
+      ],
     ] as const;
     // The CLI runs as a program (one process each, side by side).
     const [bad, ...listed] = await Promise.all([

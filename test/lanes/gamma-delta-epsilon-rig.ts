@@ -25,7 +25,8 @@ export async function startLaneRig(options: LaneRigOptions): Promise<LaneRig> {
   const studio = await startTestStudio({ env: { ...options.env }, upstreams: options.upstreams });
   return {
     studio,
-    post: (path, body, headers = {}) => studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    post: (path, body, headers = {}) =>
+      studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
     get: (path) => studio.request(path),
     stop: () => studio.stop(),
   };

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GAMMA_MODELS, GAMMA_ROUTES, startGammaSimulator, type GammaSimulator } from '../../src/sim/gamma/index.js';
 import { fingerprintSecret } from '../../src/sim/harness.js';
-import { expectError, generatedFiles, imageDataUrl, lastRequestId, requestsSince, startLaneRig, waitFor, type LaneRig } from './gamma-delta-epsilon-rig.js';
+import {
+  expectError,
+  generatedFiles,
+  imageDataUrl,
+  lastRequestId,
+  requestsSince,
+  startLaneRig,
+  waitFor,
+  type LaneRig,
+} from './gamma-delta-epsilon-rig.js';
 
 // The gamma lane end to end: a studio on an ephemeral port, its gamma lane
 // pointed at the gamma simulator over HTTP (uploads, submit, polling, output
@@ -54,7 +63,14 @@ describe('gamma generates', () => {
     expect(response.status).toBe(200);
     const result = (await response.json()) as Result;
     expect(result).toMatchObject({ provider: 'gamma', model: 'gamma-image-2', images: [{ format: 'png', width: 1024, height: 1024 }] });
-    expect(result.settings).toMatchObject({ upstreamModel: GAMMA_MODELS.textToImage, size: '1024x1024', quality: 'medium', format: 'png', background: 'auto', references: 0 });
+    expect(result.settings).toMatchObject({
+      upstreamModel: GAMMA_MODELS.textToImage,
+      size: '1024x1024',
+      quality: 'medium',
+      format: 'png',
+      background: 'auto',
+      references: 0,
+    });
     expect(lastSubmit()).toEqual({
       model: GAMMA_MODELS.textToImage,
       prompt: 'a blue teapot',
@@ -67,7 +83,10 @@ describe('gamma generates', () => {
     });
     const submit = sim.simulator.lastRequest({ route: GAMMA_ROUTES.submit });
     expect(submit?.credentialFingerprint).toBe(fingerprintSecret(sim.apiKey));
-    const job = (await (await rig.get('/api/jobs/gamma-t2i')).json()) as { state: string; upstream: { operationId: string; state: string } };
+    const job = (await (await rig.get('/api/jobs/gamma-t2i')).json()) as {
+      state: string;
+      upstream: { operationId: string; state: string };
+    };
     expect(job).toMatchObject({ state: 'succeeded', upstream: { operationId: result.settings.predictionId, state: 'completed' } });
     // The output link was fetched without the key (links are public).
     expect(sim.simulator.lastRequest({ route: GAMMA_ROUTES.file })?.credentialFingerprint).toBeUndefined();
@@ -75,12 +94,19 @@ describe('gamma generates', () => {
 
   it('with references: each uploaded (multipart, in order, every answer shape), then the edit model', async () => {
     const mark = lastRequestId(sim.simulator);
-    const references = await Promise.all(Array.from({ length: 10 }, (_, index) => imageDataUrl(index % 2 ? 'jpeg' : 'png', 32 + index, 32)));
+    const references = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => imageDataUrl(index % 2 ? 'jpeg' : 'png', 32 + index, 32)),
+    );
     const result = (await (await generate({ prompt: 'all of these together', references })).json()) as Result;
     expect(result.settings).toMatchObject({ upstreamModel: GAMMA_MODELS.edit, references: 10 });
     const uploads = requestsSince(sim.simulator, mark, GAMMA_ROUTES.upload);
     expect(uploads.map((entry) => (entry.body as { files: { name: string; filename: string; contentType: string }[] }).files[0])).toEqual(
-      Array.from({ length: 10 }, (_, index) => ({ name: 'file', filename: `reference-${index}.${index % 2 ? 'jpg' : 'png'}`, contentType: index % 2 ? 'image/jpeg' : 'image/png', size: expect.any(Number) })),
+      Array.from({ length: 10 }, (_, index) => ({
+        name: 'file',
+        filename: `reference-${index}.${index % 2 ? 'jpg' : 'png'}`,
+        contentType: index % 2 ? 'image/jpeg' : 'image/png',
+        size: expect.any(Number),
+      })),
     );
     // Every upload came before the submit, and the submit names them in order.
     const submit = requestsSince(sim.simulator, mark, GAMMA_ROUTES.submit)[0];
@@ -94,7 +120,11 @@ describe('gamma generates', () => {
   it('11 references are refused before any upstream call', async () => {
     const mark = lastRequestId(sim.simulator);
     const reference = await imageDataUrl('png');
-    const body = await expectError(await generate({ prompt: 'too many', references: Array(11).fill(reference) }), 400, 'GAMMA_REF_TOO_MANY');
+    const body = await expectError(
+      await generate({ prompt: 'too many', references: Array(11).fill(reference) }),
+      400,
+      'GAMMA_REF_TOO_MANY',
+    );
     expect(body.error.details).toMatchObject({ lane: 'gamma', max: 10, got: 11 });
     expect(requestsSince(sim.simulator, mark)).toEqual([]);
   });
@@ -102,9 +132,16 @@ describe('gamma generates', () => {
   it('an edit sends the edited image first, then the references; a mask is refused', async () => {
     const mark = lastRequestId(sim.simulator);
     const image = await imageDataUrl('png', 80, 80);
-    const response = await rig.post('/api/edit', { provider: 'gamma', prompt: 'make it blue', image, references: [await imageDataUrl('jpeg')] });
+    const response = await rig.post('/api/edit', {
+      provider: 'gamma',
+      prompt: 'make it blue',
+      image,
+      references: [await imageDataUrl('jpeg')],
+    });
     expect(response.status).toBe(200);
-    const uploads = requestsSince(sim.simulator, mark, GAMMA_ROUTES.upload).map((entry) => (entry.body as { files: { filename: string }[] }).files[0].filename);
+    const uploads = requestsSince(sim.simulator, mark, GAMMA_ROUTES.upload).map(
+      (entry) => (entry.body as { files: { filename: string }[] }).files[0].filename,
+    );
     expect(uploads).toEqual(['reference-0.png', 'reference-1.jpg']);
     expect(lastSubmit()).toMatchObject({ model: GAMMA_MODELS.edit });
     await expectError(await rig.post('/api/edit', { provider: 'gamma', prompt: 'x', image, mask: image }), 400, 'MASK_UNSUPPORTED');
@@ -112,9 +149,14 @@ describe('gamma generates', () => {
 
   it('quality, size and format as asked; a transparent background gives a PNG', async () => {
     const webp = (await (await generate({ prompt: 'wide', quality: 'high', size: '1536x1024', format: 'webp' })).json()) as Result;
-    expect(webp).toMatchObject({ images: [{ format: 'webp', width: 1536, height: 1024 }], settings: { quality: 'high', size: '1536x1024', format: 'webp' } });
+    expect(webp).toMatchObject({
+      images: [{ format: 'webp', width: 1536, height: 1024 }],
+      settings: { quality: 'high', size: '1536x1024', format: 'webp' },
+    });
     expect(lastSubmit()).toMatchObject({ quality: 'high', size: '1536x1024', output_format: 'webp' });
-    const clear = (await (await generate({ prompt: 'a sticker', format: 'jpeg', options: { background: 'transparent' } })).json()) as Result;
+    const clear = (await (
+      await generate({ prompt: 'a sticker', format: 'jpeg', options: { background: 'transparent' } })
+    ).json()) as Result;
     expect(clear).toMatchObject({ images: [{ format: 'png' }], settings: { format: 'png', background: 'transparent' } });
     expect(lastSubmit()).toMatchObject({ output_format: 'png', background: 'transparent' });
     const bad = await expectError(await generate({ prompt: 'x', options: { background: 'glass' } }), 400, 'BAD_REQUEST');
@@ -122,7 +164,19 @@ describe('gamma generates', () => {
   });
 
   it('reads every place the contract gives an id, a status or an output', async () => {
-    const variants = ['id-top', 'id-request-id', 'id-data-request-id', 'id-prediction-id', 'starting', 'status-top', 'done-succeeded', 'done-success', 'output-object', 'output-result', 'output-data-uri'];
+    const variants = [
+      'id-top',
+      'id-request-id',
+      'id-data-request-id',
+      'id-prediction-id',
+      'starting',
+      'status-top',
+      'done-succeeded',
+      'done-success',
+      'output-object',
+      'output-result',
+      'output-data-uri',
+    ];
     const outcomes = await Promise.all(
       variants.map(async (variant) => {
         const response = await generate({ prompt: `variant [sim:${variant}]`, size: '512x512' });
@@ -177,8 +231,12 @@ describe('gamma failures', () => {
     const failed = await expectError(await generate({ prompt: 'x [sim:failed]' }), 502, 'GAMMA_GENERATION_FAILED');
     expect(failed.error.message).toContain('content flagged by the safety system');
     expect(failed.error.details).toMatchObject({ upstreamStatus: 'failed', retryable: false });
-    expect((await expectError(await generate({ prompt: 'x [sim:error-status]' }), 502, 'GAMMA_GENERATION_FAILED')).error.message).toContain('worker crashed');
-    expect((await expectError(await generate({ prompt: 'x [sim:canceled]' }), 502, 'GAMMA_GENERATION_FAILED')).error.message).toContain('canceled by the platform');
+    expect((await expectError(await generate({ prompt: 'x [sim:error-status]' }), 502, 'GAMMA_GENERATION_FAILED')).error.message).toContain(
+      'worker crashed',
+    );
+    expect((await expectError(await generate({ prompt: 'x [sim:canceled]' }), 502, 'GAMMA_GENERATION_FAILED')).error.message).toContain(
+      'canceled by the platform',
+    );
   });
 
   it('the output: a link that is neither https nor the simulator, a 404, not an image, over the size limit', async () => {
@@ -193,7 +251,10 @@ describe('gamma failures', () => {
   });
 
   it('the time budget: a prediction that never ends is GENERATION_TIMEOUT', async () => {
-    const slow = await startLaneRig({ upstreams: { gamma: sim.baseUrl }, env: { GAMMA_API_KEY: sim.apiKey, SVC_GAMMA_TIMEOUT_MS: '1200' } });
+    const slow = await startLaneRig({
+      upstreams: { gamma: sim.baseUrl },
+      env: { GAMMA_API_KEY: sim.apiKey, SVC_GAMMA_TIMEOUT_MS: '1200' },
+    });
     try {
       const body = await expectError(await generate({ prompt: 'forever [sim:never]' }, slow), 504, 'GENERATION_TIMEOUT');
       expect(body.error.details).toMatchObject({ lane: 'gamma', timeoutMs: 1200, predictionId: expect.stringMatching(/^pred_/) });
@@ -202,7 +263,7 @@ describe('gamma failures', () => {
     }
   });
 
-  it('the time budget: a submit the vendor holds past the deadline is GENERATION_TIMEOUT too, not the cut call\'s error', async () => {
+  it("the time budget: a submit the vendor holds past the deadline is GENERATION_TIMEOUT too, not the cut call's error", async () => {
     const slow = await startLaneRig({ upstreams: { gamma: sim.baseUrl }, env: { GAMMA_API_KEY: sim.apiKey, SVC_GAMMA_TIMEOUT_MS: '800' } });
     sim.simulator.fault(GAMMA_ROUTES.submit, { latencyMs: 5_000, times: 1 });
     try {
@@ -217,11 +278,16 @@ describe('gamma failures', () => {
   it('cancel stops the poll: the poll in flight is aborted and the job ends cancelled', async () => {
     const accepted = await generate({ prompt: 'never ends [sim:never]', async: true, requestId: 'gamma-cancel' });
     expect(accepted.status).toBe(202);
-    await waitFor('the prediction id on the job', async () => ((await (await rig.get('/api/jobs/gamma-cancel')).json()) as { upstream: unknown }).upstream);
+    await waitFor(
+      'the prediction id on the job',
+      async () => ((await (await rig.get('/api/jobs/gamma-cancel')).json()) as { upstream: unknown }).upstream,
+    );
     // Hold the next poll open upstream, so the cancel meets it in flight.
     sim.simulator.fault(GAMMA_ROUTES.poll, { latencyMs: 20_000, times: 'always' });
     try {
-      const open = await waitFor('a poll in flight', () => sim.simulator.requests({ route: GAMMA_ROUTES.poll }).find((entry) => entry.outcome === 'open'));
+      const open = await waitFor('a poll in flight', () =>
+        sim.simulator.requests({ route: GAMMA_ROUTES.poll }).find((entry) => entry.outcome === 'open'),
+      );
       await (await rig.studio.request('/api/inflight/gamma-cancel', { method: 'DELETE' })).arrayBuffer();
       expect(((await (await rig.get('/api/jobs/gamma-cancel')).json()) as { state: string }).state).toBe('cancelled');
       expect((await sim.simulator.waitForRequest((entry) => entry.id === open.id)).outcome).toBe('client-aborted');

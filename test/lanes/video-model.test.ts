@@ -94,35 +94,70 @@ const plan = (fields: Partial<VideoPlanRequest> = {}) => (alpha.plan as NonNulla
 
 describe("the alpha lanes' plan: the spec's video rules", () => {
   it('defaults: 6 s, 480p, the planner alpha-4.3, text-to-video on the asked model', () => {
-    expect(plan()).toMatchObject({ plannerModel: 'alpha-4.3', resolution: '480p', clips: [{ duration: 6, mode: 'text-to-video', model: { requested: 'alpha-video-1.5', id: 'alpha-video-1.5' } }] });
+    expect(plan()).toMatchObject({
+      plannerModel: 'alpha-4.3',
+      resolution: '480p',
+      clips: [{ duration: 6, mode: 'text-to-video', model: { requested: 'alpha-video-1.5', id: 'alpha-video-1.5' } }],
+    });
   });
 
   it('reference-to-video runs on the base model, keeping what was asked; its 1080p and durations are refused with the rule', () => {
-    expect(plan({ references: 2 }).clips[0]).toMatchObject({ mode: 'reference-to-video', model: { requested: 'alpha-video-1.5', id: 'alpha-video' } });
-    expect(codeOf(() => plan({ references: 2, resolution: '1080p' }))).toMatchObject({ code: 'VIDEO_RESOLUTION_UNSUPPORTED', details: { valid: ['480p', '720p'] } });
-    expect(codeOf(() => plan({ model: model('alpha-video'), references: 3, clips: [{ prompt: 'x', duration: 11, field: 'duration' }] }))).toMatchObject({ code: 'VIDEO_DURATION_OUT_OF_RANGE', details: { max: 10, got: 11 } });
+    expect(plan({ references: 2 }).clips[0]).toMatchObject({
+      mode: 'reference-to-video',
+      model: { requested: 'alpha-video-1.5', id: 'alpha-video' },
+    });
+    expect(codeOf(() => plan({ references: 2, resolution: '1080p' }))).toMatchObject({
+      code: 'VIDEO_RESOLUTION_UNSUPPORTED',
+      details: { valid: ['480p', '720p'] },
+    });
+    expect(
+      codeOf(() => plan({ model: model('alpha-video'), references: 3, clips: [{ prompt: 'x', duration: 11, field: 'duration' }] })),
+    ).toMatchObject({ code: 'VIDEO_DURATION_OUT_OF_RANGE', details: { max: 10, got: 11 } });
     expect(plan({ references: 3, clips: [{ prompt: 'x', duration: 15, field: 'duration' }] }).clips[0].duration).toBe(15);
     expect(codeOf(() => plan({ references: 15 }))).toMatchObject({ code: 'VIDEO_REFERENCES_TOO_MANY', details: { max: 14, got: 15 } });
   });
 
   it('1080p only on alpha-video-1.5; 16 s, bad ratios and planners refused with their codes', () => {
     expect(plan({ resolution: '1080p', references: 1 }).resolution).toBe('1080p');
-    expect(codeOf(() => plan({ model: model('alpha-video'), requested: 'alpha-video', resolution: '1080p' })).code).toBe('VIDEO_RESOLUTION_UNSUPPORTED');
-    expect(codeOf(() => plan({ clips: [{ prompt: 'x', duration: 16, field: 'duration' }] }))).toMatchObject({ code: 'VIDEO_DURATION_OUT_OF_RANGE', details: { field: 'duration', max: 15 } });
+    expect(codeOf(() => plan({ model: model('alpha-video'), requested: 'alpha-video', resolution: '1080p' })).code).toBe(
+      'VIDEO_RESOLUTION_UNSUPPORTED',
+    );
+    expect(codeOf(() => plan({ clips: [{ prompt: 'x', duration: 16, field: 'duration' }] }))).toMatchObject({
+      code: 'VIDEO_DURATION_OUT_OF_RANGE',
+      details: { field: 'duration', max: 15 },
+    });
     expect(codeOf(() => plan({ aspectRatio: '21:9' })).code).toBe('VIDEO_ASPECT_RATIO_UNSUPPORTED');
     expect(codeOf(() => plan({ plannerModel: 'alpha-9' })).code).toBe('INVALID_ALPHA_PLANNER_MODEL');
     expect(codeOf(() => plan({ options: { fps: 30 } })).code).toBe('BAD_REQUEST');
   });
 
   it("a storyboard's later clips start from a frame (image-to-video); edits over 8.7 s are refused; extensions run on the base model", () => {
-    const board = plan({ storyboard: true, references: 2, clips: [{ prompt: 'a', field: 'storyboard.clips.0.duration' }, { prompt: 'b', duration: 3, field: 'storyboard.clips.1.duration' }] });
+    const board = plan({
+      storyboard: true,
+      references: 2,
+      clips: [
+        { prompt: 'a', field: 'storyboard.clips.0.duration' },
+        { prompt: 'b', duration: 3, field: 'storyboard.clips.1.duration' },
+      ],
+    });
     expect(board.clips.map((clip) => [clip.mode, clip.model.id])).toEqual([
       ['reference-to-video', 'alpha-video'],
       ['image-to-video', 'alpha-video-1.5'],
     ]);
-    expect(codeOf(() => plan({ operation: 'edit', source: { filename: 'v.mp4', seconds: 9 } }))).toMatchObject({ code: 'VIDEO_SOURCE_TOO_LONG', details: { max: 8.7, got: 9 } });
-    expect(plan({ operation: 'edit', source: { filename: 'v.mp4', seconds: 4.4 } }).clips[0]).toMatchObject({ mode: 'video-to-video', duration: 4, model: { id: 'alpha-video' } });
-    expect(plan({ operation: 'extend', clips: [{ prompt: 'on', duration: 3, field: 'duration' }] }).clips[0]).toMatchObject({ mode: 'extension', duration: 3, model: { id: 'alpha-video' } });
+    expect(codeOf(() => plan({ operation: 'edit', source: { filename: 'v.mp4', seconds: 9 } }))).toMatchObject({
+      code: 'VIDEO_SOURCE_TOO_LONG',
+      details: { max: 8.7, got: 9 },
+    });
+    expect(plan({ operation: 'edit', source: { filename: 'v.mp4', seconds: 4.4 } }).clips[0]).toMatchObject({
+      mode: 'video-to-video',
+      duration: 4,
+      model: { id: 'alpha-video' },
+    });
+    expect(plan({ operation: 'extend', clips: [{ prompt: 'on', duration: 3, field: 'duration' }] }).clips[0]).toMatchObject({
+      mode: 'extension',
+      duration: 3,
+      model: { id: 'alpha-video' },
+    });
   });
 });
 
@@ -130,52 +165,109 @@ describe('a lane without rules of its own: its declared limits', () => {
   const clipModel: VideoModelSpec = {
     id: 'clip-1',
     description: 'A test model.',
-    limits: { modes: ['text-to-video', 'image-to-video'], durations: { values: [5, 10] }, defaultDuration: 5, resolutions: ['720p'], aspectRatios: ['16:9', '9:16'] },
+    limits: {
+      modes: ['text-to-video', 'image-to-video'],
+      durations: { values: [5, 10] },
+      defaultDuration: 5,
+      resolutions: ['720p'],
+      aspectRatios: ['16:9', '9:16'],
+    },
     options: z.object({ generateAudio: z.boolean().optional() }).strict(),
   };
   const limited = (fields: Partial<VideoPlanRequest>) => planByLimits({ ...request({ model: clipModel }), requested: 'clip-1', ...fields });
 
   it('fills the defaults and passes its options', () => {
-    expect(limited({ options: { generateAudio: false } })).toEqual({ clips: [{ prompt: 'waves', duration: 5, mode: 'text-to-video', model: { requested: 'clip-1', id: 'clip-1', upstreamId: 'clip-1' } }], resolution: '720p', options: { generateAudio: false } });
+    expect(limited({ options: { generateAudio: false } })).toEqual({
+      clips: [{ prompt: 'waves', duration: 5, mode: 'text-to-video', model: { requested: 'clip-1', id: 'clip-1', upstreamId: 'clip-1' } }],
+      resolution: '720p',
+      options: { generateAudio: false },
+    });
   });
 
   it('refuses what the model does not declare, naming the allowed values', () => {
-    expect(codeOf(() => limited({ clips: [{ prompt: 'x', duration: 7, field: 'duration' }] }))).toMatchObject({ code: 'VIDEO_DURATION_OUT_OF_RANGE', details: { valid: [5, 10], got: 7 } });
-    expect(codeOf(() => limited({ references: 2 }))).toMatchObject({ code: 'VIDEO_MODE_UNSUPPORTED', details: { mode: 'reference-to-video' } });
-    expect(codeOf(() => limited({ resolution: '1080p' }))).toMatchObject({ code: 'VIDEO_RESOLUTION_UNSUPPORTED', details: { valid: ['720p'] } });
-    expect(codeOf(() => limited({ aspectRatio: '4:3' }))).toMatchObject({ code: 'VIDEO_ASPECT_RATIO_UNSUPPORTED', details: { valid: ['16:9', '9:16'] } });
+    expect(codeOf(() => limited({ clips: [{ prompt: 'x', duration: 7, field: 'duration' }] }))).toMatchObject({
+      code: 'VIDEO_DURATION_OUT_OF_RANGE',
+      details: { valid: [5, 10], got: 7 },
+    });
+    expect(codeOf(() => limited({ references: 2 }))).toMatchObject({
+      code: 'VIDEO_MODE_UNSUPPORTED',
+      details: { mode: 'reference-to-video' },
+    });
+    expect(codeOf(() => limited({ resolution: '1080p' }))).toMatchObject({
+      code: 'VIDEO_RESOLUTION_UNSUPPORTED',
+      details: { valid: ['720p'] },
+    });
+    expect(codeOf(() => limited({ aspectRatio: '4:3' }))).toMatchObject({
+      code: 'VIDEO_ASPECT_RATIO_UNSUPPORTED',
+      details: { valid: ['16:9', '9:16'] },
+    });
     expect(codeOf(() => limited({ options: { fps: 30 } }))).toMatchObject({ code: 'BAD_REQUEST', details: { field: 'options' } });
-    expect(codeOf(() => limited({ operation: 'edit', source: { filename: 'v.mp4', seconds: 3 } })).code).toBe('VIDEO_OPERATION_UNSUPPORTED');
+    expect(codeOf(() => limited({ operation: 'edit', source: { filename: 'v.mp4', seconds: 3 } })).code).toBe(
+      'VIDEO_OPERATION_UNSUPPORTED',
+    );
   });
 });
 
 describe('the lane of a video request', () => {
   it('without provider or model: alpha when its session exists, else alpha-api; the saved target wins', () => {
-    expect(videoTarget(studio(), {})).toMatchObject({ lane: { id: 'alpha-api' }, model: { id: 'alpha-video-1.5' }, requested: 'alpha-video-1.5' });
-    expect(videoTarget(studio({ defaults: { video: { lane: 'alpha-api', model: 'alpha-video' } } }), {})).toMatchObject({ lane: { id: 'alpha-api' }, model: { id: 'alpha-video' } });
+    expect(videoTarget(studio(), {})).toMatchObject({
+      lane: { id: 'alpha-api' },
+      model: { id: 'alpha-video-1.5' },
+      requested: 'alpha-video-1.5',
+    });
+    expect(videoTarget(studio({ defaults: { video: { lane: 'alpha-api', model: 'alpha-video' } } }), {})).toMatchObject({
+      lane: { id: 'alpha-api' },
+      model: { id: 'alpha-video' },
+    });
   });
 
   it('a zeta video model by its lane prefix (zeta/<model>) runs on zeta', () => {
-    expect(videoTarget(studio(), { model: 'zeta/seedance-2' })).toMatchObject({ lane: { id: 'zeta' }, model: { id: 'seedance-2' }, requested: 'seedance-2' });
+    expect(videoTarget(studio(), { model: 'zeta/seedance-2' })).toMatchObject({
+      lane: { id: 'zeta' },
+      model: { id: 'seedance-2' },
+      requested: 'seedance-2',
+    });
     expect(videoTarget(studio(), { provider: 'zeta' })).toMatchObject({ lane: { id: 'zeta' }, model: { id: 'seedance-2' } });
-    expect(codeOf(() => videoTarget(studio(), { model: 'zeta/alpha-video' }))).toMatchObject({ code: 'INVALID_VIDEO_MODEL', details: { lane: 'zeta' } });
+    expect(codeOf(() => videoTarget(studio(), { model: 'zeta/alpha-video' }))).toMatchObject({
+      code: 'INVALID_VIDEO_MODEL',
+      details: { lane: 'zeta' },
+    });
   });
 
   it('the lane prefix of a model id names the lane; aliases resolve; other lanes are refused with their codes', () => {
-    expect(videoTarget(studio(), { model: 'alpha-api/alpha-video-1.5-preview' })).toMatchObject({ lane: { id: 'alpha-api' }, model: { id: 'alpha-video-1.5' }, requested: 'alpha-video-1.5-preview' });
+    expect(videoTarget(studio(), { model: 'alpha-api/alpha-video-1.5-preview' })).toMatchObject({
+      lane: { id: 'alpha-api' },
+      model: { id: 'alpha-video-1.5' },
+      requested: 'alpha-video-1.5-preview',
+    });
     expect(codeOf(() => videoTarget(studio(), { provider: 'alpha-api', model: 'alpha/alpha-video' })).code).toBe('INVALID_VIDEO_MODEL');
-    expect(codeOf(() => videoTarget(studio(), { provider: 'alpha-api', model: 'alpha-image' }))).toMatchObject({ code: 'INVALID_VIDEO_MODEL', details: { valid: ['alpha-video', 'alpha-video-1.5'] } });
-    expect(codeOf(() => videoTarget(studio(), { provider: 'cligen' }))).toMatchObject({ code: 'CLIGEN_VIDEO_UNSUPPORTED', details: { valid: videoLanes.map((lane) => lane.id) } });
-    expect(codeOf(() => videoTarget(studio(), { provider: 'gamma' }))).toMatchObject({ code: 'VIDEO_PROVIDER_UNSUPPORTED', details: { provider: 'gamma', valid: videoLanes.map((lane) => lane.id) } });
+    expect(codeOf(() => videoTarget(studio(), { provider: 'alpha-api', model: 'alpha-image' }))).toMatchObject({
+      code: 'INVALID_VIDEO_MODEL',
+      details: { valid: ['alpha-video', 'alpha-video-1.5'] },
+    });
+    expect(codeOf(() => videoTarget(studio(), { provider: 'cligen' }))).toMatchObject({
+      code: 'CLIGEN_VIDEO_UNSUPPORTED',
+      details: { valid: videoLanes.map((lane) => lane.id) },
+    });
+    expect(codeOf(() => videoTarget(studio(), { provider: 'gamma' }))).toMatchObject({
+      code: 'VIDEO_PROVIDER_UNSUPPORTED',
+      details: { provider: 'gamma', valid: videoLanes.map((lane) => lane.id) },
+    });
   });
 });
 
 describe('GET /api/capabilities: capabilities and video models per lane', () => {
   const body = capabilities('test');
-  const entry = (id: string) => body.providers.find((provider) => provider.id === id) as Extract<(typeof body.providers)[number], { routingMode: false }>;
+  const entry = (id: string) =>
+    body.providers.find((provider) => provider.id === id) as Extract<(typeof body.providers)[number], { routingMode: false }>;
 
   it('lists each lane its capabilities, video lanes with their models and limits', () => {
-    expect(entry('alpha').capabilities).toEqual(['image', 'edit', 'video', ...(entry('alpha').capabilities.includes('text') ? ['text'] : [])]);
+    expect(entry('alpha').capabilities).toEqual([
+      'image',
+      'edit',
+      'video',
+      ...(entry('alpha').capabilities.includes('text') ? ['text'] : []),
+    ]);
     expect(entry('cligen').capabilities).not.toContain('video');
     expect(entry('cligen').video).toBeNull();
     const video = entry('alpha-api').video;
@@ -189,7 +281,10 @@ describe('GET /api/capabilities: capabilities and video models per lane', () => 
       byMode: { 'reference-to-video': { durations: { min: 1, max: 15 }, resolutions: ['480p', '720p'] } },
       edit: { maxSourceSeconds: 8.7 },
     });
-    expect(video?.models.find((model) => model.id === 'alpha-video')?.limits).toMatchObject({ resolutions: ['480p', '720p'], byMode: { 'reference-to-video': { durations: { min: 1, max: 10 } } } });
+    expect(video?.models.find((model) => model.id === 'alpha-video')?.limits).toMatchObject({
+      resolutions: ['480p', '720p'],
+      byMode: { 'reference-to-video': { durations: { min: 1, max: 10 } } },
+    });
     for (const lane of videoLanes) expect(entry(lane.id).capabilities).toContain('video');
   });
 });

@@ -34,7 +34,11 @@ describe('svc-chat manager serve', () => {
     cleanup.push(() => rmSync(home, { recursive: true, force: true }));
     const manager = run(['--port', '0', '--json', '--worker', worker.url], { SVC_CHAT_MANAGER_HOME: home });
     cleanup.push(() => manager.child.kill('SIGKILL'));
-    const { url } = await waitFor('the start line', async () => manager.stdout().includes('\n') && (JSON.parse(manager.stdout()) as { url: string }), 20_000);
+    const { url } = await waitFor(
+      'the start line',
+      async () => manager.stdout().includes('\n') && (JSON.parse(manager.stdout()) as { url: string }),
+      20_000,
+    );
     const online = await waitFor('the worker online', async () => {
       const body = (await (await fetch(`${url}/api/instances`)).json()) as { instances: Array<{ url: string; health: string }> };
       return body.instances.find((instance) => instance.url === worker.url && instance.health === 'online');

@@ -40,7 +40,11 @@ describe('the manager dashboard on first load: a worker that was busy before the
 
   it('draws the turns timeline from the backlog: two ok, one error, idle now', async () => {
     await page.waitForFunction((selector) => document.querySelectorAll(selector).length === 3, `${card()} .timeline .turn[data-status]`);
-    expect(await page.locator(`${card()} .timeline .turn[data-status]`).evaluateAll((turns) => turns.map((turn) => turn.getAttribute('data-status')))).toEqual(['ok', 'error', 'ok']);
+    expect(
+      await page
+        .locator(`${card()} .timeline .turn[data-status]`)
+        .evaluateAll((turns) => turns.map((turn) => turn.getAttribute('data-status'))),
+    ).toEqual(['ok', 'error', 'ok']);
     expect(await page.locator(`${card()} .timeline .turn-now.turn-idle`).count()).toBe(1);
   });
 
@@ -63,7 +67,10 @@ describe('the manager dashboard on first load: a worker that was busy before the
     await worker.postLines('/api/message', { prompt: 'now, live' });
     await page.waitForSelector(`${card()} .latest .content:text-is("Echo: now, live")`);
     await page.waitForSelector(`${card()} .events li:not(.replayed) code:text-is("message")`);
-    const { body } = await manager.request<{ events: Array<{ event: string; replayed?: boolean }> }>('GET', `/api/instances/${await page.getAttribute(card(), 'data-instance-id')}/events?limit=200`);
+    const { body } = await manager.request<{ events: Array<{ event: string; replayed?: boolean }> }>(
+      'GET',
+      `/api/instances/${await page.getAttribute(card(), 'data-instance-id')}/events?limit=200`,
+    );
     expect(body.events.filter((event) => event.replayed).length).toBeGreaterThan(0);
     expect(body.events.filter((event) => event.event === 'replay_gap')).toEqual([]);
   });

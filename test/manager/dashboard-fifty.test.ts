@@ -28,7 +28,9 @@ describe(`the manager dashboard with ${WORKERS} workers`, () => {
   }, 60_000);
 
   it('shows every worker online with its own last message and backlog, and the counts', async () => {
-    await page.waitForFunction((count) => document.querySelectorAll('.card[data-health="online"]').length === count, WORKERS, { timeout: 30_000 });
+    await page.waitForFunction((count) => document.querySelectorAll('.card[data-health="online"]').length === count, WORKERS, {
+      timeout: 30_000,
+    });
     expect(await page.textContent('.counts')).toBe(`${WORKERS} workers · ${WORKERS} online`);
     expect(await page.textContent('.filter[data-filter="online"] .count')).toBe(String(WORKERS));
     for (const [index, worker] of workers.entries()) {

@@ -16,7 +16,13 @@ export interface TestManager extends RunningManager {
 
 export async function startTestManager(options: ManagerServerOptions = {}): Promise<TestManager> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'svc-manager-test-'));
-  const manager = await startManagerServer({ port: 0, healthIntervalMs: 500, env: { PATH: process.env.PATH, HOME: process.env.HOME }, ...options, home });
+  const manager = await startManagerServer({
+    port: 0,
+    healthIntervalMs: 500,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    ...options,
+    home,
+  });
   const request = async <T>(method: string, path: string, body?: unknown) => {
     const response = await fetch(`${manager.url}${path}`, {
       method,

@@ -15,8 +15,10 @@ const send = (response: ServerResponse, event: Record<string, unknown>) => respo
 // Issue 33, item 5: a hostile worker can neither stall nor bloat the manager.
 describe('a hostile worker', () => {
   const track = stoppedAfterEach();
-  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> => track(await startTestManager(options), (started) => started.stop());
-  const worker = async (routes: Record<string, Handler>): Promise<StandInWorker> => track(await startStandInWorker(routes), (started) => started.close());
+  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> =>
+    track(await startTestManager(options), (started) => started.stop());
+  const worker = async (routes: Record<string, Handler>): Promise<StandInWorker> =>
+    track(await startStandInWorker(routes), (started) => started.close());
 
   it('cannot make the manager read an endless health body', async () => {
     const written: number[] = [];
@@ -68,7 +70,9 @@ describe('a hostile worker', () => {
     const boss = await manager({ workers: [hostile.url] });
     await waitFor('the redirect refused', async () => (await boss.instances_())[0]?.lastError?.includes('redirect') === true);
     expect((await boss.instances_())[0].lastError).toBe('/api/events answered a redirect (HTTP 302): redirects are not followed');
-    const redirectsHealth = await worker({ '/api/health': (_request, response) => response.writeHead(307, { location: `${target.url}/api/health` }).end() });
+    const redirectsHealth = await worker({
+      '/api/health': (_request, response) => response.writeHead(307, { location: `${target.url}/api/health` }).end(),
+    });
     const added = await boss.request<{ error: { message: string } }>('POST', '/api/instances', { url: redirectsHealth.url });
     expect(added.status).toBe(502);
     expect(added.body.error.message).toContain('redirects are not followed');
@@ -81,22 +85,38 @@ describe('a hostile worker', () => {
     const long = huge(400 * 1024);
     // Its state read agrees with its events (the last sessions wait; the same goal and orchestration, as long as a
     // body may be), whichever the manager applies last.
-    const waiting = Array.from({ length: MANAGER_LIMITS.sessionsMax }, (_, index) => ({ sessionId: `s-${sessions - MANAGER_LIMITS.sessionsMax + index}`, pending: 1, active: null }));
+    const waiting = Array.from({ length: MANAGER_LIMITS.sessionsMax }, (_, index) => ({
+      sessionId: `s-${sessions - MANAGER_LIMITS.sessionsMax + index}`,
+      pending: 1,
+      active: null,
+    }));
     const longish = huge(8 * 1024);
-    const status = { queues: waiting, goal: { goalId: 'g-1', objective: longish, status: longish, autoStopped: longish }, orc: { phase: longish, status: longish, task: longish } };
+    const status = {
+      queues: waiting,
+      goal: { goalId: 'g-1', objective: longish, status: longish, autoStopped: longish },
+      orc: { phase: longish, status: longish, task: longish },
+    };
     const hostile = await worker({
       '/api/health': (_request, response) => json(response, { ok: true, service: 'svc-chat', version: long }),
       '/api/status': (_request, response) => json(response, status),
       '/api/sessions': (_request, response) => json(response, { sessions: [{ id: long, title: long }] }),
       '/api/events': events((response) => {
-        for (let index = 0; index < sessions; index += 1) send(response, { topic: 'queue', event: 'queue_update', sessionId: `s-${index}`, pending: 1, active: false });
+        for (let index = 0; index < sessions; index += 1)
+          send(response, { topic: 'queue', event: 'queue_update', sessionId: `s-${index}`, pending: 1, active: false });
         // Ids past the field cap are ignored; other strings are cut.
         send(response, { topic: 'session', event: 'session_switched', sessionId: long });
         send(response, { topic: 'chat', event: 'message', id: 'm-long', messageId: 'm-long', sessionId: 's-1', role: long, content: long });
         send(response, { topic: 'goal', event: 'goal_update', goal: { goalId: 'g-1', objective: long, status: long, autoStopped: long } });
         send(response, { topic: 'orc', event: 'orc_state', phase: long, status: long, task: long });
         send(response, { topic: long, event: long, reason: long });
-        send(response, { topic: 'chat', event: 'message', id: 'm-last', sessionId: `s-${sessions - 1}`, role: 'assistant', content: 'the last one' });
+        send(response, {
+          topic: 'chat',
+          event: 'message',
+          id: 'm-last',
+          sessionId: `s-${sessions - 1}`,
+          role: 'assistant',
+          content: 'the last one',
+        });
       }),
     });
     const boss = await manager({ workers: [hostile.url] });
@@ -116,7 +136,12 @@ describe('a hostile worker', () => {
     // The least recently active went first.
     expect(detail.sessions.some((session) => session.sessionId === 's-0')).toBe(false);
     expect(detail.sessions.at(-1)?.sessionId).toBe(`s-${sessions - 1}`);
-    const recent = (await boss.request<{ events: Array<{ event: string; topic: string; summary: string }> }>('GET', `/api/instances/${summary.id}/events?limit=5`)).body.events;
+    const recent = (
+      await boss.request<{ events: Array<{ event: string; topic: string; summary: string }> }>(
+        'GET',
+        `/api/instances/${summary.id}/events?limit=5`,
+      )
+    ).body.events;
     for (const event of recent) {
       expect(event.event.length).toBeLessThanOrEqual(MANAGER_LIMITS.workerFieldMaxChars);
       expect(event.topic.length).toBeLessThanOrEqual(MANAGER_LIMITS.workerFieldMaxChars);

@@ -6,8 +6,10 @@ import { startTestManager, stoppedAfterEach, waitFor, type TestManager } from '.
 
 describe('the manager', () => {
   const track = stoppedAfterEach();
-  const chat = async (options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> => track(await startTestChat(options), (server) => server.stop());
-  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> => track(await startTestManager(options), (started) => started.stop());
+  const chat = async (options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> =>
+    track(await startTestChat(options), (server) => server.stop());
+  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> =>
+    track(await startTestManager(options), (started) => started.stop());
 
   it('follows two chat servers: each one’s latest message, agent state, queue, goal and phase, and marks a stopped one offline', async () => {
     const [one, two] = [await chat(), await chat()];
@@ -20,14 +22,29 @@ describe('the manager', () => {
 
     await one.postLines('/api/message', { prompt: 'hello from one' });
     await two.postLines('/api/message', { prompt: 'hello from two [fake:tool]' });
-    const first = await boss.waitForInstance('one’s answer', (instance) => instance.url === one.url && instance.latestMessage?.content === 'Echo: hello from one');
-    expect(first).toMatchObject({ health: 'online', agentState: 'idle', queue: { pending: 0, active: false }, source: 'added', managed: false });
+    const first = await boss.waitForInstance(
+      'one’s answer',
+      (instance) => instance.url === one.url && instance.latestMessage?.content === 'Echo: hello from one',
+    );
+    expect(first).toMatchObject({
+      health: 'online',
+      agentState: 'idle',
+      queue: { pending: 0, active: false },
+      source: 'added',
+      managed: false,
+    });
     expect(first.latestMessage).toMatchObject({ role: 'assistant', status: 'ok' });
-    await boss.waitForInstance('two’s answer', (instance) => instance.url === two.url && instance.latestMessage?.content === 'I listed the directory: 3 files.');
+    await boss.waitForInstance(
+      'two’s answer',
+      (instance) => instance.url === two.url && instance.latestMessage?.content === 'I listed the directory: 3 files.',
+    );
 
     // A run in progress shows as running; the goal and the phase follow.
     const hanging = one.postLines('/api/message', { prompt: 'busy [fake:hang]' });
-    await boss.waitForInstance('one running', (instance) => instance.url === one.url && instance.agentState === 'running' && instance.queue.active);
+    await boss.waitForInstance(
+      'one running',
+      (instance) => instance.url === one.url && instance.agentState === 'running' && instance.queue.active,
+    );
     const oneId = added.body.instance.id;
     // The detail carries the running answer's live output.
     await waitFor('the live output', async () => {
@@ -39,16 +56,25 @@ describe('the manager', () => {
     await two.postJson('/api/goal', { action: 'set', objective: 'finish [fake:goaldone]' });
     await boss.waitForInstance('two’s goal', (instance) => instance.url === two.url && instance.goal?.status === 'done');
     await two.postJson('/api/orc', { action: 'start', task: 'plan it' });
-    await boss.waitForInstance('two’s phase', (instance) => instance.url === two.url && instance.orc.phase === 'plan' && instance.orc.status === 'ok');
+    await boss.waitForInstance(
+      'two’s phase',
+      (instance) => instance.url === two.url && instance.orc.phase === 'plan' && instance.orc.status === 'ok',
+    );
 
     // Detail, recent events and health history.
     const id = added.body.instance.id;
-    const detail = await boss.request<{ instance: { sessions: Array<{ lastMessage?: { content: string } }> } }>('GET', `/api/instances/${id}`);
+    const detail = await boss.request<{ instance: { sessions: Array<{ lastMessage?: { content: string } }> } }>(
+      'GET',
+      `/api/instances/${id}`,
+    );
     // The cancelled run's partial answer is that session's last message.
     expect(detail.body.instance.sessions.map((session) => session.lastMessage?.content)).toEqual(['Working on it…']);
     const events = await boss.request<{ events: Array<{ event: string }> }>('GET', `/api/instances/${id}/events?limit=50`);
     expect(events.body.events.map((event) => event.event)).toContain('agent_done');
-    await waitFor('health samples', async () => (await boss.request<{ health: unknown[] }>('GET', `/api/instances/${id}/health`)).body.health.length > 0);
+    await waitFor(
+      'health samples',
+      async () => (await boss.request<{ health: unknown[] }>('GET', `/api/instances/${id}/health`)).body.health.length > 0,
+    );
 
     await one.stop();
     await boss.waitForInstance('one offline', (instance) => instance.url === one.url && instance.health === 'offline');
@@ -72,7 +98,11 @@ describe('the manager', () => {
     const second = await chat({ home, port });
     // Written while nobody follows: only a re-read of the state can show it.
     await second.postLines('/api/message', { prompt: 'while you were away' });
-    const back = await boss.waitForInstance('online again with the new answer', (instance) => instance.health === 'online' && instance.latestMessage?.content === 'Echo: while you were away', 15_000);
+    const back = await boss.waitForInstance(
+      'online again with the new answer',
+      (instance) => instance.health === 'online' && instance.latestMessage?.content === 'Echo: while you were away',
+      15_000,
+    );
     const events = await boss.request<{ events: Array<{ event: string }> }>('GET', `/api/instances/${back.id}/events`);
     expect(events.body.events.map((event) => event.event)).toContain('replay_gap');
   });
@@ -85,8 +115,15 @@ describe('the manager', () => {
     expect([refused.status, refused.body.error.code]).toEqual([502, 'INSTANCE_UNREACHABLE']);
     const added = await boss.request<{ instance: { id: string } }>('POST', '/api/instances', { url: worker.url, token });
     expect(added.status).toBe(201);
-    await fetch(`${worker.url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"prompt":"secret club"}' }).then((response) => response.text());
-    await boss.waitForInstance('the answer', (instance) => instance.latestMessage?.content === 'Echo: secret club' && instance.health === 'online');
+    await fetch(`${worker.url}/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: '{"prompt":"secret club"}',
+    }).then((response) => response.text());
+    await boss.waitForInstance(
+      'the answer',
+      (instance) => instance.latestMessage?.content === 'Echo: secret club' && instance.health === 'online',
+    );
     const everything = JSON.stringify([
       (await boss.request('GET', '/api/instances')).body,
       (await boss.request('GET', `/api/instances/${added.body.instance.id}`)).body,
@@ -98,7 +135,10 @@ describe('the manager', () => {
   it('discovers chat servers on a port range', async () => {
     const worker = await chat();
     const boss = await manager({ discover: `${worker.port}-${worker.port + 2}`, discoveryIntervalMs: 200 });
-    const found = await boss.waitForInstance('the discovered worker', (instance) => instance.url === worker.url && instance.health === 'online');
+    const found = await boss.waitForInstance(
+      'the discovered worker',
+      (instance) => instance.url === worker.url && instance.health === 'online',
+    );
     expect(found.source).toBe('discovered');
   });
 
@@ -106,7 +146,15 @@ describe('the manager', () => {
     const worker = await chat();
     const boss = await manager();
     const add = (body: unknown) => boss.request<{ error: { code: string } }>('POST', '/api/instances', body);
-    for (const url of ['http://example.com:3344', 'https://127.0.0.1:3344', 'http://10.0.0.1:3344', 'http://127.0.0.1:3344/api/events', 'http://user:pw@127.0.0.1:3344', 'http://127.0.0.1', 'nonsense']) {
+    for (const url of [
+      'http://example.com:3344',
+      'https://127.0.0.1:3344',
+      'http://10.0.0.1:3344',
+      'http://127.0.0.1:3344/api/events',
+      'http://user:pw@127.0.0.1:3344',
+      'http://127.0.0.1',
+      'nonsense',
+    ]) {
       const answer = await add({ url });
       expect([answer.status, answer.body.error.code], url).toEqual([400, 'INSTANCE_URL_NOT_ALLOWED']);
     }
@@ -118,8 +166,12 @@ describe('the manager', () => {
     const twice = await add({ url: worker.url });
     expect([twice.status, twice.body.error.code]).toEqual([409, 'INSTANCE_EXISTS']);
     const id = (ok.body as unknown as { instance: { id: string } }).instance.id;
-    expect((await boss.request<{ error: { code: string } }>('POST', `/api/instances/${id}/stop`)).body.error.code).toBe('INSTANCE_NOT_MANAGED');
-    expect((await boss.request<{ error: { code: string } }>('GET', '/api/instances/w-00000000')).body.error.code).toBe('INSTANCE_NOT_FOUND');
+    expect((await boss.request<{ error: { code: string } }>('POST', `/api/instances/${id}/stop`)).body.error.code).toBe(
+      'INSTANCE_NOT_MANAGED',
+    );
+    expect((await boss.request<{ error: { code: string } }>('GET', '/api/instances/w-00000000')).body.error.code).toBe(
+      'INSTANCE_NOT_FOUND',
+    );
     expect((await boss.request<{ error: { code: string } }>('GET', '/api/instances/../../etc')).status).toBe(404);
   });
 
@@ -134,7 +186,12 @@ describe('the manager', () => {
     const open = await manager();
     const rebinding = await rawRequest(open.url, { path: '/api/instances', headers: { host: 'evil.example:80' } });
     expect(rebinding.status).toBe(403);
-    const csrf = await rawRequest(open.url, { method: 'POST', path: '/api/instances', headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{"url":"http://127.0.0.1:1"}' });
+    const csrf = await rawRequest(open.url, {
+      method: 'POST',
+      path: '/api/instances',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: '{"url":"http://127.0.0.1:1"}',
+    });
     expect(csrf.status).toBe(403);
     expect(JSON.parse(csrf.body).error.code).toBe('FORBIDDEN_ORIGIN');
   });
@@ -151,14 +208,21 @@ describe('the manager', () => {
     await expect(fetch(`${launched.body.instance.url}/api/health`)).rejects.toThrow();
 
     const second = await manager({ home });
-    await second.waitForInstance('the added worker online again', (instance) => instance.url === worker.url && instance.health === 'online');
+    await second.waitForInstance(
+      'the added worker online again',
+      (instance) => instance.url === worker.url && instance.health === 'online',
+    );
     const waiting = (await second.instances_()).find((instance) => instance.id === launched.body.instance.id);
     expect(waiting).toMatchObject({ source: 'launched', managed: true, running: false, health: 'stopped' });
   }, 40_000);
 
   it('launches, stops, starts, restarts and removes a local worker', async () => {
     const boss = await manager();
-    const launched = await boss.request<{ instance: { id: string; url: string; managed: boolean; running: boolean } }>('POST', '/api/instances/launch', { demo: true });
+    const launched = await boss.request<{ instance: { id: string; url: string; managed: boolean; running: boolean } }>(
+      'POST',
+      '/api/instances/launch',
+      { demo: true },
+    );
     expect(launched.status).toBe(201);
     expect(launched.body.instance).toMatchObject({ managed: true, running: true, source: 'launched' });
     const { id } = launched.body.instance;
@@ -172,10 +236,18 @@ describe('the manager', () => {
 
     await boss.request('POST', `/api/instances/${id}/start`);
     const online = await boss.waitForInstance('started again', (instance) => instance.id === id && instance.health === 'online');
-    await fetch(`${online.url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":"kept across restarts"}' }).then((response) => response.text());
+    await fetch(`${online.url}/api/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"prompt":"kept across restarts"}',
+    }).then((response) => response.text());
     await boss.request('POST', `/api/instances/${id}/restart`);
     // Its home is kept: the restarted worker still has the message.
-    await boss.waitForInstance('restarted with its history', (instance) => instance.id === id && instance.health === 'online' && instance.latestMessage?.content === 'Echo: kept across restarts', 20_000);
+    await boss.waitForInstance(
+      'restarted with its history',
+      (instance) => instance.id === id && instance.health === 'online' && instance.latestMessage?.content === 'Echo: kept across restarts',
+      20_000,
+    );
 
     const url = (await boss.instances_()).find((instance) => instance.id === id)?.url as string;
     expect((await boss.request('DELETE', `/api/instances/${id}`)).status).toBe(200);

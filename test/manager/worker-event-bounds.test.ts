@@ -23,7 +23,10 @@ describe('the SSE reader', () => {
   it('tells a comment inside an unfinished event from one between events', async () => {
     const comments: [string, boolean][] = [];
     const frames: string[] = [];
-    for await (const frame of readSseFrames(parts([': before\n', 'data: a\n', ': inside\n', 'data: b\n\n', ': after\n']), { onComment: (text, inEvent) => void comments.push([text, inEvent]) })) frames.push(frame.data.toString());
+    for await (const frame of readSseFrames(parts([': before\n', 'data: a\n', ': inside\n', 'data: b\n\n', ': after\n']), {
+      onComment: (text, inEvent) => void comments.push([text, inEvent]),
+    }))
+      frames.push(frame.data.toString());
     expect(frames).toEqual(['a\nb']);
     expect(comments).toEqual([
       ['before', false],

@@ -23,9 +23,12 @@ async function standInFrom(from: number, routes: Record<string, Handler>): Promi
 // Issue 33, item 4: the manager's worker token goes only to a worker that proved it holds it.
 describe('the manager’s worker token', () => {
   const track = stoppedAfterEach();
-  const chat = async (options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> => track(await startTestChat(options), (server) => server.stop());
-  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> => track(await startTestManager(options), (started) => started.stop());
-  const stranger = async (from: number, routes: Record<string, Handler>): Promise<StandInWorker> => track(await standInFrom(from, routes), (started) => started.close());
+  const chat = async (options: Parameters<typeof startTestChat>[0] = {}): Promise<TestChatServer> =>
+    track(await startTestChat(options), (server) => server.stop());
+  const manager = async (options: Parameters<typeof startTestManager>[0] = {}): Promise<TestManager> =>
+    track(await startTestManager(options), (started) => started.stop());
+  const stranger = async (from: number, routes: Record<string, Handler>): Promise<StandInWorker> =>
+    track(await standInFrom(from, routes), (started) => started.close());
 
   it('is sent to no stranger a discovery finds, not even one relaying the real worker’s proof', async () => {
     const impostor = await stranger(20000 + Math.floor(Math.random() * 30000), {
@@ -50,7 +53,9 @@ describe('the manager’s worker token', () => {
     await boss.waitForInstance('the real worker online', (instance) => instance.url === worker.url && instance.health === 'online');
     // One that says it needs no token is followed without one.
     await boss.waitForInstance('the token-less stand-in', (instance) => instance.url === tokenless.url && instance.health === 'online');
-    await waitFor('every stranger challenged', async () => strangers.every((one) => one.requests.some((request) => request.url.startsWith('/api/token-proof'))));
+    await waitFor('every stranger challenged', async () =>
+      strangers.every((one) => one.requests.some((request) => request.url.startsWith('/api/token-proof'))),
+    );
     await waitFor('the relay’s proof', async () => relayed.length > 0);
     expect(relayed).toEqual([200]);
     // Give the follower of the token-less one a health poll and a state read too.
@@ -93,7 +98,10 @@ describe('the manager’s worker token', () => {
     await worker.close();
     await boss.waitForInstance('the worker offline', (instance) => instance.health === 'offline');
 
-    const squatter = await startStandInWorker({ '/api/token-proof': (_request, response) => json(response, { service: 'svc-chat', proof: 'ef'.repeat(32) }) }, worker.port);
+    const squatter = await startStandInWorker(
+      { '/api/token-proof': (_request, response) => json(response, { service: 'svc-chat', proof: 'ef'.repeat(32) }) },
+      worker.port,
+    );
     track(squatter, (started) => started.close());
     await waitFor('the follower to knock again (health polls and event stream)', async () => squatter.requests.length >= 3);
     expect(sawToken(squatter)).toBe(false);

@@ -19,7 +19,12 @@ let client: Client;
 async function startDemoStudio(options: { token?: string } = {}): Promise<TestStudio> {
   const home = makeTempHome('svc-mcp-server-');
   const demo = await startDemo({ SVC_HOME: home });
-  return startTestStudio({ env: { SVC_HOME: home, SVC_VIDEO_POLL_MS: '200', SVC_MCP_POLL_MS: '300' }, demo: demo.options, onClose: () => demo.close(), ...options });
+  return startTestStudio({
+    env: { SVC_HOME: home, SVC_VIDEO_POLL_MS: '200', SVC_MCP_POLL_MS: '300' },
+    demo: demo.options,
+    onClose: () => demo.close(),
+    ...options,
+  });
 }
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -55,7 +60,17 @@ afterAll(async () => {
 describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
   it('lists the nine tools with their JSON Schemas and descriptions', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['cancel_job', 'edit_image', 'generate_image', 'generate_video', 'get_asset', 'job_status', 'list_history', 'list_models', 'trace_to_svg']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'cancel_job',
+      'edit_image',
+      'generate_image',
+      'generate_video',
+      'get_asset',
+      'job_status',
+      'list_history',
+      'list_models',
+      'trace_to_svg',
+    ]);
     const generate = tools.find((tool) => tool.name === 'generate_image');
     expect(generate?.description).toMatch(/history/);
     expect(generate?.inputSchema).toMatchObject({ type: 'object', required: ['prompt'], additionalProperties: false });
@@ -64,7 +79,9 @@ describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
     expect(properties.provider.enum).toContain('gamma');
     expect(properties.async).toBeUndefined();
     expect(generate?.execution).toEqual({ taskSupport: 'optional' });
-    expect((tools.find((tool) => tool.name === 'generate_video')?.inputSchema.properties as Record<string, unknown>).storyboard).toBeDefined();
+    expect(
+      (tools.find((tool) => tool.name === 'generate_video')?.inputSchema.properties as Record<string, unknown>).storyboard,
+    ).toBeDefined();
   });
 
   it('generate_image returns the image as image content and its history name, and the asset is in /api/history', async () => {
@@ -88,10 +105,14 @@ describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
     const progress: Progress[] = [];
     const kinds: string[] = [];
     let final: CallToolResult | undefined;
-    const stream = client.experimental.tasks.callToolStream({ name: 'generate_video', arguments: { prompt: 'waves at dusk', duration: 2 } }, CallToolResultSchema, {
-      onprogress: (step) => void progress.push(step),
-      timeout: 60_000,
-    });
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'generate_video', arguments: { prompt: 'waves at dusk', duration: 2 } },
+      CallToolResultSchema,
+      {
+        onprogress: (step) => void progress.push(step),
+        timeout: 60_000,
+      },
+    );
     for await (const message of stream) {
       kinds.push(message.type);
       if (message.type === 'result') final = message.result as CallToolResult;
@@ -102,7 +123,9 @@ describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
     expect(final?.isError, JSON.stringify(final?.content)).toBeFalsy();
     const { history } = final?.structuredContent as { history: string[] };
     expect(history[0]).toMatch(/\.mp4$/);
-    expect(final?.content).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: `svc://history/${history[0]}`, mimeType: 'video/mp4' }));
+    expect(final?.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: `svc://history/${history[0]}`, mimeType: 'video/mp4' }),
+    );
     expect(progress.length).toBeGreaterThan(1);
     // MCP progress only grows.
     for (let index = 1; index < progress.length; index++) expect(progress[index].progress).toBeGreaterThan(progress[index - 1].progress);
@@ -114,11 +137,17 @@ describe('MCP over Streamable HTTP at /mcp (Bar)', () => {
     expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
     const { history } = answer.structuredContent as { history: string[] };
     expect(history[0]).toMatch(/\.mp4$/);
-    const asset = (await (await fetch(`${studio.url}/api/history?provider=zeta`)).json()) as { items: { filename: string; model: string }[] };
+    const asset = (await (await fetch(`${studio.url}/api/history?provider=zeta`)).json()) as {
+      items: { filename: string; model: string }[];
+    };
     expect(asset.items.find((item) => item.filename === history[0])).toMatchObject({ model: 'seedance-2' });
-    const listed = (await call('list_models', { provider: 'zeta' })).structuredContent as { lanes: { capabilities: string[]; video: { models: { id: string; limits: unknown }[] } }[] };
+    const listed = (await call('list_models', { provider: 'zeta' })).structuredContent as {
+      lanes: { capabilities: string[]; video: { models: { id: string; limits: unknown }[] } }[];
+    };
     expect(listed.lanes[0].capabilities).toContain('video');
-    expect(listed.lanes[0].video.models.find((model) => model.id === 'seedance-2')?.limits).toMatchObject({ durations: { min: 4, max: 15 } });
+    expect(listed.lanes[0].video.models.find((model) => model.id === 'seedance-2')?.limits).toMatchObject({
+      durations: { min: 4, max: 15 },
+    });
   }, 60_000);
 });
 
@@ -135,7 +164,9 @@ describe('the other tools', () => {
     expect(traced.isError, JSON.stringify(traced.content)).toBeFalsy();
     const [svg] = (traced.structuredContent as { history: string[] }).history;
     expect(svg).toMatch(/\.svg$/);
-    expect(traced.content).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: `svc://history/${svg}`, mimeType: 'image/svg+xml' }));
+    expect(traced.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: `svc://history/${svg}`, mimeType: 'image/svg+xml' }),
+    );
     const badParameter = await call('trace_to_svg', { source, filterSpeckle: 1000 });
     expect(badParameter.structuredContent).toMatchObject({ error: { code: 'TRACE_PARAMETER_INVALID' } });
 
@@ -147,7 +178,11 @@ describe('the other tools', () => {
 
 describe('MCP tasks, cancel and errors', () => {
   it('tasks/cancel cancels the job: it ends cancelled', async () => {
-    const stream = client.experimental.tasks.callToolStream({ name: 'generate_video', arguments: { prompt: 'a slow tide', duration: 5, requestId: 'mcp-cancel-1' } }, CallToolResultSchema, { timeout: 30_000 });
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'generate_video', arguments: { prompt: 'a slow tide', duration: 5, requestId: 'mcp-cancel-1' } },
+      CallToolResultSchema,
+      { timeout: 30_000 },
+    );
     let taskId: string | undefined;
     for await (const message of stream) {
       if (message.type === 'taskCreated') taskId = message.task.taskId;
@@ -180,7 +215,13 @@ describe('MCP tasks, cancel and errors', () => {
     expect(typo.isError).toBe(true);
     expect(typo.structuredContent).toMatchObject({ error: { code: 'BAD_REQUEST', details: { unknown: ['qualty'] } } });
     expect((typo.content[0] as { text: string }).text).toMatch(/^BAD_REQUEST: /);
-    const http = (await (await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a fox', qualty: 'high' }) })).json()) as { error: { code: string; details: { unknown: string[] } } };
+    const http = (await (
+      await studio.request('/api/generate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'a fox', qualty: 'high' }),
+      })
+    ).json()) as { error: { code: string; details: { unknown: string[] } } };
     expect(typo.structuredContent).toMatchObject({ error: { code: http.error.code, details: { unknown: http.error.details.unknown } } });
     const missing = await call('get_asset', { filename: 'nope.png' });
     expect(missing.structuredContent).toMatchObject({ error: { code: expect.stringMatching(/NOT_FOUND/) } });
@@ -218,16 +259,29 @@ describe('history as MCP resources', () => {
 });
 
 describe('the API rules on /mcp', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  };
 
   it('refuses a cross-origin POST with FORBIDDEN_ORIGIN', async () => {
-    const response = await studio.request('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
+    const response = await studio.request('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://evil.example' },
+      body: JSON.stringify(initialize),
+    });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
   });
 
   it('an unknown session is a 404 a client can read', async () => {
-    const response = await studio.request('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const response = await studio.request('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'NOT_FOUND' } } });
   });
@@ -235,7 +289,11 @@ describe('the API rules on /mcp', () => {
   it('with a token, /mcp needs it (TOKEN_REQUIRED without; the SDK client with the header works)', async () => {
     const guarded = await startDemoStudio({ token: 'mcp-test-token' });
     try {
-      const refused = await guarded.request('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+      const refused = await guarded.request('/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(initialize),
+      });
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ error: { code: 'TOKEN_REQUIRED' } });
       await expect(connect(guarded.url)).rejects.toThrow();

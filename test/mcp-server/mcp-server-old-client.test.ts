@@ -63,7 +63,11 @@ class RawMcpClient {
   }
 
   async initialize(): Promise<{ protocolVersion: string }> {
-    const answer = await this.request<{ protocolVersion: string }>('initialize', { protocolVersion: this.protocolVersion, capabilities: {}, clientInfo: { name: 'old-client', version: '1.0.4' } });
+    const answer = await this.request<{ protocolVersion: string }>('initialize', {
+      protocolVersion: this.protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'old-client', version: '1.0.4' },
+    });
     const initialized = await this.post({ method: 'notifications/initialized' });
     expect(initialized.status).toBe(202);
     return answer;

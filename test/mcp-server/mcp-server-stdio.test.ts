@@ -45,7 +45,11 @@ describe('svc mcp serve (stdio)', () => {
       expect(tools).toHaveLength(9);
       expect(tools.find((tool) => tool.name === 'generate_image')?.inputSchema.required).toEqual(['prompt']);
       const progress: Progress[] = [];
-      const result = (await client.callTool({ name: 'generate_image', arguments: { prompt: 'a red kite over hills', provider: 'gamma' } }, undefined, { onprogress: (step) => void progress.push(step), timeout: 30_000 })) as CallToolResult;
+      const result = (await client.callTool(
+        { name: 'generate_image', arguments: { prompt: 'a red kite over hills', provider: 'gamma' } },
+        undefined,
+        { onprogress: (step) => void progress.push(step), timeout: 30_000 },
+      )) as CallToolResult;
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       const { history } = result.structuredContent as { history: string[] };
       expect(result.content.some((block) => block.type === 'image')).toBe(true);
@@ -64,12 +68,19 @@ describe('svc mcp serve (stdio)', () => {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_HOME: studio.home },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     while (!stdout.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -78,7 +89,10 @@ describe('svc mcp serve (stdio)', () => {
     const end = await exited;
     clearTimeout(timer);
     expect(end).toEqual({ code: 0, signal: null });
-    const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { tools?: unknown[] } });
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { tools?: unknown[] } });
     expect(lines.every((line) => line.jsonrpc === '2.0')).toBe(true);
     expect(lines.find((line) => line.id === 2)?.result?.tools).toHaveLength(9);
   }, 30_000);

@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'abandoned', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'abandoned', version: '1' } },
+};
 
 /** Opens a session the way a client would, then abandons it (no DELETE): its id. */
 async function abandonedSession(studio: TestStudio): Promise<string> {
@@ -30,7 +35,11 @@ async function abandonedSession(studio: TestStudio): Promise<string> {
 
 /** The status a tools/list on a session gets (404: the session is gone). */
 async function listStatus(studio: TestStudio, id: string): Promise<number> {
-  const response = await studio.request('/mcp', { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const response = await studio.request('/mcp', {
+    method: 'POST',
+    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
   await response.text();
   return response.status;
 }
@@ -63,7 +72,11 @@ describe('MCP server sessions', () => {
       const id = await abandonedSession(studio);
       const controller = new AbortController();
       streams.push(controller);
-      const stream = await studio.request('/mcp', { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, signal: controller.signal });
+      const stream = await studio.request('/mcp', {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        signal: controller.signal,
+      });
       expect(stream.status).toBe(200);
     }
     const refused = await studio.request('/mcp', { method: 'POST', headers: HEADERS, body: JSON.stringify(INITIALIZE) });

@@ -43,11 +43,17 @@ interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
 }
-const zetaCalls = async (tool: string): Promise<ToolCall[]> => ((await (await fetch(`${rig.origin('SVC_ZETA_BASE_URL')}/__sim/calls?tool=${tool}`)).json()) as { calls: ToolCall[] }).calls;
+const zetaCalls = async (tool: string): Promise<ToolCall[]> =>
+  ((await (await fetch(`${rig.origin('SVC_ZETA_BASE_URL')}/__sim/calls?tool=${tool}`)).json()) as { calls: ToolCall[] }).calls;
 
 describe('the MCP lanes with the CLI', () => {
   it('svc sim serve gives the MCP lanes their endpoints and tokens', () => {
-    expect(rig.simEnv).toMatchObject({ SVC_ZETA_BASE_URL: expect.stringMatching(/\/mcp$/), SVC_ETA_BASE_URL: expect.stringMatching(/\/mcp$/), ZETA_MCP_TOKEN: expect.any(String), ETA_MCP_TOKEN: expect.any(String) });
+    expect(rig.simEnv).toMatchObject({
+      SVC_ZETA_BASE_URL: expect.stringMatching(/\/mcp$/),
+      SVC_ETA_BASE_URL: expect.stringMatching(/\/mcp$/),
+      ZETA_MCP_TOKEN: expect.any(String),
+      ETA_MCP_TOKEN: expect.any(String),
+    });
   });
 
   it('svc generate and svc video with zeta/<model> write real files that are in history; eta is locked', async () => {
@@ -65,7 +71,11 @@ describe('the MCP lanes with the CLI', () => {
     expect(readFileSync(mp4).subarray(4, 8).toString()).toBe('ftyp');
     const imageResult = JSON.parse(image.stdout) as { asset: { filename: string }; saved: string };
     // svc video on zeta is a video job like any other (POST /api/video/generate): its result is the video job's.
-    const videoResult = JSON.parse(video.stdout) as { provider: string; model: string; video: { filename: string; video: { durationSeconds: number } } };
+    const videoResult = JSON.parse(video.stdout) as {
+      provider: string;
+      model: string;
+      video: { filename: string; video: { durationSeconds: number } };
+    };
     expect(videoResult).toMatchObject({ provider: 'zeta', model: 'seedance-2' });
     expect(videoResult.video.video.durationSeconds).toBeCloseTo(4, 0);
     const history = (await (await fetch(`${studio}/api/history?provider=zeta`)).json()) as { items: { filename: string }[] };
@@ -74,7 +84,10 @@ describe('the MCP lanes with the CLI', () => {
     expect(`${locked.stdout}${locked.stderr}`).toMatch(/MCP_EXECUTION_LOCKED/);
 
     const models = await runSvc(['models', 'zeta', '--json', '--server', studio], {}, 20_000);
-    const listed = JSON.parse(models.stdout) as { status: { state: string }; models: { id: string; kind: string; aspectRatios: string[]; inputRoles: string[] }[] };
+    const listed = JSON.parse(models.stdout) as {
+      status: { state: string };
+      models: { id: string; kind: string; aspectRatios: string[]; inputRoles: string[] }[];
+    };
     expect(listed.status.state).toBe('ready');
     expect(listed.models.find((model) => model.id === 'gen-4-turbo')).toMatchObject({ kind: 'video', inputRoles: ['start_image'] });
     await rig.stopStudio('SIGTERM');
@@ -83,7 +96,11 @@ describe('the MCP lanes with the CLI', () => {
   it('-o <dir>/ writes the file under its history name; no studio at the URL fails at once (exit 3), it never waits', async () => {
     const studio = await rig.startStudio(STUDIO_ENV);
     const dir = join(out, 'into-dir');
-    const written = await runSvc(['generate', 'a kite', '--model', 'zeta/nano-banana-pro', '-o', `${dir}/`, '--mkdir', '--json', '--server', studio], {}, 60_000);
+    const written = await runSvc(
+      ['generate', 'a kite', '--model', 'zeta/nano-banana-pro', '-o', `${dir}/`, '--mkdir', '--json', '--server', studio],
+      {},
+      60_000,
+    );
     expect(written.code, written.stderr).toBe(0);
     const saved = JSON.parse(written.stdout) as { asset: { filename: string }; saved: string };
     expect(saved.saved).toBe(join(dir, saved.asset.filename));
@@ -97,7 +114,11 @@ describe('the MCP lanes with the CLI', () => {
 
   it('SIGKILL during the task, restart: the recorded task is polled again and its file lands in history', async () => {
     const first = await rig.startStudio(STUDIO_ENV);
-    const post = await fetch(`${first}/api/mcp/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'zeta', kind: 'image', prompt: 'a lighthouse in a storm', requestId: 'mcp-crash' }) });
+    const post = await fetch(`${first}/api/mcp/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'zeta', kind: 'image', prompt: 'a lighthouse in a storm', requestId: 'mcp-crash' }),
+    });
     expect(post.status).toBe(202);
     const recorded = await waitFor('the task id on the job', async () => (await rig.job(first, 'mcp-crash')).upstream ?? undefined);
     await waitFor('a first poll', async () => (await zetaCalls('get_task')).some((call) => call.arguments.id === recorded.operationId));

@@ -23,14 +23,23 @@ afterAll(async () => {
 
 describe('the MCP lanes in the demo', () => {
   it('zeta is ready, eta locked with its reason', async () => {
-    const providers = (await (await studio.request('/api/providers')).json()) as { providers: { id: string; state: string; reason: string }[] };
+    const providers = (await (await studio.request('/api/providers')).json()) as {
+      providers: { id: string; state: string; reason: string }[];
+    };
     expect(providers.providers.find((entry) => entry.id === 'zeta')).toMatchObject({ state: 'ready' });
-    expect(providers.providers.find((entry) => entry.id === 'eta')).toMatchObject({ state: 'locked', reason: expect.stringMatching(/SVC_ETA_EXECUTABLE/) });
+    expect(providers.providers.find((entry) => entry.id === 'eta')).toMatchObject({
+      state: 'locked',
+      reason: expect.stringMatching(/SVC_ETA_EXECUTABLE/),
+    });
   });
 
   it('svc generate "a kite" --model zeta/nano-banana-pro -o k.png writes the PNG of a history image', async () => {
     const png = join(out, 'k.png');
-    const run = await runSvc(['generate', 'a kite', '--model', 'zeta/nano-banana-pro', '-o', png, '--json', '--server', studio.url], {}, 60_000);
+    const run = await runSvc(
+      ['generate', 'a kite', '--model', 'zeta/nano-banana-pro', '-o', png, '--json', '--server', studio.url],
+      {},
+      60_000,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
     const { asset } = JSON.parse(run.stdout) as { asset: { filename: string } };

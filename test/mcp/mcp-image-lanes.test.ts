@@ -27,7 +27,8 @@ interface HistoryItem {
 describe('on a demo studio (the Bar)', () => {
   let studio: DemoStudio;
   let mcp: Client;
-  const history = async (): Promise<HistoryItem[]> => ((await (await studio.request('/api/history')).json()) as { items: HistoryItem[] }).items;
+  const history = async (): Promise<HistoryItem[]> =>
+    ((await (await studio.request('/api/history')).json()) as { items: HistoryItem[] }).items;
 
   beforeAll(async () => {
     studio = await startDemoStudio('svc-mcp-image-');
@@ -41,16 +42,27 @@ describe('on a demo studio (the Bar)', () => {
 
   it('/v1/images/generations with model zeta/<image model> answers a PNG that is then in history', async () => {
     const prompt = 'a paper kite over dunes, v1 on zeta';
-    const response = await studio.request('/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'zeta/nano-banana-pro', prompt }) });
+    const response = await studio.request('/v1/images/generations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'zeta/nano-banana-pro', prompt }),
+    });
     const body = (await response.json()) as { data: { b64_json: string }[] };
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.data).toHaveLength(1);
     expect((await sharp(Buffer.from(body.data[0].b64_json, 'base64')).metadata()).format).toBe('png');
-    expect((await history()).find((item) => item.prompt === prompt)).toMatchObject({ provider: 'zeta', model: 'nano-banana-pro', kind: 'generate' });
+    expect((await history()).find((item) => item.prompt === prompt)).toMatchObject({
+      provider: 'zeta',
+      model: 'nano-banana-pro',
+      kind: 'generate',
+    });
   }, 60_000);
 
   it("the MCP server's generate_image with a zeta model returns the image and its history name", async () => {
-    const result = (await mcp.callTool({ name: 'generate_image', arguments: { prompt: 'a red lantern, mcp tool on zeta', provider: 'zeta', model: 'gen-4' } })) as CallToolResult;
+    const result = (await mcp.callTool({
+      name: 'generate_image',
+      arguments: { prompt: 'a red lantern, mcp tool on zeta', provider: 'zeta', model: 'gen-4' },
+    })) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const { history: names } = result.structuredContent as { history: string[] };
     expect(names).toHaveLength(1);
@@ -61,7 +73,11 @@ describe('on a demo studio (the Bar)', () => {
   }, 60_000);
 
   it('eta is locked on every image surface: 409 MCP_EXECUTION_LOCKED', async () => {
-    const viaApi = await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x', provider: 'eta' }) });
+    const viaApi = await studio.request('/api/generate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x', provider: 'eta' }),
+    });
     expect(viaApi.status).toBe(409);
     expect(((await viaApi.json()) as { error: { code: string } }).error.code).toBe('MCP_EXECUTION_LOCKED');
     const viaTool = (await mcp.callTool({ name: 'generate_image', arguments: { prompt: 'x', provider: 'eta' } })) as CallToolResult;
@@ -69,7 +85,11 @@ describe('on a demo studio (the Bar)', () => {
     expect(JSON.stringify(viaTool.content)).toContain('MCP_EXECUTION_LOCKED');
     // The video route resolves the model before the lane's preflight: eta's live catalog must have been read once (here by its listing).
     expect((await studio.request('/api/mcp/models?provider=eta')).status).toBe(200);
-    const viaVideo = await studio.request('/api/video/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x', provider: 'eta' }) });
+    const viaVideo = await studio.request('/api/video/generate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x', provider: 'eta' }),
+    });
     expect(((await viaVideo.json()) as { error: { code: string } }).error.code).toBe('MCP_EXECUTION_LOCKED');
     expect(viaVideo.status).toBe(409);
   });
@@ -89,18 +109,36 @@ describe('POST /api/generate on the MCP lanes', () => {
 
   it('provider zeta: the model, its ratio and parameters as options, references uploaded; the image is in history', async () => {
     const first = await generate({ prompt: 'a glass teapot on zeta', provider: 'zeta', model: 'gpt-image-2', options: { ratio: '3:2' } });
-    const made = (await first.json()) as { provider: string; model: string; images: { filename: string; format: string }[]; settings: { taskId: string } };
+    const made = (await first.json()) as {
+      provider: string;
+      model: string;
+      images: { filename: string; format: string }[];
+      settings: { taskId: string };
+    };
     expect(first.status, JSON.stringify(made)).toBe(200);
-    expect(made).toMatchObject({ provider: 'zeta', model: 'gpt-image-2', images: [{ format: 'png' }], settings: { taskId: expect.any(String) } });
-    expect(zetaCalls('generate_image').at(-1)?.arguments).toMatchObject({ model: 'gpt-image-2', promptText: 'a glass teapot on zeta', ratio: '3:2', count: 1 });
+    expect(made).toMatchObject({
+      provider: 'zeta',
+      model: 'gpt-image-2',
+      images: [{ format: 'png' }],
+      settings: { taskId: expect.any(String) },
+    });
+    expect(zetaCalls('generate_image').at(-1)?.arguments).toMatchObject({
+      model: 'gpt-image-2',
+      promptText: 'a glass teapot on zeta',
+      ratio: '3:2',
+      count: 1,
+    });
 
     const second = await generate({ prompt: 'the teapot in snow', provider: 'zeta', references: [made.images[0].filename] });
     expect(second.status, await second.clone().text()).toBe(200);
     expect(zetaCalls('init_upload')).toHaveLength(1);
-    expect(zetaCalls('generate_image').at(-1)?.arguments).toMatchObject({ model: 'nano-banana-pro', referenceImages: [{ url: expect.stringMatching(/\/files\//) }] });
+    expect(zetaCalls('generate_image').at(-1)?.arguments).toMatchObject({
+      model: 'nano-banana-pro',
+      referenceImages: [{ url: expect.stringMatching(/\/files\//) }],
+    });
   }, 60_000);
 
-  it("refuses a ratio the model does not declare and an option it does not take, before any tool call", async () => {
+  it('refuses a ratio the model does not declare and an option it does not take, before any tool call', async () => {
     const before = zetaCalls('generate_image').length;
     const ratio = await generate({ prompt: 'x', provider: 'zeta', model: 'gen-4', options: { ratio: '5:4' } });
     expect(ratio.status).toBe(400);
@@ -136,11 +174,24 @@ describe('POST /api/video/generate on zeta', () => {
   });
 
   it('a zeta video model makes an MP4 in history; its declared limits and own options apply', async () => {
-    const answer = await rig.post('/api/video/generate', { prompt: 'a kite over the sea', provider: 'zeta', model: 'seedance-2', duration: 4, aspectRatio: '9:16', options: { generateAudio: false } });
+    const answer = await rig.post('/api/video/generate', {
+      prompt: 'a kite over the sea',
+      provider: 'zeta',
+      model: 'seedance-2',
+      duration: 4,
+      aspectRatio: '9:16',
+      options: { generateAudio: false },
+    });
     const body = (await answer.json()) as { video?: { filename: string; format: string; provider: string; model: string } };
     expect(answer.status, JSON.stringify(body)).toBe(200);
     expect(body.video).toMatchObject({ format: 'mp4', provider: 'zeta', model: 'seedance-2' });
-    expect(zetaCalls('generate_video').at(-1)?.arguments).toMatchObject({ model: 'seedance-2', promptText: 'a kite over the sea', duration: 4, ratio: '9:16', generateAudio: false });
+    expect(zetaCalls('generate_video').at(-1)?.arguments).toMatchObject({
+      model: 'seedance-2',
+      promptText: 'a kite over the sea',
+      duration: 4,
+      ratio: '9:16',
+      generateAudio: false,
+    });
     const history = (await (await rig.studio.request('/api/history')).json()) as { items: { filename: string; format: string }[] };
     expect(history.items.find((item) => item.filename === body.video?.filename)).toMatchObject({ format: 'mp4' });
 
@@ -155,7 +206,13 @@ describe("zeta's video capability", () => {
     const video = zetaLane.video;
     expect(video?.defaultModel).toBe('seedance-2');
     const byId = new Map(video?.models.map((model) => [model.id, model]));
-    expect(byId.get('seedance-2')?.limits).toMatchObject({ modes: ['text-to-video', 'image-to-video', 'reference-to-video'], durations: { min: 4, max: 15 }, resolutions: ['480p', '720p', '1080p'], defaultDuration: 10, references: { min: 2, max: 3 } });
+    expect(byId.get('seedance-2')?.limits).toMatchObject({
+      modes: ['text-to-video', 'image-to-video', 'reference-to-video'],
+      durations: { min: 4, max: 15 },
+      resolutions: ['480p', '720p', '1080p'],
+      defaultDuration: 10,
+      references: { min: 2, max: 3 },
+    });
     expect(byId.get('veo-3.1')?.limits).toMatchObject({ durations: { values: [4, 6, 8] }, defaultDuration: 8 });
     expect(byId.get('gen-4-turbo')?.limits.modes).toEqual(['image-to-video']);
     // The other parameters are the model's own options; image models are not video models.

@@ -29,19 +29,29 @@ export async function startMcpRig(options: { latencyMs?: number; env?: Record<st
   const events: ChannelEvent[] = [];
   let connection: EventConnection | undefined;
   await new Promise<void>((resolve) => {
-    connection = connectEvents(`${studio.url}/api/events`, { onEvent: (event) => void events.push(event), onStatus: (status) => status === 'open' && resolve() });
+    connection = connectEvents(`${studio.url}/api/events`, {
+      onEvent: (event) => void events.push(event),
+      onStatus: (status) => status === 'open' && resolve(),
+    });
   });
-  const terminal = (requestId: string) => events.find((event) => event.requestId === requestId && (event.event === 'done' || event.event === 'error') && event.slot === undefined);
+  const terminal = (requestId: string) =>
+    events.find(
+      (event) => event.requestId === requestId && (event.event === 'done' || event.event === 'error') && event.slot === undefined,
+    );
   return {
     studio,
     zeta,
     eta,
     events,
-    post: (path, body) => studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    post: (path, body) =>
+      studio.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     async until(requestId, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!terminal(requestId)) {
-        if (Date.now() > deadline) throw new Error(`No terminal event for ${requestId} within ${timeoutMs} ms: ${JSON.stringify(events.filter((event) => event.requestId === requestId))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `No terminal event for ${requestId} within ${timeoutMs} ms: ${JSON.stringify(events.filter((event) => event.requestId === requestId))}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return events.filter((event) => event.requestId === requestId && event.topic === 'generation');

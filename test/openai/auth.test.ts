@@ -23,16 +23,24 @@ const client = (apiKey: string) => new OpenAI({ baseURL: `${studio.url}/v1`, api
 
 describe('a token-protected studio', () => {
   it('serves the SDK whose apiKey is the token', async () => {
-    const answer = await client(TOKEN).images.generate({ model: 'gamma/gamma-image-2', prompt: 'a key under a doormat', size: '1024x1024' });
+    const answer = await client(TOKEN).images.generate({
+      model: 'gamma/gamma-image-2',
+      prompt: 'a key under a doormat',
+      size: '1024x1024',
+    });
     const { width, height } = await sharp(Buffer.from(answer.data?.[0].b64_json ?? '', 'base64')).metadata();
     expect({ width, height }).toEqual({ width: 1024, height: 1024 });
   });
 
   it('refuses another key as an AuthenticationError with the studio’s code', async () => {
-    const error = await client('not-the-token').images.generate({ model: 'gamma/gamma-image-2', prompt: 'x' }).catch((caught: unknown) => caught);
+    const error = await client('not-the-token')
+      .images.generate({ model: 'gamma/gamma-image-2', prompt: 'x' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(error).toMatchObject({ status: 401, code: 'TOKEN_REQUIRED', type: 'authentication_error' });
-    const list = await client('not-the-token').models.list().catch((caught: unknown) => caught);
+    const list = await client('not-the-token')
+      .models.list()
+      .catch((caught: unknown) => caught);
     expect(list).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 

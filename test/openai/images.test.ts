@@ -27,12 +27,17 @@ interface HistoryItem {
   prompt: string;
   kind: string;
 }
-const history = async (): Promise<HistoryItem[]> => ((await (await studio.request('/api/history')).json()) as { items: HistoryItem[] }).items;
+const history = async (): Promise<HistoryItem[]> =>
+  ((await (await studio.request('/api/history')).json()) as { items: HistoryItem[] }).items;
 
 /** A small opaque PNG to edit, and a mask of the same size (transparent = editable). */
 async function editFiles() {
-  const image = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#3366cc' } }).png().toBuffer();
-  const mask = await sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+  const image = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  const mask = await sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .png()
+    .toBuffer();
   return { image: await toFile(image, 'photo.png', { type: 'image/png' }), mask: await toFile(mask, 'mask.png', { type: 'image/png' }) };
 }
 
@@ -55,10 +60,19 @@ describe('the Bar', () => {
   });
 
   it('a streamed generation yields partial images before the completed one', async () => {
-    const stream = await openai.images.generate({ model: 'api/lang-5.6-luna', prompt: 'a fox in snow, streamed', stream: true, partial_images: 2 });
+    const stream = await openai.images.generate({
+      model: 'api/lang-5.6-luna',
+      prompt: 'a fox in snow, streamed',
+      stream: true,
+      partial_images: 2,
+    });
     const events: OpenAI.Images.ImageGenStreamEvent[] = [];
     for await (const event of stream) events.push(event);
-    expect(events.map((event) => event.type)).toEqual(['image_generation.partial_image', 'image_generation.partial_image', 'image_generation.completed']);
+    expect(events.map((event) => event.type)).toEqual([
+      'image_generation.partial_image',
+      'image_generation.partial_image',
+      'image_generation.completed',
+    ]);
     expect(events.slice(0, 2).map((event) => (event as OpenAI.Images.ImageGenPartialImageEvent).partial_image_index)).toEqual([0, 1]);
     for (const event of events) expect((await decode(event.b64_json)).width).toBeGreaterThan(0);
     const completed = events[2] as OpenAI.Images.ImageGenCompletedEvent;
@@ -85,7 +99,13 @@ describe('images.edit', () => {
 
   it('streams an edit as image_edit events', async () => {
     const { image } = await editFiles();
-    const stream = await openai.images.edit({ model: 'api/lang-5.6-luna', image, prompt: 'add a moon, streamed edit', stream: true, partial_images: 1 });
+    const stream = await openai.images.edit({
+      model: 'api/lang-5.6-luna',
+      image,
+      prompt: 'add a moon, streamed edit',
+      stream: true,
+      partial_images: 1,
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual(['image_edit.partial_image', 'image_edit.completed']);
@@ -93,8 +113,18 @@ describe('images.edit', () => {
 
   it('takes several images as image[] (the first is edited, the rest are references)', async () => {
     const { image } = await editFiles();
-    const second = await toFile(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#cc3333' } }).png().toBuffer(), 'ref.png', { type: 'image/png' });
-    const answer = await openai.images.edit({ model: 'gamma/gamma-image-2', image: [image, second], prompt: 'blend the two, openai multi-image' });
+    const second = await toFile(
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: '#cc3333' } })
+        .png()
+        .toBuffer(),
+      'ref.png',
+      { type: 'image/png' },
+    );
+    const answer = await openai.images.edit({
+      model: 'gamma/gamma-image-2',
+      image: [image, second],
+      prompt: 'blend the two, openai multi-image',
+    });
     expect((await decode(answer.data?.[0].b64_json)).format).toBe('png');
   });
 });
@@ -106,7 +136,9 @@ describe('models and errors', () => {
       expect(model).toMatchObject({ object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
       ids.push(model.id);
     }
-    expect(ids).toEqual(expect.arrayContaining(['gamma/gamma-image-2', 'api/lang-5.6-luna', 'oauth/lang-6-luna', 'lang-6-luna', 'gamma-image-2']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['gamma/gamma-image-2', 'api/lang-5.6-luna', 'oauth/lang-6-luna', 'lang-6-luna', 'gamma-image-2']),
+    );
     expect((await openai.models.retrieve('gamma/gamma-image-2')).owned_by).toBe('gamma');
   });
 
@@ -121,12 +153,19 @@ describe('models and errors', () => {
 
     // A lane error from the planner: gamma has no mask edits.
     const { image, mask } = await editFiles();
-    const laneError = await openai.images.edit({ model: 'gamma/gamma-image-2', image, mask, prompt: 'x' }).catch((caught: unknown) => caught);
+    const laneError = await openai.images
+      .edit({ model: 'gamma/gamma-image-2', image, mask, prompt: 'x' })
+      .catch((caught: unknown) => caught);
     expect(laneError).toMatchObject({ status: 400, code: 'MASK_UNSUPPORTED' });
   });
 
   it('maps background to the lane option where the lane has it (gamma, api), else drops it with a warning', async () => {
-    const answer = await openai.images.generate({ model: 'gamma/gamma-image-2', prompt: 'a glass bottle, cut out', background: 'transparent', output_format: 'jpeg' });
+    const answer = await openai.images.generate({
+      model: 'gamma/gamma-image-2',
+      prompt: 'a glass bottle, cut out',
+      background: 'transparent',
+      output_format: 'jpeg',
+    });
     expect(answer).toMatchObject({ background: 'transparent', output_format: 'png' });
     expect((await decode(answer.data?.[0].b64_json)).hasAlpha).toBe(true);
     // Issue 46, item 5: the api lane's vendor contract takes background (and output_compression).
@@ -134,13 +173,19 @@ describe('models and errors', () => {
     expect(api).toMatchObject({ background: 'transparent', output_format: 'png' });
     expect((api as { warnings?: unknown }).warnings).toBeUndefined();
     expect((await decode(api.data?.[0].b64_json)).hasAlpha).toBe(true);
-    const { data: delta, response } = await openai.images.generate({ model: 'delta', prompt: 'a glass bottle on delta', background: 'transparent' }).withResponse();
+    const { data: delta, response } = await openai.images
+      .generate({ model: 'delta', prompt: 'a glass bottle on delta', background: 'transparent' })
+      .withResponse();
     expect(delta).toMatchObject({ background: 'opaque', warnings: [{ type: 'unsupported', field: 'background', lane: 'delta' }] });
     expect(response.headers.get('x-svc-warnings')).toBe('background');
   });
 
   it('refuses another origin with the API’s rule, in OpenAI’s shape', async () => {
-    const response = await studio.request('/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: JSON.stringify({ prompt: 'x' }) });
+    const response = await studio.request('/v1/images/generations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: JSON.stringify({ prompt: 'x' }),
+    });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN', type: 'permission_error', param: null } });
   });
@@ -148,7 +193,9 @@ describe('models and errors', () => {
   it('answers an unknown /v1 route in OpenAI’s error shape', async () => {
     const response = await studio.request('/v1/images/variations', { method: 'POST' });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: { message: expect.any(String), type: 'not_found_error', param: null, code: 'ROUTE_NOT_FOUND' } });
+    expect(await response.json()).toEqual({
+      error: { message: expect.any(String), type: 'not_found_error', param: null, code: 'ROUTE_NOT_FOUND' },
+    });
   });
 });
 
@@ -157,7 +204,12 @@ describe('jobs behind /v1', () => {
     const { data, response } = await openai.images.generate({ model: 'gamma', prompt: 'a job like any other' }).withResponse();
     const requestId = response.headers.get('x-request-id');
     expect((data as { _request_id?: string | null })._request_id).toBe(requestId);
-    const job = (await (await studio.request(`/api/jobs/${requestId}`)).json()) as { kind: string; state: string; provider: string; model: string };
+    const job = (await (await studio.request(`/api/jobs/${requestId}`)).json()) as {
+      kind: string;
+      state: string;
+      provider: string;
+      model: string;
+    };
     expect(job).toMatchObject({ kind: 'generate', state: 'succeeded', provider: 'gamma', model: 'gamma-image-2' });
   });
 
@@ -171,7 +223,9 @@ describe('jobs behind /v1', () => {
   });
 
   it('a client that leaves a stream cancels its job', async () => {
-    const { data: stream, response } = await openai.images.generate({ model: 'gamma/gamma-image-2', prompt: 'never finishes [sim:never]', stream: true }).withResponse();
+    const { data: stream, response } = await openai.images
+      .generate({ model: 'gamma/gamma-image-2', prompt: 'never finishes [sim:never]', stream: true })
+      .withResponse();
     const requestId = response.headers.get('x-request-id');
     stream.controller.abort();
     let state = '';
@@ -193,7 +247,11 @@ describe('jobs behind /v1', () => {
     expect(noImage.status).toBe(400);
     expect(await noImage.json()).toMatchObject({ error: { code: 'BAD_REQUEST', param: 'image' } });
 
-    const asJson = await studio.request('/v1/images/edits', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
+    const asJson = await studio.request('/v1/images/edits', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x' }),
+    });
     expect(asJson.status).toBe(415);
   });
 });
@@ -202,7 +260,12 @@ describe('jobs behind /v1', () => {
 // safety_identifier) is accepted; what a lane cannot apply is dropped and told, in the body's
 // `warnings` and the `x-svc-warnings` header, and the answer's fields are those that ran.
 describe('what other OpenAI clients send', () => {
-  const post = (body: Record<string, unknown>) => studio.request('/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: Record<string, unknown>) =>
+    studio.request('/v1/images/generations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   interface Answer {
     data: { b64_json: string }[];
     quality?: string;
@@ -221,7 +284,22 @@ describe('what other OpenAI clients send', () => {
   });
 
   it('null means absent on every optional field', async () => {
-    const response = await post({ model: 'gamma/gamma-image-2', prompt: 'a quiet pond', quality: null, size: null, n: null, background: null, output_format: null, style: null, user: null, response_format: null, moderation: null, output_compression: null, partial_images: null, stream: null });
+    const response = await post({
+      model: 'gamma/gamma-image-2',
+      prompt: 'a quiet pond',
+      quality: null,
+      size: null,
+      n: null,
+      background: null,
+      output_format: null,
+      style: null,
+      user: null,
+      response_format: null,
+      moderation: null,
+      output_compression: null,
+      partial_images: null,
+      stream: null,
+    });
     const body = (await response.json()) as Answer;
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.data).toHaveLength(1);
@@ -231,7 +309,9 @@ describe('what other OpenAI clients send', () => {
   });
 
   it('quality high and output_format png on delta: the answer says what ran, the warnings what was dropped, the job recorded them', async () => {
-    const { data, response } = await openai.images.generate({ model: 'delta', prompt: 'a high quality kettle', quality: 'high', output_format: 'png' }).withResponse();
+    const { data, response } = await openai.images
+      .generate({ model: 'delta', prompt: 'a high quality kettle', quality: 'high', output_format: 'png' })
+      .withResponse();
     const answer = data as typeof data & Answer;
     expect(answer.quality).toBeUndefined();
     expect(answer.output_format).toBe('jpeg');
@@ -241,23 +321,42 @@ describe('what other OpenAI clients send', () => {
       { type: 'unsupported', field: 'output_format', lane: 'delta' },
     ]);
     expect(response.headers.get('x-svc-warnings')).toBe('quality, output_format');
-    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as { result: { warnings: { field: string }[] } };
+    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as {
+      result: { warnings: { field: string }[] };
+    };
     expect(job.result.warnings.map((warning) => warning.field)).toEqual(['quality', 'format']);
   });
 
   it('moderation on gamma and output_compression on gamma are dropped and told; output_compression reaches the api lane', async () => {
-    const gamma = (await (await post({ model: 'gamma/gamma-image-2', prompt: 'a moderated moth', moderation: 'low', output_compression: 40, output_format: 'webp' })).json()) as Answer;
+    const gamma = (await (
+      await post({
+        model: 'gamma/gamma-image-2',
+        prompt: 'a moderated moth',
+        moderation: 'low',
+        output_compression: 40,
+        output_format: 'webp',
+      })
+    ).json()) as Answer;
     expect(gamma.warnings?.map((warning) => warning.field).sort()).toEqual(['moderation', 'output_compression']);
-    const response = await post({ model: 'api/lang-5.6-luna', prompt: 'a compressed comet', output_compression: 40, output_format: 'jpeg' });
+    const response = await post({
+      model: 'api/lang-5.6-luna',
+      prompt: 'a compressed comet',
+      output_compression: 40,
+      output_format: 'jpeg',
+    });
     const api = (await response.json()) as Answer;
     expect(response.status, JSON.stringify(api)).toBe(200);
     expect(api.warnings).toBeUndefined();
-    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as { result: { settings: Record<string, unknown> } };
+    const job = (await (await studio.request(`/api/jobs/${response.headers.get('x-request-id')}`)).json()) as {
+      result: { settings: Record<string, unknown> };
+    };
     expect(job.result.settings).toMatchObject({ outputCompression: 40, format: 'jpeg' });
   });
 
   it('a streamed generation carries the warnings header before its first event', async () => {
-    const { response } = await openai.images.generate({ model: 'delta', prompt: 'a streamed teapot', quality: 'low', stream: true }).withResponse();
+    const { response } = await openai.images
+      .generate({ model: 'delta', prompt: 'a streamed teapot', quality: 'low', stream: true })
+      .withResponse();
     expect(response.headers.get('x-svc-warnings')).toBe('quality');
   });
 });

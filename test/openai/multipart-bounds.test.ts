@@ -29,7 +29,9 @@ describe('parseMultipart', () => {
   it('refuses a part head over its bound without searching the rest of the body for its end', () => {
     const longHead = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(MULTIPART_LIMITS.maxHeadBytes)}\r\n\r\nv\r\n`;
     expect(() => parseMultipart(body([longHead]), BOUNDARY)).toThrow(/head is over/);
-    expect(() => parseMultipart(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"`), BOUNDARY)).toThrow(/no header end/);
+    expect(() => parseMultipart(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"`), BOUNDARY)).toThrow(
+      /no header end/,
+    );
   });
 });
 
@@ -46,7 +48,11 @@ describe('POST /v1/images/edits with many fields', () => {
     const parts = [part('image', 'PNGDATA', 'photo.png'), ...Array.from({ length: 40_000 }, () => part('prompt', 'x'.repeat(20)))];
     const sent = body(parts);
     expect(sent.length).toBeGreaterThan(2_400_000);
-    const answer = await studio.request('/v1/images/edits', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: sent });
+    const answer = await studio.request('/v1/images/edits', {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: sent,
+    });
     expect(answer.status).toBe(400);
     const error = ((await answer.json()) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('BAD_REQUEST');

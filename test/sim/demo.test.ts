@@ -19,7 +19,7 @@ describe('the simulator suite in demo mode', () => {
     expect(demo.upstreams).toMatchObject({ api: `${url}/v1`, oauth: `${url}/backend-api`, 'oauth.issuer': url });
   });
 
-  it('gives an api key the api lane accepts, accepts any other key (a user\'s exported one), and refuses one marked rejected', async () => {
+  it("gives an api key the api lane accepts, accepts any other key (a user's exported one), and refuses one marked rejected", async () => {
     for (const key of [demo.keys.omni, 'sim-typed-by-a-user', 'sk-proj-a-real-looking-key-0001']) {
       const response = await fetch(`${demo.upstreams.api}/models`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
@@ -32,7 +32,11 @@ describe('the simulator suite in demo mode', () => {
   it('gives an oauth session the backend accepts, and paces the partial images', async () => {
     const session = demo.sessions.oauth as Parameters<typeof oauthHeaders>[0];
     expect(session.auth_mode).toBe('chatgpt');
-    const response = await postJson(`${demo.upstreams.oauth}/codex/responses`, oauthImageBody({ tool: { partial_images: 1 } }), oauthHeaders(session));
+    const response = await postJson(
+      `${demo.upstreams.oauth}/codex/responses`,
+      oauthImageBody({ tool: { partial_images: 1 } }),
+      oauthHeaders(session),
+    );
     expect(response.status).toBe(200);
     const result = await readSse(response);
     expect(result.events.at(-1)?.event).toBe('response.completed');

@@ -8,11 +8,15 @@ let url: string;
 beforeAll(async () => {
   sim = createSimulator({ name: 'test' });
   sim.route('GET', '/hello', (_request, response) => response.json(200, { hello: 'world' }));
-  sim.route('POST', '/echo/:name', (request, response) => response.json(200, { name: request.params.name, body: request.body, query: Object.fromEntries(request.query) }));
+  sim.route('POST', '/echo/:name', (request, response) =>
+    response.json(200, { name: request.params.name, body: request.body, query: Object.fromEntries(request.query) }),
+  );
   sim.route('POST', '/upload', (request, response) =>
     response.json(200, {
       prompt: request.form ? formField(request.form, 'prompt') : null,
-      files: request.form?.files.map((file) => ({ name: file.name, filename: file.filename, type: file.contentType, size: file.data.length })) ?? [],
+      files:
+        request.form?.files.map((file) => ({ name: file.name, filename: file.filename, type: file.contentType, size: file.data.length })) ??
+        [],
       error: request.bodyError ?? null,
     }),
   );
@@ -61,7 +65,11 @@ describe('routes and request log', () => {
   });
 
   it('logs method, path, masked headers, fingerprint and masked secret body fields', async () => {
-    await postJson(`${url}/echo/b`, { refresh_token: 'rt_very_secret_value_123', keep: 'visible' }, { authorization: 'Bearer sk-secret-key-abcdef' });
+    await postJson(
+      `${url}/echo/b`,
+      { refresh_token: 'rt_very_secret_value_123', keep: 'visible' },
+      { authorization: 'Bearer sk-secret-key-abcdef' },
+    );
     const entry = sim.lastRequest({ route: 'POST /echo/:name' })!;
     expect(entry.method).toBe('POST');
     expect(entry.path).toBe('/echo/b');
@@ -88,11 +96,21 @@ describe('routes and request log', () => {
       ],
       error: null,
     });
-    expect(sim.lastRequest()?.body).toMatchObject({ fields: { prompt: 'a cat; "quoted"' }, files: [{ filename: 'a.png', size: 3 }, { filename: 'b.webp', size: 4 }] });
+    expect(sim.lastRequest()?.body).toMatchObject({
+      fields: { prompt: 'a cat; "quoted"' },
+      files: [
+        { filename: 'a.png', size: 3 },
+        { filename: 'b.webp', size: 4 },
+      ],
+    });
   });
 
   it('reports a broken multipart body to the handler', async () => {
-    const response = await fetch(`${url}/upload`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: 'garbage' });
+    const response = await fetch(`${url}/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: 'garbage',
+    });
     expect(await response.json()).toMatchObject({ error: 'invalid_multipart' });
   });
 
@@ -229,7 +247,9 @@ describe('control endpoint (out-of-process)', () => {
   it('serves the request log (without control requests) and clears it', async () => {
     await fetch(`${url}/hello`);
     await postJson(`${url}/echo/x`, { long: 'y'.repeat(2000) });
-    const log = (await (await fetch(`${url}/__sim/requests?route=${encodeURIComponent('POST /echo/:name')}`)).json()) as { requests: { path: string; body: { long: string } }[] };
+    const log = (await (await fetch(`${url}/__sim/requests?route=${encodeURIComponent('POST /echo/:name')}`)).json()) as {
+      requests: { path: string; body: { long: string } }[];
+    };
     expect(log.requests.map((entry) => entry.path)).toEqual(['/echo/x']);
     expect(log.requests[0].body.long.length).toBeLessThan(2000);
     const all = (await (await fetch(`${url}/__sim/requests`)).json()) as { requests: unknown[] };

@@ -94,7 +94,9 @@ describe('renderImage', () => {
   });
 
   it('paints over an input image for edits', async () => {
-    const base = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer();
+    const base = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+      .png()
+      .toBuffer();
     const edited = await renderImage({ prompt: 'add a hat', width: 256, height: 256, format: 'png', baseImage: base });
     const meta = await sharp(edited).metadata();
     expect([meta.width, meta.height]).toEqual([256, 256]);

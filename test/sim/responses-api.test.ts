@@ -58,7 +58,14 @@ describe('api lane: POST /v1/responses streaming', () => {
     expect(itemId).toMatch(/^ig_/);
     expect(result.events[3].data).toMatchObject({ output_index: 0, item_id: itemId });
     const partial = result.events[5].data!;
-    expect(partial).toMatchObject({ item_id: itemId, partial_image_index: 0, output_format: 'png', size: '256x256', quality: 'low', background: 'opaque' });
+    expect(partial).toMatchObject({
+      item_id: itemId,
+      partial_image_index: 0,
+      output_format: 'png',
+      size: '256x256',
+      quality: 'low',
+      background: 'opaque',
+    });
     expect(await decode(partial.partial_image_b64)).toMatchObject({ format: 'png', width: 256, height: 256 });
     const done = result.events[7].data!.item as Record<string, unknown>;
     expect(done).toMatchObject({ id: itemId, type: 'image_generation_call', status: 'completed', output_format: 'png', size: '256x256' });
@@ -75,7 +82,14 @@ describe('api lane: POST /v1/responses streaming', () => {
   });
 
   it('sends exactly partial_images partials (0-based), reasoning first and a message when the model chose the tool', async () => {
-    const result = await stream(imageBody({ tool: { partial_images: 3 }, toolChoice: 'auto', reasoning: { effort: 'low', summary: 'auto' }, extra: { include: ['reasoning.encrypted_content'] } }));
+    const result = await stream(
+      imageBody({
+        tool: { partial_images: 3 },
+        toolChoice: 'auto',
+        reasoning: { effort: 'low', summary: 'auto' },
+        extra: { include: ['reasoning.encrypted_content'] },
+      }),
+    );
     const types = result.events.map((event) => event.event);
     const partials = result.events.filter((event) => event.event === 'response.image_generation_call.partial_image');
     expect(partials.map((event) => event.data?.partial_image_index)).toEqual([0, 1, 2]);
@@ -83,7 +97,9 @@ describe('api lane: POST /v1/responses streaming', () => {
     for (const event of partials) expect(await decode(event.data?.partial_image_b64)).toMatchObject({ width: 256, height: 256 });
     expect(types.indexOf('response.output_item.added')).toBeGreaterThanOrEqual(0);
     expect(types.indexOf('response.reasoning_summary_text.delta')).toBeGreaterThan(types.indexOf('response.output_item.added'));
-    const doneItems = result.events.filter((event) => event.event === 'response.output_item.done').map((event) => event.data as { output_index: number; item: Record<string, unknown> });
+    const doneItems = result.events
+      .filter((event) => event.event === 'response.output_item.done')
+      .map((event) => event.data as { output_index: number; item: Record<string, unknown> });
     expect(doneItems.map((done) => [done.output_index, done.item.type])).toEqual([
       [0, 'reasoning'],
       [1, 'image_generation_call'],
@@ -122,7 +138,9 @@ describe('api lane: POST /v1/responses streaming', () => {
     const result = readSse(response, { stopAfter: 5 });
     await result;
     controller.abort();
-    const entry = await sim.simulator.waitForRequest((request) => request.route === RESPONSES_ROUTES.apiResponses && request.outcome !== 'completed');
+    const entry = await sim.simulator.waitForRequest(
+      (request) => request.route === RESPONSES_ROUTES.apiResponses && request.outcome !== 'completed',
+    );
     expect(entry.outcome).toBe('client-aborted');
     expect(sim.simulator.openStreams()).toBe(0);
   });
@@ -158,8 +176,22 @@ describe('api lane: POST /v1/responses JSON', () => {
   it('answers text only with tool_choice none, and JSON for a json_schema format', async () => {
     const plain = (await (await post(imageBody({ stream: false, toolChoice: 'none' }))).json()) as { output: Record<string, unknown>[] };
     expect(plain.output.map((item) => item.type)).toEqual(['message']);
-    const schema = { type: 'object', properties: { prompt: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, score: { type: 'integer', minimum: 1 } }, required: ['prompt', 'tags', 'score'] };
-    const structured = (await (await post({ model: 'lang-5.6-luna', input: 'improve my prompt: a cat', text: { format: { type: 'json_schema', name: 'out', schema } } })).json()) as {
+    const schema = {
+      type: 'object',
+      properties: {
+        prompt: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        score: { type: 'integer', minimum: 1 },
+      },
+      required: ['prompt', 'tags', 'score'],
+    };
+    const structured = (await (
+      await post({
+        model: 'lang-5.6-luna',
+        input: 'improve my prompt: a cat',
+        text: { format: { type: 'json_schema', name: 'out', schema } },
+      })
+    ).json()) as {
       output: { content: { text: string }[] }[];
     };
     const parsed = JSON.parse(structured.output[0].content[0].text) as { prompt: string; tags: string[]; score: number };
@@ -169,8 +201,17 @@ describe('api lane: POST /v1/responses JSON', () => {
   });
 
   it('edits an input image and keeps stored responses for retrieve and follow-ups', async () => {
-    const blue = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toBuffer();
-    const response = await post(imageBody({ stream: false, prompt: 'add a hat', tool: { action: 'edit' }, images: [`data:image/png;base64,${blue.toString('base64')}`] }));
+    const blue = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+      .png()
+      .toBuffer();
+    const response = await post(
+      imageBody({
+        stream: false,
+        prompt: 'add a hat',
+        tool: { action: 'edit' },
+        images: [`data:image/png;base64,${blue.toString('base64')}`],
+      }),
+    );
     expect(response.status).toBe(200);
     const body = (await response.json()) as { id: string; output: { id: string; result: string }[] };
     const retrieved = await fetch(`${sim.apiBaseUrl}/responses/${body.id}`, { headers: apiHeaders(sim) });
@@ -178,7 +219,14 @@ describe('api lane: POST /v1/responses JSON', () => {
     const stored = (await retrieved.json()) as { output: { result: unknown }[] };
     expect(stored.output[0].result).toBeNull();
     // A follow-up can reference the earlier image call.
-    const followUp = await post({ ...imageBody({ stream: false, prompt: 'now make it night' }), input: [{ type: 'image_generation_call', id: body.output[0].id }, { role: 'user', content: 'now make it night' }], previous_response_id: body.id });
+    const followUp = await post({
+      ...imageBody({ stream: false, prompt: 'now make it night' }),
+      input: [
+        { type: 'image_generation_call', id: body.output[0].id },
+        { role: 'user', content: 'now make it night' },
+      ],
+      previous_response_id: body.id,
+    });
     expect(followUp.status).toBe(200);
     const cancel = await postJson(`${sim.apiBaseUrl}/responses/${body.id}/cancel`, {}, apiHeaders(sim));
     expect(cancel.status).toBe(400);
@@ -213,9 +261,15 @@ describe('api lane: request errors', () => {
   });
 
   it('400 for a body that is not JSON and for a bad X-Client-Request-Id', async () => {
-    const notJson = await fetch(responsesUrl, { method: 'POST', headers: { ...apiHeaders(sim), 'content-type': 'application/json' }, body: '{nope' });
+    const notJson = await fetch(responsesUrl, {
+      method: 'POST',
+      headers: { ...apiHeaders(sim), 'content-type': 'application/json' },
+      body: '{nope',
+    });
     await expectError(notJson, 400, { type: 'invalid_request_error' });
-    await expectError(await post(imageBody(), { ...apiHeaders(sim), 'x-client-request-id': 'x'.repeat(600) }), 400, { code: 'invalid_client_request_id' });
+    await expectError(await post(imageBody(), { ...apiHeaders(sim), 'x-client-request-id': 'x'.repeat(600) }), 400, {
+      code: 'invalid_client_request_id',
+    });
   });
 
   it('validates the model', async () => {
@@ -223,7 +277,10 @@ describe('api lane: request errors', () => {
     await expectError(await post(imageBody({ model: 'lang-9' })), 404, { code: 'model_not_found' });
     // Subscription-only ids are not api models.
     await expectError(await post(imageBody({ model: 'lang-6-luna' })), 404, { code: 'model_not_found' });
-    await expectError(await post(imageBody({ tool: { model: 'lang-image-9' } })), 400, { param: 'tools[0].model', code: 'model_not_found' });
+    await expectError(await post(imageBody({ tool: { model: 'lang-image-9' } })), 400, {
+      param: 'tools[0].model',
+      code: 'model_not_found',
+    });
   });
 
   it.each([
@@ -251,7 +308,10 @@ describe('api lane: request errors', () => {
   });
 
   it('rejects malformed tools, tool choice and input', async () => {
-    await expectError(await post({ ...imageBody(), tools: [{ type: 'function' }] }), 400, { param: 'tools[0].name', code: 'missing_required_parameter' });
+    await expectError(await post({ ...imageBody(), tools: [{ type: 'function' }] }), 400, {
+      param: 'tools[0].name',
+      code: 'missing_required_parameter',
+    });
     await expectError(await post({ ...imageBody(), tools: [] }), 400, { param: 'tool_choice' });
     await expectError(await post({ ...imageBody(), input: undefined }), 400, { param: 'input' });
     await expectError(await post(imageBody({ images: ['data:image/png;base64,AAAA'] })), 400, { code: 'invalid_image' });

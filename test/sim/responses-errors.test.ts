@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RESPONSES_ROUTES, createOauthSession, startResponsesSimulator, type OauthAuthFile, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
+import {
+  RESPONSES_ROUTES,
+  createOauthSession,
+  startResponsesSimulator,
+  type OauthAuthFile,
+  type ResponsesSimulator,
+} from '../../src/sim/responses-simulator.js';
 import { apiHeaders, imageBody, oauthHeaders, oauthImageBody } from './responses-fixtures.js';
 import { postJson, readSse, type SseResult } from './sse-client.js';
 
@@ -17,8 +23,10 @@ afterAll(async () => {
 
 beforeEach(() => sim.simulator.clearFaults());
 
-const api = (prompt: string, options: Parameters<typeof imageBody>[0] = {}) => postJson(`${sim.apiBaseUrl}/responses`, imageBody({ prompt, ...options }), apiHeaders(sim));
-const oauth = (prompt: string, options: Parameters<typeof imageBody>[0] = {}) => postJson(`${sim.backendBaseUrl}/codex/responses`, oauthImageBody({ prompt, ...options }), oauthHeaders(session));
+const api = (prompt: string, options: Parameters<typeof imageBody>[0] = {}) =>
+  postJson(`${sim.apiBaseUrl}/responses`, imageBody({ prompt, ...options }), apiHeaders(sim));
+const oauth = (prompt: string, options: Parameters<typeof imageBody>[0] = {}) =>
+  postJson(`${sim.backendBaseUrl}/codex/responses`, oauthImageBody({ prompt, ...options }), oauthHeaders(session));
 const errorOf = async (response: Response) => ((await response.json()) as { error: Record<string, unknown> }).error;
 const types = (result: SseResult) => result.events.map((event) => event.event);
 
@@ -77,7 +85,12 @@ describe('prompt triggers: HTTP answers', () => {
     expect(await errorOf(viaApi)).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota' });
     const viaOauth = await oauth('x [sim:quota=600]');
     expect(viaOauth.status).toBe(429);
-    expect(await errorOf(viaOauth)).toMatchObject({ type: 'usage_limit_reached', plan_type: 'plus', resets_in_seconds: 600, resets_at: expect.any(Number) });
+    expect(await errorOf(viaOauth)).toMatchObject({
+      type: 'usage_limit_reached',
+      plan_type: 'plus',
+      resets_in_seconds: 600,
+      resets_at: expect.any(Number),
+    });
     const notIncluded = await oauth('x [sim:usage-not-included]');
     expect(await errorOf(notIncluded)).toMatchObject({ type: 'usage_not_included' });
   });
@@ -103,7 +116,12 @@ describe('prompt triggers: in-stream behaviour', () => {
   it('[sim:moderation-stream] → error event then response.failed, no completed', async () => {
     const result = await readSse(await api('x [sim:moderation-stream]'));
     expect(types(result).slice(-2)).toEqual(['error', 'response.failed']);
-    expect(result.events.at(-2)!.data).toMatchObject({ type: 'error', code: 'moderation_blocked', param: null, sequence_number: expect.any(Number) });
+    expect(result.events.at(-2)!.data).toMatchObject({
+      type: 'error',
+      code: 'moderation_blocked',
+      param: null,
+      sequence_number: expect.any(Number),
+    });
     const failed = result.events.at(-1)!.data!.response as Record<string, unknown>;
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'image_content_policy_violation' } });
     expect(types(result)).not.toContain('response.completed');
@@ -155,7 +173,10 @@ describe('prompt triggers: in-stream behaviour', () => {
 
   it('[sim:incomplete] ends with response.incomplete', async () => {
     const result = await readSse(await api('x [sim:incomplete]'));
-    expect(result.events.at(-1)!.data).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'content_filter' } } });
+    expect(result.events.at(-1)!.data).toMatchObject({
+      type: 'response.incomplete',
+      response: { status: 'incomplete', incomplete_details: { reason: 'content_filter' } },
+    });
   });
 
   it('[sim:no-image], [sim:fewer-partials] and [sim:generating-status]', async () => {
@@ -220,7 +241,10 @@ describe('fault injection on the Responses routes', () => {
     expect(viaOauth.status).toBe(429);
     expect(await errorOf(viaOauth)).toMatchObject({ type: 'usage_limit_reached' });
     sim.simulator.fault(RESPONSES_ROUTES.oauthToken, { status: 401 });
-    const token = await postJson(`${sim.issuerUrl}/oauth/token`, { grant_type: 'refresh_token', refresh_token: session.tokens.refresh_token });
+    const token = await postJson(`${sim.issuerUrl}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: session.tokens.refresh_token,
+    });
     expect(token.status).toBe(401);
     expect(await errorOf(token)).toMatchObject({ code: 'refresh_token_invalidated' });
   });
@@ -240,7 +264,9 @@ describe('fault injection on the Responses routes', () => {
     const ok = await oauth('x');
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
-    const log = (await (await fetch(`${sim.url}/__sim/requests?route=${encodeURIComponent(RESPONSES_ROUTES.oauthResponses)}`)).json()) as { requests: { faults: string[]; headers: Record<string, string> }[] };
+    const log = (await (await fetch(`${sim.url}/__sim/requests?route=${encodeURIComponent(RESPONSES_ROUTES.oauthResponses)}`)).json()) as {
+      requests: { faults: string[]; headers: Record<string, string> }[];
+    };
     expect(log.requests.filter((entry) => entry.faults.includes('status:503'))).toHaveLength(2);
     // The access token is masked in the log.
     expect(JSON.stringify(log)).not.toContain(session.tokens.access_token);

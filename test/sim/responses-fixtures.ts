@@ -7,7 +7,12 @@ export function apiHeaders(sim: ResponsesSimulator): Record<string, string> {
 }
 
 export function oauthHeaders(session: OauthAuthFile): Record<string, string> {
-  return { authorization: `Bearer ${session.tokens.access_token}`, 'chatgpt-account-id': session.tokens.account_id, originator: 'codex_cli_rs', accept: 'text/event-stream' };
+  return {
+    authorization: `Bearer ${session.tokens.access_token}`,
+    'chatgpt-account-id': session.tokens.account_id,
+    originator: 'codex_cli_rs',
+    accept: 'text/event-stream',
+  };
 }
 
 export interface ImageBodyOptions {
@@ -23,7 +28,9 @@ export interface ImageBodyOptions {
 
 /** An api-lane Responses body asking for one image (small by default to keep tests quick). */
 export function imageBody(options: ImageBodyOptions = {}): Record<string, unknown> {
-  const content: Record<string, unknown>[] = [{ type: 'input_text', text: options.prompt ?? 'A red kite over a green hill, flat illustration' }];
+  const content: Record<string, unknown>[] = [
+    { type: 'input_text', text: options.prompt ?? 'A red kite over a green hill, flat illustration' },
+  ];
   for (const url of options.images ?? []) content.push({ type: 'input_image', image_url: url });
   return {
     model: options.model ?? 'lang-5.6-luna',
@@ -38,5 +45,9 @@ export function imageBody(options: ImageBodyOptions = {}): Record<string, unknow
 
 /** The same body as the oauth lane sends it: instructions, store:false, stream:true. */
 export function oauthImageBody(options: ImageBodyOptions = {}): Record<string, unknown> {
-  return imageBody({ model: 'lang-6-luna', ...options, extra: { instructions: 'You are a helpful image assistant.', store: false, ...options.extra } });
+  return imageBody({
+    model: 'lang-6-luna',
+    ...options,
+    extra: { instructions: 'You are a helpful image assistant.', store: false, ...options.extra },
+  });
 }

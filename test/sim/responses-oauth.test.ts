@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOauthSession, startResponsesSimulator, type OauthAuthFile, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
+import {
+  createOauthSession,
+  startResponsesSimulator,
+  type OauthAuthFile,
+  type ResponsesSimulator,
+} from '../../src/sim/responses-simulator.js';
 import { oauthHeaders, oauthImageBody } from './responses-fixtures.js';
 import { postJson, readSse } from './sse-client.js';
 
@@ -20,7 +25,12 @@ afterAll(async () => {
 });
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
-const refresh = (refreshToken: string) => postJson(`${sim.issuerUrl}/oauth/token`, { client_id: 'app_EMoamEEZ73f0CkXaXp7hrann', grant_type: 'refresh_token', refresh_token: refreshToken });
+const refresh = (refreshToken: string) =>
+  postJson(`${sim.issuerUrl}/oauth/token`, {
+    client_id: 'app_EMoamEEZ73f0CkXaXp7hrann',
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+  });
 
 describe('oauth session file', () => {
   it('matches the CLI auth.json layout with JWT tokens carrying exp and the account claim', () => {
@@ -30,7 +40,10 @@ describe('oauth session file', () => {
     expect(Object.keys(session.tokens).sort()).toEqual(['access_token', 'account_id', 'id_token', 'refresh_token']);
     const access = claimsOf(session.tokens.access_token);
     expect(access.exp).toBeGreaterThan(Date.now() / 1000);
-    expect(access['https://api.openai.com/auth']).toMatchObject({ chatgpt_account_id: session.tokens.account_id, chatgpt_plan_type: 'pro' });
+    expect(access['https://api.openai.com/auth']).toMatchObject({
+      chatgpt_account_id: session.tokens.account_id,
+      chatgpt_plan_type: 'pro',
+    });
     const id = claimsOf(session.tokens.id_token);
     expect(id).toMatchObject({ email: 'demo@sim.local' });
     expect(new Date(session.last_refresh).getTime()).toBeLessThanOrEqual(Date.now());
@@ -53,7 +66,11 @@ describe('oauth backend: POST /backend-api/codex/responses', () => {
     expect(response.headers.get('x-codex-credits-has-credits')).toBe('true');
     const result = await readSse(response);
     expect(result.events[0].event).toBe('codex.rate_limits');
-    expect(result.events[0].data).toMatchObject({ type: 'codex.rate_limits', plan_type: 'pro', rate_limits: { primary: { used_percent: 12.5, window_minutes: 300 } } });
+    expect(result.events[0].data).toMatchObject({
+      type: 'codex.rate_limits',
+      plan_type: 'pro',
+      rate_limits: { primary: { used_percent: 12.5, window_minutes: 300 } },
+    });
     const sequenced = result.events.slice(1);
     expect(sequenced.map((event) => event.data?.sequence_number)).toEqual(sequenced.map((_, index) => index));
     expect(sequenced[0].event).toBe('response.created');
@@ -101,14 +118,22 @@ describe('oauth backend: POST /backend-api/codex/responses', () => {
     const body = oauthImageBody();
     const none = await postJson(responsesUrl, body, { 'chatgpt-account-id': session.tokens.account_id });
     expect(none.status).toBe(401);
-    const forged = await postJson(responsesUrl, body, { ...oauthHeaders(session), authorization: `Bearer ${session.tokens.access_token.slice(0, -4)}AAAA` });
+    const forged = await postJson(responsesUrl, body, {
+      ...oauthHeaders(session),
+      authorization: `Bearer ${session.tokens.access_token.slice(0, -4)}AAAA`,
+    });
     expect(forged.status).toBe(401);
     expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('token_invalidated');
     const expired = createOauthSession(sim, { expired: true });
     const stale = await postJson(responsesUrl, body, oauthHeaders(expired));
     expect(stale.status).toBe(401);
     expect(await stale.json()).toEqual({
-      error: { message: 'Provided authentication token is expired. Please try signing in again.', type: 'invalid_request_error', code: 'token_expired', param: null },
+      error: {
+        message: 'Provided authentication token is expired. Please try signing in again.',
+        type: 'invalid_request_error',
+        code: 'token_expired',
+        param: null,
+      },
     });
     const { 'chatgpt-account-id': _omitted, ...withoutAccount } = oauthHeaders(session);
     expect((await postJson(responsesUrl, body, withoutAccount)).status).toBe(400);
@@ -122,7 +147,12 @@ describe('oauth issuer: POST /oauth/token', () => {
     const first = await refresh(start.tokens.refresh_token);
     expect(first.status).toBe(200);
     const tokens = (await first.json()) as Record<string, string | number>;
-    expect(tokens).toMatchObject({ id_token: expect.any(String), access_token: expect.any(String), refresh_token: expect.any(String), expires_in: expect.any(Number) });
+    expect(tokens).toMatchObject({
+      id_token: expect.any(String),
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+      expires_in: expect.any(Number),
+    });
     expect(tokens.refresh_token).not.toBe(start.tokens.refresh_token);
     const renewed = { ...start, tokens: { ...start.tokens, access_token: String(tokens.access_token) } };
     const call = await postJson(responsesUrl, oauthImageBody({ toolChoice: 'none' }), oauthHeaders(renewed));
@@ -151,7 +181,12 @@ describe('oauth issuer: POST /oauth/token', () => {
     const form = await fetch(`${sim.issuerUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: fresh.tokens.refresh_token, client_id: 'x', scope: 'openid profile email' }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: fresh.tokens.refresh_token,
+        client_id: 'x',
+        scope: 'openid profile email',
+      }),
     });
     expect(form.status).toBe(200);
     const other = await postJson(`${sim.issuerUrl}/oauth/token`, { grant_type: 'password' });
@@ -166,9 +201,17 @@ describe('oauth issuer: POST /oauth/token', () => {
     const wrong = await postJson(`${sim.issuerUrl}/oauth/token`, { grant_type: 'authorization_code', code, code_verifier: 'nope' });
     expect(wrong.status).toBe(400);
     const code2 = sim.tokens.issueAuthorizationCode(sim.account, createHash('sha256').update(verifier).digest('base64url'));
-    const right = await postJson(`${sim.issuerUrl}/oauth/token`, { grant_type: 'authorization_code', code: code2, code_verifier: verifier });
+    const right = await postJson(`${sim.issuerUrl}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: code2,
+      code_verifier: verifier,
+    });
     expect(right.status).toBe(200);
-    const again = await postJson(`${sim.issuerUrl}/oauth/token`, { grant_type: 'authorization_code', code: code2, code_verifier: verifier });
+    const again = await postJson(`${sim.issuerUrl}/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: code2,
+      code_verifier: verifier,
+    });
     expect(again.status).toBe(400);
   });
 
@@ -189,17 +232,29 @@ describe('oauth backend: usage and images', () => {
     const response = await fetch(`${sim.backendBaseUrl}/wham/usage`, { headers: oauthHeaders(session) });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ email: 'demo@sim.local', plan_type: 'pro', rate_limit: { primary_window: { used_percent: 12.5, limit_window_seconds: 18000 } } });
+    expect(body).toMatchObject({
+      email: 'demo@sim.local',
+      plan_type: 'pro',
+      rate_limit: { primary_window: { used_percent: 12.5, limit_window_seconds: 18000 } },
+    });
     expect((await fetch(`${sim.backendBaseUrl}/wham/usage`)).status).toBe(401);
   });
 
   it('generates and edits images as JSON', async () => {
-    const generated = await postJson(`${sim.backendBaseUrl}/codex/images/generations`, { prompt: 'a green frog', model: 'lang-image-2', size: '256x256', quality: 'low', n: 1 }, oauthHeaders(session));
+    const generated = await postJson(
+      `${sim.backendBaseUrl}/codex/images/generations`,
+      { prompt: 'a green frog', model: 'lang-image-2', size: '256x256', quality: 'low', n: 1 },
+      oauthHeaders(session),
+    );
     expect(generated.status).toBe(200);
     const body = (await generated.json()) as { data: { b64_json: string }[]; size: string; output_format: string; usage: unknown };
     expect(body).toMatchObject({ size: '256x256', output_format: 'png', usage: expect.any(Object) });
     const source = `data:image/png;base64,${body.data[0].b64_json}`;
-    const edited = await postJson(`${sim.backendBaseUrl}/codex/images/edits`, { images: [{ image_url: source }], prompt: 'add a crown', model: 'lang-image-2', size: '256x256' }, oauthHeaders(session));
+    const edited = await postJson(
+      `${sim.backendBaseUrl}/codex/images/edits`,
+      { images: [{ image_url: source }], prompt: 'add a crown', model: 'lang-image-2', size: '256x256' },
+      oauthHeaders(session),
+    );
     expect(edited.status).toBe(200);
     const editBody = (await edited.json()) as { data: { b64_json: string }[] };
     expect((await sharp(Buffer.from(editBody.data[0].b64_json, 'base64')).metadata()).width).toBe(256);

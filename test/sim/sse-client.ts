@@ -30,7 +30,9 @@ function parseData(raw: string): Record<string, unknown> | undefined {
 /** Reads a whole SSE body (the caller's fetch already returned). */
 export async function readSse(response: Response, options: { stopAfter?: number } = {}): Promise<SseResult> {
   const events: SseEvent[] = [];
-  const parser = createParser({ onEvent: (message) => events.push({ event: message.event, raw: message.data, data: parseData(message.data) }) });
+  const parser = createParser({
+    onEvent: (message) => events.push({ event: message.event, raw: message.data, data: parseData(message.data) }),
+  });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let cut = false;

@@ -13,7 +13,11 @@ import { describeEventBusContract } from './contracts/event-bus.contract.js';
 
 describeAssetStoreContract('files of the state dir', async () => {
   const home = mkdtempSync(join(tmpdir(), 'svc-assets-contract-'));
-  const dirs = { generatedDir: join(home, 'generated'), thumbnailsDir: join(home, 'generated', '.thumbs'), jobInputsDir: join(home, 'job-inputs') };
+  const dirs = {
+    generatedDir: join(home, 'generated'),
+    thumbnailsDir: join(home, 'generated', '.thumbs'),
+    jobInputsDir: join(home, 'job-inputs'),
+  };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
   const writer = new DurableWriter();
   return {

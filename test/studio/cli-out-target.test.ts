@@ -93,9 +93,15 @@ describe('svc trace <local file>', () => {
   it('uploads nothing when the preset or a parameter is refused', async () => {
     const png = join(scratch, 'source.png');
     const sharp = (await import('sharp')).default;
-    await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c33' } }).png().toFile(png);
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c33' } })
+      .png()
+      .toFile(png);
     const before = await historyCount();
-    for (const args of [['--preset', 'nope'], ['--param', 'colorPrecision=99'], ['--param', 'bogus=1']]) {
+    for (const args of [
+      ['--preset', 'nope'],
+      ['--param', 'colorPrecision=99'],
+      ['--param', 'bogus=1'],
+    ]) {
       const run = await svc('trace', png, ...args, '--json');
       expect(run.code, run.stdout).toBe(5);
       expect((JSON.parse(run.stdout) as { error: { code: string } }).error.code).toMatch(/^TRACE_(PRESET_UNKNOWN|PARAMETER_INVALID)$/);
@@ -127,7 +133,11 @@ describe('item 14: the CLI says things once and readably', () => {
   });
 
   it('--json prints one JSON document on usage errors too', async () => {
-    for (const args of [['generate', '--json'], ['generate', 'x', '--bogus', '--json'], ['nosuchcommand', '--json']]) {
+    for (const args of [
+      ['generate', '--json'],
+      ['generate', 'x', '--bogus', '--json'],
+      ['nosuchcommand', '--json'],
+    ]) {
       const run = await svc(...args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(JSON.parse(run.stdout), args.join(' ')).toMatchObject({ error: { code: 'USAGE' } });
@@ -138,10 +148,14 @@ describe('item 14: the CLI says things once and readably', () => {
   it('Ctrl-C during svc generate cancels the job and prints one line', async () => {
     const { spawn } = await import('node:child_process');
     const { SVC } = await import('../helpers/svc.js');
-    const child = spawn(process.execPath, ['--import', 'tsx', SVC, '--server', studio.url, 'generate', 'slow kite [sim:slow=8000]', '-p', 'delta', '--request-id', 'ctrl-c-1'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_HOME: studio.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', SVC, '--server', studio.url, 'generate', 'slow kite [sim:slow=8000]', '-p', 'delta', '--request-id', 'ctrl-c-1'],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', SVC_HOME: studio.home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -162,7 +176,15 @@ describe('item 14: the CLI says things once and readably', () => {
 describe('item 12: local times and plurals in the human output', () => {
   it('svc history ls shows creation times in the local time zone (TZ), --json keeps the ISO instant', async () => {
     const env = { SVC_HOME: studio.home, TZ: 'Asia/Kolkata' };
-    expect((await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a clock', provider: 'gamma' }) })).status).toBe(200);
+    expect(
+      (
+        await studio.request('/api/generate', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: 'a clock', provider: 'gamma' }),
+        })
+      ).status,
+    ).toBe(200);
     const json = await runSvc(['--server', studio.url, 'history', 'ls', '--limit', '1', '--json'], env, 30_000);
     const [item] = (JSON.parse(json.stdout) as { items: { createdAt: string; filename: string }[] }).items;
     expect(item.createdAt).toMatch(/Z$/);
@@ -175,8 +197,18 @@ describe('item 12: local times and plurals in the human output', () => {
   });
 
   it('says "1 node", not "1 nodes"', async () => {
-    const created = (await (await studio.request('/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'One node' }) })).json()) as { id: string };
-    await studio.request(`/api/sessions/${created.id}/graph`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': '1' }, body: JSON.stringify({ nodes: [{ id: 'a', position: { x: 0, y: 0 } }], edges: [] }) });
+    const created = (await (
+      await studio.request('/api/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'One node' }),
+      })
+    ).json()) as { id: string };
+    await studio.request(`/api/sessions/${created.id}/graph`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': '1' },
+      body: JSON.stringify({ nodes: [{ id: 'a', position: { x: 0, y: 0 } }], edges: [] }),
+    });
     const run = await svc('sessions', 'show', created.id);
     expect(run.stdout + run.stderr).toContain('1 node, 0 edges');
   });

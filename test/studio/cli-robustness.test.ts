@@ -33,7 +33,8 @@ afterAll(async () => {
 const svc = (args: string[]) => runSvc([...args, '--server', url]);
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at |TypeError|SyntaxError/);
 
-const sseFrame = (fields: Record<string, unknown>, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(fields)}\n\n`;
+const sseFrame = (fields: Record<string, unknown>, event?: string) =>
+  `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(fields)}\n\n`;
 
 describe('svc against servers that answer differently', () => {
   it('an empty success (204) is success', async () => {
@@ -45,7 +46,9 @@ describe('svc against servers that answer differently', () => {
 
   it('an error body whose `error` is a string, with a sibling code', async () => {
     scripts.set('GET /api/inflight', (_request, response) =>
-      response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized', code: 'TOKEN_REQUIRED', message: 'Token please' })),
+      response
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'Unauthorized', code: 'TOKEN_REQUIRED', message: 'Token please' })),
     );
     const withCode = await svc(['inflight', 'ls']);
     expect(withCode.code).toBe(EXIT_CODES.auth);
@@ -55,14 +58,18 @@ describe('svc against servers that answer differently', () => {
 
   it('an error body in the framework shape, or plain text', async () => {
     scripts.set('GET /api/inflight', (_request, response) =>
-      response.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Service Unavailable', message: 'Service Unavailable', statusCode: 503 })),
+      response
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'Service Unavailable', message: 'Service Unavailable', statusCode: 503 })),
     );
     const fastifyShape = await svc(['inflight', 'ls']);
     expect(fastifyShape.code).toBe(EXIT_CODES.upstream);
     expect(fastifyShape.stderr).toContain('Service Unavailable');
     noStack(fastifyShape.stderr);
 
-    scripts.set('GET /api/inflight', (_request, response) => response.writeHead(502, { 'content-type': 'text/plain' }).end('Bad gateway from the proxy'));
+    scripts.set('GET /api/inflight', (_request, response) =>
+      response.writeHead(502, { 'content-type': 'text/plain' }).end('Bad gateway from the proxy'),
+    );
     const text = await svc(['inflight', 'ls']);
     expect(text.code).toBe(EXIT_CODES.upstream);
     expect(text.stderr).toContain('Bad gateway from the proxy');
@@ -71,7 +78,14 @@ describe('svc against servers that answer differently', () => {
   it('a streaming request answered with plain JSON is read as JSON', async () => {
     scripts.set('POST /api/generate', (_request, response) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ requestId: 'r1', provider: 'api', model: 'lang-5.6-luna', images: [{ filename: 'a.png', url: '/generated/a.png', width: 8, height: 8, format: 'png', provider: 'api', model: 'lang-5.6-luna' }] }),
+        JSON.stringify({
+          requestId: 'r1',
+          provider: 'api',
+          model: 'lang-5.6-luna',
+          images: [
+            { filename: 'a.png', url: '/generated/a.png', width: 8, height: 8, format: 'png', provider: 'api', model: 'lang-5.6-luna' },
+          ],
+        }),
       ),
     );
     const result = await svc(['generate', 'a fox', '--json']);
@@ -105,7 +119,9 @@ describe('svc against servers that answer differently', () => {
   });
 
   it('a field of an unexpected type is shown as it is', async () => {
-    scripts.set('GET /api/inflight', (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jobs: 'none today' })));
+    scripts.set('GET /api/inflight', (_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jobs: 'none today' })),
+    );
     const odd = await svc(['inflight', 'ls']);
     expect(odd.code, odd.stderr).toBe(0);
     expect(odd.stdout).toContain('none today');
@@ -113,7 +129,9 @@ describe('svc against servers that answer differently', () => {
   });
 
   it('a result whose images are not a list is shown as it is, and nothing is downloaded', async () => {
-    scripts.set('POST /api/generate', (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ requestId: 'r3', images: 'soon' })));
+    scripts.set('POST /api/generate', (_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ requestId: 'r3', images: 'soon' })),
+    );
     const images = await svc(['generate', 'a fox', '-o', '/tmp/never-written.png']);
     expect(images.code, images.stderr).toBe(0);
     expect(images.stdout).toContain('soon');
@@ -121,8 +139,12 @@ describe('svc against servers that answer differently', () => {
   });
 
   it('an answer that is not JSON at all is a clear error', async () => {
-    scripts.set('GET /api/health', (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok": true, "version": 3'));
-    scripts.set('GET /api/providers', (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"providers": []}'));
+    scripts.set('GET /api/health', (_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok": true, "version": 3'),
+    );
+    scripts.set('GET /api/providers', (_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"providers": []}'),
+    );
     const broken = await svc(['status']);
     expect(broken.code).toBe(EXIT_CODES.upstream);
     expect(broken.stderr).toContain('not JSON');
@@ -145,10 +167,15 @@ describe('the studio accepts what ordinary clients send', () => {
   });
 
   it('DELETE of a real image with a JSON content type and no body deletes it', async () => {
-    const generated = await studio.request('/api/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a doomed lighthouse', provider: 'api' }) });
+    const generated = await studio.request('/api/generate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a doomed lighthouse', provider: 'api' }),
+    });
     expect(generated.status).toBe(200);
     const [{ filename }] = generationResult.parse(await generated.json()).images;
-    const listed = async () => ((await (await studio.request('/api/history')).json()) as { items: { filename: string }[] }).items.map((item) => item.filename);
+    const listed = async () =>
+      ((await (await studio.request('/api/history')).json()) as { items: { filename: string }[] }).items.map((item) => item.filename);
     expect(await listed()).toContain(filename);
 
     // What fetch, axios and friends send for a DELETE when a JSON content type is set by default.
@@ -160,17 +187,31 @@ describe('the studio accepts what ordinary clients send', () => {
   });
 
   it('a DELETE or a body-less POST with a JSON content type and no body', async () => {
-    const deleted = await studio.request('/api/history/20250101-000000-nothing-0000000000.png', { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+    const deleted = await studio.request('/api/history/20250101-000000-nothing-0000000000.png', {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(deleted.status).toBe(404);
     expect((await deleted.json()).error.code).toBe('NOT_FOUND');
-    const restored = await studio.request('/api/history/20250101-000000-nothing-0000000000.png/restore', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const restored = await studio.request('/api/history/20250101-000000-nothing-0000000000.png/restore', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect((await restored.json()).error.code).toBe('NOT_FOUND');
     const cancel = await studio.request('/api/inflight/nothing', { method: 'DELETE', headers: { 'content-type': 'application/json' } });
     expect((await cancel.json()).error.code).toBe('JOB_NOT_FOUND');
     // Whitespace is no body either; broken JSON is still refused.
-    const spaces = await studio.request('/api/storage/open-generated-dir', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '  ' });
+    const spaces = await studio.request('/api/storage/open-generated-dir', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '  ',
+    });
     expect(spaces.status).not.toBe(400);
-    const bad = await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"model":' });
+    const bad = await studio.request('/api/defaults', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":',
+    });
     expect((await bad.json()).error.code).toBe('INVALID_JSON');
   });
 });

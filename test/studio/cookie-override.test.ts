@@ -13,10 +13,16 @@ describe('the cookie override', () => {
   const requireFromLmr = createRequire(join(root, 'node_modules/light-my-request/package.json'));
 
   it('light-my-request resolves a cookie whose engines take Node 20', () => {
-    const manifest = JSON.parse(readFileSync(requireFromLmr.resolve('cookie/package.json'), 'utf8')) as { version: string; engines?: { node?: string } };
+    const manifest = JSON.parse(readFileSync(requireFromLmr.resolve('cookie/package.json'), 'utf8')) as {
+      version: string;
+      engines?: { node?: string };
+    };
     expect(manifest.version).toBe('1.1.1');
     expect(manifest.engines?.node).toBe('>=18');
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { overrides?: Record<string, unknown>; engines: { node: string } };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      overrides?: Record<string, unknown>;
+      engines: { node: string };
+    };
     expect(pkg.overrides).toEqual({ 'light-my-request': { cookie: '1.1.1' } });
   });
 

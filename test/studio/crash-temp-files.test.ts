@@ -32,7 +32,14 @@ const startStudioProcess = async (): Promise<{ studio: RunningSvc; url: string }
   return { studio, url: String(studio.first.url) };
 };
 
-const tempFiles = (): string[] => dirs.flatMap((dir) => (existsSync(dir) ? readdirSync(dir).filter(isAtomicTempName).map((name) => join(dir, name)) : []));
+const tempFiles = (): string[] =>
+  dirs.flatMap((dir) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .filter(isAtomicTempName)
+          .map((name) => join(dir, name))
+      : [],
+  );
 
 /** Sends SIGSTOP and waits until every thread of `pid` is stopped (one in a write finishes its system call first). */
 async function freeze(pid: number): Promise<void> {
@@ -101,7 +108,8 @@ async function everyJobEnded(url: string, requestIds: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(import.meta.dirname, '../../dist/bundle/svc.js'))) throw new Error('the built program is missing: run `npm run build` (CI builds before the tests)');
+  if (!existsSync(join(import.meta.dirname, '../../dist/bundle/svc.js')))
+    throw new Error('the built program is missing: run `npm run build` (CI builds before the tests)');
   simulators = await startSvc(['sim', 'serve'], {}, 20_000, { built: true });
   simEnv = (simulators.first as { env: Record<string, string> }).env;
 });
@@ -124,7 +132,13 @@ describe('a SIGKILL while writes are in progress, then an immediate restart', ()
         const response = await fetch(`${url}/api/generate`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ prompt: `a harbour at dusk, number ${requestId}`, provider: 'api', size: '2048x2048', async: true, requestId }),
+          body: JSON.stringify({
+            prompt: `a harbour at dusk, number ${requestId}`,
+            provider: 'api',
+            size: '2048x2048',
+            async: true,
+            requestId,
+          }),
         }).catch(() => undefined);
         // Accepted, or the studio is already gone: a write of an earlier job was caught.
         if (response) expect(response.status, await response.text().catch(String)).toBe(202);
@@ -134,7 +148,10 @@ describe('a SIGKILL while writes are in progress, then an immediate restart', ()
       // Caught: the process is gone (reaped) before the restart; missed: a clean stop, and another try.
       await studio.stop(temps ? 'SIGKILL' : 'SIGTERM');
     }
-    if (!temps) throw new Error(`No write was caught in progress in ${ATTEMPTS} attempts of ${JOBS} concurrent generations: the test proves nothing.`);
+    if (!temps)
+      throw new Error(
+        `No write was caught in progress in ${ATTEMPTS} attempts of ${JOBS} concurrent generations: the test proves nothing.`,
+      );
 
     // The precondition: the crash left temp files on disk.
     expect(temps.length).toBeGreaterThan(0);

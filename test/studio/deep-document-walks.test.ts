@@ -15,10 +15,18 @@ const deep = (levels: number, leaf: unknown): unknown => {
 
 describe('walks over deep documents', () => {
   it('brokenJsonBound walks 100,000 levels without recursion and names where the bound broke', () => {
-    expect(brokenJsonBound(deep(100_000, 1), { maxDepth: 64 })).toEqual({ bound: 'depth', max: 64, path: 'inner.inner.inner.inner.inner.inner.inner.inner.…' });
+    expect(brokenJsonBound(deep(100_000, 1), { maxDepth: 64 })).toEqual({
+      bound: 'depth',
+      max: 64,
+      path: 'inner.inner.inner.inner.inner.inner.inner.inner.…',
+    });
     expect(brokenJsonBound(deep(64, 1), { maxDepth: 64 })).toBeUndefined();
     expect(brokenJsonBound({ a: [1, 2, 3] }, { maxDepth: 8, maxValues: 4 })?.bound).toBe('values');
-    expect(brokenJsonBound({ a: 'x'.repeat(11) }, { maxDepth: 8, maxStringLength: 10 })).toEqual({ bound: 'stringLength', max: 10, path: 'a' });
+    expect(brokenJsonBound({ a: 'x'.repeat(11) }, { maxDepth: 8, maxStringLength: 10 })).toEqual({
+      bound: 'stringLength',
+      max: 10,
+      path: 'a',
+    });
   });
 
   it('masking secrets in a 100,000-deep value neither overflows nor keeps what lies past its bound', () => {

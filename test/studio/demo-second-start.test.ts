@@ -33,7 +33,11 @@ describe('a second demo on a running demo state dir', () => {
     await second.close();
     expect(readFileSync(oauthFile, 'utf8')).toBe(before);
 
-    const answer = await fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: 'oauth', prompt: 'a lighthouse' }) });
+    const answer = await fetch(`${studio.url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'oauth', prompt: 'a lighthouse' }),
+    });
     expect(answer.status).toBe(200);
     expect(join(home, 'demo')).toBe(join(oauthFile, '..'));
   }, 60_000);

@@ -25,12 +25,17 @@ const running: RunningSvc[] = [];
 const MAX_RUNNING_JOBS = 16;
 
 async function startStudioProcess(): Promise<{ process: RunningSvc; url: string }> {
-  const studio = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...simEnv, SVC_MAX_RUNNING_JOBS: String(MAX_RUNNING_JOBS) });
+  const studio = await startSvc(['serve', '--port', '0', '--json'], {
+    SVC_HOME: home,
+    ...simEnv,
+    SVC_MAX_RUNNING_JOBS: String(MAX_RUNNING_JOBS),
+  });
   running.push(studio);
   return { process: studio, url: String(studio.first.url) };
 }
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
   simulators = await startSvc(['sim', 'serve', '--latency', String(LATENCY_MS)]);
@@ -47,7 +52,11 @@ describe('svc sim serve', () => {
   it('prints one JSON line: the lane base URLs and exactly the environment a studio needs', () => {
     const { upstreams, env } = simulators.first as { upstreams: Record<string, string>; env: Record<string, string> };
     expect(upstreams).toMatchObject({ api: expect.any(String), oauth: expect.any(String) });
-    expect(env).toMatchObject({ OMNI_API_KEY: expect.any(String), SVC_OAUTH_AUTH_FILE: expect.any(String), SVC_OAUTH_ISSUER_URL: expect.any(String) });
+    expect(env).toMatchObject({
+      OMNI_API_KEY: expect.any(String),
+      SVC_OAUTH_AUTH_FILE: expect.any(String),
+      SVC_OAUTH_ISSUER_URL: expect.any(String),
+    });
     // Each simulated lane's base URL under the variable its module names...
     for (const [lane, url] of Object.entries(upstreams)) expect(env[LANES[lane as LaneId].endpoints.base.env], lane).toBe(url);
     // ...and nothing a studio would not read: every variable is a lane endpoint's, a key's, or a lane credential's.
@@ -72,7 +81,11 @@ describe('a studio configured by that environment, killed mid-job', () => {
   it('generates on api and oauth without --demo, and keeps answering finished jobs', async () => {
     const { url } = await startStudioProcess();
     for (const provider of ['api', 'oauth'] as const) {
-      const response = await post(`${url}/api/generate`, { prompt: `a lighthouse on ${provider}`, provider, requestId: `finished-${provider}` });
+      const response = await post(`${url}/api/generate`, {
+        prompt: `a lighthouse on ${provider}`,
+        provider,
+        requestId: `finished-${provider}`,
+      });
       expect(response.status).toBe(200);
       const result = (await response.json()) as { provider: string; images: { filename: string }[] };
       expect(result.provider).toBe(provider);
@@ -90,7 +103,9 @@ describe('a studio configured by that environment, killed mid-job', () => {
     const { port } = new URL(String(studio.first.url));
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /api/generate HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"prompt":"cut`);
+        socket.write(
+          `POST /api/generate HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"prompt":"cut`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -110,12 +125,22 @@ describe('a studio configured by that environment, killed mid-job', () => {
     const events = await fetch(`${url}/api/events`, { headers: { accept: 'text/event-stream' } });
     const reader = readSse(events.body as ReadableStream<Uint8Array>);
     // `[sim:slow=…]` holds each upstream answer far longer than the test runs: the jobs are surely in flight at the kill.
-    const accepted = await post(`${url}/api/generate`, { prompt: 'a slow comet [sim:slow=60000]', provider: 'api', async: true, requestId: 'crash-1' });
+    const accepted = await post(`${url}/api/generate`, {
+      prompt: 'a slow comet [sim:slow=60000]',
+      provider: 'api',
+      async: true,
+      requestId: 'crash-1',
+    });
     expect(accepted.status).toBe(202);
     // A burst of accepted jobs too: none of them may vanish in the crash.
     const burst = Array.from({ length: 20 }, (_, index) => `burst-${index}`);
     for (const requestId of burst) {
-      const response = await post(`${url}/api/generate`, { prompt: `a comet number ${requestId} [sim:slow=60000]`, provider: requestId.endsWith('1') ? 'oauth' : 'api', async: true, requestId });
+      const response = await post(`${url}/api/generate`, {
+        prompt: `a comet number ${requestId} [sim:slow=60000]`,
+        provider: requestId.endsWith('1') ? 'oauth' : 'api',
+        async: true,
+        requestId,
+      });
       expect(response.status).toBe(202);
     }
     // The first MAX_RUNNING_JOBS run (crash-1 and the burst's first 15); the rest wait in the queue.
@@ -132,7 +157,13 @@ describe('a studio configured by that environment, killed mid-job', () => {
 
     const restarted = await startStudioProcess();
     const job = jobRecord.parse(await (await fetch(`${restarted.url}/api/jobs/crash-1`)).json());
-    expect(job).toMatchObject({ requestId: 'crash-1', kind: 'generate', state: 'interrupted', provider: 'api', error: { code: 'JOB_INTERRUPTED' } });
+    expect(job).toMatchObject({
+      requestId: 'crash-1',
+      kind: 'generate',
+      state: 'interrupted',
+      provider: 'api',
+      error: { code: 'JOB_INTERRUPTED' },
+    });
     // The row had followed the job's phases (written off the request path, within a turn of the loop).
     expect(job.error?.details).toMatchObject({ requestId: 'crash-1', phase: 'planning' });
     expect(job.finishedAt).not.toBeNull();
@@ -161,6 +192,9 @@ describe('a studio configured by that environment, killed mid-job', () => {
 
     // Writes the crash cut short leave no temp file once the restarted studio has swept (it does so at start).
     const dirs = [join(home, 'generated'), join(home, 'generated', '.thumbs')];
-    await vi.waitFor(() => expect(dirs.flatMap((dir) => readdirSync(dir).filter((name) => name.endsWith('.tmp')))).toEqual([]), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(dirs.flatMap((dir) => readdirSync(dir).filter((name) => name.endsWith('.tmp')))).toEqual([]), {
+      timeout: 10_000,
+      interval: 50,
+    });
   }, 60_000);
 });

@@ -79,7 +79,12 @@ describe('the studio event channel (issue 3 bar)', () => {
   it('shows an async generation in order, resumes a broken connection without loss or duplicates', async () => {
     const first = listen(rig.studio.url);
     await first.ready;
-    const accepted = await rig.post('/api/generate', { prompt: 'a fox [sim:slow=300]', provider: 'api', async: true, requestId: 'bar-async-1' });
+    const accepted = await rig.post('/api/generate', {
+      prompt: 'a fox [sim:slow=300]',
+      provider: 'api',
+      async: true,
+      requestId: 'bar-async-1',
+    });
     expect(accepted.status).toBe(202);
     // Break the connection after the first event of the job, then resume from its id.
     await until(() => first.frames.some((frame) => frame.data.requestId === 'bar-async-1'), 10_000);

@@ -11,8 +11,22 @@ import { rawRequest } from '../helpers/raw-http.js';
 
 // Every lane and model id the spec names; the catalog must list them all.
 const SPEC_MODELS = [
-  'lang-6-luna', 'lang-6-sol', 'lang-6-astra', 'lang-5.6-luna', 'lang-5.6-terra', 'lang-5.6-sol', 'lang-5.5', 'lang-5.4', 'lang-5.4-mini',
-  'alpha-image', 'alpha-image-quality', 'alpha-image-2.0', 'alpha-video', 'alpha-video-1.5', 'nano-fruit-2', 'nano-fruit-pro',
+  'lang-6-luna',
+  'lang-6-sol',
+  'lang-6-astra',
+  'lang-5.6-luna',
+  'lang-5.6-terra',
+  'lang-5.6-sol',
+  'lang-5.5',
+  'lang-5.4',
+  'lang-5.4-mini',
+  'alpha-image',
+  'alpha-image-quality',
+  'alpha-image-2.0',
+  'alpha-video',
+  'alpha-video-1.5',
+  'nano-fruit-2',
+  'nano-fruit-pro',
 ];
 const SPEC_LANES = ['auto', 'oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen', 'gamma', 'delta', 'epsilon', 'flow', 'zeta', 'eta'];
 
@@ -55,7 +69,15 @@ describe('studio foundation over HTTP', () => {
     expect(body.values.betaAspectRatios).toHaveLength(10);
     expect(body.values.betaResolutionTiers).toEqual(['512px', '1K', '2K', '4K']);
     expect(body.values.alphaPlanners).toEqual(['alpha-4.3', 'alpha-4.5', 'alpha-4.6']);
-    expect(body.limits).toMatchObject({ alphaInputImages: 3, cligenReferences: 3, gammaReferences: 10, deltaReferences: 1, epsilonReferences: 0, betaGenerationTimeoutSeconds: 120, cligenProcessTimeoutSeconds: 360 });
+    expect(body.limits).toMatchObject({
+      alphaInputImages: 3,
+      cligenReferences: 3,
+      gammaReferences: 10,
+      deltaReferences: 1,
+      epsilonReferences: 0,
+      betaGenerationTimeoutSeconds: 120,
+      cligenProcessTimeoutSeconds: 360,
+    });
   });
 
   it('reports every provider lane in /api/providers with a state and a reason', async () => {
@@ -63,7 +85,9 @@ describe('studio foundation over HTTP', () => {
     const ids = body.providers.map((provider: { id: string }) => provider.id);
     expect(ids).toEqual(LANE_IDS);
     for (const provider of body.providers) {
-      expect(['ready', 'needs_credential', 'needs_binary', 'unreachable', 'unavailable', 'disconnected', 'locked']).toContain(provider.state);
+      expect(['ready', 'needs_credential', 'needs_binary', 'unreachable', 'unavailable', 'disconnected', 'locked']).toContain(
+        provider.state,
+      );
       expect(provider.reason.length).toBeGreaterThan(5);
     }
   });
@@ -97,7 +121,11 @@ describe('studio foundation over HTTP', () => {
   });
 
   it('answers malformed JSON with 400 INVALID_JSON', async () => {
-    const response = await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"model":' });
+    const response = await studio.request('/api/defaults', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe('INVALID_JSON');
   });
@@ -161,7 +189,11 @@ describe('studio foundation over HTTP', () => {
 
   describe('defaults', () => {
     it('writes one model to both the oauth and api keys, atomically with mode 0600', async () => {
-      const response = await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'lang-6-astra', reasoning: 'high' }) });
+      const response = await studio.request('/api/defaults', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'lang-6-astra', reasoning: 'high' }),
+      });
       expect(response.status).toBe(200);
       const body = await response.json();
       expect(body.oauth.model).toEqual({ value: 'lang-6-astra', source: 'config' });
@@ -176,7 +208,13 @@ describe('studio foundation over HTTP', () => {
 
     it('takes an oauth-only model as the shared default, storing the nearest equivalent for api', async () => {
       const set = async (model: string) =>
-        (await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) })).json();
+        (
+          await studio.request('/api/defaults', {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model }),
+          })
+        ).json();
       const luna = await set('lang-6-luna');
       expect(luna.oauth.model).toEqual({ value: 'lang-6-luna', source: 'config' });
       expect(luna.api.model).toEqual({ value: 'lang-5.6-luna', source: 'config' });
@@ -190,12 +228,25 @@ describe('studio foundation over HTTP', () => {
     });
 
     it('sets a video target and resolves the compatibility alias', async () => {
-      const body = await (await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ video: 'alpha/alpha-video-1.5-preview' }) })).json();
+      const body = await (
+        await studio.request('/api/defaults', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ video: 'alpha/alpha-video-1.5-preview' }),
+        })
+      ).json();
       expect(body.video.value).toEqual({ lane: 'alpha', model: 'alpha-video-1.5' });
     });
 
     it('refuses invalid values naming the valid ones', async () => {
-      const bad = async (payload: object) => (await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) })).json();
+      const bad = async (payload: object) =>
+        (
+          await studio.request('/api/defaults', {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(payload),
+          })
+        ).json();
       const reasoning = await bad({ reasoning: 'extreme' });
       expect(reasoning.error.code).toBe('INVALID_SETTING');
       expect(reasoning.error.details.valid).toEqual(['none', 'low', 'medium', 'high', 'xhigh']);
@@ -231,7 +282,12 @@ describe('api lane defaults from the environment', () => {
       await plain.stop();
     }
     const configured = await startTestStudio({
-      env: { SVC_API_IMAGE_MODEL_DEFAULT: 'lang-5.6-sol', SVC_API_REASONING_EFFORT: 'xhigh', SVC_API_IMAGE_SIZE: '1536x1024', SVC_API_ALLOW_WEB_SEARCH: 'false' },
+      env: {
+        SVC_API_IMAGE_MODEL_DEFAULT: 'lang-5.6-sol',
+        SVC_API_REASONING_EFFORT: 'xhigh',
+        SVC_API_IMAGE_SIZE: '1536x1024',
+        SVC_API_ALLOW_WEB_SEARCH: 'false',
+      },
     });
     try {
       const body = await (await configured.request('/api/defaults')).json();
@@ -256,7 +312,13 @@ describe('serving', () => {
       expect(studio.port).not.toBe(taken);
       expect(studio.port).toBeGreaterThan(taken);
       const descriptor = readDescriptor(join(home, 'server.json'));
-      expect(descriptor).toMatchObject({ backend: { url: studio.url }, port: studio.port, pid: process.pid, version: studio.ctx.version, alpha: { auth: 'none' } });
+      expect(descriptor).toMatchObject({
+        backend: { url: studio.url },
+        port: studio.port,
+        pid: process.pid,
+        version: studio.ctx.version,
+        alpha: { auth: 'none' },
+      });
       expect(typeof descriptor?.startedAt).toBe('string');
       expect((await fetch(`${descriptor?.backend.url}/api/health`)).status).toBe(200);
     } finally {
@@ -277,12 +339,18 @@ describe('serving', () => {
   });
 
   it('refuses to start with an invalid SVC_API_* value, naming it', async () => {
-    await expect(startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_REASONING_EFFORT: 'extreme' } })).rejects.toThrow(/Invalid configuration: SVC_API_REASONING_EFFORT/);
-    await expect(startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_IMAGE_SIZE: '1000x1000' } })).rejects.toThrow(/SVC_API_IMAGE_SIZE/);
+    await expect(
+      startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_REASONING_EFFORT: 'extreme' } }),
+    ).rejects.toThrow(/Invalid configuration: SVC_API_REASONING_EFFORT/);
+    await expect(
+      startStudio({ port: 0, descriptor: false, env: { SVC_HOME: makeTempHome(), SVC_API_IMAGE_SIZE: '1000x1000' } }),
+    ).rejects.toThrow(/SVC_API_IMAGE_SIZE/);
   });
 
   it('refuses to bind beyond loopback without a token', async () => {
-    await expect(startStudio({ host: '0.0.0.0', port: 0, descriptor: false, env: { SVC_HOME: makeTempHome() } })).rejects.toThrow(/SVC_TOKEN/);
+    await expect(startStudio({ host: '0.0.0.0', port: 0, descriptor: false, env: { SVC_HOME: makeTempHome() } })).rejects.toThrow(
+      /SVC_TOKEN/,
+    );
   });
 
   it('checks the token on every request when one is set', async () => {

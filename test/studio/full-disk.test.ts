@@ -68,8 +68,15 @@ describe('the studio on a full disk', () => {
   const home = join(disk, 'studio');
   let demo: Demo;
   let studio: RunningStudio | undefined;
-  const start = (reserve: number) => startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH, SVC_STORAGE_RESERVE_BYTES: String(reserve) }, port: 0, descriptor: true, demo: demo.options });
-  const post = (path: string, body: unknown, method = 'POST') => fetch(`${studio!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const start = (reserve: number) =>
+    startStudio({
+      env: { SVC_HOME: home, PATH: process.env.PATH, SVC_STORAGE_RESERVE_BYTES: String(reserve) },
+      port: 0,
+      descriptor: true,
+      demo: demo.options,
+    });
+  const post = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${studio!.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
     demo = await startDemo({ SVC_HOME: home });
@@ -84,7 +91,11 @@ describe('the studio on a full disk', () => {
     const made = await post('/api/generate', { prompt: 'a lighthouse', provider: 'api' });
     expect(made.status).toBe(200);
     // A photo-sized file (about 1 MB of noise), the kind a person deletes to make room.
-    const photo = await sharp({ create: { width: 640, height: 640, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    const photo = await sharp({
+      create: { width: 640, height: 640, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+    })
+      .png()
+      .toBuffer();
     const imported = await post('/api/assets', { data: `data:image/png;base64,${photo.toString('base64')}`, name: 'holiday.png' });
     expect(imported.status).toBe(201);
     const image = (await imported.json()) as { filename: string; bytes: number };
@@ -106,7 +117,10 @@ describe('the studio on a full disk', () => {
     expect(((await key.json()) as ErrorBody).error.code).toBe('STORAGE_FULL');
     const importFull = await post('/api/assets', { data: `data:image/png;base64,${photo.toString('base64')}`, name: 'another.png' });
     expect(importFull.status).toBe(507);
-    expect(((await importFull.json()) as ErrorBody).error).toMatchObject({ code: 'STORAGE_FULL', details: { path: home, freeBytes: expect.any(Number), neededBytes: 1 } });
+    expect(((await importFull.json()) as ErrorBody).error).toMatchObject({
+      code: 'STORAGE_FULL',
+      details: { path: home, freeBytes: expect.any(Number), neededBytes: 1 },
+    });
 
     // A stop and a start on the full disk: it starts, and reads work.
     await studio.close();

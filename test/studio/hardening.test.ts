@@ -33,10 +33,26 @@ const port = () => new URL(rig.studio.url).port;
 
 describe('Host (DNS rebinding) and Origin (CSRF)', () => {
   it('accepts loopback names and refuses everything that only looks like one', async () => {
-    for (const host of [`localhost:${port()}`, `LOCALHOST:${port()}`, `127.0.0.1:${port()}`, `[::1]:${port()}`, `studio.localhost:${port()}`, '127.1.2.3']) {
+    for (const host of [
+      `localhost:${port()}`,
+      `LOCALHOST:${port()}`,
+      `127.0.0.1:${port()}`,
+      `[::1]:${port()}`,
+      `studio.localhost:${port()}`,
+      '127.1.2.3',
+    ]) {
       expect((await rawRequest(rig.studio.url, { path: '/api/health', headers: { host } })).status, host).toBe(200);
     }
-    for (const host of ['[::1].evil.example', '[::1]evil', 'evil.example', 'localhost.evil.example', '127.0.0.1.nip.io', 'localhost@evil.example', 'localhost:80/x', '[::2]']) {
+    for (const host of [
+      '[::1].evil.example',
+      '[::1]evil',
+      'evil.example',
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+      'localhost@evil.example',
+      'localhost:80/x',
+      '[::2]',
+    ]) {
       const response = await rawRequest(rig.studio.url, { path: '/api/health', headers: { host } });
       expect(response.status, host).toBe(403);
       expect(JSON.parse(response.body).error.code).toBe('FORBIDDEN_HOST');
@@ -56,7 +72,13 @@ describe('Host (DNS rebinding) and Origin (CSRF)', () => {
   });
 
   it('compares the whole origin on state-changing requests, scheme included', async () => {
-    const put = (headers: Record<string, string>) => rawRequest(rig.studio.url, { method: 'PUT', path: '/api/defaults', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+    const put = (headers: Record<string, string>) =>
+      rawRequest(rig.studio.url, {
+        method: 'PUT',
+        path: '/api/defaults',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
     const ownOrigin = `http://127.0.0.1:${port()}`;
     expect((await put({ origin: ownOrigin })).status).toBe(200);
     expect((await put({})).status).toBe(200);
@@ -123,11 +145,21 @@ describe('reference bombs are refused before any upstream call', () => {
   const dataUrl = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
 
   it('a truncated PNG, a PNG with a junk IDAT, and 16000x16000 and 50000x50000 declarations', async () => {
-    const good = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const good = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
     const truncated = good.subarray(0, good.length - 30);
     const junk = Buffer.concat([pngHeader(64, 64), chunk('IDAT', Buffer.alloc(4000, 0x78)), chunk('IEND', Buffer.alloc(0))]);
-    const bomb = Buffer.concat([pngHeader(16000, 16000), chunk('IDAT', deflateSync(Buffer.alloc(200_000))), chunk('IEND', Buffer.alloc(0))]);
-    const huge = Buffer.concat([pngHeader(50000, 50000), chunk('IDAT', deflateSync(Buffer.alloc(200_000))), chunk('IEND', Buffer.alloc(0))]);
+    const bomb = Buffer.concat([
+      pngHeader(16000, 16000),
+      chunk('IDAT', deflateSync(Buffer.alloc(200_000))),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
+    const huge = Buffer.concat([
+      pngHeader(50000, 50000),
+      chunk('IDAT', deflateSync(Buffer.alloc(200_000))),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
     sim.simulator.clearRequests();
     for (const [name, bytes, status, code] of [
       ['truncated', truncated, 400, 'REFERENCE_INVALID'],
@@ -136,7 +168,13 @@ describe('reference bombs are refused before any upstream call', () => {
       // Past sharp's own pixel limit its metadata read fails: the size comes from the header first (issue 33, item 8).
       ['50000x50000', huge, 413, 'REFERENCE_TOO_MANY_PIXELS'],
     ] as const) {
-      const response = await rig.post('/api/generate', { prompt: 'x', provider: 'api', references: [dataUrl(good), dataUrl(bytes)], async: true, requestId: `bomb-${name.replace(/\W/g, '')}` });
+      const response = await rig.post('/api/generate', {
+        prompt: 'x',
+        provider: 'api',
+        references: [dataUrl(good), dataUrl(bytes)],
+        async: true,
+        requestId: `bomb-${name.replace(/\W/g, '')}`,
+      });
       expect(response.status, name).toBe(status);
       const body = await response.json();
       expect(body.error, name).toMatchObject({ code, details: { field: 'references', index: 1 } });
@@ -158,7 +196,9 @@ describe('lane cooldowns', () => {
   it('after oauth reports its quota exhausted, auto generates on api, and /api/providers says until when', async () => {
     const limited = await rig.post('/api/generate', { prompt: 'too much [sim:quota=600]', provider: 'oauth' });
     expect(limited.status).toBe(429);
-    const providers = (await (await rig.get('/api/providers')).json()) as { providers: { id: string; state: string; reason: string; until?: string }[] };
+    const providers = (await (await rig.get('/api/providers')).json()) as {
+      providers: { id: string; state: string; reason: string; until?: string }[];
+    };
     const oauth = providers.providers.find((provider) => provider.id === 'oauth');
     expect(oauth).toMatchObject({ state: 'cooling_down', reason: expect.stringContaining('RATE_LIMITED') });
     const until = Date.parse(String(oauth?.until));
@@ -202,7 +242,11 @@ describe('file modes', () => {
 
   /** Generates one image and waits for its thumbnail, then checks every mode the studio owes. */
   async function expectPrivate(url: string, paths: StudioPaths): Promise<void> {
-    const response = await fetch(`${url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a private image', provider: 'api' }) });
+    const response = await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a private image', provider: 'api' }),
+    });
     expect(response.status).toBe(200);
     const [image] = generationResult.parse(await response.json()).images;
     // GET thumbnailUrl waits for the thumbnail, so its file is on disk after this.

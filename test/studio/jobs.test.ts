@@ -25,24 +25,58 @@ async function job(requestId: string): Promise<{ status: number; body: JobRecord
 describe('GET /api/jobs/:requestId', () => {
   it('answers a succeeded job with its result; the stored request holds descriptors, never image bytes', async () => {
     const reference = await solidPng(48, 32);
-    const response = await rig.post('/api/generate', { prompt: 'a harbour', provider: 'api', requestId: 'jobs-ok', references: [reference] });
+    const response = await rig.post('/api/generate', {
+      prompt: 'a harbour',
+      provider: 'api',
+      requestId: 'jobs-ok',
+      references: [reference],
+    });
     expect(response.status).toBe(200);
     const { status, body } = await job('jobs-ok');
     expect(status).toBe(200);
     expect(jobRecord.safeParse(body).error).toBeUndefined();
-    expect(body).toMatchObject({ requestId: 'jobs-ok', kind: 'generate', state: 'succeeded', phase: 'saving', provider: 'api', model: 'lang-5.6-luna', error: null });
+    expect(body).toMatchObject({
+      requestId: 'jobs-ok',
+      kind: 'generate',
+      state: 'succeeded',
+      phase: 'saving',
+      provider: 'api',
+      model: 'lang-5.6-luna',
+      error: null,
+    });
     expect(body.startedAt).not.toBeNull();
     expect(body.finishedAt).not.toBeNull();
-    expect(body.request).toMatchObject({ operation: 'generate', slots: [{ requestId: 'jobs-ok', lane: 'api', fields: { prompt: 'a harbour' } }] });
-    expect((body.request as { inputs: unknown }).inputs).toEqual({ references: [{ source: 'inline', format: 'png', width: 48, height: 32, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
+    expect(body.request).toMatchObject({
+      operation: 'generate',
+      slots: [{ requestId: 'jobs-ok', lane: 'api', fields: { prompt: 'a harbour' } }],
+    });
+    expect((body.request as { inputs: unknown }).inputs).toEqual({
+      references: [
+        {
+          source: 'inline',
+          format: 'png',
+          width: 48,
+          height: 32,
+          bytes: expect.any(Number),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+      ],
+    });
     expect(JSON.stringify(body.request)).not.toContain(reference.slice(30, 90));
   });
 
   it('answers failed and cancelled jobs with their error', async () => {
-    expect((await rig.post('/api/generate', { prompt: 'refused [sim:moderation]', provider: 'api', requestId: 'jobs-failed' })).status).toBe(422);
+    expect(
+      (await rig.post('/api/generate', { prompt: 'refused [sim:moderation]', provider: 'api', requestId: 'jobs-failed' })).status,
+    ).toBe(422);
     expect((await job('jobs-failed')).body).toMatchObject({ state: 'failed', error: { code: 'MODERATION_REFUSED' }, result: null });
 
-    const accepted = await rig.post('/api/generate', { prompt: 'slow [sim:slow=5000]', provider: 'api', requestId: 'jobs-cancelled', async: true });
+    const accepted = await rig.post('/api/generate', {
+      prompt: 'slow [sim:slow=5000]',
+      provider: 'api',
+      requestId: 'jobs-cancelled',
+      async: true,
+    });
     expect(accepted.status).toBe(202);
     expect((await job('jobs-cancelled')).body.state).toMatch(/^(queued|running)$/);
     const cancel = await fetch(`${rig.studio.url}/api/inflight/jobs-cancelled`, { method: 'DELETE' });
@@ -63,8 +97,18 @@ describe('GET /api/jobs/:requestId', () => {
 
   it('a retried job whose stored input image was removed fails with JOB_INPUTS_MISSING', async () => {
     const reference = await solidPng(40, 40);
-    expect((await rig.post('/api/generate', { prompt: 'refused with a reference [sim:moderation]', provider: 'api', requestId: 'jobs-lost-input', references: [reference] })).status).toBe(422);
-    const { sha256 } = ((await job('jobs-lost-input')).body.request as { inputs: { references: { sha256: string }[] } }).inputs.references[0];
+    expect(
+      (
+        await rig.post('/api/generate', {
+          prompt: 'refused with a reference [sim:moderation]',
+          provider: 'api',
+          requestId: 'jobs-lost-input',
+          references: [reference],
+        })
+      ).status,
+    ).toBe(422);
+    const { sha256 } = ((await job('jobs-lost-input')).body.request as { inputs: { references: { sha256: string }[] } }).inputs
+      .references[0];
     rmSync(join(rig.studio.ctx.paths.jobInputsDir, sha256));
     expect((await rig.post('/api/jobs/jobs-lost-input/retry', {})).status).toBe(202);
     let retried = (await job('jobs-lost-input~2')).body;

@@ -19,7 +19,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function checkout(): { dir: string; built: string } {
   const dir = join(work, 'checkout');
   for (const sub of ['bin', 'scripts', 'dist/bundle']) mkdirSync(join(dir, sub), { recursive: true });
-  for (const file of ['package.json', 'package-lock.json', 'bin/svc.js', 'bin/svc-chat.js', 'scripts/prepare.mjs']) copyFileSync(join(root, file), join(dir, file));
+  for (const file of ['package.json', 'package-lock.json', 'bin/svc.js', 'bin/svc-chat.js', 'scripts/prepare.mjs'])
+    copyFileSync(join(root, file), join(dir, file));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   const built = join(dir, 'dist/bundle/svc.js');
   writeFileSync(built, 'console.log("svc (the built program)");\n');
@@ -34,7 +35,13 @@ describe('npx svc in a checkout', () => {
     const before = [built, join(dir, 'dist/bundle'), join(dir, 'dist')].map((path) => statSync(path).mtimeMs);
     const run = spawnSync('npx', ['svc', '--version'], {
       cwd: dir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_cache: join(work, 'npm-cache'), npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        npm_config_cache: join(work, 'npm-cache'),
+        npm_config_offline: 'true',
+        npm_config_update_notifier: 'false',
+      },
       encoding: 'utf8',
       timeout: 120_000,
     });

@@ -17,7 +17,9 @@ describe.runIf(process.platform === 'linux')('POST /api/storage/open-generated-d
       const response = await studio.request('/api/storage/open-generated-dir', { method: 'POST' });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ opened: true, path: studio.ctx.paths.generatedDir });
-      await vi.waitFor(() => expect(existsSync(record) && readFileSync(record, 'utf8')).toBe(studio.ctx.paths.generatedDir), { timeout: 5000 });
+      await vi.waitFor(() => expect(existsSync(record) && readFileSync(record, 'utf8')).toBe(studio.ctx.paths.generatedDir), {
+        timeout: 5000,
+      });
     } finally {
       await studio.stop();
     }

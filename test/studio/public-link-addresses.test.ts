@@ -8,14 +8,30 @@ import { isInternalAddress, linkRefusal } from '../../src/studio/upstream/public
 
 describe('the public-link rule', () => {
   it('refuses every link the probe got through, by IP literal', async () => {
-    for (const host of ['[::127.0.0.1]', '[64:ff9b::7f00:1]', '[fec0::1]', '[2002:7f00:1::]', '192.0.2.1', '[::ffff:7f00:1]', '198.51.100.7', '203.0.113.9', '[2001:db8::1]', '[100::1]', '[3fff::1]', '[5f00::1]', '[2001::1]', '240.0.0.1']) {
+    for (const host of [
+      '[::127.0.0.1]',
+      '[64:ff9b::7f00:1]',
+      '[fec0::1]',
+      '[2002:7f00:1::]',
+      '192.0.2.1',
+      '[::ffff:7f00:1]',
+      '198.51.100.7',
+      '203.0.113.9',
+      '[2001:db8::1]',
+      '[100::1]',
+      '[3fff::1]',
+      '[5f00::1]',
+      '[2001::1]',
+      '240.0.0.1',
+    ]) {
       const refusal = await linkRefusal(new URL(`https://${host}/result.png`), undefined);
       expect(refusal?.reason, host).toMatch(/internal address/);
     }
   });
 
   it('lets public addresses through, an IPv4 one carried in NAT64 or mapped IPv6 too', async () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '::ffff:8.8.8.8']) expect(isInternalAddress(address), address).toBe(false);
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '::ffff:8.8.8.8'])
+      expect(isInternalAddress(address), address).toBe(false);
     expect(await linkRefusal(new URL('https://[2606:4700::1111]/result.png'), undefined)).toBeUndefined();
   });
 });

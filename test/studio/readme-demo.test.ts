@@ -19,7 +19,8 @@ let demo: RunningSvc;
 let url: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'bundle', 'svc.js'))) throw new Error('the built program is missing: run `npm run build` (CI builds before the tests)');
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'svc.js')))
+    throw new Error('the built program is missing: run `npm run build` (CI builds before the tests)');
   // `node bin/svc.js serve --demo`: the script's arguments after the program, as npm would run them.
   const [node, program, ...args] = demoScript.split(' ');
   expect([node, resolve(ROOT, program)]).toEqual(['node', BUILT_SVC]);

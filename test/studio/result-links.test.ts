@@ -8,7 +8,15 @@ const verdict = async (link: string, own?: string) => (await linkRefusal(new URL
 
 describe('result links', () => {
   it('refuses internal addresses over https, however written', async () => {
-    for (const link of ['https://127.0.0.1/a.png', 'https://10.1.2.3/a.png', 'https://192.168.0.9/a.mp4', 'https://169.254.169.254/latest', 'https://[::1]/a.png', 'https://[::ffff:127.0.0.1]/a.png', 'https://[fd00::1]/a.png']) {
+    for (const link of [
+      'https://127.0.0.1/a.png',
+      'https://10.1.2.3/a.png',
+      'https://192.168.0.9/a.mp4',
+      'https://169.254.169.254/latest',
+      'https://[::1]/a.png',
+      'https://[::ffff:127.0.0.1]/a.png',
+      'https://[fd00::1]/a.png',
+    ]) {
       expect(await verdict(link), link).toMatch(/internal address/);
     }
   });

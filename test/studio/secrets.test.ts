@@ -12,7 +12,13 @@ describe('credentials never leave the studio', () => {
       const key = rig.sim.apiKey;
       rig.sim.simulator.fault(RESPONSES_ROUTES.apiResponses, {
         status: 400,
-        body: { error: { message: `The key ${key} may not use this model (sent as Bearer ${key}).`, type: 'invalid_request_error', code: 'invalid_value' } },
+        body: {
+          error: {
+            message: `The key ${key} may not use this model (sent as Bearer ${key}).`,
+            type: 'invalid_request_error',
+            code: 'invalid_value',
+          },
+        },
       });
       const response = await rig.post('/api/generate', { prompt: 'a fox', provider: 'api' });
       const text = await response.text();
@@ -29,9 +35,17 @@ describe('credentials never leave the studio', () => {
     const studio = await startTestStudio({ token: 'query-token-1' });
     try {
       expect((await studio.request('/api/health?token=query-token-1')).status).toBe(200);
-      const write = await studio.request('/api/defaults?token=query-token-1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"reasoning":"high"}' });
+      const write = await studio.request('/api/defaults?token=query-token-1', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"reasoning":"high"}',
+      });
       expect(write.status).toBe(401);
-      const header = await studio.request('/api/defaults', { method: 'PUT', headers: { 'content-type': 'application/json', authorization: 'Bearer query-token-1' }, body: '{"reasoning":"high"}' });
+      const header = await studio.request('/api/defaults', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer query-token-1' },
+        body: '{"reasoning":"high"}',
+      });
       expect(header.status).toBe(200);
     } finally {
       await studio.stop();

@@ -15,7 +15,9 @@ describe('shutdown', () => {
     const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
     const body = JSON.stringify({ prompt: 'a slow heron [sim:slow=2000]', provider: 'api', requestId: 'shutdown-1' });
-    socket.write(`POST /api/generate HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(
+      `POST /api/generate HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     // Close while the upstream call is still open (waitForRequest would wait for it to finish).
     for (let attempt = 0; attempt < 500 && !rig.sim.simulator.requests().some((entry) => entry.path.endsWith('/responses')); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -53,12 +55,17 @@ describe('shutdown', () => {
 
   it('tells a per-request stream why it ends: the error event arrives before the stream closes', async () => {
     const rig = await startRig();
-    const response = await rig.post('/api/generate', { prompt: 'a slow crane [sim:slow=3000]', provider: 'api' }, { accept: 'text/event-stream' });
+    const response = await rig.post(
+      '/api/generate',
+      { prompt: 'a slow crane [sim:slow=3000]', provider: 'api' },
+      { accept: 'text/event-stream' },
+    );
     const events: Record<string, unknown>[] = [];
     const reading = (async () => {
       for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) events.push(JSON.parse(message.data));
     })();
-    for (let attempt = 0; attempt < 500 && !events.some((event) => event.phase === 'planning'); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let attempt = 0; attempt < 500 && !events.some((event) => event.phase === 'planning'); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await rig.studio.close();
     await reading;
     const last = events[events.length - 1];

@@ -22,7 +22,12 @@ interface Answer<T = Record<string, unknown>> {
   headers: Headers;
 }
 
-async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+async function call<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   const response = await fetch(`${studio.url}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -35,7 +40,9 @@ describe('item 1: If-Match with the version, bare or quoted', () => {
   it('saves with If-Match: <version> and answers the ETag quoted; a stale bare version is 412', async () => {
     const created = await call<{ id: string; version: number }>('POST', '/api/sessions', { title: 'Bare precondition' });
     const graph = { nodes: [{ id: 'a', position: { x: 0, y: 0 } }], edges: [] };
-    const saved = await call<{ version: number }>('PUT', `/api/sessions/${created.body.id}/graph`, graph, { 'if-match': String(created.body.version) });
+    const saved = await call<{ version: number }>('PUT', `/api/sessions/${created.body.id}/graph`, graph, {
+      'if-match': String(created.body.version),
+    });
     expect(saved.status).toBe(200);
     expect(saved.body.version).toBe(created.body.version + 1);
     expect(saved.headers.get('etag')).toBe(`"${created.body.version + 1}"`);
@@ -52,18 +59,34 @@ describe('item 1: If-Match with the version, bare or quoted', () => {
 
 /** The events of one generation on its own stream, up to the terminal one. */
 async function streamed(body: unknown): Promise<StreamedEvent[]> {
-  const response = await fetch(`${studio.url}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
+  const response = await fetch(`${studio.url}/api/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
   return collectEvents(response, (event) => (event.event === 'done' || event.event === 'error') && !('slot' in event));
 }
 
 describe('item 2: common controls a lane lacks', () => {
   it('quality "high" on gamma succeeds (its contract has quality: no warning), moderation there is dropped with one; delta drops three', async () => {
-    const answer = await call<GenerationResult>('POST', '/api/generate', { prompt: 'a lighthouse at dusk', provider: 'gamma', quality: 'high', moderation: 'low', size: '1024x1024' });
+    const answer = await call<GenerationResult>('POST', '/api/generate', {
+      prompt: 'a lighthouse at dusk',
+      provider: 'gamma',
+      quality: 'high',
+      moderation: 'low',
+      size: '1024x1024',
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.settings.quality).toBe('high');
     expect(answer.body.warnings).toEqual([{ type: 'unsupported', field: 'moderation', lane: 'gamma' }]);
-    const delta = await call<GenerationResult>('POST', '/api/generate', { prompt: 'a lighthouse at dusk', provider: 'delta', quality: 'high', moderation: 'low', format: 'webp' });
+    const delta = await call<GenerationResult>('POST', '/api/generate', {
+      prompt: 'a lighthouse at dusk',
+      provider: 'delta',
+      quality: 'high',
+      moderation: 'low',
+      format: 'webp',
+    });
     expect(delta.status, JSON.stringify(delta.body)).toBe(200);
     expect(generationResult.parse(delta.body).warnings).toEqual([
       { type: 'unsupported', field: 'quality', lane: 'delta' },
@@ -132,16 +155,30 @@ describe('item 3: auto considers every ready lane', () => {
     const answer = await call('POST', '/api/generate', { prompt: 'a red kite', model: 'nano-fruit-pro', negativePrompt: 'blurry' });
     expect(answer.status).toBe(503);
     expect(answer.body.error?.code).toBe('LANE_NOT_AVAILABLE');
-    expect(answer.body.error?.message).toMatch(/Considered: .*oauth: does not offer nano-fruit-pro.*beta-api: has no negativePrompt control/);
-    expect(Object.keys(answer.body.error?.details?.lanes as object)).toEqual(expect.arrayContaining(['oauth', 'gamma', 'delta', 'epsilon', 'flow']));
+    expect(answer.body.error?.message).toMatch(
+      /Considered: .*oauth: does not offer nano-fruit-pro.*beta-api: has no negativePrompt control/,
+    );
+    expect(Object.keys(answer.body.error?.details?.lanes as object)).toEqual(
+      expect.arrayContaining(['oauth', 'gamma', 'delta', 'epsilon', 'flow']),
+    );
   });
 });
 
 describe('item 4: groupBy=session groups by session title', () => {
-  interface Group { sessionTitle: string | null; sessionIds: string[]; sessionId: string | null; count: number; items: { filename: string; format: string }[] }
+  interface Group {
+    sessionTitle: string | null;
+    sessionIds: string[];
+    sessionId: string | null;
+    count: number;
+    items: { filename: string; format: string }[];
+  }
   const groups = async () => (await call<{ groups: Group[] }>('GET', '/api/history?groupBy=session&limit=200')).body.groups;
   const node = async (sessionId: string) => {
-    const answer = await call<{ asset: { filename: string } }>('POST', '/api/node/generate', { prompt: 'a paper crane', provider: 'gamma', sessionId });
+    const answer = await call<{ asset: { filename: string } }>('POST', '/api/node/generate', {
+      prompt: 'a paper crane',
+      provider: 'gamma',
+      sessionId,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body.asset.filename;
   };
@@ -151,7 +188,10 @@ describe('item 4: groupBy=session groups by session title', () => {
     const second = await call<{ id: string }>('POST', '/api/sessions', { title: 'Cranes' });
     const image = await node(first.body.id);
     await node(second.body.id);
-    const trace = await call<{ filename: string }>('POST', `/api/assets/derived?kind=vector-svg&source=${encodeURIComponent(image)}&preset=poster`);
+    const trace = await call<{ filename: string }>(
+      'POST',
+      `/api/assets/derived?kind=vector-svg&source=${encodeURIComponent(image)}&preset=poster`,
+    );
     expect(trace.status, JSON.stringify(trace.body)).toBe(201);
 
     const cranes = (await groups()).filter((group) => group.sessionTitle === 'Cranes');
@@ -170,7 +210,9 @@ describe('item 4: groupBy=session groups by session title', () => {
     expect(origami).toHaveLength(1);
     expect(origami[0]).toMatchObject({ sessionIds: [first.body.id], sessionId: first.body.id, count: 2 });
     expect(origami[0].items.map((item) => item.format).sort()).toEqual(['png', 'svg']);
-    expect(after.filter((group) => group.sessionTitle === 'Cranes')).toEqual([expect.objectContaining({ sessionIds: [second.body.id], count: 1 })]);
+    expect(after.filter((group) => group.sessionTitle === 'Cranes')).toEqual([
+      expect.objectContaining({ sessionIds: [second.body.id], count: 1 }),
+    ]);
   });
 });
 
@@ -178,7 +220,10 @@ describe('item 5: defaults and /api/providers', () => {
   it('an unknown video target answers INVALID_VIDEO_MODEL, not the image-model code', async () => {
     const answer = await call('PUT', '/api/defaults', { video: 'alpha/alpha-image' });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ code: 'INVALID_VIDEO_MODEL', details: { field: 'video', valid: expect.arrayContaining(['alpha-video-1.5']) } });
+    expect(answer.body.error).toMatchObject({
+      code: 'INVALID_VIDEO_MODEL',
+      details: { field: 'video', valid: expect.arrayContaining(['alpha-video-1.5']) },
+    });
     expect((await call('PUT', '/api/defaults', { video: 'alpha/nope' })).body.error?.code).toBe('INVALID_VIDEO_MODEL');
   });
 
@@ -195,7 +240,11 @@ describe('item 5: defaults and /api/providers', () => {
   });
 
   it('lists the runtime ports: each lane upstream origin and port, and the studio own', async () => {
-    const answer = await call<{ providers: { id: string; upstream: string | null; runtime: { origin: string; port: number } | null }[]; studio: { origin: string; port: number }; auto: { lane: string | null } }>('GET', '/api/providers');
+    const answer = await call<{
+      providers: { id: string; upstream: string | null; runtime: { origin: string; port: number } | null }[];
+      studio: { origin: string; port: number };
+      auto: { lane: string | null };
+    }>('GET', '/api/providers');
     expect(answer.status).toBe(200);
     const port = Number(new URL(studio.url).port);
     expect(answer.body.studio).toEqual({ origin: `http://127.0.0.1:${port}`, port });
@@ -215,9 +264,19 @@ describe('item 12: human messages for every 400', () => {
       ['POST', '/api/generate', { prompt: 'x', colour: 'red' }, /^unknown field colour \(valid: .*prompt.*\)$/],
       ['POST', '/api/generate', { prompt: 'x', quality: 'best' }, /^quality: must be one of low, medium, high$/],
       ['POST', '/api/generate/multimode', { prompt: 'x', n: 99 }, /^n: must be at most 8$/],
-      ['POST', '/api/generate', { prompt: 'x', provider: 'epsilon', options: { steps: 500 } }, /^options\.steps: must be a whole number from 1 to 50$/],
+      [
+        'POST',
+        '/api/generate',
+        { prompt: 'x', provider: 'epsilon', options: { steps: 500 } },
+        /^options\.steps: must be a whole number from 1 to 50$/,
+      ],
       ['POST', '/api/generate', { prompt: 'x', model: 'lang-99' }, /^Unknown model "lang-99" \(valid: .*lang-6-luna.*\)\.$/],
-      ['POST', '/api/assets/derived?kind=vector-svg&source=x.png&preset=nope', undefined, /^Unknown tracing preset "nope" \(valid: general, poster, photo, line-art\)\.$/],
+      [
+        'POST',
+        '/api/assets/derived?kind=vector-svg&source=x.png&preset=nope',
+        undefined,
+        /^Unknown tracing preset "nope" \(valid: general, poster, photo, line-art\)\.$/,
+      ],
       ['POST', '/api/sessions', { title: '' }, /^title: /],
     ];
     for (const [method, path, body, message] of cases) {
@@ -230,7 +289,10 @@ describe('item 12: human messages for every 400', () => {
 });
 
 describe('item 11: a cooldown says until when and why, and auto says it moved (last: it benches oauth)', () => {
-  interface Providers { providers: { id: string; state: string; until?: string; cooldown?: { until: string; source: string; code: string } }[]; auto: { lane: string | null; moved: boolean; skipped: Record<string, string> } }
+  interface Providers {
+    providers: { id: string; state: string; until?: string; cooldown?: { until: string; source: string; code: string } }[];
+    auto: { lane: string | null; moved: boolean; skipped: Record<string, string> };
+  }
 
   it('a vendor Retry-After sets the cooldown (source vendor) on the card data', async () => {
     const limited = await call('POST', '/api/generate', { prompt: 'a kite [sim:ratelimit]', provider: 'gamma' });
@@ -267,18 +329,36 @@ describe('issue 46, item 10: the version the spec implies', () => {
 
 describe('issue 46, item 10: a lane’s own control at the top level', () => {
   it('is read as that lane’s option when the body names the lane; options still work; auto and a clash stay refused', async () => {
-    const epsilon = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', { prompt: 'a top-level sampler', provider: 'epsilon', sampler: 'k_euler', steps: 12 });
+    const epsilon = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', {
+      prompt: 'a top-level sampler',
+      provider: 'epsilon',
+      sampler: 'k_euler',
+      steps: 12,
+    });
     expect(epsilon.status, JSON.stringify(epsilon.body)).toBe(200);
     expect(epsilon.body.settings).toMatchObject({ sampler: 'k_euler', steps: 12 });
-    const beta = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', { prompt: 'a top-level ratio', provider: 'beta-api', aspectRatio: '16:9' });
+    const beta = await call<{ settings: Record<string, unknown> }>('POST', '/api/generate', {
+      prompt: 'a top-level ratio',
+      provider: 'beta-api',
+      aspectRatio: '16:9',
+    });
     expect(beta.status, JSON.stringify(beta.body)).toBe(200);
     expect(beta.body.settings).toMatchObject({ aspectRatio: '16:9' });
-    const inOptions = await call('POST', '/api/generate', { prompt: 'options as before', provider: 'epsilon', options: { sampler: 'k_euler' } });
+    const inOptions = await call('POST', '/api/generate', {
+      prompt: 'options as before',
+      provider: 'epsilon',
+      options: { sampler: 'k_euler' },
+    });
     expect(inOptions.status).toBe(200);
     const auto = await call('POST', '/api/generate', { prompt: 'which lane?', sampler: 'k_euler' });
     expect(auto.status).toBe(400);
     expect(auto.body.error?.message).toMatch(/sampler/);
-    const clash = await call('POST', '/api/generate', { prompt: 'twice', provider: 'epsilon', sampler: 'k_euler', options: { sampler: 'k_dpmpp_2m' } });
+    const clash = await call('POST', '/api/generate', {
+      prompt: 'twice',
+      provider: 'epsilon',
+      sampler: 'k_euler',
+      options: { sampler: 'k_dpmpp_2m' },
+    });
     expect(clash.status).toBe(400);
     const wrongValue = await call('POST', '/api/generate', { prompt: 'a bad sampler', provider: 'epsilon', sampler: 'k_nope' });
     expect(wrongValue.status).toBe(400);

@@ -29,7 +29,9 @@ describe('the state-dir lock', () => {
     running.push(first);
     const second = await runSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir }, 20_000);
     expect(second.code).toBe(2);
-    const refusal = JSON.parse(second.stdout) as { error: { code: string; message: string; details: { holder: { pid: number; url: string } } } };
+    const refusal = JSON.parse(second.stdout) as {
+      error: { code: string; message: string; details: { holder: { pid: number; url: string } } };
+    };
     expect(refusal.error.code).toBe('STATE_DIR_LOCKED');
     expect(refusal.error.message).toContain(`pid ${String(first.first.pid)}`);
     expect(refusal.error.message).toContain(String(first.first.url));
@@ -69,7 +71,10 @@ describe('the state-dir lock', () => {
     writeFileSync(lock, '');
     const refused = await runSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir }, 20_000);
     expect(refused.code).toBe(2);
-    expect((JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'STATE_DIR_LOCKED', message: expect.stringContaining('Another studio is starting') });
+    expect((JSON.parse(refused.stdout) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'STATE_DIR_LOCKED',
+      message: expect.stringContaining('Another studio is starting'),
+    });
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     const next = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: dir });
@@ -82,7 +87,10 @@ describe('the state-dir lock', () => {
 /** Runs svc-chat through tsx; resolves with its exit code and output. */
 function runChat(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/svc-chat.ts'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/cli/svc-chat.ts'), ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -41,7 +41,10 @@ const waitFor = async (check: () => boolean, what: string): Promise<void> => {
  */
 async function unreapedHolder(home: string): Promise<{ pid: number; parent: ChildProcess }> {
   const script = `import(${JSON.stringify(LOCK_MODULE)}).then((m) => { m.acquireStateLock(${JSON.stringify(home)}, new Date().toISOString()); console.log("locked"); setInterval(() => {}, 1000); });`;
-  const parent = spawn('sh', ['-c', `"$NODE" --import tsx -e "$HOLDER" & echo $!; exec sleep 60`], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE: process.execPath, HOLDER: script } });
+  const parent = spawn('sh', ['-c', `"$NODE" --import tsx -e "$HOLDER" & echo $!; exec sleep 60`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE: process.execPath, HOLDER: script },
+  });
   cleanups.push(() => parent.kill('SIGKILL'));
   let output = '';
   parent.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -76,9 +79,15 @@ describe.skipIf(process.platform !== 'linux')('the state lock after a crash', ()
     expect(holderAlive({ pid, processStart: String(Number(start) + 1) })).toBe(false);
     // An older build's lock (no start time) with a live process still holds.
     expect(holderAlive({ pid })).toBe(true);
-    writeFileSync(join(home, 'studio.lock'), JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', processStart: String(Number(start) + 1) }));
+    writeFileSync(
+      join(home, 'studio.lock'),
+      JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', processStart: String(Number(start) + 1) }),
+    );
     const lock = acquireStateLock(home, new Date().toISOString());
-    expect(JSON.parse(readFileSync(join(home, 'studio.lock'), 'utf8'))).toMatchObject({ pid: process.pid, processStart: expect.any(String) });
+    expect(JSON.parse(readFileSync(join(home, 'studio.lock'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      processStart: expect.any(String),
+    });
     lock.release();
     writeFileSync(join(home, 'studio.lock'), JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', processStart: start }));
     expect(() => acquireStateLock(home, new Date().toISOString())).toThrow(StateDirLocked);

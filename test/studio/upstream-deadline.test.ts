@@ -23,9 +23,11 @@ const STALLS = {
   /** Half a status line. */
   'half-head': (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\n'),
   /** An event stream head and half an event, before the upload is read: the case that escaped. */
-  'early-stream': (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n10\r\ndata: {"type":'),
+  'early-stream': (socket: Socket) =>
+    socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n10\r\ndata: {"type":'),
   /** An error status whose body never ends. */
-  'error-body': (socket: Socket) => socket.write('HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"error":'),
+  'error-body': (socket: Socket) =>
+    socket.write('HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"error":'),
   /** A redirect (refused, never followed). */
   redirect: (socket: Socket) => socket.end('HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:9/\r\ncontent-length: 0\r\n\r\n'),
 } as const;
@@ -65,10 +67,13 @@ const UPLOAD = new Blob([Buffer.alloc(16 * 1024 * 1024, 0x61)]);
 /** One stalled call; what it threw and how long it took. */
 async function stalledCall(stall: Stall, signal?: AbortSignal): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();
-  const error = await callUpstream({ lane: 'api', url: `${base}/${stall}`, method: 'POST', body: UPLOAD, timeoutMs: TIMEOUT_MS, ...(signal ? { signal } : {}) }, async (response) => {
-    for await (const message of readEventStream('api', response)) void message;
-    return 'ended';
-  }).then(
+  const error = await callUpstream(
+    { lane: 'api', url: `${base}/${stall}`, method: 'POST', body: UPLOAD, timeoutMs: TIMEOUT_MS, ...(signal ? { signal } : {}) },
+    async (response) => {
+      for await (const message of readEventStream('api', response)) void message;
+      return 'ended';
+    },
+  ).then(
     () => undefined,
     (thrown: unknown) => thrown,
   );
@@ -87,20 +92,24 @@ describe('upstream calls end by their deadline and on cancel', () => {
     }
   });
 
-  it('stalled calls cancelled by their job end with the job’s reason, alternating with timeouts on the same origin', { timeout: 60_000 }, async () => {
-    for (const stall of ['no-answer', 'early-stream', 'error-body'] as const) {
-      for (let call = 0; call < 6; call += 1) {
-        const job = new AbortController();
-        const reason = new Error('cancelled by the client');
-        const cancels = call % 2 === 1;
-        if (cancels) setTimeout(() => job.abort(reason), TIMEOUT_MS / 3);
-        const { error, ms } = await stalledCall(stall, job.signal);
-        if (cancels) expect(error, `${stall} #${call}`).toBe(reason);
-        else expect((error as UpstreamError).failure, `${stall} #${call}`).toBe('timeout');
-        expect(ms, `${stall} #${call}`).toBeLessThan(BOUND_MS);
+  it(
+    'stalled calls cancelled by their job end with the job’s reason, alternating with timeouts on the same origin',
+    { timeout: 60_000 },
+    async () => {
+      for (const stall of ['no-answer', 'early-stream', 'error-body'] as const) {
+        for (let call = 0; call < 6; call += 1) {
+          const job = new AbortController();
+          const reason = new Error('cancelled by the client');
+          const cancels = call % 2 === 1;
+          if (cancels) setTimeout(() => job.abort(reason), TIMEOUT_MS / 3);
+          const { error, ms } = await stalledCall(stall, job.signal);
+          if (cancels) expect(error, `${stall} #${call}`).toBe(reason);
+          else expect((error as UpstreamError).failure, `${stall} #${call}`).toBe('timeout');
+          expect(ms, `${stall} #${call}`).toBeLessThan(BOUND_MS);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('a call whose job was cancelled before it began does not start', async () => {
     const job = new AbortController();

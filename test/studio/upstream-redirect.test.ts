@@ -23,7 +23,9 @@ afterAll(async () => {
 describe('a redirect from an upstream', () => {
   it('fails the call once, not retryable, with the redirect named', async () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/clip.mp4`;
-    const failure = await callUpstream({ lane: 'alpha-api', url, timeoutMs: 10_000 }, (response) => readBytes('alpha-api', response, 1024)).then(
+    const failure = await callUpstream({ lane: 'alpha-api', url, timeoutMs: 10_000 }, (response) =>
+      readBytes('alpha-api', response, 1024),
+    ).then(
       () => undefined,
       (error: unknown) => error,
     );

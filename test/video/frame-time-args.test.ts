@@ -31,7 +31,11 @@ describe('extractFrame at a tiny time', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-frame-args-'));
     file = join(dir, 'clip.mp4');
-    await runTool('ffmpeg', ['-f', 'lavfi', '-i', 'color=c=blue:s=64x64:r=24:d=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-f', 'mp4', file], { what: 'test clip' });
+    await runTool(
+      'ffmpeg',
+      ['-f', 'lavfi', '-i', 'color=c=blue:s=64x64:r=24:d=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-f', 'mp4', file],
+      { what: 'test clip' },
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

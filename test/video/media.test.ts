@@ -33,7 +33,17 @@ describe('ffmpeg and ffprobe', () => {
     const studio = await startAssetStudio({ PATH: empty });
     try {
       const bytes = await renderSimVideo({ prompt: 'saved without Debian ffmpeg', width: 320, height: 180, durationSeconds: 1 });
-      const saved = await saveVideoAsset(studio.ctx, { bytes, metadata: { prompt: 'saved without Debian ffmpeg', lane: 'alpha', model: 'alpha-video', requestId: 'npm-ffmpeg', kind: 'video', settings: {} } });
+      const saved = await saveVideoAsset(studio.ctx, {
+        bytes,
+        metadata: {
+          prompt: 'saved without Debian ffmpeg',
+          lane: 'alpha',
+          model: 'alpha-video',
+          requestId: 'npm-ffmpeg',
+          kind: 'video',
+          settings: {},
+        },
+      });
       expect(saved).toMatchObject({ format: 'mp4', thumbnailReady: true, video: { codec: 'h264', durationSeconds: 1 } });
     } finally {
       await studio.stop();
@@ -41,8 +51,12 @@ describe('ffmpeg and ffprobe', () => {
   });
 
   it('is stopped at its time limit, and missing binaries answer FFMPEG_UNAVAILABLE', async () => {
-    await expect(runTool('ffmpeg', ['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=5', '-f', 'null', '-'], { what: 'endless', timeoutMs: 300 })).rejects.toMatchObject({ code: 'FFMPEG_TIMEOUT' });
-    await expect(runTool('ffprobe', ['-version'], { what: 'none', env: { PATH: scratch, SVC_FFPROBE: '/nonexistent/ffprobe' } })).rejects.toMatchObject({ code: 'FFMPEG_UNAVAILABLE' });
+    await expect(
+      runTool('ffmpeg', ['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=5', '-f', 'null', '-'], { what: 'endless', timeoutMs: 300 }),
+    ).rejects.toMatchObject({ code: 'FFMPEG_TIMEOUT' });
+    await expect(
+      runTool('ffprobe', ['-version'], { what: 'none', env: { PATH: scratch, SVC_FFPROBE: '/nonexistent/ffprobe' } }),
+    ).rejects.toMatchObject({ code: 'FFMPEG_UNAVAILABLE' });
   });
 });
 
@@ -63,14 +77,34 @@ describe('a saved video after a crash', () => {
     const home = makeTempHome();
     const first = await startAssetStudio({ SVC_HOME: home });
     const bytes = await renderSimVideo({ prompt: 'an orphaned film', width: 320, height: 180, durationSeconds: 1 });
-    const saved = await saveVideoAsset(first.ctx, { bytes, metadata: { prompt: 'an orphaned film', lane: 'alpha-api', model: 'alpha-video-1.5', requestId: 'orphan-video', kind: 'video', settings: { operation: 'generate' } } });
+    const saved = await saveVideoAsset(first.ctx, {
+      bytes,
+      metadata: {
+        prompt: 'an orphaned film',
+        lane: 'alpha-api',
+        model: 'alpha-video-1.5',
+        requestId: 'orphan-video',
+        kind: 'video',
+        settings: { operation: 'generate' },
+      },
+    });
     first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
     await first.close();
     const second = await startAssetStudio({ SVC_HOME: home });
     try {
-      await vi.waitFor(async () => expect((await getJson<{ items: unknown[] }>(second, '/api/history?kind=video')).body.items).toHaveLength(1), { timeout: 10_000, interval: 50 });
-      const { body } = await getJson<{ items: { filename: string; requestId: string; format: string; video?: { durationSeconds: number } }[] }>(second, '/api/history?kind=video');
-      expect(body.items[0]).toMatchObject({ filename: saved.filename, requestId: 'orphan-video', format: 'mp4', video: { durationSeconds: 1 } });
+      await vi.waitFor(
+        async () => expect((await getJson<{ items: unknown[] }>(second, '/api/history?kind=video')).body.items).toHaveLength(1),
+        { timeout: 10_000, interval: 50 },
+      );
+      const { body } = await getJson<{
+        items: { filename: string; requestId: string; format: string; video?: { durationSeconds: number } }[];
+      }>(second, '/api/history?kind=video');
+      expect(body.items[0]).toMatchObject({
+        filename: saved.filename,
+        requestId: 'orphan-video',
+        format: 'mp4',
+        video: { durationSeconds: 1 },
+      });
       expect((await fetch(`${second.url}${saved.thumbnailUrl}`)).status).toBe(200);
     } finally {
       await second.stop();
@@ -80,7 +114,12 @@ describe('a saved video after a crash', () => {
   it('bytes that are not an MP4 are refused and nothing is written', async () => {
     const studio = await startAssetStudio();
     try {
-      await expect(saveVideoAsset(studio.ctx, { bytes: Buffer.from('<html>not a video</html>'), metadata: { prompt: 'x', lane: 'alpha', model: 'alpha-video', requestId: 'bad', kind: 'video', settings: {} } })).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
+      await expect(
+        saveVideoAsset(studio.ctx, {
+          bytes: Buffer.from('<html>not a video</html>'),
+          metadata: { prompt: 'x', lane: 'alpha', model: 'alpha-video', requestId: 'bad', kind: 'video', settings: {} },
+        }),
+      ).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
       expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(0);
     } finally {
       await studio.stop();

@@ -33,7 +33,9 @@ describe('video on `svc serve --demo`', () => {
     const run = await svc('video', 'waves at dusk', '--duration', '3', '-o', out, '--json');
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(out)).toBe(true);
-    const probed = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', out], { encoding: 'utf8' })) as { streams: { codec_name: string }[]; format: { duration: string } };
+    const probed = JSON.parse(
+      execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', out], { encoding: 'utf8' }),
+    ) as { streams: { codec_name: string }[]; format: { duration: string } };
     expect(probed.streams[0].codec_name).toBe('h264');
     expect(Math.abs(Number(probed.format.duration) - 3)).toBeLessThan(0.2);
     const result = JSON.parse(run.stdout) as { saved: string; video: { format: string; video: { durationSeconds: number } } };
@@ -52,7 +54,11 @@ describe('video on `svc serve --demo`', () => {
         if (event.event === 'done' || event.event === 'error') return;
       }
     })();
-    const accepted = await fetch(`${url}/api/video/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'waves at dusk', duration: 2, async: true, requestId: 'demo-async' }) });
+    const accepted = await fetch(`${url}/api/video/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'waves at dusk', duration: 2, async: true, requestId: 'demo-async' }),
+    });
     expect(accepted.status).toBe(202);
     await collected;
     controller.abort();
@@ -66,11 +72,28 @@ describe('video on `svc serve --demo`', () => {
   }, 60_000);
 
   it('POST /api/video/generate with a zeta video model makes an MP4 in history, checked by its declared limits', async () => {
-    const post = (path: string, body: Record<string, unknown>) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const response = await post('/api/video/generate', { prompt: 'a kite over the dunes', model: 'zeta/seedance-2', duration: 4, aspectRatio: '16:9', options: { generateAudio: false } });
-    const result = (await response.json()) as { provider: string; model: string; mode: string; video: { filename: string; format: string; provider: string; model: string; video: { durationSeconds: number } } };
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await post('/api/video/generate', {
+      prompt: 'a kite over the dunes',
+      model: 'zeta/seedance-2',
+      duration: 4,
+      aspectRatio: '16:9',
+      options: { generateAudio: false },
+    });
+    const result = (await response.json()) as {
+      provider: string;
+      model: string;
+      mode: string;
+      video: { filename: string; format: string; provider: string; model: string; video: { durationSeconds: number } };
+    };
     expect(response.status, JSON.stringify(result)).toBe(200);
-    expect(result).toMatchObject({ provider: 'zeta', model: 'seedance-2', mode: 'text-to-video', video: { format: 'mp4', provider: 'zeta', model: 'seedance-2' } });
+    expect(result).toMatchObject({
+      provider: 'zeta',
+      model: 'seedance-2',
+      mode: 'text-to-video',
+      video: { format: 'mp4', provider: 'zeta', model: 'seedance-2' },
+    });
     expect(result.video.video.durationSeconds).toBeCloseTo(4, 0);
     const history = (await (await fetch(`${url}/api/history?provider=zeta`)).json()) as { items: { filename: string }[] };
     expect(history.items.map((item) => item.filename)).toContain(result.video.filename);
@@ -88,10 +111,15 @@ describe('video on `svc serve --demo`', () => {
     expect(await locked.json()).toMatchObject({ error: { code: 'MCP_EXECUTION_LOCKED' } });
 
     // GET /api/capabilities lists zeta's capabilities and its video models with their limits.
-    const capabilities = (await (await fetch(`${url}/api/capabilities`)).json()) as { providers: { id: string; capabilities?: string[]; video?: { models: { id: string; limits: unknown }[] } | null }[] };
+    const capabilities = (await (await fetch(`${url}/api/capabilities`)).json()) as {
+      providers: { id: string; capabilities?: string[]; video?: { models: { id: string; limits: unknown }[] } | null }[];
+    };
     const zeta = capabilities.providers.find((provider) => provider.id === 'zeta');
     expect(zeta?.capabilities).toContain('video');
-    expect(zeta?.video?.models.find((model) => model.id === 'seedance-2')?.limits).toMatchObject({ durations: { min: 4, max: 15 }, aspectRatios: ['16:9', '9:16', '1:1'] });
+    expect(zeta?.video?.models.find((model) => model.id === 'seedance-2')?.limits).toMatchObject({
+      durations: { min: 4, max: 15 },
+      aspectRatios: ['16:9', '9:16', '1:1'],
+    });
   }, 90_000);
 
   it('svc video frame and svc video analyze work on the saved video; provider api is refused', async () => {

@@ -25,7 +25,13 @@ describe('a video job across a studio crash', () => {
     const accepted = await fetch(`${first}/api/video/generate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'alpha-api', prompt: 'a lighthouse in a storm', duration: 1, async: true, requestId: 'video-crash' }),
+      body: JSON.stringify({
+        provider: 'alpha-api',
+        prompt: 'a lighthouse in a storm',
+        duration: 1,
+        async: true,
+        requestId: 'video-crash',
+      }),
     });
     expect(accepted.status).toBe(202);
     const recorded = await waitFor('the upstream id on the job', async () => (await job(first, 'video-crash')).upstream ?? undefined);
@@ -37,7 +43,14 @@ describe('a video job across a studio crash', () => {
       const record = await job(restarted, 'video-crash');
       return record.finishedAt === null ? undefined : record;
     });
-    expect(done).toMatchObject({ requestId: 'video-crash', state: 'succeeded', kind: 'video', provider: 'alpha-api', error: null, upstream: { operationId: recorded.operationId } });
+    expect(done).toMatchObject({
+      requestId: 'video-crash',
+      state: 'succeeded',
+      kind: 'video',
+      provider: 'alpha-api',
+      error: null,
+      upstream: { operationId: recorded.operationId },
+    });
     const result = done.result as { video: { filename: string; format: string } };
     expect(result.video.format).toBe('mp4');
     const history = (await (await fetch(`${restarted}/api/history?kind=video`)).json()) as { items: { filename: string }[] };

@@ -48,7 +48,11 @@ describe('Agent view in chromium against a demo studio', () => {
 
     const input = page.locator('#agent-input');
     await input.fill('/');
-    expect(await page.locator('.slash-list [role="option"]').evaluateAll((options) => options.map((option) => (option as HTMLElement).dataset.command))).toEqual(['question', 'variants', 'edit', 'new', 'lane', 'undo', 'help']);
+    expect(
+      await page
+        .locator('.slash-list [role="option"]')
+        .evaluateAll((options) => options.map((option) => (option as HTMLElement).dataset.command)),
+    ).toEqual(['question', 'variants', 'edit', 'new', 'lane', 'undo', 'help']);
     await input.fill('/ne');
     expect(await page.locator('.slash-list [role="option"]').count()).toBe(1);
     await input.press('Tab');
@@ -110,13 +114,17 @@ describe('Agent view in chromium against a demo studio', () => {
   it('shows the same state after a reload, and a filmstrip click makes an image current', async () => {
     await page.reload();
     await page.locator(`.agent-session[data-session="${sessionId}"]`).waitFor();
-    expect(await page.locator('.agent-queue .queue-item').evaluateAll((items) => items.map((element) => (element as HTMLElement).dataset.state))).toEqual(['cancelled', 'succeeded', 'succeeded']);
+    expect(
+      await page.locator('.agent-queue .queue-item').evaluateAll((items) => items.map((element) => (element as HTMLElement).dataset.state)),
+    ).toEqual(['cancelled', 'succeeded', 'succeeded']);
     expect(await page.locator('.filmstrip button').count()).toBe(2);
     const first = page.locator('.filmstrip button').first();
     const filename = await first.getAttribute('data-filename');
     await first.click();
     await page.locator(`.filmstrip button[data-filename="${filename}"][aria-pressed="true"]`).waitFor();
-    expect((await json<{ currentImage: { filename: string } | null }>(`/api/agent/sessions/${sessionId}`)).currentImage?.filename).toBe(filename);
+    expect((await json<{ currentImage: { filename: string } | null }>(`/api/agent/sessions/${sessionId}`)).currentImage?.filename).toBe(
+      filename,
+    );
     // The session's locks are set from the page.
     await page.click('.agent-settings > summary');
     await page.fill('#agent-style-lock', 'watercolour, soft light');
@@ -137,7 +145,9 @@ describe('Agent view in chromium against a demo studio', () => {
     await page.locator('#agent-input').press('Enter');
     const turn = page.locator('.turn', { hasText: 'a castle on a hill at dusk' });
     await turn.and(page.locator('[data-state="succeeded"]')).waitFor({ timeout: 20_000 });
-    const body = await json<{ turns: Array<{ prompt: string; plan: { decidedBy: string; backend: string | null } | null }> }>(`/api/agent/sessions/${sessionId}`);
+    const body = await json<{ turns: Array<{ prompt: string; plan: { decidedBy: string; backend: string | null } | null }> }>(
+      `/api/agent/sessions/${sessionId}`,
+    );
     const plan = body.turns.find((entry) => entry.prompt === 'a castle on a hill at dusk')?.plan;
     expect(plan?.decidedBy).toBe('planner');
     const badge = page.locator('.planner-badge[data-decided-by="planner"]');

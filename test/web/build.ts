@@ -56,7 +56,11 @@ export async function ensureWebBuild(app: App): Promise<void> {
     }
     try {
       if (!isStale(app)) break;
-      const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs'), app], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+      const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs'), app], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       if (run.status !== 0) throw new Error(`node scripts/build-web.mjs ${app} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
     } finally {
       rmSync(lock, { recursive: true, force: true });

@@ -18,14 +18,16 @@ interface Asset {
   settings: Record<string, unknown>;
 }
 
-const finished = (page: Page, id: string, status = 'succeeded') => page.locator(`.job[data-request-id="${id}"][data-status="${status}"]`).waitFor({ timeout: 30_000 });
+const finished = (page: Page, id: string, status = 'succeeded') =>
+  page.locator(`.job[data-request-id="${id}"][data-status="${status}"]`).waitFor({ timeout: 30_000 });
 
 describe('the first hour in chromium: the web UI items of issue 29', () => {
   let studio: DemoStudio;
   let browser: Browser;
   let page: Page;
 
-  const listed = async (q: string): Promise<Asset[]> => ((await (await fetch(`${studio.url}/api/history?q=${encodeURIComponent(q)}`)).json()) as { items: Asset[] }).items;
+  const listed = async (q: string): Promise<Asset[]> =>
+    ((await (await fetch(`${studio.url}/api/history?q=${encodeURIComponent(q)}`)).json()) as { items: Asset[] }).items;
 
   beforeAll(async () => {
     studio = await startDemoStudio();
@@ -104,7 +106,10 @@ describe('the first hour in chromium: the web UI items of issue 29', () => {
   it('shows the elapsed time while a job runs', async () => {
     const id = await generate(page, '[sim:slow=3000] a slow kite');
     const elapsed = page.locator(`.job[data-request-id="${id}"] .elapsed`);
-    await page.waitForFunction((requestId) => /^[1-9]\d* s$/.test(document.querySelector(`.job[data-request-id="${requestId}"] .elapsed`)?.textContent ?? ''), id);
+    await page.waitForFunction(
+      (requestId) => /^[1-9]\d* s$/.test(document.querySelector(`.job[data-request-id="${requestId}"] .elapsed`)?.textContent ?? ''),
+      id,
+    );
     await finished(page, id);
     expect(await elapsed.count()).toBe(0);
   });
@@ -124,7 +129,9 @@ describe('the first hour in chromium: the web UI items of issue 29', () => {
   });
 
   it('links an edit to its source image in History', async () => {
-    const source = (await (await studio.post('/api/generate', { prompt: 'a source to edit', provider: 'api' })).json()) as { images: Asset[] };
+    const source = (await (await studio.post('/api/generate', { prompt: 'a source to edit', provider: 'api' })).json()) as {
+      images: Asset[];
+    };
     const sourceName = source.images[0]?.filename as string;
     const edit = await studio.post('/api/edit', { prompt: 'make it blue', provider: 'api', image: { filename: sourceName } });
     expect(edit.status).toBe(200);
@@ -162,11 +169,17 @@ describe('the first hour in chromium: the web UI items of issue 29', () => {
   });
 
   it('gallery: the whole image with a caption on hover, a lightbox with zoom and arrow keys, several deleted and restored at once', async () => {
-    for (const prompt of ['gallery one', 'gallery two', 'gallery three']) expect((await studio.post('/api/generate', { prompt, provider: 'api' })).status).toBe(200);
+    for (const prompt of ['gallery one', 'gallery two', 'gallery three'])
+      expect((await studio.post('/api/generate', { prompt, provider: 'api' })).status).toBe(200);
     await page.goto(`${studio.url}/history?q=gallery`);
     const tiles = page.locator('.tile');
     await page.waitForFunction(() => document.querySelectorAll('.tile').length === 3);
-    expect(await tiles.first().locator('img').evaluate((image) => getComputedStyle(image).objectFit)).toBe('contain');
+    expect(
+      await tiles
+        .first()
+        .locator('img')
+        .evaluate((image) => getComputedStyle(image).objectFit),
+    ).toBe('contain');
     await tiles.first().hover();
     await page.waitForFunction(() => getComputedStyle(document.querySelector('.tile:hover .tile-caption') as Element).opacity === '1');
     expect(await tiles.first().locator('.tile-caption').textContent()).toContain('gallery three');
@@ -203,10 +216,16 @@ describe('the first hour in chromium: the web UI items of issue 29', () => {
     const guide = page.locator('#demo-guide');
     await guide.locator('.demo-triggers').waitFor();
     expect(await guide.locator('.demo-rejected').textContent()).toContain('"rejected"');
-    const apiTags = await guide.locator('.demo-triggers div', { has: page.locator('dt', { hasText: 'api, oauth' }) }).locator('code').allTextContents();
+    const apiTags = await guide
+      .locator('.demo-triggers div', { has: page.locator('dt', { hasText: 'api, oauth' }) })
+      .locator('code')
+      .allTextContents();
     expect(apiTags).toContain('[sim:moderation]');
     expect(apiTags).toContain('[sim:corrupt-image]');
-    const epsilonTags = await guide.locator('.demo-triggers div', { has: page.locator('dt', { hasText: /^epsilon$/ }) }).locator('code').allTextContents();
+    const epsilonTags = await guide
+      .locator('.demo-triggers div', { has: page.locator('dt', { hasText: /^epsilon$/ }) })
+      .locator('code')
+      .allTextContents();
     expect(epsilonTags).toContain('[sim:zip-not-png]');
     await page.click('#demo-guide button:text-is("Close")');
   });
@@ -231,7 +250,10 @@ describe('the first hour in chromium: the web UI items of issue 29', () => {
     await page.waitForSelector('.jobs[data-reconciled="true"]');
     // A client's request hits the vendor's rate limit (its reset in 90 s): its card on this page says until when.
     // oauth is first in auto's order, so auto then passes over it.
-    const answer = await studio.post('/api/generate', { prompt: '[sim:ratelimit=90000] a kite that hits the rate limit', provider: 'oauth' });
+    const answer = await studio.post('/api/generate', {
+      prompt: '[sim:ratelimit=90000] a kite that hits the rate limit',
+      provider: 'oauth',
+    });
     expect(answer.status).toBe(429);
     const card = page.locator('.job[data-status="failed"]', { hasText: 'a kite that hits the rate limit' });
     const note = card.locator('.cooldown-note');

@@ -55,7 +55,9 @@ describe('the first hour in chromium (issue 29 bar)', () => {
         await page.waitForFunction((requestId) => document.querySelector('.job')?.getAttribute('data-request-id') !== requestId, id);
         const retried = await newestJobId(page);
         await page.locator(`.job[data-request-id="${retried}"][data-status="failed"]`).waitFor();
-        expect(await page.locator(`.job[data-request-id="${retried}"] .job-prompt`).textContent()).toBe('[sim:moderation] a forbidden thing');
+        expect(await page.locator(`.job[data-request-id="${retried}"] .job-prompt`).textContent()).toBe(
+          '[sim:moderation] a forbidden thing',
+        );
       } finally {
         await page.close();
       }
@@ -79,11 +81,15 @@ describe('the first hour in chromium (issue 29 bar)', () => {
       };
       await drop('notes.png', Array.from(Buffer.from('just some text, not an image\n')));
       await page.locator('.composer .field-problem', { hasText: 'notes.png' }).waitFor();
-      expect(await page.locator('.composer .field-problem').textContent()).toContain('notes.png: not PNG, JPEG or WebP (read from its bytes, not its name)');
+      expect(await page.locator('.composer .field-problem').textContent()).toContain(
+        'notes.png: not PNG, JPEG or WebP (read from its bytes, not its name)',
+      );
       expect(await page.locator('.reference').count()).toBe(0);
 
       const sharp = (await import('sharp')).default;
-      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 200, g: 20, b: 20 } } }).png().toBuffer();
+      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 200, g: 20, b: 20 } } })
+        .png()
+        .toBuffer();
       await drop('red.png', Array.from(png));
       await page.locator('.reference').waitFor();
       expect(await page.locator('.reference').count()).toBe(1);

@@ -28,7 +28,9 @@ describe('Classic’s and Settings’ words', () => {
     await reason.waitFor();
     expect(await reason.textContent()).toMatch(/^Runs on the first ready lane: now /);
     await page.click('button[data-model="alpha-image"]');
-    await page.waitForFunction(() => /with alpha-image: now .*\(alpha(-api)?\)/.test(document.querySelector('.lane-reason')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /with alpha-image: now .*\(alpha(-api)?\)/.test(document.querySelector('.lane-reason')?.textContent ?? ''),
+    );
     await page.click('button[data-model="alpha-image"]');
     await page.waitForFunction(() => /^Runs on the first ready lane: now /.test(document.querySelector('.lane-reason')?.textContent ?? ''));
   });

@@ -4,7 +4,8 @@ import { runSvc } from '../helpers/svc.js';
 import { generate, launchBrowser, openApp, screenshot, startDemoStudio, type DemoStudio } from './helpers.js';
 import { JOB_RECORDER, type JobSnapshot } from './recorder.js';
 
-const jobLog = (page: Page, id: string) => page.evaluate((requestId) => (window as unknown as { __jobLog: JobSnapshot[] }).__jobLog.filter((entry) => entry.id === requestId), id);
+const jobLog = (page: Page, id: string) =>
+  page.evaluate((requestId) => (window as unknown as { __jobLog: JobSnapshot[] }).__jobLog.filter((entry) => entry.id === requestId), id);
 
 describe('Classic in chromium against a demo studio', () => {
   let studio: DemoStudio;
@@ -88,7 +89,7 @@ describe('Classic in chromium against a demo studio', () => {
     await page.locator(`.job[data-request-id="${refused}"][data-status="failed"]`).waitFor();
     const notice = refusedCard.locator('.error-notice');
     expect(await notice.getAttribute('data-code')).toBe('MODERATION_REFUSED');
-    expect(await notice.locator('.error-meaning').textContent()).toContain("moderation refused this prompt");
+    expect(await notice.locator('.error-meaning').textContent()).toContain('moderation refused this prompt');
     expect(await notice.locator('.error-remedy').textContent()).toContain('set moderation to low');
     expect(await notice.locator('a', { hasText: 'Open Settings' }).count()).toBe(0);
 
@@ -113,7 +114,9 @@ describe('Classic in chromium against a demo studio', () => {
   it('shows a job started from the CLI live, with its prompt', async () => {
     const cli = runSvc(['generate', '[sim:slow=1500] a kite sent from the command line'], { SVC_SERVER: studio.url });
     const card = page.locator('.job[data-origin="elsewhere"]', { hasText: 'a kite sent from the command line' });
-    await page.locator('.job[data-origin="elsewhere"][data-status="running"]', { hasText: 'a kite sent from the command line' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.job[data-origin="elsewhere"][data-status="running"]', { hasText: 'a kite sent from the command line' })
+      .waitFor({ timeout: 20_000 });
     expect(await card.locator('.badge', { hasText: 'from another client' }).count()).toBe(1);
     await card.locator('img[data-final]').waitFor({ timeout: 20_000 });
     expect(await card.getAttribute('data-status')).toBe('succeeded');
@@ -157,7 +160,11 @@ describe('Classic in chromium against a demo studio', () => {
             transfer.items.add(new File([blob], file.name, { type: blob.type }));
           }
           const target = document.querySelector(selector) as HTMLElement;
-          target.dispatchEvent(kind === 'drop' ? new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }) : new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+          target.dispatchEvent(
+            kind === 'drop'
+              ? new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true })
+              : new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }),
+          );
         },
         { kind, selector, files },
       );
@@ -175,7 +182,9 @@ describe('Classic in chromium against a demo studio', () => {
 
     const id = await generate(page, 'a kite in the style of the references');
     await page.locator(`.job[data-request-id="${id}"][data-status="succeeded"]`).waitFor();
-    const job = (await (await fetch(`${studio.url}/api/jobs/${id}`)).json()) as { request: { inputs: { references: Array<{ source: string; width: number; format: string }> } } };
+    const job = (await (await fetch(`${studio.url}/api/jobs/${id}`)).json()) as {
+      request: { inputs: { references: Array<{ source: string; width: number; format: string }> } };
+    };
     expect(job.request.inputs.references.map(({ source, width, format }) => ({ source, width, format }))).toEqual([
       { source: 'inline', width: 32, format: 'png' },
       { source: 'inline', width: 32, format: 'png' },
@@ -193,7 +202,11 @@ describe('Classic in chromium against a demo studio', () => {
     const labels = await page.locator('.tile').evaluateAll((tiles) => tiles.map((tile) => tile.getAttribute('aria-label')));
     expect(labels[0]).toBe('a kite in the style of the references');
     expect(labels.filter((label) => label === 'three blue boats')).toHaveLength(3);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.tile img, .detail img')).every((image) => image.complete && image.naturalWidth > 0));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>('.tile img, .detail img')).every(
+        (image) => image.complete && image.naturalWidth > 0,
+      ),
+    );
     await screenshot(page, 'history-generated');
     await page.click('.detail button[aria-label="Close details"]');
     await page.click('nav a[href="/"]');

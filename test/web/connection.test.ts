@@ -43,7 +43,9 @@ describe('the live connection of the page, in chromium', () => {
 
   it('resumes silently after a short break: what was missed is replayed, no notice', async () => {
     // A first job gives the page a cursor (the stream has one only once an event arrived).
-    expect((await studio.post('/api/generate', { prompt: 'seen before the break', requestId: 'seen-before', async: true })).status).toBe(202);
+    expect((await studio.post('/api/generate', { prompt: 'seen before the break', requestId: 'seen-before', async: true })).status).toBe(
+      202,
+    );
     await page.locator('.job[data-request-id="seen-before"][data-status="succeeded"]').waitFor();
     const reconnectsBefore = Number((await dataset('reconnects')) ?? 0);
     await breakStream();

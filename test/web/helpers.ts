@@ -116,13 +116,19 @@ export const startSharedDemo = (): Promise<Demo> => startDemo({ SVC_HOME: mkdtem
  * Saves `count` small images straight into history through the studio's own
  * save path (the same as a finished job's), oldest first, one second apart.
  */
-export async function seedHistory(studio: RunningStudio, count: number, describe: (index: number) => { prompt: string; lane?: string; session?: string }): Promise<void> {
+export async function seedHistory(
+  studio: RunningStudio,
+  count: number,
+  describe: (index: number) => { prompt: string; lane?: string; session?: string },
+): Promise<void> {
   const sharp = (await import('sharp')).default;
   const start = Date.UTC(2026, 0, 1, 12, 0, 0);
   for (let index = 0; index < count; index += 1) {
     const { prompt, lane = 'api', session } = describe(index);
     const shade = (index * 47) % 200;
-    const bytes = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40 + shade, g: 200 - shade / 2, b: 120 } } }).png().toBuffer();
+    const bytes = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40 + shade, g: 200 - shade / 2, b: 120 } } })
+      .png()
+      .toBuffer();
     await saveAsset(studio.ctx, {
       bytes,
       metadata: {
@@ -148,7 +154,8 @@ export async function openApp(page: Page, url: string): Promise<void> {
 }
 
 /** The requestId of Classic's newest job card. */
-export const newestJobId = async (page: Page): Promise<string> => (await page.locator('.job').first().getAttribute('data-request-id')) as string;
+export const newestJobId = async (page: Page): Promise<string> =>
+  (await page.locator('.job').first().getAttribute('data-request-id')) as string;
 
 /** Sends `prompt` from Classic's composer; answers the new card's requestId. */
 export async function generate(page: Page, prompt: string): Promise<string> {

@@ -27,7 +27,8 @@ async function showsOnly(page: Page, filenames: string[]): Promise<string[]> {
     (expected) =>
       document.querySelector('.gallery')?.getAttribute('data-loading') === 'false' &&
       document.querySelector('.gallery')?.getAttribute('data-has-more') === 'false' &&
-      JSON.stringify(Array.from(document.querySelectorAll<HTMLElement>('.tile'), (element) => element.dataset.filename)) === JSON.stringify(expected),
+      JSON.stringify(Array.from(document.querySelectorAll<HTMLElement>('.tile'), (element) => element.dataset.filename)) ===
+        JSON.stringify(expected),
     filenames,
   );
   return page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => (element as HTMLElement).dataset.filename ?? ''));
@@ -90,10 +91,16 @@ describe('History and Settings in chromium against a demo studio', () => {
   it('narrows by search words and by lane', async () => {
     await page.fill('#history-search', 'zebra');
     await page.waitForSelector('.gallery[data-loaded="15"][data-has-more="false"]');
-    expect((await page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => element.getAttribute('aria-label')))).every((label) => label?.startsWith('zebra crossing'))).toBe(true);
+    expect(
+      (await page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => element.getAttribute('aria-label')))).every((label) =>
+        label?.startsWith('zebra crossing'),
+      ),
+    ).toBe(true);
     await page.selectOption('#history-lane', 'oauth');
     await page.waitForSelector('.gallery[data-loaded="5"]');
-    expect(await page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => element.getAttribute('aria-label')))).toEqual([120, 90, 60, 30, 0].map((index) => `zebra crossing number ${index}`));
+    expect(await page.locator('.tile').evaluateAll((tiles) => tiles.map((element) => element.getAttribute('aria-label')))).toEqual(
+      [120, 90, 60, 30, 0].map((index) => `zebra crossing number ${index}`),
+    );
     await page.fill('#history-search', 'nothing like this');
     await page.locator('.gallery .empty', { hasText: 'No image matches.' }).waitFor();
     await page.fill('#history-search', '');
@@ -119,7 +126,9 @@ describe('History and Settings in chromium against a demo studio', () => {
     // The job's record is read after the detail opens ('…' until it answers; slow on a loaded machine).
     await detail.locator('dd', { hasText: 'Not known any more' }).waitFor({ timeout: 10_000 });
     const facts = Object.fromEntries(
-      await detail.locator('.facts > dt').evaluateAll((terms) => terms.map((term) => [term.textContent ?? '', term.nextElementSibling?.textContent ?? ''])),
+      await detail
+        .locator('.facts > dt')
+        .evaluateAll((terms) => terms.map((term) => [term.textContent ?? '', term.nextElementSibling?.textContent ?? ''])),
     ) as Record<string, string>;
     expect(facts.Prompt).toBe('landscape number 147');
     expect(facts['Revised prompt']).toBe('A simulated image of landscape number 147');
@@ -215,7 +224,9 @@ describe('History and Settings in chromium against a demo studio', () => {
     const card = page.locator('.job').first();
     await page.locator('.job[data-status="succeeded"] img[data-final]').first().waitFor();
     expect(await card.locator('.job-meta').textContent()).toContain('edit');
-    const job = (await (await fetch(`${studio.url}/api/jobs/${await card.getAttribute('data-request-id')}`)).json()) as { request: { operation: string; inputs: { references: unknown[]; image?: unknown } } };
+    const job = (await (await fetch(`${studio.url}/api/jobs/${await card.getAttribute('data-request-id')}`)).json()) as {
+      request: { operation: string; inputs: { references: unknown[]; image?: unknown } };
+    };
     expect(job.request.operation).toBe('edit');
     expect(job.request.inputs.references).toHaveLength(1);
     expect(job.request.inputs.image).toBeDefined();
@@ -227,7 +238,13 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.click('nav a[href="/"]');
     const unlabelled = await page.evaluate(() =>
       Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input, select, textarea'))
-        .filter((control) => control.type !== 'hidden' && !control.closest('.visually-hidden') && control.labels?.length === 0 && !control.getAttribute('aria-label'))
+        .filter(
+          (control) =>
+            control.type !== 'hidden' &&
+            !control.closest('.visually-hidden') &&
+            control.labels?.length === 0 &&
+            !control.getAttribute('aria-label'),
+        )
         .map((control) => control.outerHTML),
     );
     expect(unlabelled).toEqual([]);
@@ -254,7 +271,9 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.keyboard.press('ArrowRight');
     expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.index)).toBe('1');
     await page.keyboard.press('ArrowDown');
-    const cols = await page.evaluate(() => getComputedStyle(document.querySelector('.gallery-row') as Element).gridTemplateColumns.split(' ').length);
+    const cols = await page.evaluate(
+      () => getComputedStyle(document.querySelector('.gallery-row') as Element).gridTemplateColumns.split(' ').length,
+    );
     expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.index)).toBe(String(1 + cols));
     await page.keyboard.press('Enter');
     await page.locator('.detail').waitFor();
@@ -267,7 +286,9 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.click('nav a[href="/settings"]');
     await page.waitForSelector('.lane-row');
     // Every lane with the state and reason the studio reports.
-    const { providers } = (await (await fetch(`${studio.url}/api/providers`)).json()) as { providers: Array<{ id: string; state: string; reason: string }> };
+    const { providers } = (await (await fetch(`${studio.url}/api/providers`)).json()) as {
+      providers: Array<{ id: string; state: string; reason: string }>;
+    };
     expect(await page.locator('.lane-row').count()).toBe(providers.length);
     for (const provider of providers) {
       expect(await page.getAttribute(`#lane-${provider.id}`, 'data-state')).toBe(provider.state);
@@ -278,11 +299,17 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.selectOption('#default-model', 'lang-6-sol');
     await page.click('button:has-text("Save defaults")');
     await page.locator('.defaults-form [role="status"]', { hasText: 'api has no lang-6-sol: it keeps lang-5.6-sol' }).waitFor();
-    const defaults = (await (await fetch(`${studio.url}/api/defaults`)).json()) as { oauth: { model: { value: string; source: string } }; api: { model: { value: string } } };
+    const defaults = (await (await fetch(`${studio.url}/api/defaults`)).json()) as {
+      oauth: { model: { value: string; source: string } };
+      api: { model: { value: string } };
+    };
     expect(defaults.oauth.model).toEqual({ value: 'lang-6-sol', source: 'config' });
     expect(defaults.api.model.value).toBe('lang-5.6-sol');
 
-    const storage = (await (await fetch(`${studio.url}/api/storage/status`)).json()) as { paths: { generated: string }; generated: { files: number } };
+    const storage = (await (await fetch(`${studio.url}/api/storage/status`)).json()) as {
+      paths: { generated: string };
+      generated: { files: number };
+    };
     expect(await page.locator('.settings-section', { hasText: 'Storage' }).textContent()).toContain(`${storage.generated.files} files`);
     await page.click('button:has-text("Open folder")');
     const notice = page.locator('.settings-section .error-notice[data-code="OPENER_UNAVAILABLE"]');
@@ -295,14 +322,25 @@ describe('History and Settings in chromium against a demo studio', () => {
   // Issue 29: groups are by session title (the spec's "groups by session title"): two sessions sharing one share a group.
   it('gathers two graph sessions with one title in one group, and shows all of it', async () => {
     const sessions: string[] = [];
-    for (let index = 0; index < 2; index += 1) sessions.push(((await (await studio.post('/api/sessions', { title: 'Twins' })).json()) as { id: string }).id);
+    for (let index = 0; index < 2; index += 1)
+      sessions.push(((await (await studio.post('/api/sessions', { title: 'Twins' })).json()) as { id: string }).id);
     const sharp = (await import('sharp')).default;
-    const bytes = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#446688' } }).png().toBuffer();
+    const bytes = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#446688' } })
+      .png()
+      .toBuffer();
     // 13 images in the first (one more than a group shows), 1 in the second; newer than the seeded ones.
     for (const [index, session] of [...Array(13).fill(sessions[0]), sessions[1]].entries()) {
       await saveAsset(studio.studio.ctx, {
         bytes,
-        metadata: { prompt: `twin ${index}`, lane: 'api', model: 'lang-5.6-luna', requestId: `twin-${index}`, kind: 'node', settings: {}, createdAt: new Date(Date.UTC(2026, 1, 1, 0, index)).toISOString() },
+        metadata: {
+          prompt: `twin ${index}`,
+          lane: 'api',
+          model: 'lang-5.6-luna',
+          requestId: `twin-${index}`,
+          kind: 'node',
+          settings: {},
+          createdAt: new Date(Date.UTC(2026, 1, 1, 0, index)).toISOString(),
+        },
         session: { id: session, title: 'Twins' },
       });
     }
@@ -329,20 +367,26 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('narrows by model (the lane\'s models), kind and date range, combined with lane and search, and clears them', async () => {
+  it("narrows by model (the lane's models), kind and date range, combined with lane and search, and clears them", async () => {
     // The three newest: an api image of a model other than the lane's default, its SVG trace, an imported file.
-    const made = (await (await studio.post('/api/generate', { prompt: 'mango orchard at dawn', provider: 'api', model: 'lang-5.4' })).json()) as GenerationResult;
+    const made = (await (
+      await studio.post('/api/generate', { prompt: 'mango orchard at dawn', provider: 'api', model: 'lang-5.4' })
+    ).json()) as GenerationResult;
     const png = made.images[0];
     expect(png).toMatchObject({ model: 'lang-5.4', kind: 'generate', format: 'png' });
     const traced = await fetch(`${studio.url}/api/assets/derived?kind=vector-svg&source=${png.filename}`, { method: 'POST' });
     expect(traced.status).toBe(201);
     const svg = (await traced.json()) as AssetRecord;
     const bytes = Buffer.from(await (await fetch(`${studio.url}${png.url}`)).arrayBuffer());
-    const imported = (await (await studio.post('/api/assets', { data: bytes.toString('base64'), name: 'mango scan.png' })).json()) as AssetRecord;
+    const imported = (await (
+      await studio.post('/api/assets', { data: bytes.toString('base64'), name: 'mango scan.png' })
+    ).json()) as AssetRecord;
     expect(imported.kind).toBe('import');
     const capabilities = (await (await fetch(`${studio.url}/api/capabilities`)).json()) as CapabilitiesBody;
-    const laneModels = (id: string) => capabilities.providers.flatMap((lane) => (lane.id === id && lane.routingMode === false ? lane.models : []));
-    const modelChoices = () => page.locator('#history-model option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+    const laneModels = (id: string) =>
+      capabilities.providers.flatMap((lane) => (lane.id === id && lane.routingMode === false ? lane.models : []));
+    const modelChoices = () =>
+      page.locator('#history-model option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
 
     await openApp(page, `${studio.url}/history`);
     await page.waitForSelector(`.tile[data-index="0"][data-filename="${imported.filename}"]`);
@@ -388,7 +432,8 @@ describe('History and Settings in chromium against a demo studio', () => {
     await page.click('button:has-text("Clear filters")');
     await page.waitForSelector(`.tile[data-index="0"][data-filename="${imported.filename}"]`);
     await page.waitForSelector('.gallery[data-has-more="true"]');
-    for (const id of ['#history-search', '#history-lane', '#history-model', '#history-kind', '#history-since', '#history-until']) expect(await page.inputValue(id), id).toBe('');
+    for (const id of ['#history-search', '#history-lane', '#history-model', '#history-kind', '#history-since', '#history-until'])
+      expect(await page.inputValue(id), id).toBe('');
     expect(await page.locator('button:has-text("Clear filters")').count()).toBe(0);
 
     // At 390 px the filters fold behind a labelled button, without sideways scrolling.

@@ -23,16 +23,27 @@ describe('the lightbox', () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     try {
       await openApp(page, studio.url);
-      expect((await studio.post('/api/generate', { prompt: 'a fitted lighthouse', provider: 'gamma', size: '1024x1024' })).status).toBe(200);
+      expect((await studio.post('/api/generate', { prompt: 'a fitted lighthouse', provider: 'gamma', size: '1024x1024' })).status).toBe(
+        200,
+      );
       await page.goto(`${studio.url}/history?q=fitted`);
       await page.locator('.tile').first().click();
       await page.click('.detail button:text-is("Full size")');
       const image = page.locator('dialog.lightbox[open] .lightbox-stage img');
       await image.waitFor();
-      await page.waitForFunction(() => (document.querySelector('dialog.lightbox .lightbox-stage img') as HTMLImageElement | null)?.complete === true);
+      await page.waitForFunction(
+        () => (document.querySelector('dialog.lightbox .lightbox-stage img') as HTMLImageElement | null)?.complete === true,
+      );
       const fitted = await image.evaluate((element) => {
         const box = element.getBoundingClientRect();
-        return { top: box.top, bottom: box.bottom, left: box.left, right: box.right, height: box.height, natural: (element as HTMLImageElement).naturalHeight };
+        return {
+          top: box.top,
+          bottom: box.bottom,
+          left: box.left,
+          right: box.right,
+          height: box.height,
+          natural: (element as HTMLImageElement).naturalHeight,
+        };
       });
       expect(fitted.natural).toBe(1024);
       expect(fitted.top).toBeGreaterThanOrEqual(0);

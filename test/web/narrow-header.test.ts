@@ -14,7 +14,11 @@ const links = (page: Page) =>
     Array.from(document.querySelectorAll<HTMLAnchorElement>('.views-nav a')).map((link) => {
       const box = link.getBoundingClientRect();
       const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-      return { label: link.textContent, inView: box.left >= 0 && box.right <= window.innerWidth && box.top >= 0 && box.bottom <= window.innerHeight && box.width > 0, tappable: hit !== null && link.contains(hit) };
+      return {
+        label: link.textContent,
+        inView: box.left >= 0 && box.right <= window.innerWidth && box.top >= 0 && box.bottom <= window.innerHeight && box.width > 0,
+        tappable: hit !== null && link.contains(hit),
+      };
     }),
   );
 

@@ -20,7 +20,8 @@ let browser: Browser;
 let page: Page;
 let sessionId: string;
 
-const graphOf = async (): Promise<VersionedGraph> => (await (await fetch(`${studio.url}/api/sessions/${sessionId}/graph`)).json()) as VersionedGraph;
+const graphOf = async (): Promise<VersionedGraph> =>
+  (await (await fetch(`${studio.url}/api/sessions/${sessionId}/graph`)).json()) as VersionedGraph;
 
 /** A save from another client (a second tab, a script): the whole snapshot against a version. */
 async function saveElsewhere(change: (graph: VersionedGraph) => Omit<VersionedGraph, 'version'>): Promise<number> {
@@ -34,7 +35,8 @@ async function saveElsewhere(change: (graph: VersionedGraph) => Omit<VersionedGr
   return ((await response.json()) as { version: number }).version;
 }
 
-const record = async (requestId: string): Promise<{ finishedAt: string | null }> => (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as { finishedAt: string | null };
+const record = async (requestId: string): Promise<{ finishedAt: string | null }> =>
+  (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as { finishedAt: string | null };
 
 const savedVersion = async (): Promise<number> => {
   await page.locator('.graph-status[data-saved="true"]').waitFor();
@@ -60,7 +62,10 @@ async function startNode(button: '.node-new-root' | '.node-child', prompt: strin
   await page.click(button);
   // A node whose id was not there before (counting nodes is not enough: a re-render can swap one in the meantime).
   const id = await page.waitForFunction(
-    (known) => Array.from(document.querySelectorAll('.graph-node'), (node) => node.getAttribute('data-node-id')).find((candidate) => candidate && !known.includes(candidate)),
+    (known) =>
+      Array.from(document.querySelectorAll('.graph-node'), (node) => node.getAttribute('data-node-id')).find(
+        (candidate) => candidate && !known.includes(candidate),
+      ),
     [...before].filter((known): known is string => known !== null),
   );
   return (await id.jsonValue()) as string;
@@ -71,7 +76,9 @@ async function finished(requestId: string, prompt: string): Promise<string> {
   const card = page.locator('.graph-node[data-state="ready"]', { hasText: prompt });
   await card.locator('img[data-final]').waitFor({ timeout: 30_000 });
   await page.waitForFunction((text) => {
-    const node = Array.from(document.querySelectorAll<HTMLElement>('.graph-node[data-state="ready"]')).find((candidate) => candidate.textContent?.includes(text));
+    const node = Array.from(document.querySelectorAll<HTMLElement>('.graph-node[data-state="ready"]')).find((candidate) =>
+      candidate.textContent?.includes(text),
+    );
     const image = node?.querySelector<HTMLImageElement>('img[data-final]');
     return image !== null && image !== undefined && image.complete && image.naturalWidth > 0;
   }, prompt);
@@ -113,7 +120,10 @@ describe('the Node view in chromium', () => {
     const running = page.locator(`.graph-node[data-node-id="${rootRequest}"]`);
     expect(await running.getAttribute('data-state')).toBe('running');
     // The pending node is saved at once: a reload mid-run keeps it.
-    await page.waitForFunction(async ([url]) => ((await (await fetch(url)).json()) as { nodes: unknown[] }).nodes.length === 1, [`${studio.url}/api/sessions/${sessionId}/graph`]);
+    await page.waitForFunction(
+      async ([url]) => ((await (await fetch(url)).json()) as { nodes: unknown[] }).nodes.length === 1,
+      [`${studio.url}/api/sessions/${sessionId}/graph`],
+    );
     await running.locator('.graph-node-phase').waitFor();
     root = await finished(rootRequest, 'a red fox in the snow');
     expect(await page.evaluate(() => (window as unknown as { __partials: number }).__partials)).toBeGreaterThan(0);
@@ -130,11 +140,20 @@ describe('the Node view in chromium', () => {
     expect(graph.nodes.map((node) => node.id).sort()).toEqual([root, child].sort());
     expect(graph.edges).toEqual([{ id: `edit-${child}`, source: root, target: child, kind: 'edit' }]);
     const childNode = graph.nodes.find((node) => node.id === child);
-    expect(childNode?.data).toMatchObject({ prompt: 'the fox at night', filename: expect.any(String), url: expect.stringMatching(/^\/generated\//) });
+    expect(childNode?.data).toMatchObject({
+      prompt: 'the fox at night',
+      filename: expect.any(String),
+      url: expect.stringMatching(/^\/generated\//),
+    });
     expect(childNode?.position.y).toBeGreaterThan(graph.nodes.find((node) => node.id === root)?.position.y ?? Infinity);
     // The node ids are the server's: the child is an edit of the root.
     const record = (await (await fetch(`${studio.url}/api/node/${child}`)).json()) as NodeRecord;
-    expect(record).toMatchObject({ operation: 'edit', parentNodeId: root, prompt: 'the fox at night', session: { id: sessionId, title: 'Fox family' } });
+    expect(record).toMatchObject({
+      operation: 'edit',
+      parentNodeId: root,
+      prompt: 'the fox at night',
+      session: { id: sessionId, title: 'Fox family' },
+    });
     expect(await page.locator(`.graph-node[data-node-id="${child}"] .graph-node-lane`).textContent()).toBeTruthy();
     await screenshot(page, 'node');
   });
@@ -168,7 +187,9 @@ describe('the Node view in chromium', () => {
     } finally {
       await fresh.close();
     }
-    expect(((await (await fetch(`${studio.url}/api/history/${encodeURIComponent(filename)}`)).json()) as { filename: string }).filename).toBe(filename);
+    expect(
+      ((await (await fetch(`${studio.url}/api/history/${encodeURIComponent(filename)}`)).json()) as { filename: string }).filename,
+    ).toBe(filename);
   });
 
   it('keeps a running node across a reload, and one that ended while the view was closed: both get their image', async () => {
@@ -182,7 +203,11 @@ describe('the Node view in chromium', () => {
     const held = (await graphOf()).nodes.find((node) => node.id === slowRequest);
     expect(held?.data).toMatchObject({ status: 'running', requestId: slowRequest, prompt: '[sim:slow=4000] the fox at dawn' });
     // The page saves the node as soon as it sends the job: on a loaded machine the studio may not have accepted it yet.
-    for (const started = Date.now(); (await fetch(`${studio.url}/api/jobs/${slowRequest}`)).status !== 200 && Date.now() - started < 10_000; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (
+      const started = Date.now();
+      (await fetch(`${studio.url}/api/jobs/${slowRequest}`)).status !== 200 && Date.now() - started < 10_000;
+    )
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await record(slowRequest)).finishedAt).toBeNull();
     await page.reload();
     const dawn = await finished(slowRequest, 'the fox at dawn');
@@ -191,7 +216,10 @@ describe('the Node view in chromium', () => {
     const awayRequest = await startNode('.node-new-root', '[sim:slow=1500] a hare while nobody looks');
     await page.locator('.graph-status[data-saved="true"]').waitFor();
     await page.click('nav a[href="/history"]');
-    await page.waitForFunction(async ([url]) => ((await (await fetch(url)).json()) as { state: string }).state === 'succeeded', [`${studio.url}/api/jobs/${awayRequest}`]);
+    await page.waitForFunction(
+      async ([url]) => ((await (await fetch(url)).json()) as { state: string }).state === 'succeeded',
+      [`${studio.url}/api/jobs/${awayRequest}`],
+    );
     await page.click('nav a[href="/node"]');
     const hare = await finished(awayRequest, 'a hare while nobody looks');
     await savedVersion();
@@ -213,21 +241,33 @@ describe('the Node view in chromium', () => {
     const before = await savedVersion();
     const start = (await graphOf()).nodes.find((node) => node.id === child)?.position;
     await drag(child, 160, 40);
-    await page.waitForFunction((version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 1), before);
+    await page.waitForFunction(
+      (version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 1),
+      before,
+    );
     const moved = (await graphOf()).nodes.find((node) => node.id === child)?.position;
     expect(moved?.x).toBeGreaterThan((start?.x ?? 0) + 50);
 
     await page.keyboard.press('Control+z');
-    await page.waitForFunction((version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 2), before);
+    await page.waitForFunction(
+      (version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 2),
+      before,
+    );
     expect((await graphOf()).nodes.find((node) => node.id === child)?.position).toEqual(start);
     await page.keyboard.press('Control+Shift+z');
-    await page.waitForFunction((version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 3), before);
+    await page.waitForFunction(
+      (version) => document.querySelector('.graph-status[data-saved="true"]')?.getAttribute('data-version') === String(version + 3),
+      before,
+    );
     expect((await graphOf()).nodes.find((node) => node.id === child)?.position).toEqual(moved);
   });
 
   it('a stale save shows the conflict; "reload" takes the studio version', async () => {
     const theirs = await saveElsewhere((graph) => ({
-      nodes: [...graph.nodes, { id: 'from-elsewhere', type: 'image', position: { x: -400, y: 0 }, data: { prompt: 'a node added elsewhere' } }],
+      nodes: [
+        ...graph.nodes,
+        { id: 'from-elsewhere', type: 'image', position: { x: -400, y: 0 }, data: { prompt: 'a node added elsewhere' } },
+      ],
       edges: graph.edges,
     }));
     await drag(root, -60, 30);
@@ -250,7 +290,10 @@ describe('the Node view in chromium', () => {
 
   it('a stale save shows the conflict; "overwrite" saves this page over it', async () => {
     const theirs = await saveElsewhere((graph) => ({
-      nodes: [...graph.nodes, { id: 'second-elsewhere', type: 'image', position: { x: -800, y: 0 }, data: { prompt: 'a second outside change' } }],
+      nodes: [
+        ...graph.nodes,
+        { id: 'second-elsewhere', type: 'image', position: { x: -800, y: 0 }, data: { prompt: 'a second outside change' } },
+      ],
       edges: graph.edges,
     }));
     await drag(child, 80, 0);
@@ -279,7 +322,10 @@ describe('the Node view in chromium', () => {
     expect(await card.locator('.graph-node-error').getAttribute('data-code')).toBeTruthy();
     await page.selectOption('#node-lane', 'auto');
     await savedVersion();
-    expect((await graphOf()).nodes.find((node) => node.id === refused)?.data).toMatchObject({ status: 'failed', error: { code: expect.any(String) } });
+    expect((await graphOf()).nodes.find((node) => node.id === refused)?.data).toMatchObject({
+      status: 'failed',
+      error: { code: expect.any(String) },
+    });
     await card.locator('.graph-node-prompt').click();
     await page.keyboard.press('Delete');
     await card.waitFor({ state: 'detached' });
@@ -318,9 +364,20 @@ describe('the Node view in chromium', () => {
 
   it('opens a graph of 400 nodes rendering only the visible ones, and draws others as the view pans', async () => {
     const created = (await (await studio.post('/api/sessions', { title: 'A large graph' })).json()) as { id: string };
-    const nodes = Array.from({ length: 400 }, (_, index) => ({ id: `n${index}`, type: 'image', position: { x: (index % 20) * 280, y: Math.floor(index / 20) * 380 }, data: { prompt: `node ${index}` } }));
-    const edges = nodes.slice(20).map((node, index) => ({ id: `edit-${node.id}`, source: nodes[index].id, target: node.id, kind: 'edit' as const }));
-    const put = await fetch(`${studio.url}/api/sessions/${created.id}/graph`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': '"1"' }, body: JSON.stringify({ nodes, edges }) });
+    const nodes = Array.from({ length: 400 }, (_, index) => ({
+      id: `n${index}`,
+      type: 'image',
+      position: { x: (index % 20) * 280, y: Math.floor(index / 20) * 380 },
+      data: { prompt: `node ${index}` },
+    }));
+    const edges = nodes
+      .slice(20)
+      .map((node, index) => ({ id: `edit-${node.id}`, source: nodes[index].id, target: node.id, kind: 'edit' as const }));
+    const put = await fetch(`${studio.url}/api/sessions/${created.id}/graph`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': '"1"' },
+      body: JSON.stringify({ nodes, edges }),
+    });
     expect(put.status).toBe(200);
     await page.goto(`${studio.url}/node#${created.id}`);
     await page.locator('.graph-status[data-version="2"]').waitFor();
@@ -330,7 +387,9 @@ describe('the Node view in chromium', () => {
     expect(first.length).toBeGreaterThan(0);
     expect(first.length).toBeLessThan(100);
     // Pan (a drag on the pane, between two nodes of a row): other nodes are drawn, the ones left behind are not.
-    const index = first.map((id) => Number(id?.slice(1))).find((candidate) => candidate % 20 !== 19 && first.includes(`n${candidate + 1}`)) as number;
+    const index = first
+      .map((id) => Number(id?.slice(1)))
+      .find((candidate) => candidate % 20 !== 19 && first.includes(`n${candidate + 1}`)) as number;
     const left = (await page.locator(`.graph-node[data-node-id="n${index}"]`).boundingBox())!;
     const right = (await page.locator(`.graph-node[data-node-id="n${index + 1}"]`).boundingBox())!;
     const start = { x: (left.x + left.width + right.x) / 2, y: left.y + left.height / 2 };
@@ -338,7 +397,11 @@ describe('the Node view in chromium', () => {
     await page.mouse.down();
     await page.mouse.move(start.x - 500, start.y - 300, { steps: 8 });
     await page.mouse.up();
-    await page.waitForFunction((before) => Array.from(document.querySelectorAll('.graph-node')).some((card) => !before.includes(card.getAttribute('data-node-id') ?? '')), first);
+    await page.waitForFunction(
+      (before) =>
+        Array.from(document.querySelectorAll('.graph-node')).some((card) => !before.includes(card.getAttribute('data-node-id') ?? '')),
+      first,
+    );
     expect((await visible()).length).toBeLessThan(100);
     // Panning is not a change of the graph: nothing was saved.
     expect(await page.locator('.graph-status').getAttribute('data-version')).toBe('2');
@@ -351,7 +414,10 @@ describe('the Node view in chromium', () => {
     const put = await fetch(`${studio.url}/api/sessions/${created.id}/graph`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', 'if-match': '"1"' },
-      body: JSON.stringify({ nodes: [{ id: 'lonely', type: 'image', position: { x: 0, y: 0 }, data: { prompt: 'a lonely node' } }], edges: [] }),
+      body: JSON.stringify({
+        nodes: [{ id: 'lonely', type: 'image', position: { x: 0, y: 0 }, data: { prompt: 'a lonely node' } }],
+        edges: [],
+      }),
     });
     expect(put.status).toBe(200);
     await page.goto(`${studio.url}/node#${created.id}`);

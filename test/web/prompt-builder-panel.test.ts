@@ -17,7 +17,12 @@ describe('Prompt builder in chromium against a demo studio', () => {
   let page: Page;
   const pageErrors: string[] = [];
 
-  const config = async (of: DemoStudio) => (await (await fetch(`${of.url}/api/prompt-builder/config`)).json()) as { backend: string; model: string | null; locked: { backend: boolean; model: boolean } };
+  const config = async (of: DemoStudio) =>
+    (await (await fetch(`${of.url}/api/prompt-builder/config`)).json()) as {
+      backend: string;
+      model: string | null;
+      locked: { backend: boolean; model: boolean };
+    };
 
   beforeAll(async () => {
     studio = await startDemoStudio();
@@ -75,7 +80,9 @@ describe('Prompt builder in chromium against a demo studio', () => {
     await page.locator('#pb-backend').waitFor();
     expect(await page.locator('#pb-backend').isDisabled()).toBe(false);
     await page.selectOption('#pb-backend', 'api');
-    const models = await page.locator('#pb-model option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean));
+    const models = await page
+      .locator('#pb-model option')
+      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).filter(Boolean));
     expect(models.length).toBeGreaterThan(0);
     await page.selectOption('#pb-model', models[0] ?? '');
     await page.click('#prompt-builder button:has-text("Save")');

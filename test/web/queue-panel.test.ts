@@ -12,8 +12,10 @@ let studio: DemoStudio;
 let browser: Browser;
 let page: Page;
 
-const record = async (requestId: string): Promise<JobRecord> => (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as JobRecord;
-const item = (section: '.jobq-inflight' | '.jobq-ended', requestId: string) => page.locator(`${section} .jobq-item[data-request-id="${requestId}"]`);
+const record = async (requestId: string): Promise<JobRecord> =>
+  (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as JobRecord;
+const item = (section: '.jobq-inflight' | '.jobq-ended', requestId: string) =>
+  page.locator(`${section} .jobq-item[data-request-id="${requestId}"]`);
 
 beforeAll(async () => {
   studio = await startDemoStudio({ env: { SVC_MAX_RUNNING_JOBS: '1' } });
@@ -51,7 +53,10 @@ describe('the queue panel in chromium', () => {
     expect(await queued.locator('.jobq-position').textContent()).toBe('#1 in line');
     // The elapsed time counts up.
     const first = await running.locator('.jobq-elapsed').textContent();
-    await page.waitForFunction((text) => document.querySelector('.jobq-inflight .jobq-item[data-request-id="queue-run"] .jobq-elapsed')?.textContent !== text, first);
+    await page.waitForFunction(
+      (text) => document.querySelector('.jobq-inflight .jobq-item[data-request-id="queue-run"] .jobq-elapsed')?.textContent !== text,
+      first,
+    );
     await screenshot(page, 'queue');
   });
 

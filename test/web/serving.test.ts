@@ -60,7 +60,13 @@ describe('the studio serves its web UI', () => {
   });
 
   it('names nothing outside its assets folder', async () => {
-    for (const path of ['/assets/nothing-here.js', '/assets/%2e%2e%2fpackage.json', '/assets/..%2F..%2Fpackage.json', '/assets/.hidden.js', '/assets/index.html']) {
+    for (const path of [
+      '/assets/nothing-here.js',
+      '/assets/%2e%2e%2fpackage.json',
+      '/assets/..%2F..%2Fpackage.json',
+      '/assets/.hidden.js',
+      '/assets/index.html',
+    ]) {
       const response = await studio.request(path);
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');

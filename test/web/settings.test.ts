@@ -30,7 +30,7 @@ describe('Settings: keys, quota and account switching in chromium', () => {
   let browser: Browser;
   let page: Page;
 
-  const json = async <T,>(path: string, init?: RequestInit): Promise<T> => (await fetch(`${studio.url}${path}`, init)).json() as Promise<T>;
+  const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await fetch(`${studio.url}${path}`, init)).json() as Promise<T>;
   const keysStatus = () => json<KeysStatus>('/api/keys/status');
   const demoConfig = () => join(studio.home, 'demo', 'config.json');
   const savedKeys = () => (existsSync(demoConfig()) ? readFileSync(demoConfig(), 'utf8') : '');
@@ -53,14 +53,19 @@ describe('Settings: keys, quota and account switching in chromium', () => {
 
   it('lists every key masked, with its source and verdict; a key from the environment is locked', async () => {
     const status = await keysStatus();
-    const entries: Array<[string, KeyStatus]> = [...(['omni', 'alpha', 'beta', 'cloud'] as const).map((namespace) => [namespace, status[namespace]] as [string, KeyStatus]), ...Object.entries(status.otherKeys)];
+    const entries: Array<[string, KeyStatus]> = [
+      ...(['omni', 'alpha', 'beta', 'cloud'] as const).map((namespace) => [namespace, status[namespace]] as [string, KeyStatus]),
+      ...Object.entries(status.otherKeys),
+    ];
     expect(entries.map(([namespace]) => namespace)).toEqual(['omni', 'alpha', 'beta', 'cloud', 'gamma', 'delta', 'epsilon']);
     for (const [namespace, key] of entries) {
       expect(await row(namespace).getAttribute('data-source')).toBe(key.source);
       expect(await row(namespace).getAttribute('data-valid')).toBe(key.valid);
       const facts = await row(namespace).locator('.key-facts').first().textContent();
       if (key.masked) expect(await row(namespace).locator('.key-masked').textContent()).toBe(key.masked);
-      expect(facts).toContain({ env: 'from the environment', config: 'saved in config.json', demo: "the demo's placeholder", none: 'not set' }[key.source]);
+      expect(facts).toContain(
+        { env: 'from the environment', config: 'saved in config.json', demo: "the demo's placeholder", none: 'not set' }[key.source],
+      );
     }
     expect(status.beta).toMatchObject({ source: 'env', set: true, valid: 'valid' });
     expect(status.cloud).toMatchObject({ source: 'none', set: false });
@@ -86,7 +91,11 @@ describe('Settings: keys, quota and account switching in chromium', () => {
     await row('omni').locator('button', { hasText: 'Replace omni key' }).click();
     const input = row('omni').locator('input[type="password"]');
     expect(await input.getAttribute('id')).toBeTruthy();
-    expect(await row('omni').locator(`label[for="${await input.getAttribute('id')}"]`).textContent()).toBe('New omni key');
+    expect(
+      await row('omni')
+        .locator(`label[for="${await input.getAttribute('id')}"]`)
+        .textContent(),
+    ).toBe('New omni key');
     await input.fill(REJECTED);
     await row('omni').locator('button', { hasText: 'Check and save' }).click();
     const notice = row('omni').locator('.error-notice');
@@ -118,7 +127,9 @@ describe('Settings: keys, quota and account switching in chromium', () => {
     expect(await row('beta').locator('.key-remove').count()).toBe(0);
 
     await row('omni').locator('.key-remove').click();
-    await row('omni').locator('button.danger', { hasText: /^Remove$/ }).click();
+    await row('omni')
+      .locator('button.danger', { hasText: /^Remove$/ })
+      .click();
     await page.locator('#key-omni[data-source="demo"]').waitFor();
     expect(JSON.parse(savedKeys()).keys?.omni).toBeUndefined();
   });
@@ -126,7 +137,13 @@ describe('Settings: keys, quota and account switching in chromium', () => {
   it('saves a service account from its key file, showing its project and email, never its private key', async () => {
     const account = demo.suite.simulators.beta.serviceAccount;
     await row('cloud').locator('button', { hasText: 'Set cloud key' }).click();
-    await row('cloud').locator('input[type="file"]').setInputFiles({ name: 'service-account.json', mimeType: 'application/json', buffer: Buffer.from(demo.suite.simulators.beta.serviceAccountJson()) });
+    await row('cloud')
+      .locator('input[type="file"]')
+      .setInputFiles({
+        name: 'service-account.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(demo.suite.simulators.beta.serviceAccountJson()),
+      });
     await row('cloud').locator('button', { hasText: 'Check and save' }).click();
     await page.locator('#key-cloud[data-source="config"]').waitFor();
     const facts = await row('cloud').textContent();
@@ -141,12 +158,22 @@ describe('Settings: keys, quota and account switching in chromium', () => {
   it('draws the quota bars, with alpha billing in dollars', async () => {
     // The simulator's billing meter: $42.50 of $300 used.
     const billing = new URL(demo.options.upstreams['alpha.billing']);
-    const set = await fetch(`${billing.origin}/__sim/alpha/billing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ usedCents: 4250, limitCents: 30_000 }) });
+    const set = await fetch(`${billing.origin}/__sim/alpha/billing`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ usedCents: 4250, limitCents: 30_000 }),
+    });
     expect(set.ok).toBe(true);
     await page.click('#quota .section-head button');
     await page.locator('#quota-alpha .quota-billing', { hasText: '$42.50 of $300.00 used' }).waitFor();
 
-    const quota = await json<Record<'oauth' | 'alpha' | 'epsilon', { authenticated: boolean; windows: Array<{ label: string; percent: number }>; billing?: { usedUsd: number; limitUsd: number } }>>('/api/quota');
+    const quota =
+      await json<
+        Record<
+          'oauth' | 'alpha' | 'epsilon',
+          { authenticated: boolean; windows: Array<{ label: string; percent: number }>; billing?: { usedUsd: number; limitUsd: number } }
+        >
+      >('/api/quota');
     expect(quota.alpha.billing).toEqual({ usedUsd: 42.5, limitUsd: 300 });
     const billingMeter = page.locator('#quota-alpha .quota-billing meter');
     expect(Number(await billingMeter.getAttribute('value'))).toBe(42.5);
@@ -162,7 +189,9 @@ describe('Settings: keys, quota and account switching in chromium', () => {
         expect(await meters.nth(index).getAttribute('aria-label')).toContain(`${Math.round(bar.percent)}% used`);
       }
     }
-    expect(await page.locator('#quota-oauth .quota-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-window')))).toEqual(['5h', '7d']);
+    expect(await page.locator('#quota-oauth .quota-bar').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-window')))).toEqual(
+      ['5h', '7d'],
+    );
     expect(await page.locator('#quota-alpha .quota-bar[data-window="monthly"] .quota-value').textContent()).toContain('resets');
   });
 
@@ -176,7 +205,9 @@ describe('Settings: keys, quota and account switching in chromium', () => {
       const before = await json<{ account: { email: string } | null }>('/api/oauth/status');
       expect(await page.locator('.oauth-status .oauth-account').textContent()).toContain(before.account?.email);
 
-      const answer = page.waitForResponse((response) => response.url().endsWith('/api/auth/switch') && response.request().method() === 'POST');
+      const answer = page.waitForResponse(
+        (response) => response.url().endsWith('/api/auth/switch') && response.request().method() === 'POST',
+      );
       await page.click('#accounts button[data-provider="oauth"]');
       const started = (await (await answer).json()) as { sessionId: string; userCode: string; verificationUrl: string };
       const dialog = page.locator('dialog.switch-dialog[open]');
@@ -206,11 +237,15 @@ describe('Settings: keys, quota and account switching in chromium', () => {
   });
 
   it('cancels a waiting sign-in when the dialog is closed with Escape', async () => {
-    const answer = page.waitForResponse((response) => response.url().endsWith('/api/auth/switch') && response.request().method() === 'POST');
+    const answer = page.waitForResponse(
+      (response) => response.url().endsWith('/api/auth/switch') && response.request().method() === 'POST',
+    );
     await page.click('#accounts button[data-provider="alpha"]');
     const started = (await (await answer).json()) as { sessionId: string; userCode: string };
     await page.locator('dialog.switch-dialog[open]').waitFor();
-    const cancelled = page.waitForResponse((response) => response.url().endsWith(`/api/auth/switch/${started.sessionId}`) && response.request().method() === 'DELETE');
+    const cancelled = page.waitForResponse(
+      (response) => response.url().endsWith(`/api/auth/switch/${started.sessionId}`) && response.request().method() === 'DELETE',
+    );
     await page.keyboard.press('Escape');
     expect(((await (await cancelled).json()) as { cancelled: boolean }).cancelled).toBe(true);
     await page.locator('dialog.switch-dialog').waitFor({ state: 'detached' });

@@ -27,8 +27,13 @@ describe('routes behind the first hour’s web items', () => {
 
   const save = async (prompt: string) => {
     const sharp = (await import('sharp')).default;
-    const bytes = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#335577' } }).png().toBuffer();
-    return saveAsset(studio.ctx, { bytes, metadata: { prompt, lane: 'api', model: 'lang-5.6-luna', requestId: `r-${prompt}`, kind: 'generate', settings: {} } });
+    const bytes = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#335577' } })
+      .png()
+      .toBuffer();
+    return saveAsset(studio.ctx, {
+      bytes,
+      metadata: { prompt, lane: 'api', model: 'lang-5.6-luna', requestId: `r-${prompt}`, kind: 'generate', settings: {} },
+    });
   };
 
   it('lists the tombstones within retention, newest deletion first, and forgets a restored one', async () => {
@@ -45,8 +50,12 @@ describe('routes behind the first hour’s web items', () => {
     expect(listed.items.some((item) => item.filename === kept.filename)).toBe(false);
 
     // Past retention (a deletion dated three days back) it is no longer listed.
-    studio.ctx.db.prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?').run(new Date(Date.now() - 3 * 24 * 60 * 60 * 1000).toISOString(), first.filename);
-    expect(((await (await studio.request('/api/history/deleted')).json()) as Deleted).items.map((item) => item.prompt)).toEqual(['second to go']);
+    studio.ctx.db
+      .prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?')
+      .run(new Date(Date.now() - 3 * 24 * 60 * 60 * 1000).toISOString(), first.filename);
+    expect(((await (await studio.request('/api/history/deleted')).json()) as Deleted).items.map((item) => item.prompt)).toEqual([
+      'second to go',
+    ]);
 
     expect((await studio.request(`/api/history/${second.filename}/restore`, { method: 'POST' })).status).toBe(200);
     expect(((await (await studio.request('/api/history/deleted')).json()) as Deleted).items).toEqual([]);

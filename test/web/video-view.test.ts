@@ -13,10 +13,13 @@ const PHONE = { width: 390, height: 844 };
 
 async function png(shade: number): Promise<Buffer> {
   const sharp = (await import('sharp')).default;
-  return sharp({ create: { width: 64, height: 48, channels: 3, background: { r: shade, g: 120, b: 200 - shade } } }).png().toBuffer();
+  return sharp({ create: { width: 64, height: 48, channels: 3, background: { r: shade, g: 120, b: 200 - shade } } })
+    .png()
+    .toBuffer();
 }
 
-const options = (page: Page, select: string) => page.locator(`${select} option`).evaluateAll((elements) => elements.map((element) => (element as HTMLOptionElement).value));
+const options = (page: Page, select: string) =>
+  page.locator(`${select} option`).evaluateAll((elements) => elements.map((element) => (element as HTMLOptionElement).value));
 
 /** Collects every value the job's progress bar shows until the job is done (or failed), in the page. */
 function watchProgress(page: Page, requestIdPrefix: string): Promise<{ fractions: number[]; status: string }> {
@@ -25,7 +28,9 @@ function watchProgress(page: Page, requestIdPrefix: string): Promise<{ fractions
       new Promise<{ fractions: number[]; status: string }>((resolve) => {
         const fractions: number[] = [];
         const look = () => {
-          const card = Array.from(document.querySelectorAll<HTMLElement>('.video-job')).find((element) => element.dataset.requestId?.startsWith(prefix));
+          const card = Array.from(document.querySelectorAll<HTMLElement>('.video-job')).find((element) =>
+            element.dataset.requestId?.startsWith(prefix),
+          );
           if (!card) return;
           const value = card.querySelector('progress')?.getAttribute('data-fraction');
           if (value !== null && value !== undefined && Number(value) !== fractions.at(-1)) fractions.push(Number(value));
@@ -35,7 +40,12 @@ function watchProgress(page: Page, requestIdPrefix: string): Promise<{ fractions
           }
         };
         const observer = new MutationObserver(look);
-        observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-fraction', 'data-status'] });
+        observer.observe(document.body, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ['data-fraction', 'data-status'],
+        });
         look();
       }),
     requestIdPrefix,
@@ -88,7 +98,11 @@ describe('Video view in chromium against a demo studio', () => {
 
   it('offers only what the rules allow for the mode and model', async () => {
     // Every video lane's models, grouped by lane (the default lane's default chosen).
-    expect(await page.locator('.model-buttons[data-lane="alpha"] button').evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(['alpha-video-1.5', 'alpha-video']);
+    expect(
+      await page
+        .locator('.model-buttons[data-lane="alpha"] button')
+        .evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model)),
+    ).toEqual(['alpha-video-1.5', 'alpha-video']);
     expect(await page.locator('.model-buttons[data-lane="alpha-api"] button').count()).toBe(2);
     expect(await page.locator('.model-buttons button[aria-pressed="true"]').getAttribute('data-model')).toBe('alpha-video-1.5');
     expect(await page.locator('.mode-badge').getAttribute('data-mode')).toBe('text-to-video');
@@ -103,11 +117,15 @@ describe('Video view in chromium against a demo studio', () => {
 
     // One image: image to video (1080p back on alpha-video-1.5); two: reference to video, 10 s on the base model, 15 on 1.5, never 1080p.
     await page.click('.model-buttons[data-lane="alpha"] button[data-model="alpha-video-1.5"]');
-    await page.locator('.video-references input[type="file"]').setInputFiles([{ name: 'one.png', mimeType: 'image/png', buffer: await png(10) }]);
+    await page
+      .locator('.video-references input[type="file"]')
+      .setInputFiles([{ name: 'one.png', mimeType: 'image/png', buffer: await png(10) }]);
     await page.locator('.mode-badge[data-mode="image-to-video"]').waitFor();
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p', '1080p']);
     await page.selectOption('#video-duration', '15');
-    await page.locator('.video-references input[type="file"]').setInputFiles([{ name: 'two.png', mimeType: 'image/png', buffer: await png(90) }]);
+    await page
+      .locator('.video-references input[type="file"]')
+      .setInputFiles([{ name: 'two.png', mimeType: 'image/png', buffer: await png(90) }]);
     await page.locator('.mode-badge[data-mode="reference-to-video"]').waitFor();
     expect(await options(page, '#video-resolution')).toEqual(['480p', '720p']);
     expect((await options(page, '#video-duration')).at(-1)).toBe('15');
@@ -131,9 +149,16 @@ describe('Video view in chromium against a demo studio', () => {
     await page.click('.storyboard button:has-text("Add a clip")');
     await clips.nth(2).fill('the empty harbour');
     await page.click('button[aria-label="Move clip 3 up"]');
-    expect(await clips.evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value))).toEqual(['the harbour at dawn', 'the empty harbour', 'boats leave']);
+    expect(await clips.evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value))).toEqual([
+      'the harbour at dawn',
+      'the empty harbour',
+      'boats leave',
+    ]);
     await page.click('button[aria-label="Remove clip 1"]');
-    expect(await clips.evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value))).toEqual(['the empty harbour', 'boats leave']);
+    expect(await clips.evaluateAll((areas) => areas.map((area) => (area as HTMLTextAreaElement).value))).toEqual([
+      'the empty harbour',
+      'boats leave',
+    ]);
     await page.uncheck('.storyboard-toggle input');
     expect(await page.locator('.storyboard').count()).toBe(0);
   });
@@ -141,7 +166,11 @@ describe('Video view in chromium against a demo studio', () => {
   it('makes a video with its progress bar moving to done, then plays it in the page', async () => {
     await page.fill('#video-prompt', 'a lighthouse in the fog [sim:video-slow=3000]');
     await page.selectOption('#video-duration', '2');
-    const watched = page.locator('.video-job').first().waitFor().then(() => page.locator('.video-job').first().getAttribute('data-request-id'));
+    const watched = page
+      .locator('.video-job')
+      .first()
+      .waitFor()
+      .then(() => page.locator('.video-job').first().getAttribute('data-request-id'));
     await page.click('.video-composer button:has-text("Generate video")');
     const requestId = (await watched) ?? '';
     const progress = await watchProgress(page, requestId);
@@ -156,7 +185,10 @@ describe('Video view in chromium against a demo studio', () => {
     expect(made).toMatch(/\.mp4$/);
     const duration = await plays(page, player);
     expect(duration).toBeGreaterThan(1.5);
-    const record = (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as { state: string; result: { video: { filename: string } } };
+    const record = (await (await fetch(`${studio.url}/api/jobs/${requestId}`)).json()) as {
+      state: string;
+      result: { video: { filename: string } };
+    };
     expect(record).toMatchObject({ state: 'succeeded', result: { video: { filename: made } } });
     await screenshot(page, 'video');
   });
@@ -209,7 +241,10 @@ describe('Video view in chromium against a demo studio', () => {
     await card.locator('.video-frame button:has-text("Show")').click();
     const frame = card.locator('img.video-frame-image');
     await frame.waitFor();
-    await page.waitForFunction((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0, await frame.elementHandle());
+    await page.waitForFunction(
+      (element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0,
+      await frame.elementHandle(),
+    );
 
     await card.locator('button[data-action="analyze"]').click();
     await card.locator('.video-analysis dd').first().waitFor();
@@ -235,7 +270,10 @@ describe('Video view in chromium against a demo studio', () => {
     await page.locator('.detail .video-action-form textarea').fill('make it night');
     await page.locator('.detail button:has-text("Start the edit")').click();
     await page.locator('.toast button:has-text("Follow it in Video")').click();
-    await page.locator('.video-job', { hasText: 'Edit: make it night' }).and(page.locator('[data-status="done"]')).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.video-job', { hasText: 'Edit: make it night' })
+      .and(page.locator('[data-status="done"]'))
+      .waitFor({ timeout: 30_000 });
   });
 
   it('survives a reload with its jobs and fits a phone', async () => {
@@ -252,7 +290,9 @@ describe('Video view in chromium against a demo studio', () => {
 
   it("offers zeta's video models in their own group, with their own limits; one generates and plays", async () => {
     const zeta = page.locator('.model-buttons[data-lane="zeta"] button');
-    expect(await zeta.evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(expect.arrayContaining(['seedance-2', 'veo-3.1', 'kling-3-pro']));
+    expect(await zeta.evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.model))).toEqual(
+      expect.arrayContaining(['seedance-2', 'veo-3.1', 'kling-3-pro']),
+    );
     await page.click('.model-buttons[data-lane="zeta"] button[data-model="veo-3.1"]');
     expect(await options(page, '#video-duration')).toEqual(['4', '6', '8']);
     expect(await options(page, '#video-resolution')).toEqual(['720p', '1080p']);

@@ -9,6 +9,9 @@ import { appConfig } from '../shared/vite-app';
 export default defineConfig(
   appConfig({
     server: 'http://127.0.0.1:3344',
-    build: { chunkSizeWarningLimit: 2000, rollupOptions: { output: { entryFileNames: 'assets/chat.js', assetFileNames: 'assets/chat[extname]' } } },
+    build: {
+      chunkSizeWarningLimit: 2000,
+      rollupOptions: { output: { entryFileNames: 'assets/chat.js', assetFileNames: 'assets/chat[extname]' } },
+    },
   }),
 );

@@ -16,7 +16,8 @@ function blockKey(block: JsonObject): string {
 
 function failureReason(line: JsonObject, assistantError: string | undefined): string {
   const errors = (arrayField(line, 'errors') ?? []).filter((entry): entry is string => typeof entry === 'string');
-  const text = errors.length > 0 ? errors.join('; ') : (stringField(line, 'result') ?? assistantError ?? stringField(line, 'subtype') ?? 'failed');
+  const text =
+    errors.length > 0 ? errors.join('; ') : (stringField(line, 'result') ?? assistantError ?? stringField(line, 'subtype') ?? 'failed');
   const status = line.api_error_status;
   return typeof status === 'number' ? `${text} (HTTP ${status})` : text;
 }

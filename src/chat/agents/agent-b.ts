@@ -16,7 +16,10 @@ function toolOf(item: JsonObject): { name: string; input: Record<string, unknown
     case 'mcp_tool_call':
       return { name: `${stringField(item, 'server') ?? 'mcp'}.${stringField(item, 'tool') ?? 'tool'}`, input: asToolInput(item.arguments) };
     case 'collab_tool_call':
-      return { name: `collab.${stringField(item, 'tool') ?? 'tool'}`, input: { prompt: item.prompt, receiver_thread_ids: item.receiver_thread_ids } };
+      return {
+        name: `collab.${stringField(item, 'tool') ?? 'tool'}`,
+        input: { prompt: item.prompt, receiver_thread_ids: item.receiver_thread_ids },
+      };
     case 'web_search':
       return { name: 'web_search', input: { query: item.query } };
     case 'todo_list':

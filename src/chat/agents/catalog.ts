@@ -23,11 +23,33 @@ export interface AgentSpec {
 }
 
 export const AGENTS: Readonly<Record<AgentId, AgentSpec>> = {
-  'agent-a': { id: 'agent-a', adapter: agentA, defaultProgram: 'claude', programEnv: 'SVC_CHAT_AGENT_A_BIN', envPrefixes: ['ANTHROPIC_', 'CLAUDE_'], fakeScript: 'fake-agent-a.mjs' },
-  'agent-b': { id: 'agent-b', adapter: agentB, defaultProgram: 'codex', programEnv: 'SVC_CHAT_AGENT_B_BIN', envPrefixes: ['OPENAI_', 'CODEX_'], fakeScript: 'fake-agent-b.mjs' },
-  'agent-c': { id: 'agent-c', adapter: agentC, defaultProgram: 'gemini', programEnv: 'SVC_CHAT_AGENT_C_BIN', envPrefixes: ['GEMINI_', 'GOOGLE_'], fakeScript: 'fake-agent-c.mjs' },
+  'agent-a': {
+    id: 'agent-a',
+    adapter: agentA,
+    defaultProgram: 'claude',
+    programEnv: 'SVC_CHAT_AGENT_A_BIN',
+    envPrefixes: ['ANTHROPIC_', 'CLAUDE_'],
+    fakeScript: 'fake-agent-a.mjs',
+  },
+  'agent-b': {
+    id: 'agent-b',
+    adapter: agentB,
+    defaultProgram: 'codex',
+    programEnv: 'SVC_CHAT_AGENT_B_BIN',
+    envPrefixes: ['OPENAI_', 'CODEX_'],
+    fakeScript: 'fake-agent-b.mjs',
+  },
+  'agent-c': {
+    id: 'agent-c',
+    adapter: agentC,
+    defaultProgram: 'gemini',
+    programEnv: 'SVC_CHAT_AGENT_C_BIN',
+    envPrefixes: ['GEMINI_', 'GOOGLE_'],
+    fakeScript: 'fake-agent-c.mjs',
+  },
 };
 
 export const DEFAULT_AGENT: AgentId = 'agent-a';
 
-export const isAgentId = (value: unknown): value is AgentId => typeof value === 'string' && (AGENT_IDS as readonly string[]).includes(value);
+export const isAgentId = (value: unknown): value is AgentId =>
+  typeof value === 'string' && (AGENT_IDS as readonly string[]).includes(value);

@@ -3,8 +3,7 @@
 
 export type JsonObject = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const stringField = (value: unknown, key: string): string | undefined => {
   const field = isObject(value) ? value[key] : undefined;

@@ -28,7 +28,12 @@ export function parseCheckpoint(text: string): CheckpointInput {
     const match = /^(next|evidence):\s*([\s\S]*)$/i.exec(part.trim());
     if (!match) throw usageError('goal');
     if (match[1].toLowerCase() === 'next') input.nextAction = goalText(match[2], 'next action');
-    else input.evidence = match[2].split(';').map((item) => item.trim()).filter(Boolean).map((item) => goalText(item, 'evidence item'));
+    else
+      input.evidence = match[2]
+        .split(';')
+        .map((item) => item.trim())
+        .filter(Boolean)
+        .map((item) => goalText(item, 'evidence item'));
   }
   return input;
 }
@@ -41,7 +46,11 @@ const goalAnswer = (action: string, goal: Goal | undefined): PreparedCommand =>
  * refusal (GOAL_ACTIVE, GOAL_EVIDENCE_REQUIRED...) is an ordinary error
  * answer before the stream starts.
  */
-export function prepareGoalCommand(runtime: ChatRuntime, argument: string, options: { sessionId?: string; agent?: AgentId }): PreparedCommand {
+export function prepareGoalCommand(
+  runtime: ChatRuntime,
+  argument: string,
+  options: { sessionId?: string; agent?: AgentId },
+): PreparedCommand {
   const { goals } = runtime;
   const [, word = '', rest = ''] = /^(\S*)\s*([\s\S]*)$/.exec(argument) ?? [];
   const action = word || 'show';
@@ -50,7 +59,8 @@ export function prepareGoalCommand(runtime: ChatRuntime, argument: string, optio
       return goalAnswer(action, goals.current());
     case 'history': {
       const history = goals.history(HISTORY_SHOWN);
-      const text = history.length === 0 ? 'No goals yet.' : history.map((goal) => `${goal.id} ${goal.status} — ${goal.objective}`).join('\n');
+      const text =
+        history.length === 0 ? 'No goals yet.' : history.map((goal) => `${goal.id} ${goal.status} — ${goal.objective}`).join('\n');
       return answer('goal', text, { action, goals: history.map(summarizeGoal) });
     }
     case 'set': {
@@ -70,7 +80,8 @@ export function prepareGoalCommand(runtime: ChatRuntime, argument: string, optio
     case 'cancel':
     case 'clear': {
       if (rest.trim()) throw usageError('goal');
-      const goal = action === 'resume' ? goals.resume() : action === 'done' ? goals.done() : action === 'cancel' ? goals.cancel() : goals.clear();
+      const goal =
+        action === 'resume' ? goals.resume() : action === 'done' ? goals.done() : action === 'cancel' ? goals.cancel() : goals.clear();
       return goalAnswer(action, goal);
     }
     default:

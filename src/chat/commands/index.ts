@@ -56,11 +56,23 @@ export function prepareCommand(runtime: ChatRuntime, text: string, options: Comm
         `Sessions with runs: ${queues.length}.`,
         `Agents: ${agents.map((agent) => `${agent.id}${agent.available ? '' : ' (not installed)'}`).join(', ')}; default ${service.config.defaultAgent}.`,
       ].join('\n');
-      return answer(name, text, { sessionId, currentSessionId: service.store.currentSessionId(), queue: own, queues, agents, demo: service.config.demo });
+      return answer(name, text, {
+        sessionId,
+        currentSessionId: service.store.currentSessionId(),
+        queue: own,
+        queues,
+        agents,
+        demo: service.config.demo,
+      });
     }
     case 'agents': {
       const agents = agentsOverview(service, env);
-      const text = agents.map((agent) => `${agent.id} — ${agent.label}, ${agent.available ? 'installed' : 'not installed'} (${agent.program})${agent.default ? ', default' : ''}`).join('\n');
+      const text = agents
+        .map(
+          (agent) =>
+            `${agent.id} — ${agent.label}, ${agent.available ? 'installed' : 'not installed'} (${agent.program})${agent.default ? ', default' : ''}`,
+        )
+        .join('\n');
       return answer(name, text, { agents });
     }
     case 'cancel': {
@@ -121,7 +133,12 @@ function prepareSessionCommand(service: ChatService, argument: string): Prepared
     return async (sink) => {
       const sessions = service.store.listSessions();
       const currentSessionId = service.store.currentSessionId();
-      const text = sessions.map((session) => `${session.id === currentSessionId ? '*' : ' '} ${session.id} ${session.title || '(untitled)'} — ${session.messageCount} messages`).join('\n');
+      const text = sessions
+        .map(
+          (session) =>
+            `${session.id === currentSessionId ? '*' : ' '} ${session.id} ${session.title || '(untitled)'} — ${session.messageCount} messages`,
+        )
+        .join('\n');
       sink({ type: 'text', content: text });
       sink({ type: 'done', status: 'ok', command: 'session', data: { action, sessions, currentSessionId } });
     };

@@ -2,7 +2,8 @@ import { ServiceError } from '../errors.js';
 import type { RunLine } from '../chat-service.js';
 
 /** A line of a command's stream: text for people, and a final done carrying structured `data`. */
-export type CommandLine = RunLine | { type: 'text'; content: string } | { type: 'done'; status: 'ok'; command: string; data: Record<string, unknown> };
+export type CommandLine =
+  RunLine | { type: 'text'; content: string } | { type: 'done'; status: 'ok'; command: string; data: Record<string, unknown> };
 export type CommandSink = (line: CommandLine) => void;
 
 /** Runs a validated command; resolves once its last line was written. */
@@ -33,10 +34,13 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
 };
 
-export const usageError = (name: string) => new ServiceError('BAD_REQUEST', `Usage: ${COMMANDS[name].usage}`, { details: { command: name } });
+export const usageError = (name: string) =>
+  new ServiceError('BAD_REQUEST', `Usage: ${COMMANDS[name].usage}`, { details: { command: name } });
 
 /** One-shot answer: text lines then a done with data. */
-export const answer = (command: string, text: string, data: Record<string, unknown>): PreparedCommand => async (sink) => {
-  sink({ type: 'text', content: text });
-  sink({ type: 'done', status: 'ok', command, data });
-};
+export const answer =
+  (command: string, text: string, data: Record<string, unknown>): PreparedCommand =>
+  async (sink) => {
+    sink({ type: 'text', content: text });
+    sink({ type: 'done', status: 'ok', command, data });
+  };

@@ -59,12 +59,17 @@ export class GoalService {
   set(input: SetGoalInput): Goal {
     const previous = this.store.current();
     if (isOpenGoal(previous) && !input.replace) {
-      throw new ServiceError('GOAL_ACTIVE', `Goal ${previous.id} is ${previous.status}; replace it (replace: true, or /goal set --replace) or end it first.`, {
-        details: { goalId: previous.id, status: previous.status },
-      });
+      throw new ServiceError(
+        'GOAL_ACTIVE',
+        `Goal ${previous.id} is ${previous.status}; replace it (replace: true, or /goal set --replace) or end it first.`,
+        {
+          details: { goalId: previous.id, status: previous.status },
+        },
+      );
     }
     const at = now();
-    if (isOpenGoal(previous)) Object.assign(previous, { status: 'cancelled', endedAt: at, endReason: 'replaced by a new goal', updatedAt: at });
+    if (isOpenGoal(previous))
+      Object.assign(previous, { status: 'cancelled', endedAt: at, endReason: 'replaced by a new goal', updatedAt: at });
     const goal: Goal = {
       id: randomUUID(),
       objective: input.objective,
@@ -125,9 +130,13 @@ export class GoalService {
     if (!latest || latest.evidence.length === 0) {
       const reason = latest ? 'the latest checkpoint carries no evidence' : 'the goal has no checkpoint with evidence';
       this.chat.events.goalDoneRejected(reason, goal.id, goal.sessionId);
-      throw new ServiceError('GOAL_EVIDENCE_REQUIRED', `Not done: ${reason}; add one with /goal update <summary> | evidence: <what shows it>.`, {
-        details: { goalId: goal.id },
-      });
+      throw new ServiceError(
+        'GOAL_EVIDENCE_REQUIRED',
+        `Not done: ${reason}; add one with /goal update <summary> | evidence: <what shows it>.`,
+        {
+          details: { goalId: goal.id },
+        },
+      );
     }
     return this.completed(goal, 'completed by a person');
   }
@@ -209,7 +218,13 @@ export class GoalService {
     this.saved(goal);
     try {
       const label = `automatic turn ${goal.continuations} of ${this.settings.maxContinuations} for goal: ${goal.objective}`;
-      const { accepted } = this.chat.submit({ prompt: continuationPrompt(goal), sessionId: goal.sessionId, agent: goal.agent, origin: 'goal', label });
+      const { accepted } = this.chat.submit({
+        prompt: continuationPrompt(goal),
+        sessionId: goal.sessionId,
+        agent: goal.agent,
+        origin: 'goal',
+        label,
+      });
       this.turns.set(accepted.traceId, goal.id);
     } catch (error) {
       process.stderr.write(`svc-chat: goal ${goal.id} could not continue: ${(error as Error).message}\n`);
@@ -219,8 +234,10 @@ export class GoalService {
   /** Why no automatic turn may run now (worked out each time: a person's turn lifts the count limit). */
   private stopReason(goal: Goal, byPerson = false): string | undefined {
     if (goal.pauseConfirmed !== undefined) return `pause gate pending: ${goal.pauseConfirmed}; /goal resume continues`;
-    if (goal.continuations >= this.settings.maxContinuations) return `${goal.continuations} automatic turns in a row (the limit); a person's turn or /goal resume continues`;
-    if (!byPerson && Date.now() - Date.parse(goal.touchedAt) > this.settings.staleMs) return `stale: nobody touched the goal since ${goal.touchedAt}`;
+    if (goal.continuations >= this.settings.maxContinuations)
+      return `${goal.continuations} automatic turns in a row (the limit); a person's turn or /goal resume continues`;
+    if (!byPerson && Date.now() - Date.parse(goal.touchedAt) > this.settings.staleMs)
+      return `stale: nobody touched the goal since ${goal.touchedAt}`;
     return undefined;
   }
 
@@ -270,11 +287,18 @@ export class GoalService {
 }
 
 function conflict(goal: Goal, action: string): ServiceError {
-  return new ServiceError('GOAL_STATE_CONFLICT', `Cannot ${action} goal ${goal.id}: it is ${goal.status}.`, { details: { goalId: goal.id, status: goal.status } });
+  return new ServiceError('GOAL_STATE_CONFLICT', `Cannot ${action} goal ${goal.id}: it is ${goal.status}.`, {
+    details: { goalId: goal.id, status: goal.status },
+  });
 }
 
 function checkpoint(input: CheckpointInput, source: GoalCheckpoint['source']): GoalCheckpoint {
-  const entry: GoalCheckpoint = { at: now(), summary: input.summary, evidence: (input.evidence ?? []).filter((item) => item.trim() !== ''), source };
+  const entry: GoalCheckpoint = {
+    at: now(),
+    summary: input.summary,
+    evidence: (input.evidence ?? []).filter((item) => item.trim() !== ''),
+    source,
+  };
   if (input.nextAction) entry.nextAction = input.nextAction;
   return entry;
 }
@@ -284,7 +308,8 @@ export function continuationPrompt(goal: Goal): string {
   const latest = goal.checkpoints.at(-1);
   const lines = [`Continue working on the goal: ${goal.objective}`];
   if (latest) lines.push(`Latest checkpoint: ${latest.summary}${latest.nextAction ? ` Next action: ${latest.nextAction}` : ''}`);
-  if (goal.pauseGate !== undefined) lines.push(`You asked to pause (${goal.pauseGate}). If you really cannot go on, give the pause marker again; otherwise carry on.`);
+  if (goal.pauseGate !== undefined)
+    lines.push(`You asked to pause (${goal.pauseGate}). If you really cannot go on, give the pause marker again; otherwise carry on.`);
   lines.push(MARKER_INSTRUCTIONS);
   return lines.join('\n');
 }

@@ -31,9 +31,13 @@ export class GoalStore {
     this.db.transaction(() => {
       if (previous) this.write(previous, false);
       this.db.prepare('UPDATE goals SET is_current = 0 WHERE is_current = 1').run();
-      this.db.prepare('INSERT INTO goals (id, status, is_current, updated_at, data) VALUES (?, ?, 1, ?, ?)').run(goal.id, goal.status, goal.updatedAt, JSON.stringify(bounded(goal)));
+      this.db
+        .prepare('INSERT INTO goals (id, status, is_current, updated_at, data) VALUES (?, ?, 1, ?, ?)')
+        .run(goal.id, goal.status, goal.updatedAt, JSON.stringify(bounded(goal)));
       // Bounded history: the oldest goals beyond the limit go.
-      this.db.prepare('DELETE FROM goals WHERE is_current = 0 AND seq NOT IN (SELECT seq FROM goals ORDER BY seq DESC LIMIT ?)').run(CHAT_LIMITS.goalHistoryMax);
+      this.db
+        .prepare('DELETE FROM goals WHERE is_current = 0 AND seq NOT IN (SELECT seq FROM goals ORDER BY seq DESC LIMIT ?)')
+        .run(CHAT_LIMITS.goalHistoryMax);
     })();
   }
 
@@ -43,7 +47,9 @@ export class GoalStore {
   }
 
   private write(goal: Goal, current: boolean): void {
-    this.db.prepare('UPDATE goals SET status = ?, is_current = ?, updated_at = ?, data = ? WHERE id = ?').run(goal.status, current ? 1 : 0, goal.updatedAt, JSON.stringify(bounded(goal)), goal.id);
+    this.db
+      .prepare('UPDATE goals SET status = ?, is_current = ?, updated_at = ?, data = ? WHERE id = ?')
+      .run(goal.status, current ? 1 : 0, goal.updatedAt, JSON.stringify(bounded(goal)), goal.id);
   }
 }
 

@@ -7,7 +7,9 @@ export function goalText(value: string, what: string): string {
   if (text === '') throw new ServiceError('BAD_REQUEST', `The ${what} is empty.`);
   if (text.includes('\0')) throw new ServiceError('BAD_REQUEST', `The ${what} contains a NUL character.`);
   if (text.length > CHAT_LIMITS.goalTextMaxChars) {
-    throw new ServiceError('BAD_REQUEST', `The ${what} is ${text.length} characters; the limit is ${CHAT_LIMITS.goalTextMaxChars}.`, { details: { limit: CHAT_LIMITS.goalTextMaxChars } });
+    throw new ServiceError('BAD_REQUEST', `The ${what} is ${text.length} characters; the limit is ${CHAT_LIMITS.goalTextMaxChars}.`, {
+      details: { limit: CHAT_LIMITS.goalTextMaxChars },
+    });
   }
   return text;
 }

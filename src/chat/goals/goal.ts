@@ -60,7 +60,12 @@ export interface GoalSummary {
 
 export function summarizeGoal(goal: Goal): GoalSummary {
   const summary: GoalSummary = {
-    goalId: goal.id, objective: goal.objective, status: goal.status, sessionId: goal.sessionId, continuations: goal.continuations, updatedAt: goal.updatedAt,
+    goalId: goal.id,
+    objective: goal.objective,
+    status: goal.status,
+    sessionId: goal.sessionId,
+    continuations: goal.continuations,
+    updatedAt: goal.updatedAt,
   };
   if (goal.pauseGate !== undefined) summary.pauseGate = goal.pauseGate;
   if (goal.autoStopped !== undefined) summary.autoStopped = goal.autoStopped;

@@ -40,7 +40,8 @@ export class Orchestrator {
     // A phase turn that was running when the server stopped did not finish; one that was still
     // waiting runs now (the chat service took its queue over), so its end is still recorded.
     const waiting = this.state.traceId !== undefined && chat.liveTraceIds().has(this.state.traceId);
-    if (this.state.status === 'running' && !waiting) this.state = { ...this.state, status: 'interrupted', updatedAt: new Date().toISOString() };
+    if (this.state.status === 'running' && !waiting)
+      this.state = { ...this.state, status: 'interrupted', updatedAt: new Date().toISOString() };
     this.persist();
     chat.onRunEnded((ended) => this.afterRun(ended));
   }
@@ -57,7 +58,11 @@ export class Orchestrator {
 
   start(input: StartInput): OrcState {
     if (this.state.phase !== 'idle' && this.state.phase !== 'done') {
-      throw new ServiceError('ORC_TRANSITION_INVALID', `The orchestration is in ${this.state.phase}; /orc reset first to start another task.`, { details: this.details() });
+      throw new ServiceError(
+        'ORC_TRANSITION_INVALID',
+        `The orchestration is in ${this.state.phase}; /orc reset first to start another task.`,
+        { details: this.details() },
+      );
     }
     const sessionId = this.chat.resolveSession(input.sessionId);
     this.agent = input.agent;
@@ -68,11 +73,21 @@ export class Orchestrator {
   next(to?: OrcPhase): OrcState {
     const next = NEXT_PHASE[this.state.phase];
     if (this.state.status === 'running') {
-      throw new ServiceError('ORC_PHASE_RUNNING', `Phase ${this.state.phase} is still running (${this.state.traceId}); wait for it or /cancel it.`, { details: this.details() });
+      throw new ServiceError(
+        'ORC_PHASE_RUNNING',
+        `Phase ${this.state.phase} is still running (${this.state.traceId}); wait for it or /cancel it.`,
+        { details: this.details() },
+      );
     }
     if (!next || (to !== undefined && to !== next)) {
-      const allowed = next ? `only ${next}` : this.state.phase === 'idle' ? 'none: /orc start <task> first' : 'none: /orc reset or /orc start <task>';
-      throw new ServiceError('ORC_TRANSITION_INVALID', `From ${this.state.phase} the orchestration can move to ${allowed}.`, { details: { ...this.details(), requested: to ?? null } });
+      const allowed = next
+        ? `only ${next}`
+        : this.state.phase === 'idle'
+          ? 'none: /orc start <task> first'
+          : 'none: /orc reset or /orc start <task>';
+      throw new ServiceError('ORC_TRANSITION_INVALID', `From ${this.state.phase} the orchestration can move to ${allowed}.`, {
+        details: { ...this.details(), requested: to ?? null },
+      });
     }
     return this.enter(next, { task: this.state.task ?? '', sessionId: this.state.sessionId ?? this.chat.resolveSession(undefined) });
   }
@@ -88,8 +103,21 @@ export class Orchestrator {
   private enter(phase: Exclude<OrcPhase, 'idle'>, where: { task: string; sessionId: string }): OrcState {
     const from = this.state.phase;
     const prompt = phasePrompt(phase, where.task, this.checks);
-    const accepted = this.chat.submit({ prompt, sessionId: where.sessionId, agent: this.agent, origin: 'orc', label: `PABCD ${phase} phase: ${where.task}` });
-    this.state = { phase, status: 'running', task: where.task, sessionId: where.sessionId, traceId: accepted.accepted.traceId, updatedAt: new Date().toISOString() };
+    const accepted = this.chat.submit({
+      prompt,
+      sessionId: where.sessionId,
+      agent: this.agent,
+      origin: 'orc',
+      label: `PABCD ${phase} phase: ${where.task}`,
+    });
+    this.state = {
+      phase,
+      status: 'running',
+      task: where.task,
+      sessionId: where.sessionId,
+      traceId: accepted.accepted.traceId,
+      updatedAt: new Date().toISOString(),
+    };
     this.record(from);
     return this.current;
   }
@@ -106,13 +134,17 @@ export class Orchestrator {
     const transition: OrcTransition = { at: this.state.updatedAt, from, to: this.state.phase, status: this.state.status };
     this.db.transaction(() => {
       this.db.prepare('INSERT INTO orc_transitions (at, data) VALUES (?, ?)').run(transition.at, JSON.stringify(transition));
-      this.db.prepare('DELETE FROM orc_transitions WHERE seq NOT IN (SELECT seq FROM orc_transitions ORDER BY seq DESC LIMIT ?)').run(CHAT_LIMITS.orcTransitionsMax);
+      this.db
+        .prepare('DELETE FROM orc_transitions WHERE seq NOT IN (SELECT seq FROM orc_transitions ORDER BY seq DESC LIMIT ?)')
+        .run(CHAT_LIMITS.orcTransitionsMax);
     })();
     this.chat.events.orcState(this.current);
   }
 
   private persist(): void {
-    this.db.prepare('INSERT INTO orchestration (id, data) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data').run(JSON.stringify(this.state));
+    this.db
+      .prepare('INSERT INTO orchestration (id, data) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data')
+      .run(JSON.stringify(this.state));
   }
 
   private details(): Record<string, unknown> {

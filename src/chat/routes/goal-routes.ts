@@ -8,9 +8,20 @@ import { parseWith } from '../../common/validation.js';
 const text = z.string().max(CHAT_LIMITS.goalTextMaxChars);
 
 const GoalAction = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('set'), objective: text, replace: z.boolean().optional(), sessionId: z.string().min(1).max(100).optional(), agent: z.enum(AGENT_IDS).optional() }),
+  z.object({
+    action: z.literal('set'),
+    objective: text,
+    replace: z.boolean().optional(),
+    sessionId: z.string().min(1).max(100).optional(),
+    agent: z.enum(AGENT_IDS).optional(),
+  }),
   z.object({ action: z.literal('refine'), objective: text }),
-  z.object({ action: z.literal('update'), summary: text, nextAction: text.optional(), evidence: z.array(text).max(CHAT_LIMITS.goalCheckpointsMax).optional() }),
+  z.object({
+    action: z.literal('update'),
+    summary: text,
+    nextAction: text.optional(),
+    evidence: z.array(text).max(CHAT_LIMITS.goalCheckpointsMax).optional(),
+  }),
   z.object({ action: z.literal('pause'), reason: text.optional() }),
   z.object({ action: z.enum(['resume', 'done', 'cancel', 'clear']) }),
 ]);
@@ -30,7 +41,14 @@ export const goalRoutes: ChatRoutes = async (app, { runtime: { goals } }) => {
     const body = parseWith(GoalAction, request.body, { what: 'goal body' });
     switch (body.action) {
       case 'set':
-        return { goal: goals.set({ objective: goalText(body.objective, 'objective'), replace: body.replace, sessionId: body.sessionId, agent: body.agent }) };
+        return {
+          goal: goals.set({
+            objective: goalText(body.objective, 'objective'),
+            replace: body.replace,
+            sessionId: body.sessionId,
+            agent: body.agent,
+          }),
+        };
       case 'refine':
         return { goal: goals.refine(goalText(body.objective, 'objective')) };
       case 'update':

@@ -14,8 +14,12 @@ export const infoRoutes: ChatRoutes = async (app, { runtime, startedAt }) => {
     const currentSessionId = service.store.currentSessionId();
     const goal = runtime.goals.current();
     return {
-      currentSessionId, queue: service.queueState(currentSessionId), queues: service.queueStatus(), demo: service.config.demo,
-      goal: goal ? summarizeGoal(goal) : null, orc: runtime.orchestrator.current,
+      currentSessionId,
+      queue: service.queueState(currentSessionId),
+      queues: service.queueStatus(),
+      demo: service.config.demo,
+      goal: goal ? summarizeGoal(goal) : null,
+      orc: runtime.orchestrator.current,
     };
   });
 };

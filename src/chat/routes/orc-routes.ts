@@ -7,7 +7,12 @@ import { validatePrompt } from '../prompt.js';
 import { parseWith } from '../../common/validation.js';
 
 const OrcAction = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('start'), task: z.string(), sessionId: z.string().min(1).max(100).optional(), agent: z.enum(AGENT_IDS).optional() }),
+  z.object({
+    action: z.literal('start'),
+    task: z.string(),
+    sessionId: z.string().min(1).max(100).optional(),
+    agent: z.enum(AGENT_IDS).optional(),
+  }),
   z.object({ action: z.literal('next'), phase: z.enum(ORC_PHASES).optional() }),
   z.object({ action: z.literal('reset') }),
 ]);
@@ -18,7 +23,8 @@ export const orcRoutes: ChatRoutes = async (app, { runtime: { orchestrator } }) 
 
   app.post('/api/orc', async (request) => {
     const body = parseWith(OrcAction, request.body, { what: 'orchestration body' });
-    if (body.action === 'start') return { state: orchestrator.start({ task: validatePrompt(body.task), sessionId: body.sessionId, agent: body.agent }) };
+    if (body.action === 'start')
+      return { state: orchestrator.start({ task: validatePrompt(body.task), sessionId: body.sessionId, agent: body.agent }) };
     if (body.action === 'next') return { state: orchestrator.next(body.phase) };
     return { state: orchestrator.reset() };
   });

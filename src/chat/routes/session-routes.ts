@@ -41,7 +41,12 @@ export const sessionRoutes: ChatRoutes = async (app, { runtime: { service, goals
     const { id } = parseWith(IdParams, request.params, { what: 'session id' });
     const goal = goals.current();
     const orc = orchestrator.current;
-    const busyWith = isOpenGoal(goal) && goal.sessionId === id ? 'the open goal runs in it' : orc.phase !== 'idle' && orc.phase !== 'done' && orc.sessionId === id ? 'the PABCD orchestration runs in it' : undefined;
+    const busyWith =
+      isOpenGoal(goal) && goal.sessionId === id
+        ? 'the open goal runs in it'
+        : orc.phase !== 'idle' && orc.phase !== 'done' && orc.sessionId === id
+          ? 'the PABCD orchestration runs in it'
+          : undefined;
     service.deleteSession(id, busyWith);
     return reply.code(204).send();
   });

@@ -70,8 +70,17 @@ export class AgentProcess {
     this.pid = this.tree.pid;
     this.finished = this.tree.finished.then((end) => {
       reader.end();
-      const stopped = this.stopped ?? (end.stoppedBy === 'timeout' ? { status: 'timeout' as const, reason: `no result within ${options.timeoutMs} ms` } : undefined);
-      const done = resolveDone({ stopped, spawnError: end.spawnError, report: options.normalizer.report, exitCode: end.exitCode, signal: end.signal, stderrTail });
+      const stopped =
+        this.stopped ??
+        (end.stoppedBy === 'timeout' ? { status: 'timeout' as const, reason: `no result within ${options.timeoutMs} ms` } : undefined);
+      const done = resolveDone({
+        stopped,
+        spawnError: end.spawnError,
+        report: options.normalizer.report,
+        exitCode: end.exitCode,
+        signal: end.signal,
+        stderrTail,
+      });
       return { done, exitCode: end.exitCode, signal: end.signal, stats: reader.stats };
     });
   }

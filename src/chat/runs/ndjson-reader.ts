@@ -57,7 +57,12 @@ export class NdjsonReader {
     if (bytes.length === 0 || this.discarding) return;
     if (this.size + bytes.length > this.options.maxLineBytes) {
       this.discarding = true;
-      this.options.onSkip?.('oversized', Buffer.concat([...this.parts, bytes]).subarray(0, SAMPLE_CHARS).toString('utf8'));
+      this.options.onSkip?.(
+        'oversized',
+        Buffer.concat([...this.parts, bytes])
+          .subarray(0, SAMPLE_CHARS)
+          .toString('utf8'),
+      );
       this.parts = [];
       this.size = 0;
       return;
@@ -72,7 +77,10 @@ export class NdjsonReader {
       this.stats.oversized += 1;
       return;
     }
-    const text = Buffer.concat(this.parts, this.size).toString('utf8').replace(/^\uFEFF/, '').trim();
+    const text = Buffer.concat(this.parts, this.size)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim();
     this.parts = [];
     this.size = 0;
     if (text === '') return;

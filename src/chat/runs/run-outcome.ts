@@ -21,7 +21,10 @@ export interface RunFacts {
 export const REASON_MAX_CHARS = 300;
 
 function lastStderrLine(stderr: string): string | undefined {
-  const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
   const last = lines.at(-1);
   return last ? maskSecrets(last).slice(0, REASON_MAX_CHARS) : undefined;
 }
@@ -31,11 +34,17 @@ export function resolveDone(facts: RunFacts): DoneEvent {
   if (facts.stopped) return { type: 'done', status: facts.stopped.status, reason: facts.stopped.reason };
   if (facts.spawnError) return { type: 'done', status: 'error', reason: `could not start the agent program: ${facts.spawnError}` };
   if (facts.report?.status === 'error') {
-    return { type: 'done', status: 'error', reason: maskSecrets(facts.report.reason ?? 'the agent reported an error').slice(0, REASON_MAX_CHARS) };
+    return {
+      type: 'done',
+      status: 'error',
+      reason: maskSecrets(facts.report.reason ?? 'the agent reported an error').slice(0, REASON_MAX_CHARS),
+    };
   }
   const exit = facts.signal ? `was killed by ${facts.signal}` : `exited with code ${facts.exitCode}`;
   if (facts.report?.status === 'ok') {
-    return facts.exitCode === 0 ? { type: 'done', status: 'ok' } : { type: 'done', status: 'error', reason: `reported success but ${exit}` };
+    return facts.exitCode === 0
+      ? { type: 'done', status: 'ok' }
+      : { type: 'done', status: 'error', reason: `reported success but ${exit}` };
   }
   const detail = lastStderrLine(facts.stderrTail);
   if (facts.exitCode === 0) return { type: 'done', status: 'error', reason: 'exited without a final result line' };

@@ -1,5 +1,9 @@
 import {
-  isRecordedProcessRunning, reapProcessGroup, recordProcessGroup, type ProcessGroupRecord, type ReapOutcome,
+  isRecordedProcessRunning,
+  reapProcessGroup,
+  recordProcessGroup,
+  type ProcessGroupRecord,
+  type ReapOutcome,
 } from '../../common/process/leftover-groups.js';
 import type { SqliteDatabase } from '../../common/sqlite.js';
 
@@ -35,8 +39,18 @@ export class AgentProcessRecords {
     const record = recordProcessGroup(pid);
     if (!record) return;
     this.db
-      .prepare('INSERT OR REPLACE INTO agent_processes (trace_id, pgid, start_ticks, boot_id, started_at, owner_pid, owner_start_ticks) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(traceId, record.pgid, record.startTicks, record.bootId, new Date().toISOString(), this.owner?.pgid ?? null, this.owner?.startTicks ?? null);
+      .prepare(
+        'INSERT OR REPLACE INTO agent_processes (trace_id, pgid, start_ticks, boot_id, started_at, owner_pid, owner_start_ticks) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        traceId,
+        record.pgid,
+        record.startTicks,
+        record.bootId,
+        new Date().toISOString(),
+        this.owner?.pgid ?? null,
+        this.owner?.startTicks ?? null,
+      );
   }
 
   forget(traceId: string): void {
@@ -49,9 +63,14 @@ export class AgentProcessRecords {
    * the same home must not kill the first one's agents).
    */
   reapLeftovers(): ReapReport[] {
-    const rows = this.db.prepare('SELECT trace_id, pgid, start_ticks, boot_id, owner_pid, owner_start_ticks FROM agent_processes').all() as Row[];
+    const rows = this.db
+      .prepare('SELECT trace_id, pgid, start_ticks, boot_id, owner_pid, owner_start_ticks FROM agent_processes')
+      .all() as Row[];
     return rows.map((row): ReapReport => {
-      const owner = row.owner_pid === null || row.owner_start_ticks === null ? undefined : { pgid: row.owner_pid, startTicks: row.owner_start_ticks, bootId: row.boot_id };
+      const owner =
+        row.owner_pid === null || row.owner_start_ticks === null
+          ? undefined
+          : { pgid: row.owner_pid, startTicks: row.owner_start_ticks, bootId: row.boot_id };
       if (owner && isRecordedProcessRunning(owner)) return { traceId: row.trace_id, pgid: row.pgid, outcome: 'owner-running' };
       const record: ProcessGroupRecord = { pgid: row.pgid, startTicks: row.start_ticks, bootId: row.boot_id };
       const outcome = reapProcessGroup(record);

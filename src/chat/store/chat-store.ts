@@ -78,7 +78,9 @@ export class ChatStore {
   createSession(title = ''): ChatSession {
     const id = randomUUID();
     const at = now();
-    this.db.prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, title.slice(0, CHAT_LIMITS.sessionTitleMaxChars), at, at);
+    this.db
+      .prepare('INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run(id, title.slice(0, CHAT_LIMITS.sessionTitleMaxChars), at, at);
     return { id, title, createdAt: at, updatedAt: at, messageCount: 0 };
   }
 
@@ -89,7 +91,11 @@ export class ChatStore {
 
   /** Most recently active first; all of them unless a limit is given. */
   listSessions(limit = -1): ChatSession[] {
-    return (this.db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`).all(limit) as SessionRow[]).map(toSession);
+    return (
+      this.db
+        .prepare(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?`)
+        .all(limit) as SessionRow[]
+    ).map(toSession);
   }
 
   /** The current session; one is created when there is none (first start, or it was removed). */
@@ -112,7 +118,9 @@ export class ChatStore {
   }
 
   setCurrentSession(id: string): void {
-    this.db.prepare("INSERT INTO meta (key, value) VALUES ('current_session', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(id);
+    this.db
+      .prepare("INSERT INTO meta (key, value) VALUES ('current_session', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      .run(id);
   }
 
   addMessage(input: NewMessage): ChatMessage {
@@ -120,8 +128,22 @@ export class ChatStore {
     const at = now();
     this.db.transaction(() => {
       this.db
-        .prepare('INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, reason, created_at, origin, origin_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, input.sessionId, input.role, input.content, input.agent ?? null, input.traceId ?? null, input.status ?? null, input.reason ?? null, at, input.automatic?.origin ?? null, input.automatic?.label ?? null);
+        .prepare(
+          'INSERT INTO messages (id, session_id, role, content, agent, trace_id, status, reason, created_at, origin, origin_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          id,
+          input.sessionId,
+          input.role,
+          input.content,
+          input.agent ?? null,
+          input.traceId ?? null,
+          input.status ?? null,
+          input.reason ?? null,
+          at,
+          input.automatic?.origin ?? null,
+          input.automatic?.label ?? null,
+        );
       this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(at, input.sessionId);
       // An automatic prompt does not name the session (its first line is our own instruction).
       if (input.role === 'user' && !input.automatic) {
@@ -129,9 +151,17 @@ export class ChatStore {
       }
     })();
     return toMessage({
-      id, session_id: input.sessionId, role: input.role, content: input.content, agent: input.agent ?? null,
-      trace_id: input.traceId ?? null, status: input.status ?? null, reason: input.reason ?? null, created_at: at,
-      origin: input.automatic?.origin ?? null, origin_label: input.automatic?.label ?? null,
+      id,
+      session_id: input.sessionId,
+      role: input.role,
+      content: input.content,
+      agent: input.agent ?? null,
+      trace_id: input.traceId ?? null,
+      status: input.status ?? null,
+      reason: input.reason ?? null,
+      created_at: at,
+      origin: input.automatic?.origin ?? null,
+      origin_label: input.automatic?.label ?? null,
     });
   }
 
@@ -144,13 +174,16 @@ export class ChatStore {
   }
 
   nativeSessionId(sessionId: string, agent: string): string | undefined {
-    const row = this.db.prepare('SELECT native_id FROM agent_sessions WHERE session_id = ? AND agent = ?').get(sessionId, agent) as { native_id: string } | undefined;
+    const row = this.db.prepare('SELECT native_id FROM agent_sessions WHERE session_id = ? AND agent = ?').get(sessionId, agent) as
+      { native_id: string } | undefined;
     return row?.native_id;
   }
 
   setNativeSessionId(sessionId: string, agent: string, nativeId: string): void {
     this.db
-      .prepare('INSERT INTO agent_sessions (session_id, agent, native_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, agent) DO UPDATE SET native_id = excluded.native_id, updated_at = excluded.updated_at')
+      .prepare(
+        'INSERT INTO agent_sessions (session_id, agent, native_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, agent) DO UPDATE SET native_id = excluded.native_id, updated_at = excluded.updated_at',
+      )
       .run(sessionId, agent, nativeId, now());
   }
 

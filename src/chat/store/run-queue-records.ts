@@ -57,7 +57,17 @@ export class RunQueueRecords {
 
   /** A new run, at the back of its session's queue, or at the front (a steer). */
   add(run: { traceId: string; sessionId: string; messageId: string; agent: string; origin: string }, place: 'back' | 'front'): void {
-    this.statements[place].run(run.traceId, run.sessionId, run.messageId, run.agent, run.origin, run.sessionId, this.owner?.pgid ?? null, this.owner?.startTicks ?? null, this.owner?.bootId ?? null);
+    this.statements[place].run(
+      run.traceId,
+      run.sessionId,
+      run.messageId,
+      run.agent,
+      run.origin,
+      run.sessionId,
+      this.owner?.pgid ?? null,
+      this.owner?.startTicks ?? null,
+      this.owner?.bootId ?? null,
+    );
   }
 
   markStarted(traceId: string): void {
@@ -99,7 +109,13 @@ export class RunQueueRecords {
           .prepare('UPDATE run_queue SET owner_pid = ?, owner_start_ticks = ?, owner_boot_id = ? WHERE trace_id = ?')
           .run(this.owner?.pgid ?? null, this.owner?.startTicks ?? null, this.owner?.bootId ?? null, row.trace_id);
         taken.push({
-          traceId: row.trace_id, sessionId: row.session_id, messageId: row.message_id, agent: row.agent, origin: row.origin, prompt: row.prompt, startedAt: row.started_at,
+          traceId: row.trace_id,
+          sessionId: row.session_id,
+          messageId: row.message_id,
+          agent: row.agent,
+          origin: row.origin,
+          prompt: row.prompt,
+          startedAt: row.started_at,
         });
       }
     })();

@@ -118,7 +118,12 @@ export class TraceStore {
       try {
         const stat = statSync(path);
         const head = readHead(path);
-        const summary: TraceSummary = { traceId, startedAt: traceStartedAt(traceId), modifiedAt: stat.mtime.toISOString(), bytes: stat.size };
+        const summary: TraceSummary = {
+          traceId,
+          startedAt: traceStartedAt(traceId),
+          modifiedAt: stat.mtime.toISOString(),
+          bytes: stat.size,
+        };
         if (typeof head?.sessionId === 'string') summary.sessionId = head.sessionId;
         if (typeof head?.agent === 'string') summary.agent = head.agent;
         summaries.push(summary);

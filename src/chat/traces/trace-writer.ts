@@ -49,7 +49,9 @@ export class TraceWriter {
         // One note where the output stops; the run's end (stop, exit, done) is still written.
         if (this.capped) return;
         this.capped = true;
-        line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type: 'truncated', maxBytes: this.maxBytes })}\n`);
+        line = Buffer.from(
+          `${JSON.stringify({ ts: new Date().toISOString(), traceId: this.traceId, type: 'truncated', maxBytes: this.maxBytes })}\n`,
+        );
       }
       this.bytes += line.length;
       if (!this.held) {

@@ -18,7 +18,9 @@ const unreachable = (error: unknown): boolean => error instanceof CliError && er
 
 function showCode(out: Output, userCode: string, verificationUrl: string): void {
   // The code goes to stderr, so --json keeps stdout to the one result document.
-  process.stderr.write(`To sign in to alpha, open ${verificationUrl}\nand enter the code ${out.color.bold(userCode)} (if the page does not show it already).\nWaiting for approval...\n`);
+  process.stderr.write(
+    `To sign in to alpha, open ${verificationUrl}\nand enter the code ${out.color.bold(userCode)} (if the page does not show it already).\nWaiting for approval...\n`,
+  );
 }
 
 async function loginThroughStudio(client: StudioClient, out: Output): Promise<{ email?: string; via: 'studio' }> {
@@ -37,7 +39,11 @@ async function loginHere(out: Output): Promise<{ email?: string; via: 'here'; fi
     if (!account) throw new Error('the alpha lane has no session sign-in');
     login = await account.signInAt(target, {});
   } catch (error) {
-    throw new CliError(`Could not start the alpha sign-in at ${target.issuerUrl}: ${(error as Error).message}`, EXIT_CODES.upstream, 'LOGIN_FAILED');
+    throw new CliError(
+      `Could not start the alpha sign-in at ${target.issuerUrl}: ${(error as Error).message}`,
+      EXIT_CODES.upstream,
+      'LOGIN_FAILED',
+    );
   }
   showCode(out, login.authorization.userCode, login.authorization.verificationUrl);
   try {
@@ -45,7 +51,11 @@ async function loginHere(out: Output): Promise<{ email?: string; via: 'here'; fi
     return { email: session.email, via: 'here', file: target.file };
   } catch (error) {
     const outcome = (error as { outcome?: string }).outcome;
-    throw new CliError(`The sign-in ${outcome === 'denied' ? 'was declined' : outcome === 'expired' ? 'code expired before it was approved' : `failed: ${(error as Error).message}`}.`, EXIT_CODES.auth, outcome === 'expired' ? 'LOGIN_EXPIRED' : 'LOGIN_FAILED');
+    throw new CliError(
+      `The sign-in ${outcome === 'denied' ? 'was declined' : outcome === 'expired' ? 'code expired before it was approved' : `failed: ${(error as Error).message}`}.`,
+      EXIT_CODES.auth,
+      outcome === 'expired' ? 'LOGIN_EXPIRED' : 'LOGIN_FAILED',
+    );
   }
 }
 
@@ -64,7 +74,10 @@ export function registerAlpha(program: Command): void {
         if (!unreachable(error)) throw error;
         result = await loginHere(out);
       }
-      out.result({ auth: 'oauth', ...result }, () => `${out.color.green('✓')} signed in to alpha${result.email ? ` as ${result.email}` : ''}`);
+      out.result(
+        { auth: 'oauth', ...result },
+        () => `${out.color.green('✓')} signed in to alpha${result.email ? ` as ${result.email}` : ''}`,
+      );
     });
 
   alpha
@@ -77,7 +90,11 @@ export function registerAlpha(program: Command): void {
         client.json<AlphaSessionBody>('GET', '/api/alpha/session', { timeoutMs: 10_000 }),
         options.probe ? client.json<AlphaStatusBody>('GET', '/api/alpha/status', { timeoutMs: 15_000 }) : undefined,
       ]);
-      const probed = probe ? (probe.status === 'ready' || probe.status === 'no_image_model' ? { probe: probe.status, imageModels: (probe.models ?? []).filter((id) => id.startsWith('alpha-image')) } : { probe: probe.status, probeError: probe.reason ?? probe.status }) : {};
+      const probed = probe
+        ? probe.status === 'ready' || probe.status === 'no_image_model'
+          ? { probe: probe.status, imageModels: (probe.models ?? []).filter((id) => id.startsWith('alpha-image')) }
+          : { probe: probe.status, probeError: probe.reason ?? probe.status }
+        : {};
       out.result({ ...session, ...probed }, () => {
         const head =
           session.auth === 'oauth'
@@ -102,6 +119,8 @@ export function registerAlpha(program: Command): void {
         const { LANES } = await import('../../studio/catalog/registry.js');
         removed = LANES.alpha.sessionAccount?.remove(inProcessTarget(process.env).file) ?? false;
       }
-      out.result({ removed, auth: 'none' }, () => (removed ? `${out.color.green('✓')} signed out of alpha` : 'alpha: there was no session'));
+      out.result({ removed, auth: 'none' }, () =>
+        removed ? `${out.color.green('✓')} signed out of alpha` : 'alpha: there was no session',
+      );
     });
 }

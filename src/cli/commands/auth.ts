@@ -16,7 +16,8 @@ import { startSpinner } from '../spinner.js';
 /** How often the CLI asks the studio how a sign-in goes (the contract's 3 s; the studio itself polls the issuer). */
 const STATUS_POLL_MS = 3000;
 
-const expired = () => new CliError('The sign-in code expired before it was approved; run the command again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
+const expired = () =>
+  new CliError('The sign-in code expired before it was approved; run the command again.', EXIT_CODES.auth, 'LOGIN_EXPIRED');
 
 async function follow(client: StudioClient, started: SwitchStarted, onStatus: (status: SwitchStatus) => void): Promise<SwitchStatus> {
   const path = `/api/auth/switch/${encodeURIComponent(started.sessionId)}`;
@@ -43,16 +44,22 @@ async function follow(client: StudioClient, started: SwitchStarted, onStatus: (s
 export async function signInThroughStudio(client: StudioClient, out: Output, provider: SwitchProvider): Promise<SwitchStatus> {
   const started = await client.json<SwitchStarted>('POST', '/api/auth/switch', { body: { provider, flow: 'device' }, timeoutMs: 30_000 });
   // On stderr, so --json keeps stdout to the one result document.
-  process.stderr.write(`To sign in ${provider}, open ${started.verificationUrl}\nand enter the code ${out.color.bold(started.userCode)} (if the page does not show it already).\n`);
+  process.stderr.write(
+    `To sign in ${provider}, open ${started.verificationUrl}\nand enter the code ${out.color.bold(started.userCode)} (if the page does not show it already).\n`,
+  );
   const spinner = startSpinner('waiting for approval', { enabled: !out.json && Boolean(process.stderr.isTTY) });
   const onInterrupt = () => {
     spinner.stop();
-    void client.fetch('DELETE', `/api/auth/switch/${encodeURIComponent(started.sessionId)}`, { timeoutMs: 2000 }).finally(() => process.exit(130));
+    void client
+      .fetch('DELETE', `/api/auth/switch/${encodeURIComponent(started.sessionId)}`, { timeoutMs: 2000 })
+      .finally(() => process.exit(130));
   };
   process.once('SIGINT', onInterrupt);
   let final: SwitchStatus;
   try {
-    final = await follow(client, started, (status) => spinner.text(`waiting for approval (code ${started.userCode}, expires ${new Date(status.expiresAt).toLocaleTimeString()})`));
+    final = await follow(client, started, (status) =>
+      spinner.text(`waiting for approval (code ${started.userCode}, expires ${new Date(status.expiresAt).toLocaleTimeString()})`),
+    );
   } finally {
     spinner.stop();
     process.off('SIGINT', onInterrupt);
@@ -60,7 +67,11 @@ export async function signInThroughStudio(client: StudioClient, out: Output, pro
   if (final.status === 'expired') throw expired();
   if (final.status === 'error') {
     const code = final.error?.code;
-    throw new CliError(`The sign-in failed: ${final.error?.message ?? 'no reason given'}`, code && isErrorCode(code) ? exitCodeFor(code) : EXIT_CODES.auth, code ?? 'LOGIN_FAILED');
+    throw new CliError(
+      `The sign-in failed: ${final.error?.message ?? 'no reason given'}`,
+      code && isErrorCode(code) ? exitCodeFor(code) : EXIT_CODES.auth,
+      code ?? 'LOGIN_FAILED',
+    );
   }
   return final;
 }
@@ -73,9 +84,14 @@ export function registerAuth(program: Command): void {
     .argument('<account>', `${SWITCH_PROVIDERS.join(' or ')} (the chat OAuth account)`)
     .description('Sign an account in: shows a page and a code, waits for approval, then the lane uses the new account')
     .action(async (account: string, _options, command: Command) => {
-      if (!(SWITCH_PROVIDERS as readonly string[]).includes(account)) throw new CliError(`Unknown account "${account}": use ${SWITCH_PROVIDERS.join(' or ')}.`, EXIT_CODES.usage, 'USAGE');
+      if (!(SWITCH_PROVIDERS as readonly string[]).includes(account))
+        throw new CliError(`Unknown account "${account}": use ${SWITCH_PROVIDERS.join(' or ')}.`, EXIT_CODES.usage, 'USAGE');
       const { client, out } = commandContext(command);
       const final = await signInThroughStudio(client, out, account as SwitchProvider);
-      out.result(final, () => `${out.color.green('✓')} ${account} signed in${final.email ? ` as ${final.email}` : ''}; the lane uses this account from its next call`);
+      out.result(
+        final,
+        () =>
+          `${out.color.green('✓')} ${account} signed in${final.email ? ` as ${final.email}` : ''}; the lane uses this account from its next call`,
+      );
     });
 }

@@ -48,8 +48,13 @@ export function registerDefaults(program: Command): void {
         throw new CliError(`Unknown setting "${key}": use one of ${KEYS.join(', ')}.`, EXIT_CODES.usage, 'USAGE');
       }
       const { client, out } = commandContext(command);
-      const body = await client.json<Defaults & { equivalents?: Equivalents }>('PUT', '/api/defaults', { body: { [key]: value }, timeoutMs: 10_000 });
-      const notes = Object.entries(body.equivalents ?? {}).map(([lane, { stored }]) => `  ${lane} has no ${value}: its default is the nearest equivalent, ${stored}`);
+      const body = await client.json<Defaults & { equivalents?: Equivalents }>('PUT', '/api/defaults', {
+        body: { [key]: value },
+        timeoutMs: 10_000,
+      });
+      const notes = Object.entries(body.equivalents ?? {}).map(
+        ([lane, { stored }]) => `  ${lane} has no ${value}: its default is the nearest equivalent, ${stored}`,
+      );
       out.result(body, () => [`${out.color.green('✓')} ${key} = ${value}`, ...notes, render(body)].join('\n'));
     });
 }

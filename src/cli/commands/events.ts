@@ -38,7 +38,12 @@ export function registerEvents(program: Command): void {
       process.once('SIGINT', () => connection.close());
       await connection.closed;
       if (refusal) {
-        const exit = refusal.status === 401 || refusal.status === 403 ? EXIT_CODES.auth : refusal.status >= 500 ? EXIT_CODES.upstream : EXIT_CODES.bad_request;
+        const exit =
+          refusal.status === 401 || refusal.status === 403
+            ? EXIT_CODES.auth
+            : refusal.status >= 500
+              ? EXIT_CODES.upstream
+              : EXIT_CODES.bad_request;
         throw new CliError(`The studio refused the event stream (HTTP ${refusal.status}).`, exit, `HTTP_${refusal.status}`);
       }
     });

@@ -5,7 +5,18 @@ import { randomUUID } from 'node:crypto';
 import { readSse } from '../../common/events/client.js';
 import { EXIT_CODES } from '../../common/errors.js';
 import { exitCodeFor } from '../../studio/errors.js';
-import { COMMON_SIZES, IMAGE_FORMATS, isTerminalEvent, MODERATIONS, PROVIDER_IDS, QUALITIES, type AssetRecord, type ErrorPayload, type GenerationResult, type MultimodeResult } from '../../studio/api/index.js';
+import {
+  COMMON_SIZES,
+  IMAGE_FORMATS,
+  isTerminalEvent,
+  MODERATIONS,
+  PROVIDER_IDS,
+  QUALITIES,
+  type AssetRecord,
+  type ErrorPayload,
+  type GenerationResult,
+  type MultimodeResult,
+} from '../../studio/api/index.js';
 import { CliError, type StudioClient } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
@@ -30,7 +41,12 @@ export interface CommonOptions {
   timeout?: string;
 }
 
-const MIME_BY_EXTENSION: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp' };
+const MIME_BY_EXTENSION: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+};
 
 /** Reads a local image into a data URL reference; the server sniffs and checks it again. */
 export async function fileAsDataUrl(path: string): Promise<string> {
@@ -38,7 +54,11 @@ export async function fileAsDataUrl(path: string): Promise<string> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new CliError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT_CODES.usage, 'USAGE');
+    throw new CliError(
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      EXIT_CODES.usage,
+      'USAGE',
+    );
   }
   const mime = MIME_BY_EXTENSION[extname(path).toLowerCase()] ?? 'application/octet-stream';
   return `data:${mime};base64,${bytes.toString('base64')}`;
@@ -50,7 +70,8 @@ export function splitTarget(target: string | undefined, provider: string | undef
   const slash = target.indexOf('/');
   if (slash === -1) return { provider, model: target };
   const lane = target.slice(0, slash);
-  if (provider && provider !== lane) throw new CliError(`--model ${target} names lane ${lane} but --provider is ${provider}.`, EXIT_CODES.usage, 'USAGE');
+  if (provider && provider !== lane)
+    throw new CliError(`--model ${target} names lane ${lane} but --provider is ${provider}.`, EXIT_CODES.usage, 'USAGE');
   return { provider: lane, model: target.slice(slash + 1) };
 }
 
@@ -104,7 +125,8 @@ export async function requestBody(prompt: string, options: CommonOptions): Promi
 
 export function timeoutMs(option: string | undefined): number {
   const seconds = option === undefined ? 600 : Number(option);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--timeout must be a number of seconds, got "${option}".`, EXIT_CODES.usage, 'USAGE');
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError(`--timeout must be a number of seconds, got "${option}".`, EXIT_CODES.usage, 'USAGE');
   return seconds * 1000;
 }
 
@@ -112,7 +134,14 @@ export function timeoutMs(option: string | undefined): number {
  * Posts a generation with `Accept: text/event-stream` and follows its own
  * event stream: progress on stderr (TTY only), the result from `done`.
  */
-export async function streamJob<T>(client: StudioClient, out: Output, path: string, body: Record<string, unknown>, timeout: number, describe?: EventLine): Promise<T> {
+export async function streamJob<T>(
+  client: StudioClient,
+  out: Output,
+  path: string,
+  body: Record<string, unknown>,
+  timeout: number,
+  describe?: EventLine,
+): Promise<T> {
   const requestId = String(body.requestId);
   const recovery = `The studio keeps working on it: find the result later with \`svc history ls --json\` (requestId ${requestId}), or check \`svc inflight ls\`.`;
   const posted = client.fetch('POST', path, { body, headers: { accept: 'text/event-stream' }, timeoutMs: timeout });
@@ -127,7 +156,10 @@ export async function streamJob<T>(client: StudioClient, out: Output, path: stri
       .catch(() => undefined)
       .finally(() => {
         // One line: the progress line (if any) is cleared, and the stream's own cancel error is not printed.
-        if (out.json) process.stdout.write(`${JSON.stringify({ error: { code: 'INTERRUPTED', message: `Cancelled ${requestId} (Ctrl-C).`, details: { requestId } } })}\n`);
+        if (out.json)
+          process.stdout.write(
+            `${JSON.stringify({ error: { code: 'INTERRUPTED', message: `Cancelled ${requestId} (Ctrl-C).`, details: { requestId } } })}\n`,
+          );
         else process.stderr.write(`${process.stderr.isTTY ? '\r\u001b[2K' : ''}svc: cancelled ${requestId} (Ctrl-C)\n`);
         process.exit(130);
       });
@@ -142,7 +174,8 @@ export async function streamJob<T>(client: StudioClient, out: Output, path: stri
     try {
       response = await posted;
     } catch (error) {
-      if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
+      if (error instanceof CliError && error.code === 'CLIENT_TIMEOUT')
+        throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
       throw error;
     }
     // A server that answers the stream request with plain JSON (an older or another studio) gave the result itself.
@@ -164,7 +197,11 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
   const live = process.stderr.isTTY && !out.json;
   let partials = 0;
   let phase = '';
-  const show = () => live && process.stderr.write(`\r\u001b[2K${out.color.dim(`${requestId.slice(0, 8)}`)} ${phase}${partials ? ` · ${partials} partial${partials > 1 ? 's' : ''}` : ''}`);
+  const show = () =>
+    live &&
+    process.stderr.write(
+      `\r\u001b[2K${out.color.dim(`${requestId.slice(0, 8)}`)} ${phase}${partials ? ` · ${partials} partial${partials > 1 ? 's' : ''}` : ''}`,
+    );
   try {
     for await (const message of readSse(response.body as ReadableStream<Uint8Array>)) {
       let parsed: unknown;
@@ -199,14 +236,20 @@ async function followStream<T>(response: Response, requestId: string, recovery: 
         if (event.result !== undefined) return event.result;
       } else if (event.event === 'error' && isTerminalEvent({ event: event.event, slot: event.slot })) {
         if (live) process.stderr.write('\r\u001b[2K');
-        const error = event.error && typeof event.error === 'object' ? event.error : { code: 'INTERNAL_ERROR', message: typeof event.error === 'string' ? event.error : 'The job failed.' };
+        const error =
+          event.error && typeof event.error === 'object'
+            ? event.error
+            : { code: 'INTERNAL_ERROR', message: typeof event.error === 'string' ? event.error : 'The job failed.' };
         throw new CliError(String(error.message), exitCodeFor(error.code), error.code, error.details);
       }
     }
   } catch (error) {
     if (error instanceof CliError) throw error;
-    if ((error as Error).name === 'TimeoutError') throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
-    throw new CliError(`The event stream broke before the result arrived. ${recovery}`, EXIT_CODES.unreachable, 'STREAM_BROKEN', { requestId });
+    if ((error as Error).name === 'TimeoutError')
+      throw new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId });
+    throw new CliError(`The event stream broke before the result arrived. ${recovery}`, EXIT_CODES.unreachable, 'STREAM_BROKEN', {
+      requestId,
+    });
   }
   throw new CliError(`The stream ended without a result. ${recovery}`, EXIT_CODES.upstream, 'STREAM_ENDED', { requestId });
 }
@@ -240,7 +283,11 @@ export async function download(
 }
 
 /** The result printed with `--json`: the job's, where its files went, and what was converted. */
-const savedResult = (result: object, saved: string[], conversions: Conversion[]) => ({ ...result, saved, ...(conversions.length ? { converted: conversions } : {}) });
+const savedResult = (result: object, saved: string[], conversions: Conversion[]) => ({
+  ...result,
+  saved,
+  ...(conversions.length ? { converted: conversions } : {}),
+});
 
 export function describeImage(out: Output, image: AssetRecord, savedTo: string | undefined): string {
   const where = savedTo ?? image.filename;
@@ -257,8 +304,15 @@ export const withCommonOptions = (command: Command): Command =>
     .option('--moderation <level>', MODERATIONS.join(', '))
     .option('--negative-prompt <text>', 'epsilon lane only')
     .option('--ref <file>', 'reference image (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--option <name=value>', "one of the lane's own controls, e.g. aspectRatio=16:9 (repeatable; see `svc capabilities`)", (value: string, previous: string[] = []) => [...previous, value])
-    .option('-o, --out <file|dir/>', 'also write the image here (several: name-1.png, name-2.png, ...); a directory takes it under its history name')
+    .option(
+      '--option <name=value>',
+      "one of the lane's own controls, e.g. aspectRatio=16:9 (repeatable; see `svc capabilities`)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '-o, --out <file|dir/>',
+      'also write the image here (several: name-1.png, name-2.png, ...); a directory takes it under its history name',
+    )
     .option('--mkdir', 'with -o: create missing directories')
     .option('--request-id <id>', 'your own request id (default: a new UUID)')
     .option('--timeout <seconds>', 'how long to wait for the result', '600');
@@ -274,11 +328,16 @@ export function registerGenerate(program: Command): void {
   ).action(async (prompt: string, options: CommonOptions & { count: string }, command: Command) => {
     const { client, out } = commandContext(command);
     const count = Number(options.count);
-    if (!Number.isInteger(count) || count < 1) throw new CliError(`-n must be a whole number ≥ 1, got "${options.count}".`, EXIT_CODES.usage, 'USAGE');
+    if (!Number.isInteger(count) || count < 1)
+      throw new CliError(`-n must be a whole number ≥ 1, got "${options.count}".`, EXIT_CODES.usage, 'USAGE');
     // The MCP lanes (zeta, eta) run on their own route: submitted, then followed on /api/events.
     const target = splitTarget(options.model, options.provider);
     if (isMcpTarget(target.provider)) {
-      await runMcpCommand(command, mcpBody('image', prompt, target, { parameters: laneOptions(options.option), refs: options.ref, requestId: options.requestId }), { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) });
+      await runMcpCommand(
+        command,
+        mcpBody('image', prompt, target, { parameters: laneOptions(options.option), refs: options.ref, requestId: options.requestId }),
+        { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) },
+      );
       return;
     }
     const body = await requestBody(prompt, options);
@@ -286,7 +345,9 @@ export function registerGenerate(program: Command): void {
       const result = await streamJob<GenerationResult>(client, out, '/api/generate', body, timeoutMs(options.timeout));
       const conversions: Conversion[] = [];
       const saved = await download(client, result?.images, options.out, { ...options, output: out, conversions });
-      out.result(savedResult(result, saved, conversions), () => result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'));
+      out.result(savedResult(result, saved, conversions), () =>
+        result.images.map((image, index) => describeImage(out, image, saved[index])).join('\n'),
+      );
       return;
     }
     await runMultimode(client, out, { ...body, n: count }, options);
@@ -307,7 +368,9 @@ export function registerGenerate(program: Command): void {
     const result = await streamJob<GenerationResult>(client, out, '/api/edit', body, timeoutMs(options.timeout));
     const conversions: Conversion[] = [];
     const saved = await download(client, result?.images, options.out, { ...options, output: out, conversions });
-    out.result(savedResult(result, saved, conversions), () => result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'));
+    out.result(savedResult(result, saved, conversions), () =>
+      result.images.map((item, index) => describeImage(out, item, saved[index])).join('\n'),
+    );
   });
 
   withCommonOptions(
@@ -315,7 +378,10 @@ export function registerGenerate(program: Command): void {
       .command('multimode')
       .argument('<prompt>', 'what to draw')
       .option('-n, --count <n>', 'how many outputs on the chosen lane', '2')
-      .option('--target <lane/model>', 'one output per target (repeatable); overrides -n', (value: string, previous: string[] = []) => [...previous, value])
+      .option('--target <lane/model>', 'one output per target (repeatable); overrides -n', (value: string, previous: string[] = []) => [
+        ...previous,
+        value,
+      ])
       .description('Several outputs from one prompt; partial success is reported per slot'),
   ).action(async (prompt: string, options: CommonOptions & { count: string; target?: string[] }, command: Command) => {
     const { client, out } = commandContext(command);

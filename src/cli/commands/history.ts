@@ -37,7 +37,18 @@ interface ListOptions {
 }
 
 /** Each query parameter of the listing and the flag that sets it. */
-const FLAG_OF = { limit: '--limit', groupBy: '--group-by', q: '--search', provider: '--lane', model: '--model', kind: '--kind', session: '--session', sessionId: '--session-id', since: '--since', until: '--until' } as const;
+const FLAG_OF = {
+  limit: '--limit',
+  groupBy: '--group-by',
+  q: '--search',
+  provider: '--lane',
+  model: '--model',
+  kind: '--kind',
+  session: '--session',
+  sessionId: '--session-id',
+  since: '--since',
+  until: '--until',
+} as const;
 
 /** The listing's query (a time ago in --since/--until becomes the instant it means now). */
 function listQuery(options: ListOptions): URLSearchParams {
@@ -75,11 +86,11 @@ export function registerHistory(program: Command): void {
     .option('--cursor <cursor>', 'continue from a previous page (with the same filters)')
     .option('--group-by <key>', 'session: group by session')
     .option('--search <text>', 'words of the prompt or revised prompt (each must appear; a word also finds longer words it begins)')
-    .option('--lane <lane>', 'one lane\'s images')
-    .option('--model <model>', 'one model\'s images')
+    .option('--lane <lane>', "one lane's images")
+    .option('--model <model>', "one model's images")
     .option('--kind <kind>', 'image, video or vector-svg; or what made it: generate, edit, multimode, node, import')
     .option('--session <title>', 'the images showing this session title')
-    .option('--session-id <id>', 'one graph session\'s images')
+    .option('--session-id <id>', "one graph session's images")
     .option('--since <when>', 'made at or after: an ISO date or time, or a time ago (30m, 12h, 7d, 2w)')
     .option('--until <when>', 'made before: an ISO date or time, or a time ago')
     .action(async (options: ListOptions, command: Command) => {
@@ -91,14 +102,27 @@ export function registerHistory(program: Command): void {
         if (page.groups) {
           return (
             page.groups
-              .map((group) => `${out.color.bold(group.sessionTitle ?? '(no session)')}${group.sessionDeleted ? out.color.dim(' (session deleted)') : ''} ${out.color.dim(plural(group.count, 'image'))}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`)
+              .map(
+                (group) =>
+                  `${out.color.bold(group.sessionTitle ?? '(no session)')}${group.sessionDeleted ? out.color.dim(' (session deleted)') : ''} ${out.color.dim(plural(group.count, 'image'))}\n${group.items.map((item) => `  ${item.filename}`).join('\n')}`,
+              )
               .join('\n') + more
           );
         }
         const items = page.items ?? [];
         const filtered = [...query.keys()].some((key) => key !== 'limit' && key !== 'cursor');
         if (!items.length) return filtered ? 'No images match.' : 'No images yet.';
-        return table([['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'], ...items.map((item) => [item.filename, localTime(item.createdAt), `${item.provider}/${item.model}`, item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt])]) + more;
+        return (
+          table([
+            ['FILE', 'CREATED', 'LANE/MODEL', 'PROMPT'],
+            ...items.map((item) => [
+              item.filename,
+              localTime(item.createdAt),
+              `${item.provider}/${item.model}`,
+              item.prompt.length > 50 ? `${item.prompt.slice(0, 49)}…` : item.prompt,
+            ]),
+          ]) + more
+        );
       });
     });
 
@@ -110,7 +134,11 @@ export function registerHistory(program: Command): void {
     .action(async (filename: string, options: { permanent?: boolean }, command: Command) => {
       const { client, out } = commandContext(command);
       const query = options.permanent ? '?permanent=true' : '';
-      const body = await client.json<{ filename: string; restorableUntil?: string; freedBytes?: number }>('DELETE', `/api/history/${encode(filename)}${query}`, { timeoutMs: 15_000 });
+      const body = await client.json<{ filename: string; restorableUntil?: string; freedBytes?: number }>(
+        'DELETE',
+        `/api/history/${encode(filename)}${query}`,
+        { timeoutMs: 15_000 },
+      );
       out.result(body, () =>
         body.freedBytes !== undefined
           ? `${out.color.green('✓')} deleted ${body.filename} permanently ${out.color.dim(`(${body.freedBytes} bytes freed)`)}`

@@ -17,7 +17,14 @@ export function registerInflight(program: Command): void {
         body.jobs.length
           ? table([
               ['REQUEST ID', 'KIND', 'LANE', 'STATE', 'PHASE', 'STARTED'],
-              ...body.jobs.map((job) => [job.requestId, job.kind, job.provider, job.position ? `${job.state} #${job.position}` : job.state, job.phase, localTime(job.startedAt)]),
+              ...body.jobs.map((job) => [
+                job.requestId,
+                job.kind,
+                job.provider,
+                job.position ? `${job.state} #${job.position}` : job.state,
+                job.phase,
+                localTime(job.startedAt),
+              ]),
             ])
           : 'No jobs running or queued.',
       );
@@ -42,13 +49,23 @@ export function registerInflight(program: Command): void {
       const job = await client.json<JobRecord>('GET', `/api/jobs/${encodeURIComponent(requestId)}`, { timeoutMs: 10_000 });
       out.result(job, () => {
         const summary = jobSummary(job);
-        const lines = [`${job.requestId}  ${job.kind} on ${job.provider ?? (job.kind === 'trace' ? 'the tracer' : 'several lanes')}${job.model ? `/${job.model}` : ''}`, `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`];
-        if (summary.prompt !== null) lines.push(`prompt: ${summary.prompt}${summary.size ? ` (${summary.size})` : ''}${summary.outputs > 1 ? `, ${summary.outputs} outputs` : ''}`);
+        const lines = [
+          `${job.requestId}  ${job.kind} on ${job.provider ?? (job.kind === 'trace' ? 'the tracer' : 'several lanes')}${job.model ? `/${job.model}` : ''}`,
+          `state: ${job.state}${job.phase ? ` (phase ${job.phase})` : ''}`,
+        ];
+        if (summary.prompt !== null)
+          lines.push(
+            `prompt: ${summary.prompt}${summary.size ? ` (${summary.size})` : ''}${summary.outputs > 1 ? `, ${summary.outputs} outputs` : ''}`,
+          );
         if (summary.source !== null) lines.push(`traces: ${summary.source}`);
         if (job.position) lines.push(`queued: position ${job.position}`);
-        if (job.attempts.length > 1) lines.push(`attempt ${job.attempt} of ${job.attempts.length}: ${job.attempts.map((attempt) => `${attempt.requestId} (${attempt.state})`).join(', ')}`);
+        if (job.attempts.length > 1)
+          lines.push(
+            `attempt ${job.attempt} of ${job.attempts.length}: ${job.attempts.map((attempt) => `${attempt.requestId} (${attempt.state})`).join(', ')}`,
+          );
         if (job.error) lines.push(`${out.color.red(job.error.code)}: ${job.error.message}`);
-        if (job.result && 'images' in job.result) lines.push(...job.result.images.map((image) => `${out.color.green('✓')} ${image.filename}`));
+        if (job.result && 'images' in job.result)
+          lines.push(...job.result.images.map((image) => `${out.color.green('✓')} ${image.filename}`));
         if (job.result && 'filename' in job.result) lines.push(`${out.color.green('✓')} ${job.result.filename}`);
         if (job.result && 'results' in job.result) lines.push(`${job.result.succeeded} of ${job.result.results.length} outputs succeeded`);
         return lines.join('\n');
@@ -66,6 +83,10 @@ export function registerInflight(program: Command): void {
         body: options.requestId ? { requestId: options.requestId } : {},
         timeoutMs: 10_000,
       });
-      out.result(body, () => `${out.color.green('✓')} attempt ${body.attempt} of ${body.retryOf} queued as ${body.requestId} (follow it with: svc job ${body.requestId})`);
+      out.result(
+        body,
+        () =>
+          `${out.color.green('✓')} attempt ${body.attempt} of ${body.retryOf} queued as ${body.requestId} (follow it with: svc job ${body.requestId})`,
+      );
     });
 }

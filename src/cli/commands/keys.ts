@@ -23,7 +23,15 @@ function verdict(status: KeyStatus, color: Colors): string {
 
 function row(name: string, status: KeyStatus, color: Colors): string[] {
   const key = status.clientEmail ? `${status.clientEmail} (${status.projectId})` : (status.masked ?? '-');
-  return [name, status.set ? 'yes' : 'no', status.source, key, verdict(status, color), status.checkedAt ? localTime(status.checkedAt) : '-', color.dim(status.valid === 'valid' ? '' : (status.reason ?? ''))];
+  return [
+    name,
+    status.set ? 'yes' : 'no',
+    status.source,
+    key,
+    verdict(status, color),
+    status.checkedAt ? localTime(status.checkedAt) : '-',
+    color.dim(status.valid === 'valid' ? '' : (status.reason ?? '')),
+  ];
 }
 
 function render(body: KeysStatusBody, color: Colors): string {
@@ -35,7 +43,8 @@ function render(body: KeysStatusBody, color: Colors): string {
 }
 
 function namespaceOf(name: string): string {
-  if (!(MANAGED_KEY_NAMESPACES as readonly string[]).includes(name)) throw new CliError(`Unknown key "${name}": use one of ${MANAGED_KEY_NAMESPACES.join(', ')}.`, EXIT_CODES.usage, 'USAGE');
+  if (!(MANAGED_KEY_NAMESPACES as readonly string[]).includes(name))
+    throw new CliError(`Unknown key "${name}": use one of ${MANAGED_KEY_NAMESPACES.join(', ')}.`, EXIT_CODES.usage, 'USAGE');
   return name;
 }
 
@@ -47,7 +56,12 @@ async function readKeyFile(path: string): Promise<string> {
   } catch {
     throw new CliError(`Cannot read ${path}.`, EXIT_CODES.usage, 'USAGE');
   }
-  if (size > KEY_LIMITS.serviceAccountMaxBytes) throw new CliError(`${path} is ${size} bytes; a service-account key file is at most ${KEY_LIMITS.serviceAccountMaxBytes}.`, EXIT_CODES.usage, 'USAGE');
+  if (size > KEY_LIMITS.serviceAccountMaxBytes)
+    throw new CliError(
+      `${path} is ${size} bytes; a service-account key file is at most ${KEY_LIMITS.serviceAccountMaxBytes}.`,
+      EXIT_CODES.usage,
+      'USAGE',
+    );
   return (await readFile(path, 'utf8')).trim();
 }
 
@@ -75,11 +89,19 @@ export function registerKeys(program: Command): void {
       const { client, out } = commandContext(command);
       let body: { apiKey: string } | { serviceAccountJson: string };
       if (namespace === 'cloud') {
-        if (!file && !options.stdin) throw new CliError('svc keys set cloud needs the key file: svc keys set cloud <file> (or --stdin).', EXIT_CODES.usage, 'USAGE');
+        if (!file && !options.stdin)
+          throw new CliError('svc keys set cloud needs the key file: svc keys set cloud <file> (or --stdin).', EXIT_CODES.usage, 'USAGE');
         body = { serviceAccountJson: file ? await readKeyFile(file) : await readStdin(KEY_LIMITS.serviceAccountMaxBytes) };
       } else {
-        if (file) throw new CliError(`A key is never an argument (it would show in ps and the shell history): run svc keys set ${namespace} and type it, or pipe it with --stdin.`, EXIT_CODES.usage, 'USAGE');
-        const apiKey = options.stdin ? await readStdin(KEY_LIMITS.apiKeyMaxChars * 4) : await promptHidden(`${namespace} key (not shown): `);
+        if (file)
+          throw new CliError(
+            `A key is never an argument (it would show in ps and the shell history): run svc keys set ${namespace} and type it, or pipe it with --stdin.`,
+            EXIT_CODES.usage,
+            'USAGE',
+          );
+        const apiKey = options.stdin
+          ? await readStdin(KEY_LIMITS.apiKeyMaxChars * 4)
+          : await promptHidden(`${namespace} key (not shown): `);
         if (!apiKey) throw new CliError('No key given.', EXIT_CODES.usage, 'USAGE');
         body = { apiKey };
       }

@@ -32,7 +32,8 @@ export interface McpJobBody {
 
 const describeEvent = (event: ChannelEvent): string | undefined => {
   if (event.event === 'submitted') return `submitted ${String(event.provider)}/${String(event.model)}`;
-  if (event.event === 'progress' && typeof event.phase === 'string') return event.phase === 'uploading' ? `uploading ${String(event.current)}/${String(event.total)}` : event.phase;
+  if (event.event === 'progress' && typeof event.phase === 'string')
+    return event.phase === 'uploading' ? `uploading ${String(event.current)}/${String(event.total)}` : event.phase;
   return undefined;
 };
 
@@ -40,7 +41,11 @@ const describeEvent = (event: ChannelEvent): string | undefined => {
  * Subscribes to the channel and resolves once it is open. A first connection that fails (no studio
  * there) rejects at once, as any other command would; once open, drops reconnect by themselves.
  */
-function subscribe(client: StudioClient, onEvent: (event: ChannelEvent) => void, onRefused: (error: Error) => void): Promise<EventConnection> {
+function subscribe(
+  client: StudioClient,
+  onEvent: (event: ChannelEvent) => void,
+  onRefused: (error: Error) => void,
+): Promise<EventConnection> {
   const headers: Record<string, string> = client.token ? { authorization: `Bearer ${client.token}` } : {};
   return new Promise((resolve, reject) => {
     let opened = false;
@@ -67,7 +72,12 @@ function subscribe(client: StudioClient, onEvent: (event: ChannelEvent) => void,
   });
 }
 
-export async function runMcpJob(client: StudioClient, out: Output, body: McpJobBody, options: { out?: string; mkdir?: boolean; timeoutMs: number }): Promise<void> {
+export async function runMcpJob(
+  client: StudioClient,
+  out: Output,
+  body: McpJobBody,
+  options: { out?: string; mkdir?: boolean; timeoutMs: number },
+): Promise<void> {
   // -o is checked before anything is billed: a directory takes the file under its history name.
   const target = prepareOut(options.out, { mkdir: options.mkdir });
   const requestId = body.requestId ?? randomUUID();
@@ -89,15 +99,23 @@ export async function runMcpJob(client: StudioClient, out: Output, body: McpJobB
       const line = describeEvent(event);
       if (line && live) process.stderr.write(`\r\u001b[2K${out.color.dim(requestId.slice(0, 8))} ${line}`);
     },
-    (error) => fail(new CliError(`The event stream failed: ${error.message}. ${recovery}`, EXIT_CODES.unreachable, 'STREAM_BROKEN', { requestId })),
+    (error) =>
+      fail(new CliError(`The event stream failed: ${error.message}. ${recovery}`, EXIT_CODES.unreachable, 'STREAM_BROKEN', { requestId })),
   );
-  const timer = setTimeout(() => fail(new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId })), options.timeoutMs);
+  const timer = setTimeout(
+    () => fail(new CliError(`Timed out waiting for ${requestId}. ${recovery}`, EXIT_CODES.timeout, 'CLIENT_TIMEOUT', { requestId })),
+    options.timeoutMs,
+  );
   try {
     await client.json('POST', '/api/mcp/generate', { body: { ...body, requestId }, timeoutMs: 60_000 });
     const event = await terminal;
     if (live) process.stderr.write('\r\u001b[2K');
     if (event.event === 'error') {
-      const error = (event.error ?? { code: 'INTERNAL_ERROR', message: 'The job failed.' }) as { code: string; message: string; details?: Record<string, unknown> };
+      const error = (event.error ?? { code: 'INTERNAL_ERROR', message: 'The job failed.' }) as {
+        code: string;
+        message: string;
+        details?: Record<string, unknown>;
+      };
       throw new CliError(error.message, exitCodeFor(error.code), error.code, error.details);
     }
     const result = event.result as McpResult;
@@ -108,7 +126,11 @@ export async function runMcpJob(client: StudioClient, out: Output, body: McpJobB
       writeOut(saved, new Uint8Array(await response.arrayBuffer()), result.asset.filename);
     }
     const { asset } = result;
-    out.result({ ...result, ...(saved ? { saved } : {}) }, () => `${out.color.green('✓')} ${saved ?? asset.filename}  ${out.color.dim(`${asset.width}x${asset.height} ${asset.format}${asset.video ? ` ${asset.video.durationSeconds} s` : ''} · ${asset.provider}/${asset.model}`)}`);
+    out.result(
+      { ...result, ...(saved ? { saved } : {}) },
+      () =>
+        `${out.color.green('✓')} ${saved ?? asset.filename}  ${out.color.dim(`${asset.width}x${asset.height} ${asset.format}${asset.video ? ` ${asset.video.durationSeconds} s` : ''} · ${asset.provider}/${asset.model}`)}`,
+    );
   } finally {
     clearTimeout(timer);
     connection.close();
@@ -116,7 +138,12 @@ export async function runMcpJob(client: StudioClient, out: Output, body: McpJobB
 }
 
 /** What the generate and video commands pass on: `--option name=value` become parameters (`ratio` is the ratio), `--ref` names gallery files. */
-export function mcpBody(kind: 'image' | 'video', prompt: string, target: { provider?: string; model?: string }, flags: { parameters?: Record<string, unknown>; ratio?: string; refs?: readonly string[]; requestId?: string }): McpJobBody {
+export function mcpBody(
+  kind: 'image' | 'video',
+  prompt: string,
+  target: { provider?: string; model?: string },
+  flags: { parameters?: Record<string, unknown>; ratio?: string; refs?: readonly string[]; requestId?: string },
+): McpJobBody {
   const { ratio: optionRatio, ...parameters } = flags.parameters ?? {};
   const ratio = flags.ratio ?? (typeof optionRatio === 'string' ? optionRatio : undefined);
   return {
@@ -132,7 +159,11 @@ export function mcpBody(kind: 'image' | 'video', prompt: string, target: { provi
 }
 
 /** Runs an MCP job from a command (its client and output). */
-export async function runMcpCommand(command: Command, body: McpJobBody, options: { out?: string; mkdir?: boolean; timeoutMs: number }): Promise<void> {
+export async function runMcpCommand(
+  command: Command,
+  body: McpJobBody,
+  options: { out?: string; mkdir?: boolean; timeoutMs: number },
+): Promise<void> {
   const { client, out } = commandContext(command);
   await runMcpJob(client, out, body, options);
 }

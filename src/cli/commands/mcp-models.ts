@@ -11,19 +11,32 @@ import { table } from '../output.js';
 
 const parameterText = (model: McpModel): string =>
   model.parameters
-    .map((entry) => `${entry.name}${entry.options ? `=${entry.options.join('|')}` : entry.min !== undefined || entry.max !== undefined ? `=${entry.min ?? ''}-${entry.max ?? ''}` : ''}${entry.default !== undefined ? ` (${String(entry.default)})` : ''}`)
+    .map(
+      (entry) =>
+        `${entry.name}${entry.options ? `=${entry.options.join('|')}` : entry.min !== undefined || entry.max !== undefined ? `=${entry.min ?? ''}-${entry.max ?? ''}` : ''}${entry.default !== undefined ? ` (${String(entry.default)})` : ''}`,
+    )
     .join(', ') || '-';
 
 export async function printMcpModels(command: Command, lane: string): Promise<void> {
   const { client, out } = commandContext(command);
-  const body = await client.json<{ provider: string; status: LaneStatus; catalogAccess: string; models: McpModel[] }>('GET', `/api/mcp/models?provider=${encodeURIComponent(lane)}`, { timeoutMs: 60_000 });
+  const body = await client.json<{ provider: string; status: LaneStatus; catalogAccess: string; models: McpModel[] }>(
+    'GET',
+    `/api/mcp/models?provider=${encodeURIComponent(lane)}`,
+    { timeoutMs: 60_000 },
+  );
   const { color } = out;
   out.result(body, () =>
     [
       `${lane}: ${body.status.state === 'ready' ? color.green(body.status.state) : color.yellow(body.status.state)} — ${body.status.reason}`,
       table([
         ['TARGET', 'KIND', 'RATIOS', 'INPUTS', 'PARAMETERS'].map((cell) => color.bold(cell)),
-        ...body.models.map((model) => [`${lane}/${model.id}`, model.kind, model.aspectRatios.join(' '), model.inputRoles.join(' '), parameterText(model)]),
+        ...body.models.map((model) => [
+          `${lane}/${model.id}`,
+          model.kind,
+          model.aspectRatios.join(' '),
+          model.inputRoles.join(' '),
+          parameterText(model),
+        ]),
       ]),
     ].join('\n'),
   );

@@ -43,7 +43,12 @@ async function startStudio(options: { demo?: boolean }, token: string | undefine
       log(`svc mcp serve: started the studio at ${client.server.url} (pid ${child.pid})`);
       return client;
     }
-    if (exited !== null) throw new CliError(`svc serve exited (code ${exited}) before answering; run it yourself to see why.`, EXIT_CODES.unreachable, 'UNREACHABLE');
+    if (exited !== null)
+      throw new CliError(
+        `svc serve exited (code ${exited}) before answering; run it yourself to see why.`,
+        EXIT_CODES.unreachable,
+        'UNREACHABLE',
+      );
     await sleep(200);
   }
   throw new CliError(`The studio started here did not answer within ${START_TIMEOUT_MS / 1000} s.`, EXIT_CODES.unreachable, 'UNREACHABLE');
@@ -53,7 +58,7 @@ export function registerMcp(program: Command): void {
   const mcp = program.command('mcp').description('The studio as an MCP server');
   mcp
     .command('serve')
-    .description('Serve the studio as an MCP server over stdio (a bridge to the running studio\'s /mcp; starts `svc serve` if none runs)')
+    .description("Serve the studio as an MCP server over stdio (a bridge to the running studio's /mcp; starts `svc serve` if none runs)")
     .option('--no-start', 'fail instead of starting a studio when none answers')
     .option('--demo', 'a studio started here runs in demo mode (simulated upstreams)')
     .action(async (options: { start: boolean; demo?: boolean }, command: Command) => {
@@ -62,7 +67,8 @@ export function registerMcp(program: Command): void {
       let client = new StudioClient(discoverServer(flag), token);
       if (!(await answers(client))) {
         // A studio named by --server or SVC_SERVER is that one: another started elsewhere would not be it.
-        if (!options.start || client.server.source === 'flag' || client.server.source === 'env') throw client.transportError(new Error('unreachable'));
+        if (!options.start || client.server.source === 'flag' || client.server.source === 'env')
+          throw client.transportError(new Error('unreachable'));
         client = await startStudio(options, token);
       }
       await runMcpBridge({ url: client.server.url, token }, log);

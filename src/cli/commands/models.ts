@@ -24,10 +24,15 @@ export function registerModels(program: Command): void {
       // A lane that does not exist is the caller's mistake, not an empty list.
       if (laneFilter !== undefined && !catalog.providers.some((provider) => provider.id === laneFilter && !provider.routingMode)) {
         const lanes = catalog.providers.filter((provider) => !provider.routingMode).map((provider) => provider.id);
-        throw new CliError(`Unknown lane "${laneFilter}" (lanes: ${lanes.join(', ')}).`, EXIT_CODES.usage, 'USAGE', { lane: laneFilter, valid: lanes });
+        throw new CliError(`Unknown lane "${laneFilter}" (lanes: ${lanes.join(', ')}).`, EXIT_CODES.usage, 'USAGE', {
+          lane: laneFilter,
+          valid: lanes,
+        });
       }
       const status = new Map(providers.providers.map((provider) => [provider.id, provider]));
-      const defaults = new Map(catalog.providers.map((provider) => [provider.id, provider.routingMode ? undefined : provider.defaultModel]));
+      const defaults = new Map(
+        catalog.providers.map((provider) => [provider.id, provider.routingMode ? undefined : provider.defaultModel]),
+      );
       const entries = catalog.models.flatMap((model) =>
         model.providers
           .filter((lane) => !laneFilter || lane === laneFilter)
@@ -51,7 +56,11 @@ export function registerModels(program: Command): void {
             entry.target,
             entry.kind,
             entry.state === 'ready' ? color.green(entry.state) : color.yellow(entry.state),
-            [entry.default ? 'default' : '', entry.compatibility ? 'compatibility' : '', entry.aliases.length ? `alias ${entry.aliases.join(', ')}` : '']
+            [
+              entry.default ? 'default' : '',
+              entry.compatibility ? 'compatibility' : '',
+              entry.aliases.length ? `alias ${entry.aliases.join(', ')}` : '',
+            ]
               .filter(Boolean)
               .join('; '),
           ]),
@@ -66,7 +75,11 @@ export function registerModels(program: Command): void {
       const { client, out } = commandContext(command);
       const body = await client.json<CapabilitiesBody>('GET', '/api/capabilities', { timeoutMs: 10_000 });
       out.result(body, () => {
-        const lines = [`studio ${body.version}`, `providers: ${body.providers.map((provider) => provider.id).join(', ')}`, `models: ${body.models.length}`];
+        const lines = [
+          `studio ${body.version}`,
+          `providers: ${body.providers.map((provider) => provider.id).join(', ')}`,
+          `models: ${body.models.length}`,
+        ];
         // Every value, nested ones indented (`--json` for the whole document).
         for (const [name, value] of Object.entries(body.values)) lines.push(...readableLines(name, value));
         lines.push(...readableLines('limits', body.limits));

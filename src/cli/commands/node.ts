@@ -20,20 +20,26 @@ export function registerNode(program: Command): void {
       .option('--parent <nodeId>', "make a child edit: the parent node's image is the edit input")
       .option('--add-to-graph', "also add the node to the session's graph (bumps its version)")
       .description('Generate a node: a root from a prompt, or a child edit of --parent'),
-  ).action(async (prompt: string, options: CommonOptions & { session?: string; parent?: string; addToGraph?: boolean }, command: Command) => {
-    const { client, out } = commandContext(command);
-    const body = await requestBody(prompt, options);
-    if (options.session) body.sessionId = options.session;
-    if (options.parent) body.parentNodeId = options.parent;
-    if (options.addToGraph) body.addToGraph = true;
-    const result = await streamJob<NodeGenerationResult>(client, out, '/api/node/generate', body, timeoutMs(options.timeout));
-    const saved = await download(client, result?.images, options.out, { output: out });
-    out.result({ ...result, saved }, () => {
-      const where = [`node ${result.nodeId}`, result.parentNodeId ? `child of ${result.parentNodeId}` : 'root', result.sessionId ? `session ${result.sessionId}` : 'no session'];
-      if (result.addedToGraph) where.push(`graph version ${result.graphVersion}`);
-      return `${describeImage(out, result.asset, saved[0])}\n  ${out.color.dim(where.join(' · '))}`;
-    });
-  });
+  ).action(
+    async (prompt: string, options: CommonOptions & { session?: string; parent?: string; addToGraph?: boolean }, command: Command) => {
+      const { client, out } = commandContext(command);
+      const body = await requestBody(prompt, options);
+      if (options.session) body.sessionId = options.session;
+      if (options.parent) body.parentNodeId = options.parent;
+      if (options.addToGraph) body.addToGraph = true;
+      const result = await streamJob<NodeGenerationResult>(client, out, '/api/node/generate', body, timeoutMs(options.timeout));
+      const saved = await download(client, result?.images, options.out, { output: out });
+      out.result({ ...result, saved }, () => {
+        const where = [
+          `node ${result.nodeId}`,
+          result.parentNodeId ? `child of ${result.parentNodeId}` : 'root',
+          result.sessionId ? `session ${result.sessionId}` : 'no session',
+        ];
+        if (result.addedToGraph) where.push(`graph version ${result.graphVersion}`);
+        return `${describeImage(out, result.asset, saved[0])}\n  ${out.color.dim(where.join(' · '))}`;
+      });
+    },
+  );
 
   node
     .command('show')

@@ -16,7 +16,8 @@ export function registerOauth(program: Command): void {
       const body = await client.json<OauthStatusBody>('GET', '/api/oauth/status', { timeoutMs: 10_000 });
       const { color } = out;
       out.result(body, () => {
-        if (!body.present) return `${color.yellow('○')} no chat session${body.reason ? `: ${body.reason}` : ''}\n${color.dim(`  file: ${body.file}; sign in with \`svc auth switch oauth\``)}`;
+        if (!body.present)
+          return `${color.yellow('○')} no chat session${body.reason ? `: ${body.reason}` : ''}\n${color.dim(`  file: ${body.file}; sign in with \`svc auth switch oauth\``)}`;
         const account = body.account;
         return [
           `${color.green('●')} chat session${account?.email ? ` as ${account.email}` : ''}${account?.plan ? ` (${account.plan})` : ''}`,

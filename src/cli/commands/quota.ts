@@ -28,13 +28,18 @@ const dollars = (value: number) => `$${value.toFixed(2)}`;
 
 function section(result: QuotaResult, color: Colors): string {
   const who = result.account ? [result.account.email, result.account.plan && `(${result.account.plan})`].filter(Boolean).join(' ') : '';
-  if (!result.authenticated) return `${color.bold(result.provider)}  ${color.yellow('not signed in')}${result.reason ? color.dim(` — ${result.reason}`) : ''}`;
-  if (result.error) return `${color.bold(result.provider)}  ${who} ${color.red('unavailable')}${result.reason ? color.dim(` — ${result.reason}`) : ''}`;
+  if (!result.authenticated)
+    return `${color.bold(result.provider)}  ${color.yellow('not signed in')}${result.reason ? color.dim(` — ${result.reason}`) : ''}`;
+  if (result.error)
+    return `${color.bold(result.provider)}  ${who} ${color.red('unavailable')}${result.reason ? color.dim(` — ${result.reason}`) : ''}`;
   const lines = [`${color.bold(result.provider)}  ${who}`];
   const labelWidth = Math.max(0, ...result.windows.map((window) => window.label.length));
   for (const window of result.windows) {
-    const money = result.billing && window.label === 'monthly' ? `  ${dollars(result.billing.usedUsd)} of ${dollars(result.billing.limitUsd)}` : '';
-    lines.push(`  ${window.label.padEnd(labelWidth)}  ${bar(window, color)} ${String(window.percent).padStart(3)}%  ${color.dim(untilText(window.resetsAt))}${money}`);
+    const money =
+      result.billing && window.label === 'monthly' ? `  ${dollars(result.billing.usedUsd)} of ${dollars(result.billing.limitUsd)}` : '';
+    lines.push(
+      `  ${window.label.padEnd(labelWidth)}  ${bar(window, color)} ${String(window.percent).padStart(3)}%  ${color.dim(untilText(window.resetsAt))}${money}`,
+    );
   }
   if (!result.windows.length) lines.push(color.dim('  no meter to show'));
   return lines.join('\n');

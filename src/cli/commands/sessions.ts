@@ -22,7 +22,11 @@ async function readGraphFile(path: string): Promise<{ version: number; graph: Re
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT_CODES.usage, 'USAGE');
+    throw new CliError(
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      EXIT_CODES.usage,
+      'USAGE',
+    );
   }
   let parsed: unknown;
   try {
@@ -30,15 +34,21 @@ async function readGraphFile(path: string): Promise<{ version: number; graph: Re
   } catch {
     throw new CliError(`${path} is not JSON.`, EXIT_CODES.usage, 'USAGE');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`${path} must hold a graph object ({ version, nodes, edges }).`, EXIT_CODES.usage, 'USAGE');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CliError(`${path} must hold a graph object ({ version, nodes, edges }).`, EXIT_CODES.usage, 'USAGE');
   const { version, ...graph } = parsed as Record<string, unknown>;
   if (!Number.isInteger(version) || (version as number) < 1) {
-    throw new CliError(`${path} has no "version": write it with \`svc sessions graph get <id> -o ${path}\`, edit it, then put it.`, EXIT_CODES.usage, 'USAGE');
+    throw new CliError(
+      `${path} has no "version": write it with \`svc sessions graph get <id> -o ${path}\`, edit it, then put it.`,
+      EXIT_CODES.usage,
+      'USAGE',
+    );
   }
   return { version: version as number, graph };
 }
 
-const summaryLine = (session: SessionSummary) => `${session.title} (${session.id}) · version ${session.version} · ${plural(session.nodeCount, 'node')}, ${plural(session.edgeCount, 'edge')}`;
+const summaryLine = (session: SessionSummary) =>
+  `${session.title} (${session.id}) · version ${session.version} · ${plural(session.nodeCount, 'node')}, ${plural(session.edgeCount, 'edge')}`;
 
 export function registerSessions(program: Command): void {
   const sessions = program.command('sessions').description('Graph sessions: list, show, create, rename, delete; get and put their graphs');
@@ -56,7 +66,18 @@ export function registerSessions(program: Command): void {
       out.result(page, () => {
         if (!page.sessions.length) return 'No sessions yet: svc sessions create <title>';
         const more = page.nextCursor ? `\n${out.color.dim(`more: svc sessions ls --cursor ${page.nextCursor}`)}` : '';
-        return table([['ID', 'TITLE', 'VERSION', 'NODES', 'UPDATED'], ...page.sessions.map((session) => [session.id, session.title, String(session.version), String(session.nodeCount), localTime(session.updatedAt)])]) + more;
+        return (
+          table([
+            ['ID', 'TITLE', 'VERSION', 'NODES', 'UPDATED'],
+            ...page.sessions.map((session) => [
+              session.id,
+              session.title,
+              String(session.version),
+              String(session.nodeCount),
+              localTime(session.updatedAt),
+            ]),
+          ]) + more
+        );
       });
     });
 
@@ -70,7 +91,9 @@ export function registerSessions(program: Command): void {
       out.result(session, () =>
         [
           out.color.bold(summaryLine(session)),
-          ...session.graph.nodes.map((node) => `  ${node.id}  ${out.color.dim(`(${node.position.x}, ${node.position.y})${node.type ? ` ${node.type}` : ''}`)}`),
+          ...session.graph.nodes.map(
+            (node) => `  ${node.id}  ${out.color.dim(`(${node.position.x}, ${node.position.y})${node.type ? ` ${node.type}` : ''}`)}`,
+          ),
           ...session.graph.edges.map((edge) => `  ${edge.source} → ${edge.target}  ${out.color.dim(edge.kind ?? 'edit')}`),
         ].join('\n'),
       );
@@ -104,10 +127,16 @@ export function registerSessions(program: Command): void {
     .action(async (id: string, _options, command: Command) => {
       const { client, out } = commandContext(command);
       const deleted = await client.json<SessionDeleted>('DELETE', `/api/sessions/${encode(id)}`, { timeoutMs: TIMEOUT_MS });
-      out.result(deleted, () => `${out.color.green('✓')} deleted ${deleted.title} ${out.color.dim(`(${deleted.id}); its images stay in history, grouped under it as deleted`)}`);
+      out.result(
+        deleted,
+        () =>
+          `${out.color.green('✓')} deleted ${deleted.title} ${out.color.dim(`(${deleted.id}); its images stay in history, grouped under it as deleted`)}`,
+      );
     });
 
-  const graph = sessions.command('graph').description("Get or put a session's graph (optimistic concurrency: put sends the version get read)");
+  const graph = sessions
+    .command('graph')
+    .description("Get or put a session's graph (optimistic concurrency: put sends the version get read)");
 
   graph
     .command('get')
@@ -122,7 +151,11 @@ export function registerSessions(program: Command): void {
       if (!target) return void process.stdout.write(`${JSON.stringify(current, null, 2)}\n`);
       const saved = singlePath(target, `${id}.json`);
       writeOut(saved, `${JSON.stringify(current, null, 2)}\n`);
-      out.result({ ...current, saved }, () => `${out.color.green('✓')} ${saved} ${out.color.dim(`version ${current.version} · ${plural(current.nodes.length, 'node')}, ${plural(current.edges.length, 'edge')}`)}`);
+      out.result(
+        { ...current, saved },
+        () =>
+          `${out.color.green('✓')} ${saved} ${out.color.dim(`version ${current.version} · ${plural(current.nodes.length, 'node')}, ${plural(current.edges.length, 'edge')}`)}`,
+      );
     });
 
   graph
@@ -135,7 +168,11 @@ export function registerSessions(program: Command): void {
       const { version, graph: snapshot } = await readGraphFile(file);
       let saved: GraphSaved;
       try {
-        saved = await client.json<GraphSaved>('PUT', `/api/sessions/${encode(id)}/graph`, { body: snapshot, headers: { 'if-match': `"${version}"` }, timeoutMs: TIMEOUT_MS });
+        saved = await client.json<GraphSaved>('PUT', `/api/sessions/${encode(id)}/graph`, {
+          body: snapshot,
+          headers: { 'if-match': `"${version}"` },
+          timeoutMs: TIMEOUT_MS,
+        });
       } catch (error) {
         if (error instanceof CliError && error.code === 'GRAPH_VERSION_CONFLICT') {
           const current = (error.details as { version?: number } | undefined)?.version;
@@ -148,6 +185,10 @@ export function registerSessions(program: Command): void {
         }
         throw error;
       }
-      out.result(saved, () => `${out.color.green('✓')} saved ${saved.id} ${out.color.dim(`version ${version} → ${saved.version} · ${plural(saved.nodeCount, 'node')}, ${plural(saved.edgeCount, 'edge')}`)}`);
+      out.result(
+        saved,
+        () =>
+          `${out.color.green('✓')} saved ${saved.id} ${out.color.dim(`version ${version} → ${saved.version} · ${plural(saved.nodeCount, 'node')}, ${plural(saved.edgeCount, 'edge')}`)}`,
+      );
     });
 }

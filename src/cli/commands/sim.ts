@@ -6,7 +6,8 @@ import { CliError } from '../client.js';
 function parseNumber(value: string | undefined, name: string, max: number): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > max) throw new CliError(`${name} must be a whole number from 0 to ${max}, got "${value}".`, EXIT_CODES.usage, 'USAGE');
+  if (!Number.isInteger(number) || number < 0 || number > max)
+    throw new CliError(`${name} must be a whole number from 0 to ${max}, got "${value}".`, EXIT_CODES.usage, 'USAGE');
   return number;
 }
 
@@ -25,7 +26,11 @@ export function registerSim(program: Command): void {
     .option('--dir <path>', 'where to write the simulated session files (default: a new temp directory)')
     .action(async (options: { port?: string; latency?: string; dir?: string }) => {
       const { startSimulators } = await import('../../demo/demo.js');
-      const running = await startSimulators({ port: parseNumber(options.port, '--port', 65535), latencyMs: parseNumber(options.latency, '--latency', 3_600_000), dir: options.dir });
+      const running = await startSimulators({
+        port: parseNumber(options.port, '--port', 65535),
+        latencyMs: parseNumber(options.latency, '--latency', 3_600_000),
+        dir: options.dir,
+      });
       process.stdout.write(`${JSON.stringify({ upstreams: running.upstreams, env: running.env })}\n`);
       closeOnSignals(() => running.close());
     });

@@ -44,7 +44,15 @@ export function registerStorage(program: Command): void {
             ['thumbnails', `${body.thumbnails.files} files`, size(body.thumbnails.bytes)],
             ['database', '', size(body.database.bytes)],
             ['disk free', '', `${size(body.disk.freeBytes)} of ${size(body.disk.totalBytes)}`],
-            ...(body.mediaPool ? [['thumbnailing', `${body.mediaPool.running} of ${body.mediaPool.size} running, ${body.mediaPool.queued} queued`, `${body.mediaPool.completed} done`]] : []),
+            ...(body.mediaPool
+              ? [
+                  [
+                    'thumbnailing',
+                    `${body.mediaPool.running} of ${body.mediaPool.size} running, ${body.mediaPool.queued} queued`,
+                    `${body.mediaPool.completed} done`,
+                  ],
+                ]
+              : []),
           ]),
         ].join('\n'),
       );

@@ -74,18 +74,33 @@ function describe(out: Output, result: VideoResult, saved: string | undefined): 
   return [...clips, line(result.video, saved)].join('\n');
 }
 
-async function runVideoJob(command: Command, path: string, body: Record<string, unknown>, options: { out?: string; mkdir?: boolean; timeout?: string }): Promise<void> {
+async function runVideoJob(
+  command: Command,
+  path: string,
+  body: Record<string, unknown>,
+  options: { out?: string; mkdir?: boolean; timeout?: string },
+): Promise<void> {
   const { client, out } = commandContext(command);
   // -o is checked before the job runs: a path that cannot be written costs no video.
   prepareOut(options.out, options);
-  const result = await streamJob<VideoResult>(client, out, path, { ...body, requestId: body.requestId ?? randomUUID(), cancelOnDisconnect: false }, timeoutMs(options.timeout), videoEventLine);
+  const result = await streamJob<VideoResult>(
+    client,
+    out,
+    path,
+    { ...body, requestId: body.requestId ?? randomUUID(), cancelOnDisconnect: false },
+    timeoutMs(options.timeout),
+    videoEventLine,
+  );
   const [saved] = await download(client, [result.video], options.out, { ...options, output: out });
   out.result({ ...result, ...(saved ? { saved } : {}) }, () => describe(out, result, saved));
 }
 
 const targetOptions = (command: Command): Command =>
   command
-    .option('-m, --model <lane/model>', 'video model, optionally with its lane (e.g. alpha-api/alpha-video, zeta/seedance-2); default: the saved video target')
+    .option(
+      '-m, --model <lane/model>',
+      'video model, optionally with its lane (e.g. alpha-api/alpha-video, zeta/seedance-2); default: the saved video target',
+    )
     .option('-p, --provider <lane>', 'a lane with video models (svc models: alpha, alpha-api, ...)')
     .option('--planner-model <model>', 'planner that writes the final prompt (alpha-4.3, alpha-4.5, alpha-4.6)')
     .option('-o, --out <file|dir/>', 'also write the MP4 here (a directory: under its history name)')
@@ -95,7 +110,11 @@ const targetOptions = (command: Command): Command =>
 
 const laneFields = (options: VideoOptions): Record<string, unknown> => {
   const { provider, model } = splitTarget(options.model, options.provider);
-  return Object.fromEntries(Object.entries({ provider, model, plannerModel: options.plannerModel, requestId: options.requestId }).filter(([, value]) => value !== undefined));
+  return Object.fromEntries(
+    Object.entries({ provider, model, plannerModel: options.plannerModel, requestId: options.requestId }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
 };
 
 export function registerVideo(program: Command): void {
@@ -103,12 +122,26 @@ export function registerVideo(program: Command): void {
     program
       .command('video')
       .argument('[prompt]', 'what the video shows (optional with --storyboard)')
-      .option('-d, --duration <seconds>', "length in whole seconds, as the model allows (alpha: 1-15; reference-to-video 15 on alpha-video-1.5, 10 on alpha-video)")
+      .option(
+        '-d, --duration <seconds>',
+        'length in whole seconds, as the model allows (alpha: 1-15; reference-to-video 15 on alpha-video-1.5, 10 on alpha-video)',
+      )
       .option('-r, --resolution <res>', "e.g. 480p, 720p, 1080p (the model's own: svc models)")
       .option('-a, --aspect <ratio>', "e.g. 16:9, 1:1, 9:16 (the model's own: svc models)")
-      .option('--ref <file|history name>', 'reference image (repeatable): 1 = image-to-video (its first frame), more = reference-to-video (alpha: 2-14)', (value: string, previous: string[] = []) => [...previous, value])
-      .option('--option <name=value>', "one of the model's own parameters, e.g. generateAudio=false (repeatable; see `svc capabilities`)", (value: string, previous: string[] = []) => [...previous, value])
-      .option('--storyboard <file>', 'JSON: { "clips": [{ "prompt": "...", "duration": 3 }, ...] } (2-8 clips, each continuing from the last frame of the one before)')
+      .option(
+        '--ref <file|history name>',
+        'reference image (repeatable): 1 = image-to-video (its first frame), more = reference-to-video (alpha: 2-14)',
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      .option(
+        '--option <name=value>',
+        "one of the model's own parameters, e.g. generateAudio=false (repeatable; see `svc capabilities`)",
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      .option(
+        '--storyboard <file>',
+        'JSON: { "clips": [{ "prompt": "...", "duration": 3 }, ...] } (2-8 clips, each continuing from the last frame of the one before)',
+      )
       .description('Make a video (text, image or reference to video, or a storyboard); also: video edit|extend|frame|analyze'),
   ).action(async (prompt: string | undefined, options: VideoOptions, command: Command) => {
     if (!prompt && !options.storyboard) throw new CliError('Give a prompt or --storyboard <file>.', EXIT_CODES.usage, 'USAGE');
@@ -127,13 +160,17 @@ export function registerVideo(program: Command): void {
     await runVideoJob(command, '/api/video/generate', body, options);
   });
 
-  targetOptions(video.command('edit').argument('<video>', 'a generated MP4 of history (its file name)').argument('<prompt>', 'what to change').description('Video-to-video edit of a generated MP4 (saves a new MP4)')).action(
-    async (source: string, prompt: string, _options: VideoOptions, command: Command) => {
-      // `svc video`'s own options come before or after the subcommand alike: read them merged.
-      const options = command.optsWithGlobals<VideoOptions>();
-      await runVideoJob(command, '/api/video/edit', { ...laneFields(options), prompt, video: source }, options);
-    },
-  );
+  targetOptions(
+    video
+      .command('edit')
+      .argument('<video>', 'a generated MP4 of history (its file name)')
+      .argument('<prompt>', 'what to change')
+      .description('Video-to-video edit of a generated MP4 (saves a new MP4)'),
+  ).action(async (source: string, prompt: string, _options: VideoOptions, command: Command) => {
+    // `svc video`'s own options come before or after the subcommand alike: read them merged.
+    const options = command.optsWithGlobals<VideoOptions>();
+    await runVideoJob(command, '/api/video/edit', { ...laneFields(options), prompt, video: source }, options);
+  });
 
   targetOptions(
     video
@@ -145,7 +182,17 @@ export function registerVideo(program: Command): void {
   ).action(async (source: string, prompt: string, _options: VideoOptions, command: Command) => {
     const options = command.optsWithGlobals<VideoOptions>();
     const from = /^https?:\/\//i.test(source) ? { url: source } : { video: source };
-    await runVideoJob(command, '/api/video/extend', { ...laneFields(options), prompt, ...from, ...(options.duration !== undefined ? { duration: seconds(options.duration, '--duration') } : {}) }, options);
+    await runVideoJob(
+      command,
+      '/api/video/extend',
+      {
+        ...laneFields(options),
+        prompt,
+        ...from,
+        ...(options.duration !== undefined ? { duration: seconds(options.duration, '--duration') } : {}),
+      },
+      options,
+    );
   });
 
   video
@@ -159,11 +206,18 @@ export function registerVideo(program: Command): void {
       if (!options.out) throw new CliError('svc video frame needs -o <file.png>.', EXIT_CODES.usage, 'USAGE');
       const frameTarget = prepareOut(options.out) as OutTarget;
       const { client, out } = commandContext(command);
-      const response = await client.fetch('GET', `/api/video/frame?filename=${encodeURIComponent(source)}&at=${encodeURIComponent(options.at)}`, { timeoutMs: 60_000 });
+      const response = await client.fetch(
+        'GET',
+        `/api/video/frame?filename=${encodeURIComponent(source)}&at=${encodeURIComponent(options.at)}`,
+        { timeoutMs: 60_000 },
+      );
       const bytes = new Uint8Array(await response.arrayBuffer());
       const target = singlePath(frameTarget, `${source.replace(/\.[^.]+$/, '')}-${options.at}.png`);
       writeOut(target, bytes);
-      out.result({ filename: source, at: options.at, saved: target, bytes: bytes.length }, () => `${out.color.green('✓')} ${target}  ${out.color.dim(`${options.at} frame of ${source}`)}`);
+      out.result(
+        { filename: source, at: options.at, saved: target, bytes: bytes.length },
+        () => `${out.color.green('✓')} ${target}  ${out.color.dim(`${options.at} frame of ${source}`)}`,
+      );
     });
 
   video
@@ -175,8 +229,15 @@ export function registerVideo(program: Command): void {
     .action(async (source: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<{ provider?: string; plannerModel?: string }>();
       const { client, out } = commandContext(command);
-      const body = { video: source, ...(options.provider ? { provider: options.provider } : {}), ...(options.plannerModel ? { plannerModel: options.plannerModel } : {}) };
+      const body = {
+        video: source,
+        ...(options.provider ? { provider: options.provider } : {}),
+        ...(options.plannerModel ? { plannerModel: options.plannerModel } : {}),
+      };
       const analysis = await client.json<VideoAnalysis>('POST', '/api/video/analyze', { body, timeoutMs: 300_000 });
-      out.result(analysis, () => `first (0 s): ${analysis.first.description}\nlast (${analysis.last.atSeconds} s): ${analysis.last.description}`);
+      out.result(
+        analysis,
+        () => `first (0 s): ${analysis.first.description}\nlast (${analysis.last.atSeconds} s): ${analysis.last.description}`,
+      );
     });
 }

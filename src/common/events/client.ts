@@ -15,7 +15,10 @@ export interface SseMessage {
  * chunks split anywhere), each event's data decoded once. A reader that can
  * use bytes (an upstream's image events) calls readSseFrames instead.
  */
-export async function* readSse(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<SseMessage> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: SseReadOptions = {},
+): AsyncGenerator<SseMessage> {
   for await (const frame of readSseFrames(body, options)) yield { ...frame, data: frame.data.toString('utf8') };
 }
 

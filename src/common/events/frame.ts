@@ -4,8 +4,7 @@ import type { ChannelEvent } from './types.js';
 // Each event is serialized once; the same bytes go to every connection.
 
 /** Written on connect so clients see the stream open; `retry` makes browsers reconnect fast. */
-export const OPEN_PREAMBLE = (retryMs?: number): string =>
-  `${retryMs === undefined ? '' : `retry: ${retryMs}\n`}: connected\n\n`;
+export const OPEN_PREAMBLE = (retryMs?: number): string => `${retryMs === undefined ? '' : `retry: ${retryMs}\n`}: connected\n\n`;
 
 export const HEARTBEAT = Buffer.from(': ping\n\n');
 

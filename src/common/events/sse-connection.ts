@@ -41,7 +41,12 @@ export class SseConnection {
   }
 
   /** Hijacks the reply, sends the SSE headers and `preamble` (the first bytes, never cut). */
-  static open(reply: FastifyReply, preamble: Buffer | string, maxBufferedBytes: number, onClose: (reason: CloseReason) => void): SseConnection {
+  static open(
+    reply: FastifyReply,
+    preamble: Buffer | string,
+    maxBufferedBytes: number,
+    onClose: (reason: CloseReason) => void,
+  ): SseConnection {
     reply.hijack();
     const res = reply.raw;
     const connection = new SseConnection(res, maxBufferedBytes, onClose);

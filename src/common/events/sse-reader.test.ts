@@ -11,7 +11,8 @@ async function* chunks(parts: readonly Uint8Array[]): AsyncGenerator<Uint8Array>
 
 async function frames(parts: readonly Uint8Array[], comments: string[] = [], retries: number[] = []): Promise<SseFrame[]> {
   const seen: SseFrame[] = [];
-  for await (const frame of readSseFrames(chunks(parts), { onComment: (text) => comments.push(text), onRetry: (ms) => retries.push(ms) })) seen.push(frame);
+  for await (const frame of readSseFrames(chunks(parts), { onComment: (text) => comments.push(text), onRetry: (ms) => retries.push(ms) }))
+    seen.push(frame);
   return seen;
 }
 
@@ -20,7 +21,8 @@ function reference(text: string): { events: Array<{ id?: string; event?: string;
   const comments: string[] = [];
   const retries: number[] = [];
   const parser = createParser({
-    onEvent: ({ id, event, data }: EventSourceMessage) => events.push({ data, ...(id !== undefined && { id }), ...(event !== undefined && { event }) }),
+    onEvent: ({ id, event, data }: EventSourceMessage) =>
+      events.push({ data, ...(id !== undefined && { id }), ...(event !== undefined && { event }) }),
     onComment: (comment) => comments.push(comment),
     onRetry: (ms) => retries.push(ms),
   });
@@ -38,7 +40,25 @@ function random(seed: number): () => number {
   };
 }
 
-const PIECES = ['data: ', 'data:', 'id: ', 'event: ', 'retry: 1500', ': ping', 'é', '🎨', 'x', 'abc', '{"k":1}', 'id: a\u0000b', 'foo: bar', '\n', '\n', '\r\n', '\r'];
+const PIECES = [
+  'data: ',
+  'data:',
+  'id: ',
+  'event: ',
+  'retry: 1500',
+  ': ping',
+  'é',
+  '🎨',
+  'x',
+  'abc',
+  '{"k":1}',
+  'id: a\u0000b',
+  'foo: bar',
+  '\n',
+  '\n',
+  '\r\n',
+  '\r',
+];
 
 describe('readSseFrames', () => {
   it('reads what the reference parser reads, on random streams split anywhere', async () => {
@@ -49,7 +69,7 @@ describe('readSseFrames', () => {
       const text = `${round % 5 === 0 ? '\uFEFF' : ''}${pieces.join('')}\n\n`;
       const bytes = Buffer.from(text);
       const parts: Uint8Array[] = [];
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const size = 1 + Math.floor(next() * 9);
         parts.push(Uint8Array.from(bytes.subarray(at, at + size)));
         at += size;
@@ -71,7 +91,9 @@ describe('readSseFrames', () => {
     expect(whole.event).toBe('image');
     expect(whole.data.buffer).toBe(body.buffer);
     expect(whole.data.length).toBe(image.length);
-    const split = await frames(Array.from({ length: Math.ceil(body.length / 65_536) }, (_, index) => body.subarray(index * 65_536, (index + 1) * 65_536)));
+    const split = await frames(
+      Array.from({ length: Math.ceil(body.length / 65_536) }, (_, index) => body.subarray(index * 65_536, (index + 1) * 65_536)),
+    );
     expect(split).toHaveLength(1);
     expect(split[0].data.toString('latin1')).toBe(image);
   });
@@ -88,7 +110,8 @@ describe('readSseFrames', () => {
   it('refuses an event, or a line still arriving, past maxEventBytes, and reads one at the limit', async () => {
     const read = async (parts: string[]) => {
       const seen: string[] = [];
-      for await (const frame of readSseFrames(chunks(parts.map((part) => Buffer.from(part))), { maxEventBytes: 10 })) seen.push(frame.data.toString());
+      for await (const frame of readSseFrames(chunks(parts.map((part) => Buffer.from(part))), { maxEventBytes: 10 }))
+        seen.push(frame.data.toString());
       return seen;
     };
     expect(await read(['data: 0123456789\n\n'])).toEqual(['0123456789']);

@@ -48,7 +48,8 @@ const SPACE = 0x20;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const LF_BYTE = Buffer.from([LF]);
 
-const asBuffer = (chunk: Uint8Array): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+const asBuffer = (chunk: Uint8Array): Buffer =>
+  Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   if (!('getReader' in body)) {
@@ -130,7 +131,10 @@ class EventBuilder {
 }
 
 /** The events of any SSE body, their data as bytes. */
-export async function* readSseFrames(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<SseFrame> {
+export async function* readSseFrames(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: SseReadOptions = {},
+): AsyncGenerator<SseFrame> {
   const builder = new EventBuilder(options);
   const maxBytes = options.maxEventBytes ?? Infinity;
   // The start of a line whose end has not arrived yet, as the chunks' own views.

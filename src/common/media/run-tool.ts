@@ -42,7 +42,11 @@ export async function runMediaTool(tool: MediaTool, args: readonly string[], run
   const env = run.env ?? process.env;
   const program = locateTool(tool, env);
   if (!program) {
-    throw new MediaToolError('unavailable', `${tool} was not found: install Debian's ffmpeg (npm run setup:system) or reinstall the npm dependencies (npm ci), or set SVC_${tool.toUpperCase()}.`, { tool });
+    throw new MediaToolError(
+      'unavailable',
+      `${tool} was not found: install Debian's ffmpeg (npm run setup:system) or reinstall the npm dependencies (npm ci), or set SVC_${tool.toUpperCase()}.`,
+      { tool },
+    );
   }
   const timeoutMs = run.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const result = await runProcess({
@@ -55,11 +59,21 @@ export async function runMediaTool(tool: MediaTool, args: readonly string[], run
     ...(run.signal ? { signal: run.signal } : {}),
   });
   if (result.aborted && run.signal?.reason instanceof Error) throw run.signal.reason;
-  if (result.timedOut) throw new MediaToolError('timeout', `${tool} (${run.what}) did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, { tool, what: run.what, timeoutMs });
-  if (result.spawnError !== undefined) throw new MediaToolError('unavailable', `${tool} could not be started: ${result.spawnError}.`, { tool });
+  if (result.timedOut)
+    throw new MediaToolError('timeout', `${tool} (${run.what}) did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, {
+      tool,
+      what: run.what,
+      timeoutMs,
+    });
+  if (result.spawnError !== undefined)
+    throw new MediaToolError('unavailable', `${tool} could not be started: ${result.spawnError}.`, { tool });
   if (result.exitCode !== 0) {
     const said = result.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
-    throw new MediaToolError('failed', `${tool} (${run.what}) failed${said ? `: ${said}` : ` (exit ${result.exitCode ?? result.signal})`}.`, { tool, what: run.what, exitCode: result.exitCode });
+    throw new MediaToolError(
+      'failed',
+      `${tool} (${run.what}) failed${said ? `: ${said}` : ` (exit ${result.exitCode ?? result.signal})`}.`,
+      { tool, what: run.what, exitCode: result.exitCode },
+    );
   }
   return result.stdout;
 }

@@ -24,13 +24,22 @@ async function waitUntil(check: () => boolean, what: string): Promise<void> {
 
 /** A detached group leader with a child; answers both pids. */
 async function startGroup(): Promise<{ leader: number; child: number }> {
-  const leader = spawn(process.execPath, ['-e', `
+  const leader = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     process.stdout.write(String(c.pid) + '\\n');
     setInterval(() => {}, 1000);
-  `], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  `,
+    ],
+    { detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   leader.unref();
-  const child = await new Promise<number>((resolve) => leader.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const child = await new Promise<number>((resolve) =>
+    leader.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
   leader.stdout.destroy();
   return { leader: leader.pid as number, child };
 }

@@ -37,8 +37,22 @@ setInterval(() => {}, 1000);
 
 describe('runProcess: one program within a time budget', () => {
   it('finds a bare name on PATH and captures stdout, stderr and the exit code', async () => {
-    const result = await runProcess({ file: 'node', args: ['-e', 'process.stdout.write("out"); process.stderr.write("err"); process.exit(3)'], env, timeoutMs: 10_000 });
-    expect(result).toEqual({ exitCode: 3, signal: null, stdout: 'out', stderr: 'err', timedOut: false, aborted: false, stdoutTruncated: false, stderrTruncated: false });
+    const result = await runProcess({
+      file: 'node',
+      args: ['-e', 'process.stdout.write("out"); process.stderr.write("err"); process.exit(3)'],
+      env,
+      timeoutMs: 10_000,
+    });
+    expect(result).toEqual({
+      exitCode: 3,
+      signal: null,
+      stdout: 'out',
+      stderr: 'err',
+      timedOut: false,
+      aborted: false,
+      stdoutTruncated: false,
+      stderrTruncated: false,
+    });
   });
 
   it('answers ENOENT for a program that is not on PATH, without throwing', async () => {
@@ -58,14 +72,27 @@ describe('runProcess: one program within a time budget', () => {
 
   it('stops when the caller aborts', async () => {
     const controller = new AbortController();
-    const running = runProcess({ file: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env, timeoutMs: 60_000, signal: controller.signal, killGraceMs: 200 });
+    const running = runProcess({
+      file: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      env,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      killGraceMs: 200,
+    });
     setTimeout(() => controller.abort(), 100);
     const result = await running;
     expect(result).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGTERM' });
   });
 
   it('keeps at most maxOutputBytes of each stream and says so', async () => {
-    const result = await runProcess({ file: process.execPath, args: ['-e', 'process.stdout.write("x".repeat(100000))'], env, timeoutMs: 10_000, maxOutputBytes: 1000 });
+    const result = await runProcess({
+      file: process.execPath,
+      args: ['-e', 'process.stdout.write("x".repeat(100000))'],
+      env,
+      timeoutMs: 10_000,
+      maxOutputBytes: 1000,
+    });
     expect(result.stdout).toBe('x'.repeat(1000));
     expect(result.stdoutTruncated).toBe(true);
     expect(result.exitCode).toBe(0);
@@ -74,7 +101,10 @@ describe('runProcess: one program within a time budget', () => {
   it('passes input on stdin and only the given environment', async () => {
     const result = await runProcess({
       file: process.execPath,
-      args: ['-e', 'let s = ""; process.stdin.on("data", (d) => (s += d)); process.stdin.on("end", () => console.log(s.toUpperCase(), Object.keys(process.env).sort().join(",")))'],
+      args: [
+        '-e',
+        'let s = ""; process.stdin.on("data", (d) => (s += d)); process.stdin.on("end", () => console.log(s.toUpperCase(), Object.keys(process.env).sort().join(",")))',
+      ],
       env: { PATH: NODE_DIR, ONLY_THIS: '1' },
       input: 'hello',
       timeoutMs: 10_000,
@@ -86,7 +116,13 @@ describe('runProcess: one program within a time budget', () => {
 describe('TreeProcess: the streaming form', () => {
   it('streams output, stops once (the first stop wins) and kills leftovers when the program exits', async () => {
     const chunks: string[] = [];
-    const running = new TreeProcess({ file: process.execPath, args: ['-e', HANG], env, killGraceMs: 200, onStdout: (chunk) => chunks.push(chunk.toString()) });
+    const running = new TreeProcess({
+      file: process.execPath,
+      args: ['-e', HANG],
+      env,
+      killGraceMs: 200,
+      onStdout: (chunk) => chunks.push(chunk.toString()),
+    });
     await waitUntil(() => chunks.join('').includes('\n'), 'the grandchild pid');
     const grandchild = Number(chunks.join('').trim());
     expect(running.stop()).toBe(true);

@@ -49,7 +49,10 @@ export function registerDashboardRoutes(app: FastifyInstance, webDir: string): v
     } catch {
       throw new ServiceError('SERVICE_UNAVAILABLE', `The dashboard is not built (${webDir}): run npm run build.`);
     }
-    return reply.headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' }).type('text/html; charset=utf-8').send(html);
+    return reply
+      .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' })
+      .type('text/html; charset=utf-8')
+      .send(html);
   });
 
   app.get('/assets/:file', async (request, reply) => {
@@ -64,7 +67,10 @@ export function registerDashboardRoutes(app: FastifyInstance, webDir: string): v
     } catch {
       throw new ServiceError('NOT_FOUND', 'No such asset.');
     }
-    return reply.headers({ ...SECURITY_HEADERS, 'Cache-Control': 'public, max-age=31536000, immutable' }).type(type).send(body);
+    return reply
+      .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'public, max-age=31536000, immutable' })
+      .type(type)
+      .send(body);
   });
 
   app.get(FAVICON, async (_request, reply) => {
@@ -74,6 +80,9 @@ export function registerDashboardRoutes(app: FastifyInstance, webDir: string): v
     } catch {
       throw new ServiceError('NOT_FOUND', 'No icon (the dashboard is not built).');
     }
-    return reply.headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' }).type('image/svg+xml').send(body);
+    return reply
+      .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' })
+      .type('image/svg+xml')
+      .send(body);
   });
 }

@@ -7,7 +7,20 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  answerFor, behaviours, crash, finish, hangCommand, readStdin, sleep, slowPieces, startHang, usage, uuid, writeLine, writeMalformed, writeSplitLine,
+  answerFor,
+  behaviours,
+  crash,
+  finish,
+  hangCommand,
+  readStdin,
+  sleep,
+  slowPieces,
+  startHang,
+  usage,
+  uuid,
+  writeLine,
+  writeMalformed,
+  writeSplitLine,
 } from './fake-common.mjs';
 
 const threadsDir = process.env.CODEX_HOME ? join(process.env.CODEX_HOME, 'fake-threads') : undefined;
@@ -36,7 +49,8 @@ function parseArgs(argv) {
 }
 
 const options = parseArgs(process.argv.slice(2));
-if (options.resume !== undefined && threadsDir && !existsSync(threadFile(options.resume) ?? '')) usage(`Error: no rollout found for thread id ${options.resume}`);
+if (options.resume !== undefined && threadsDir && !existsSync(threadFile(options.resume) ?? ''))
+  usage(`Error: no rollout found for thread id ${options.resume}`);
 const given = options.positional.join(' ');
 const prompt = given === '' || given === '-' ? await readStdin() : given;
 const tags = behaviours(prompt);
@@ -63,18 +77,41 @@ async function run() {
   await writeLine({ type: 'turn.started' });
   if (tags.has('malformed')) await writeMalformed();
   if (tags.has('thinking')) {
-    await writeLine({ type: 'item.completed', item: { id: nextItemId(), type: 'reasoning', text: '**Planning** the answer before writing it.' } });
+    await writeLine({
+      type: 'item.completed',
+      item: { id: nextItemId(), type: 'reasoning', text: '**Planning** the answer before writing it.' },
+    });
   }
   if (tags.has('tool')) {
     const id = nextItemId();
-    const command = { id, type: 'command_execution', command: 'bash -lc ls', aggregated_output: '', exit_code: null, status: 'in_progress' };
+    const command = {
+      id,
+      type: 'command_execution',
+      command: 'bash -lc ls',
+      aggregated_output: '',
+      exit_code: null,
+      status: 'in_progress',
+    };
     await writeLine({ type: 'item.started', item: command });
-    await writeLine({ type: 'item.completed', item: { ...command, aggregated_output: 'a.txt\nb.txt\nc.txt\n', exit_code: 0, status: 'completed' } });
+    await writeLine({
+      type: 'item.completed',
+      item: { ...command, aggregated_output: 'a.txt\nb.txt\nc.txt\n', exit_code: 0, status: 'completed' },
+    });
   }
   if (tags.has('hang')) {
     await writeLine(completedMessage(nextItemId(), 'Working on it…'));
     const pid = startHang();
-    await writeLine({ type: 'item.started', item: { id: nextItemId(), type: 'command_execution', command: hangCommand(pid), aggregated_output: '', exit_code: null, status: 'in_progress' } });
+    await writeLine({
+      type: 'item.started',
+      item: {
+        id: nextItemId(),
+        type: 'command_execution',
+        command: hangCommand(pid),
+        aggregated_output: '',
+        exit_code: null,
+        status: 'in_progress',
+      },
+    });
     return;
   }
   if (tags.has('crash')) {
@@ -103,6 +140,9 @@ async function run() {
   } else {
     await writeLine(completedMessage(id, answer));
   }
-  await writeLine({ type: 'turn.completed', usage: { input_tokens: 900, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 } });
+  await writeLine({
+    type: 'turn.completed',
+    usage: { input_tokens: 900, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0 },
+  });
   finish(0);
 }

@@ -4,7 +4,20 @@
 // line with a timestamp. It has no reasoning events, so [fake:thinking] adds nothing.
 // Behaviour tags: see fake-common.mjs.
 import {
-  answerFor, behaviours, crash, finish, hangCommand, readStdin, sleep, slowPieces, startHang, usage, uuid, writeLine, writeMalformed, writeSplitLine,
+  answerFor,
+  behaviours,
+  crash,
+  finish,
+  hangCommand,
+  readStdin,
+  sleep,
+  slowPieces,
+  startHang,
+  usage,
+  uuid,
+  writeLine,
+  writeMalformed,
+  writeSplitLine,
 } from './fake-common.mjs';
 
 const MODEL = 'fake-model-c';
@@ -42,7 +55,15 @@ async function run() {
   const started = Date.now();
   const line = (fields) => writeLine({ type: fields.type, timestamp: new Date().toISOString(), ...fields });
   const delta = (content) => ({ type: 'message', timestamp: new Date().toISOString(), role: 'assistant', content, delta: true });
-  const stats = (toolCalls) => ({ total_tokens: 20, input_tokens: 15, output_tokens: 5, cached: 0, input: 15, duration_ms: Date.now() - started, tool_calls: toolCalls });
+  const stats = (toolCalls) => ({
+    total_tokens: 20,
+    input_tokens: 15,
+    output_tokens: 5,
+    cached: 0,
+    input: 15,
+    duration_ms: Date.now() - started,
+    tool_calls: toolCalls,
+  });
 
   await line({ type: 'init', session_id: uuid(), model: MODEL });
   await line({ type: 'message', role: 'user', content: prompt });
@@ -67,7 +88,12 @@ async function run() {
   if (tags.has('error')) {
     await line({ type: 'error', severity: 'warning', message: 'Retrying after 429' });
     await line({ type: 'error', severity: 'error', message: '429 RESOURCE_EXHAUSTED' });
-    await line({ type: 'result', status: 'error', error: { type: 'api_error', message: 'Quota exceeded (429 RESOURCE_EXHAUSTED)' }, stats: stats(toolCalls) });
+    await line({
+      type: 'result',
+      status: 'error',
+      error: { type: 'api_error', message: 'Quota exceeded (429 RESOURCE_EXHAUSTED)' },
+      stats: stats(toolCalls),
+    });
     finish(1);
     return;
   }

@@ -80,7 +80,10 @@ export function floodPieces() {
 
 /** [fake:detached]: a process in its own group holding our stdout; it ends by itself after a minute. */
 export function startDetachedHolder() {
-  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000);'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] });
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000);'], {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
   holder.unref();
   return holder.pid;
 }

@@ -17,14 +17,25 @@ export function bearerOf(request: SimRequest): string | undefined {
 /** The caller, or the vendor's refusal: 401 without a credential or with a bad token, 400 for an unknown key (contract §7). */
 export function authenticate(state: AlphaState, request: SimRequest, shape: ErrorShape): Caller | ErrorAnswer {
   const credential = bearerOf(request);
-  if (!credential) return alphaError(shape, 401, 'No API key or token provided. Send it as "Authorization: Bearer <key>".', 'unauthenticated');
+  if (!credential)
+    return alphaError(shape, 401, 'No API key or token provided. Send it as "Authorization: Bearer <key>".', 'unauthenticated');
   if (state.apiKeys.has(credential) || state.acceptKey?.(credential) === true) return { kind: 'key', key: credential };
   if (credential.split('.').length === 3) {
     const check = state.tokens.checkAccess(credential);
     if (check.ok) return { kind: 'oauth', claims: check.claims };
-    return alphaError(shape, 401, check.reason === 'expired' ? 'The access token expired.' : 'The access token is not valid.', check.reason === 'expired' ? 'token_expired' : 'invalid_token');
+    return alphaError(
+      shape,
+      401,
+      check.reason === 'expired' ? 'The access token expired.' : 'The access token is not valid.',
+      check.reason === 'expired' ? 'token_expired' : 'invalid_token',
+    );
   }
-  return alphaError(shape, 400, `Incorrect API key provided: ${maskSecret(credential)}. You can obtain an API key from the console.`, 'invalid_api_key');
+  return alphaError(
+    shape,
+    400,
+    `Incorrect API key provided: ${maskSecret(credential)}. You can obtain an API key from the console.`,
+    'invalid_api_key',
+  );
 }
 
 export const isRefusal = (value: Caller | ErrorAnswer): value is ErrorAnswer => 'status' in value;

@@ -63,9 +63,15 @@ export function registerAccountRoutes(state: AlphaState, login: DeviceLoginOptio
   simulator.route('POST', ISSUER_PATHS.token, async (request, response) => {
     const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
     if (body.grant_type === DEVICE_CODE_GRANT_TYPE) return devices.answerTokenPoll(request, response);
-    if (body.grant_type !== 'refresh_token') return response.json(400, { error: 'unsupported_grant_type', error_description: `Unsupported grant_type: ${String(body.grant_type ?? '')}` });
-    if (body.client_id !== ALPHA_CLIENT_ID) return response.json(401, { error: 'invalid_client', error_description: 'Client authentication failed (unknown client).' });
-    if (typeof body.refresh_token !== 'string' || !body.refresh_token) return response.json(400, { error: 'invalid_request', error_description: 'Missing required parameter: refresh_token' });
+    if (body.grant_type !== 'refresh_token')
+      return response.json(400, {
+        error: 'unsupported_grant_type',
+        error_description: `Unsupported grant_type: ${String(body.grant_type ?? '')}`,
+      });
+    if (body.client_id !== ALPHA_CLIENT_ID)
+      return response.json(401, { error: 'invalid_client', error_description: 'Client authentication failed (unknown client).' });
+    if (typeof body.refresh_token !== 'string' || !body.refresh_token)
+      return response.json(400, { error: 'invalid_request', error_description: 'Missing required parameter: refresh_token' });
     const refreshed = tokens.refresh(body.refresh_token);
     if ('error' in refreshed) return response.json(400, { error: refreshed.error, error_description: refreshed.description });
     return response.json(200, refreshed, { 'cache-control': 'no-store' });

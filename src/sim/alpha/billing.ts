@@ -52,7 +52,11 @@ const billingChange = z
     limitCents: z.number().int().min(0).optional(),
     periodEnd: isoDate.optional(),
     email: z.string().nullable().optional(),
-    weekly: z.object({ percent: z.number().min(0).max(100), end: isoDate }).strict().nullable().optional(),
+    weekly: z
+      .object({ percent: z.number().min(0).max(100), end: isoDate })
+      .strict()
+      .nullable()
+      .optional(),
     subscriptionName: z.string().min(1).optional(),
   })
   .strict();
@@ -66,7 +70,8 @@ export function registerBillingRoutes(simulator: Simulator, billing: AlphaBillin
   simulator.control('GET', '/__sim/alpha/billing', () => ({ status: 200, body: billing }));
   simulator.control('PUT', '/__sim/alpha/billing', ({ body }) => {
     const parsed = billingChange.safeParse(body ?? {});
-    if (!parsed.success) return { status: 400, body: { error: { code: 'invalid_billing', message: parsed.error.issues[0]?.message ?? 'invalid' } } };
+    if (!parsed.success)
+      return { status: 400, body: { error: { code: 'invalid_billing', message: parsed.error.issues[0]?.message ?? 'invalid' } } };
     Object.assign(billing, Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined)));
     return { status: 200, body: billing };
   });
@@ -82,12 +87,23 @@ export function registerBillingRoutes(simulator: Simulator, billing: AlphaBillin
     const claims = caller(request.header('authorization'));
     if (!claims || !bearerOf(request)) return response.json(unauthenticated.status, unauthenticated.body);
     if (request.query.get('format') === 'credits') {
-      if (billing.weekly && request.header('x-userid') !== claims.sub) return response.json(400, { code: 'Client specified an invalid argument', error: 'x-userid must name the token\'s user.' });
-      const period = billing.weekly ? { type: 'USAGE_PERIOD_TYPE_WEEKLY', end: billing.weekly.end } : { type: 'USAGE_PERIOD_TYPE_MONTHLY', end: billing.periodEnd };
-      const percent = billing.weekly ? billing.weekly.percent : billing.limitCents ? Math.round((billing.usedCents / billing.limitCents) * 100) : 0;
-      return response.json(200, { config: { currentPeriod: period, creditUsagePercent: percent, subscriptionName: billing.subscriptionName } });
+      if (billing.weekly && request.header('x-userid') !== claims.sub)
+        return response.json(400, { code: 'Client specified an invalid argument', error: "x-userid must name the token's user." });
+      const period = billing.weekly
+        ? { type: 'USAGE_PERIOD_TYPE_WEEKLY', end: billing.weekly.end }
+        : { type: 'USAGE_PERIOD_TYPE_MONTHLY', end: billing.periodEnd };
+      const percent = billing.weekly
+        ? billing.weekly.percent
+        : billing.limitCents
+          ? Math.round((billing.usedCents / billing.limitCents) * 100)
+          : 0;
+      return response.json(200, {
+        config: { currentPeriod: period, creditUsagePercent: percent, subscriptionName: billing.subscriptionName },
+      });
     }
-    return response.json(200, { config: { monthlyLimit: { val: billing.limitCents }, used: { val: billing.usedCents }, billingPeriodEnd: billing.periodEnd } });
+    return response.json(200, {
+      config: { monthlyLimit: { val: billing.limitCents }, used: { val: billing.usedCents }, billingPeriodEnd: billing.periodEnd },
+    });
   });
 
   simulator.route('GET', `${BILLING_BASE_PATH}/v1/user`, (request, response) => {

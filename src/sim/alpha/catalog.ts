@@ -48,9 +48,15 @@ export function nearestSimRatio(width: number, height: number): string {
 }
 
 /** USD per image by model, at 1k; 2k costs twice as much. */
-const PRICE_USD: Readonly<Record<SimImageModel, number>> = { 'alpha-image': 0.02, 'alpha-image-quality': 0.07, 'alpha-image-2.0': 0.05, 'alpha-image-pro': 0.07 };
+const PRICE_USD: Readonly<Record<SimImageModel, number>> = {
+  'alpha-image': 0.02,
+  'alpha-image-quality': 0.07,
+  'alpha-image-2.0': 0.05,
+  'alpha-image-pro': 0.07,
+};
 
 /** 1 USD = 10^10 ticks (contract §3). */
 export const TICKS_PER_USD = 10_000_000_000;
 
-export const imageCostTicks = (model: SimImageModel, resolution: SimResolution): number => Math.round(PRICE_USD[model] * (resolution === '2k' ? 2 : 1) * TICKS_PER_USD);
+export const imageCostTicks = (model: SimImageModel, resolution: SimResolution): number =>
+  Math.round(PRICE_USD[model] * (resolution === '2k' ? 2 : 1) * TICKS_PER_USD);

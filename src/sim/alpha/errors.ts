@@ -20,10 +20,23 @@ const GRPC_TEXT: Readonly<Record<number, string>> = {
   503: 'The service is currently unavailable',
 };
 
-const OBJECT_TYPE: Readonly<Record<number, string>> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error' };
+const OBJECT_TYPE: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
 
-export function alphaError(shape: ErrorShape, status: number, message: string, code?: string, headers?: Record<string, string>): ErrorAnswer {
-  if (shape === 'object') return { status, body: { error: { message, type: OBJECT_TYPE[status] ?? 'server_error', code: code ?? null } }, headers };
+export function alphaError(
+  shape: ErrorShape,
+  status: number,
+  message: string,
+  code?: string,
+  headers?: Record<string, string>,
+): ErrorAnswer {
+  if (shape === 'object')
+    return { status, body: { error: { message, type: OBJECT_TYPE[status] ?? 'server_error', code: code ?? null } }, headers };
   return { status, body: { code: GRPC_TEXT[status] ?? `HTTP ${status}`, error: message }, headers };
 }
 
@@ -32,4 +45,8 @@ export const faultBody = (status: number): unknown => alphaError('grpc', status,
 
 /** The spend-cap refusal, as the vendor words it (contract §7). */
 export const creditsExhausted = (shape: ErrorShape, teamId: string): ErrorAnswer =>
-  alphaError(shape, 429, `Your team ${teamId} has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit.`);
+  alphaError(
+    shape,
+    429,
+    `Your team ${teamId} has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit.`,
+  );

@@ -94,7 +94,12 @@ export async function startAlphaSimulator(options: AlphaSimulatorOptions = {}): 
     notFound: (method, path) => alphaError('grpc', 404, `No route ${method} ${path}.`),
   });
   const account: AlphaAccount = { ...DEFAULT_ALPHA_ACCOUNT, ...options.account };
-  const tokens = new AlphaTokens(() => simulator.url, account, options.accessTokenTtlSeconds ?? 3600, options.refreshTokenTtlSeconds ?? 30 * 24 * 3600);
+  const tokens = new AlphaTokens(
+    () => simulator.url,
+    account,
+    options.accessTokenTtlSeconds ?? 3600,
+    options.refreshTokenTtlSeconds ?? 30 * 24 * 3600,
+  );
   const apiKeys = options.apiKeys ?? [DEFAULT_ALPHA_KEY];
   const state: AlphaState = {
     simulator,
@@ -140,7 +145,10 @@ export interface AlphaSessionFile {
 }
 
 /** A session file with tokens this simulator accepts; `expired` makes the access token stale already. */
-export function createAlphaSession(sim: Pick<AlphaSimulator, 'tokens' | 'account' | 'issuerUrl'>, options: MintOptions & { expired?: boolean; withoutRefreshToken?: boolean } = {}): AlphaSessionFile {
+export function createAlphaSession(
+  sim: Pick<AlphaSimulator, 'tokens' | 'account' | 'issuerUrl'>,
+  options: MintOptions & { expired?: boolean; withoutRefreshToken?: boolean } = {},
+): AlphaSessionFile {
   const minted = sim.tokens.mint(sim.account, { ...options, ...(options.expired ? { accessTtlSeconds: -60 } : {}) });
   return {
     accessToken: minted.access_token,

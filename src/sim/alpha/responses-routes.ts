@@ -35,7 +35,14 @@ function messagesOf(input: unknown): Message[] | undefined {
     if (typeof role !== 'string') return undefined;
     if (typeof content === 'string') messages.push({ role, texts: [content] });
     else if (Array.isArray(content)) {
-      const texts = content.flatMap((part) => (part && typeof part === 'object' && (part as { type?: unknown }).type === 'input_text' && typeof (part as { text?: unknown }).text === 'string' ? [(part as { text: string }).text] : []));
+      const texts = content.flatMap((part) =>
+        part &&
+        typeof part === 'object' &&
+        (part as { type?: unknown }).type === 'input_text' &&
+        typeof (part as { text?: unknown }).text === 'string'
+          ? [(part as { text: string }).text]
+          : [],
+      );
       messages.push({ role, texts });
     } else return undefined;
   }
@@ -58,20 +65,29 @@ interface PlannerCall {
 
 function parseCall(request: SimRequest, shape: ErrorShape): PlannerCall | ErrorAnswer {
   const body = request.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return alphaError(shape, 400, 'Invalid request content: the body must be a JSON object.');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return alphaError(shape, 400, 'Invalid request content: the body must be a JSON object.');
   const record = body as Record<string, unknown>;
   const { model, input, tools = [], tool_choice: toolChoice = 'auto', stream = false, instructions } = record;
   if (typeof model !== 'string' || !model) return alphaError(shape, 400, 'Invalid request content: "model" is required.');
-  if (!(SIM_PLANNER_MODELS as readonly string[]).includes(model)) return alphaError(shape, 404, `The model ${model} does not exist or your team does not have access to it.`, 'model_not_found');
+  if (!(SIM_PLANNER_MODELS as readonly string[]).includes(model))
+    return alphaError(shape, 404, `The model ${model} does not exist or your team does not have access to it.`, 'model_not_found');
   const messages = messagesOf(input);
-  if (!messages || messages.length === 0) return alphaError(shape, 400, 'Invalid request content: "input" must be a string or a list of messages.');
-  if (instructions !== undefined && typeof instructions !== 'string') return alphaError(shape, 400, 'Invalid request content: "instructions" must be a string.');
-  if (!Array.isArray(tools) || tools.some((tool) => !tool || typeof tool !== 'object' || !TOOL_TYPES.includes(String((tool as { type?: unknown }).type)))) {
+  if (!messages || messages.length === 0)
+    return alphaError(shape, 400, 'Invalid request content: "input" must be a string or a list of messages.');
+  if (instructions !== undefined && typeof instructions !== 'string')
+    return alphaError(shape, 400, 'Invalid request content: "instructions" must be a string.');
+  if (
+    !Array.isArray(tools) ||
+    tools.some((tool) => !tool || typeof tool !== 'object' || !TOOL_TYPES.includes(String((tool as { type?: unknown }).type)))
+  ) {
     return alphaError(shape, 400, `Invalid request content: each tool needs a type among ${TOOL_TYPES.join(', ')}.`);
   }
   const choice = typeof toolChoice === 'string' ? toolChoice : String((toolChoice as { type?: unknown } | null)?.type ?? '');
-  if (typeof toolChoice === 'string' ? !TOOL_CHOICES.includes(toolChoice) : !TOOL_TYPES.includes(choice)) return alphaError(shape, 400, 'Invalid request content: "tool_choice" is not valid.');
-  if ((choice === 'required' || TOOL_TYPES.includes(choice)) && tools.length === 0) return alphaError(shape, 400, 'Invalid request content: tool_choice asks for a tool but "tools" is empty.');
+  if (typeof toolChoice === 'string' ? !TOOL_CHOICES.includes(toolChoice) : !TOOL_TYPES.includes(choice))
+    return alphaError(shape, 400, 'Invalid request content: "tool_choice" is not valid.');
+  if ((choice === 'required' || TOOL_TYPES.includes(choice)) && tools.length === 0)
+    return alphaError(shape, 400, 'Invalid request content: tool_choice asks for a tool but "tools" is empty.');
   if (typeof stream !== 'boolean') return alphaError(shape, 400, 'Invalid request content: "stream" must be a boolean.');
   const search = choice !== 'none' && (tools as { type: string }[]).some((tool) => tool.type === 'web_search');
   const user = [...messages].reverse().find((message) => message.role === 'user');
@@ -88,7 +104,12 @@ function parseCall(request: SimRequest, shape: ErrorShape): PlannerCall | ErrorA
   };
 }
 
-const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'image';
+const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 48) || 'image';
 const tokens = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
 
 /** The sources a search "finds" for a subject (fake but stable per subject). */
@@ -113,12 +134,25 @@ function searchOutput(subject: string, withCitations: boolean): { items: OutputI
     return { type: 'url_citation', url: source.url, title: source.title, start_index: start, end_index: text.length };
   });
   if (!sources.length) text += ' nothing specific was found.';
-  const call = { type: 'web_search_call', id: `${newId('ws')}_0`, name: 'web_search', arguments: JSON.stringify({ query: subject, num_results: 5 }), call_id: '', status: 'completed' };
+  const call = {
+    type: 'web_search_call',
+    id: `${newId('ws')}_0`,
+    name: 'web_search',
+    arguments: JSON.stringify({ query: subject, num_results: 5 }),
+    call_id: '',
+    status: 'completed',
+  };
   return { items: [call, message(text, annotations)], sources: sources.length };
 }
 
 function message(text: string, annotations: unknown[] = []): OutputItem {
-  return { type: 'message', id: newId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations }] };
+  return {
+    type: 'message',
+    id: newId('msg'),
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text, annotations }],
+  };
 }
 
 /** The planner's final prompt: English, from the subject, with the request's triggers carried along. */
@@ -134,7 +168,10 @@ async function streamAnswer(response: SimResponse, body: Record<string, unknown>
   if (!response.startStream()) return;
   await send('response.created', { response: { ...body, status: 'in_progress', output: [], usage: null } });
   for (const [index, item] of (body.output as OutputItem[]).entries()) {
-    await send('response.output_item.added', { output_index: index, item: item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : item });
+    await send('response.output_item.added', {
+      output_index: index,
+      item: item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : item,
+    });
     if (item.type === 'message') {
       const part = (item.content as { text: string }[])[0];
       await send('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: part.text });
@@ -155,7 +192,8 @@ async function handleResponses(state: AlphaState, request: SimRequest, response:
   const call = parseCall(request, shape);
   if ('status' in call) return answer(response, call);
   const step = call.search ? 'search' : 'planner';
-  if (triggers.has(`${step}-error`)) return answer(response, alphaError(shape, 500, `Internal error in the ${step === 'search' ? 'web search' : 'planner'}.`));
+  if (triggers.has(`${step}-error`))
+    return answer(response, alphaError(shape, 500, `Internal error in the ${step === 'search' ? 'web search' : 'planner'}.`));
   const wait = state.latencyMs / 4 + (triggers.has(`slow-${step}`) ? triggers.value(`slow-${step}`, 2000) : 0);
   if (wait > 0) {
     try {
@@ -168,7 +206,9 @@ async function handleResponses(state: AlphaState, request: SimRequest, response:
   const searched = call.search ? searchOutput(subject, !triggers.has('no-citations')) : undefined;
   // The studio's own conversations (prompt builder, Agent Mode's planner) get the answer they ask for.
   const conversation = conversationAnswer(call.instructions, parseAlphaTriggers(call.lastUserText).cleaned, call.model);
-  const output = searched ? searched.items : [message(triggers.has('planner-empty') ? '' : (conversation ?? plannedPrompt(subject, call.allText)))];
+  const output = searched
+    ? searched.items
+    : [message(triggers.has('planner-empty') ? '' : (conversation ?? plannedPrompt(subject, call.allText)))];
   const outputChars = output.reduce((sum, item) => sum + JSON.stringify(item).length, 0);
   const body = {
     id: randomUUID(),

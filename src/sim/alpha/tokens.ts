@@ -11,7 +11,11 @@ export interface AlphaAccount {
   readonly teamId: string;
 }
 
-export const DEFAULT_ALPHA_ACCOUNT: AlphaAccount = { userId: 'alpha-user-sim-0001', email: 'demo@alpha.sim.local', teamId: '7c1e4b0a-2d3f-4e5a-9b8c-0d1e2f3a4b5c' };
+export const DEFAULT_ALPHA_ACCOUNT: AlphaAccount = {
+  userId: 'alpha-user-sim-0001',
+  email: 'demo@alpha.sim.local',
+  teamId: '7c1e4b0a-2d3f-4e5a-9b8c-0d1e2f3a4b5c',
+};
 
 /** The public client id of the vendor's CLI (neutral name; the simulator accepts only it). */
 export const ALPHA_CLIENT_ID = 'alpha-cli';

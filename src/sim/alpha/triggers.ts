@@ -61,7 +61,8 @@ export const ALPHA_TRIGGER_NAMES = [
 export type AlphaTriggerName = (typeof ALPHA_TRIGGER_NAMES)[number];
 export type AlphaTriggers = PromptTriggers<AlphaTriggerName>;
 
-export const parseAlphaTriggers = (text: string): { triggers: AlphaTriggers; cleaned: string } => parsePromptTriggers(text, ALPHA_TRIGGER_NAMES);
+export const parseAlphaTriggers = (text: string): { triggers: AlphaTriggers; cleaned: string } =>
+  parsePromptTriggers(text, ALPHA_TRIGGER_NAMES);
 
 /** Every `[sim:…]` token of `text`, as written (the planner carries them into its prompt). */
 export const triggerTokens = (text: string): string[] => text.match(/\[sim:[a-z0-9-]+(?:=\d+)?\]/g) ?? [];

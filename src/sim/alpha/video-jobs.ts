@@ -59,7 +59,8 @@ export class VideoJobs {
   /** Progress 0–100 at `now`: linear in the running time, held during a stall, 99 at most until the job is done. */
   progress(job: VideoJob, now = Date.now()): number {
     let elapsed = now - job.createdAt;
-    if (job.stall) elapsed = elapsed < job.stall.at ? elapsed : elapsed < job.stall.at + job.stall.ms ? job.stall.at : elapsed - job.stall.ms;
+    if (job.stall)
+      elapsed = elapsed < job.stall.at ? elapsed : elapsed < job.stall.at + job.stall.ms ? job.stall.at : elapsed - job.stall.ms;
     const running = job.runMs - (job.stall?.ms ?? 0);
     return running <= 0 ? 99 : Math.min(99, Math.floor((elapsed / running) * 100));
   }

@@ -30,5 +30,11 @@ export type VideoTriggerName = (typeof VIDEO_TRIGGER_NAMES)[number];
 export const parseVideoTriggers = (text: string): { triggers: PromptTriggers<VideoTriggerName>; cleaned: string } => {
   const parsed = parsePromptTriggers(text, VIDEO_TRIGGER_NAMES);
   // Other vendors' and the image step's triggers are not drawn into the picture either.
-  return { triggers: parsed.triggers, cleaned: parsed.cleaned.replace(/\[sim:[a-z0-9-]+(?:=\d+)?\]/g, '').replace(/\s{2,}/g, ' ').trim() };
+  return {
+    triggers: parsed.triggers,
+    cleaned: parsed.cleaned
+      .replace(/\[sim:[a-z0-9-]+(?:=\d+)?\]/g, '')
+      .replace(/\s{2,}/g, ' ')
+      .trim(),
+  };
 };

@@ -76,7 +76,13 @@ export function pixelSize(aspectRatio: string, imageSize: string): { width: numb
 }
 
 /** `imageConfig` fields only the cloud surface has (the key surface refuses them). */
-export const CLOUD_ONLY_IMAGE_FIELDS = ['outputMimeType', 'outputCompressionQuality', 'personGeneration', 'prominentPeople', 'imageOutputOptions'] as const;
+export const CLOUD_ONLY_IMAGE_FIELDS = [
+  'outputMimeType',
+  'outputCompressionQuality',
+  'personGeneration',
+  'prominentPeople',
+  'imageOutputOptions',
+] as const;
 
 /** Most input images one request may carry. */
 export const MAX_INPUT_IMAGES = 14;

@@ -38,8 +38,14 @@ function usageMetadata(job: GenerateJob, model: SimModel, imageCount: number, th
     promptTokenCount: promptText + promptImages,
     candidatesTokenCount: candidates,
     totalTokenCount: promptText + promptImages + candidates + thoughtTokens,
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptText }, ...(promptImages ? [{ modality: 'IMAGE', tokenCount: promptImages }] : [])],
-    candidatesTokensDetails: [{ modality: 'IMAGE', tokenCount: imageTokens }, { modality: 'TEXT', tokenCount: 12 }],
+    promptTokensDetails: [
+      { modality: 'TEXT', tokenCount: promptText },
+      ...(promptImages ? [{ modality: 'IMAGE', tokenCount: promptImages }] : []),
+    ],
+    candidatesTokensDetails: [
+      { modality: 'IMAGE', tokenCount: imageTokens },
+      { modality: 'TEXT', tokenCount: 12 },
+    ],
     thoughtsTokenCount: thoughtTokens,
   };
 }
@@ -55,7 +61,14 @@ async function render(job: GenerateJob, draft = false): Promise<{ mimeType: stri
   const [width, height] = draft ? [Math.round(full.width / 4), Math.round(full.height / 4)] : [full.width, full.height];
   const base = job.images.find((image) => ['image/png', 'image/jpeg', 'image/webp'].includes(image.mimeType));
   const format = job.outputMimeType === 'image/jpeg' ? 'jpeg' : 'png';
-  const bytes = await renderImage({ prompt: job.prompt, width, height, format, baseImage: base?.data, ...(draft ? { quality: 'partial' as const, partialIndex: 0 } : {}) });
+  const bytes = await renderImage({
+    prompt: job.prompt,
+    width,
+    height,
+    format,
+    baseImage: base?.data,
+    ...(draft ? { quality: 'partial' as const, partialIndex: 0 } : {}),
+  });
   return { mimeType: job.outputMimeType, data: imageBase64(bytes) };
 }
 
@@ -73,7 +86,14 @@ async function contentFor(job: GenerateJob, model: SimModel): Promise<Record<str
   }
   if (triggers.has('block-image')) {
     return {
-      candidates: [{ finishReason: 'IMAGE_SAFETY', index: 0, finishMessage: 'Unable to show the generated image. The image was filtered out because it violated Google\'s Generative AI Prohibited Use policy.' }],
+      candidates: [
+        {
+          finishReason: 'IMAGE_SAFETY',
+          index: 0,
+          finishMessage:
+            "Unable to show the generated image. The image was filtered out because it violated Google's Generative AI Prohibited Use policy.",
+        },
+      ],
       promptFeedback: { safetyRatings: SAFETY_RATINGS },
       usageMetadata: usageMetadata(job, model, 0),
       ...common,
@@ -94,10 +114,16 @@ async function contentFor(job: GenerateJob, model: SimModel): Promise<Record<str
   let thoughtTokens = 0;
   if (triggers.has('thoughts')) {
     // 3-series models think first: interim parts marked `thought`, a draft image among them.
-    parts.push({ text: `Planning the composition of ${job.prompt}.`, thought: true }, { inlineData: await render(job, true), thought: true });
+    parts.push(
+      { text: `Planning the composition of ${job.prompt}.`, thought: true },
+      { inlineData: await render(job, true), thought: true },
+    );
     thoughtTokens = 300;
   }
-  parts.push({ text: `Here is ${job.prompt}.` }, { inlineData: await render(job), ...(thoughtTokens ? { thoughtSignature: randomBytes(24).toString('base64') } : {}) });
+  parts.push(
+    { text: `Here is ${job.prompt}.` },
+    { inlineData: await render(job), ...(thoughtTokens ? { thoughtSignature: randomBytes(24).toString('base64') } : {}) },
+  );
   return {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0, safetyRatings: SAFETY_RATINGS }],
     usageMetadata: usageMetadata(job, model, 1, thoughtTokens),
@@ -110,7 +136,11 @@ function scriptedFailure(job: GenerateJob, surface: Surface, model: SimModel): E
   const { triggers } = job;
   if (triggers.has('ratelimit')) return resourceExhausted(surface, model.id, { retryDelaySeconds: triggers.value('ratelimit', 37) });
   if (triggers.has('ratelimit-daily')) return resourceExhausted(surface, model.id, { daily: true });
-  if (triggers.has('server-error')) return rpcError(500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
+  if (triggers.has('server-error'))
+    return rpcError(
+      500,
+      'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+    );
   if (triggers.has('overloaded')) return rpcError(503, 'The model is overloaded. Please try again later.');
   if (triggers.has('deadline')) return rpcError(504, 'Deadline expired before operation could complete.');
   return undefined;
@@ -118,10 +148,14 @@ function scriptedFailure(job: GenerateJob, surface: Surface, model: SimModel): E
 
 async function generate(state: BetaState, surface: Surface, request: SimRequest, response: SimResponse): Promise<void> {
   const { model: modelId, action } = splitAction(request.params.modelAction);
-  const resource = surface === 'cloud' ? `projects/${request.params.project}/locations/${request.params.location}/publishers/google/models/${modelId}` : `models/${modelId}`;
+  const resource =
+    surface === 'cloud'
+      ? `projects/${request.params.project}/locations/${request.params.location}/publishers/google/models/${modelId}`
+      : `models/${modelId}`;
   const denied = checkAccess(state, surface, request, `//aiplatform.googleapis.com/${resource}`);
   if (denied) return answer(response, denied);
-  if (action !== 'generateContent') return answer(response, rpcError(404, `Method not found: ${action || '(none)'}. This simulator serves generateContent.`));
+  if (action !== 'generateContent')
+    return answer(response, rpcError(404, `Method not found: ${action || '(none)'}. This simulator serves generateContent.`));
   const model = findModel(modelId);
   if (!model) return answer(response, modelNotFound(surface, modelId, resource));
   if (request.bodyError === 'invalid_json') return answer(response, invalidArgument('Invalid JSON payload received. Unexpected token.'));
@@ -149,5 +183,7 @@ async function generate(state: BetaState, surface: Surface, request: SimRequest,
 
 export function registerGenerateRoutes(state: BetaState): void {
   state.simulator.route('POST', '/v1beta/models/:modelAction', (request, response) => generate(state, 'key', request, response));
-  state.simulator.route('POST', '/v1/projects/:project/locations/:location/publishers/google/models/:modelAction', (request, response) => generate(state, 'cloud', request, response));
+  state.simulator.route('POST', '/v1/projects/:project/locations/:location/publishers/google/models/:modelAction', (request, response) =>
+    generate(state, 'cloud', request, response),
+  );
 }

@@ -43,7 +43,8 @@ interface IssuedToken {
   readonly expiresAt: number;
 }
 
-export type TokenCheck = { ok: true; projectId: string; email: string } | { ok: false; reason: 'ACCESS_TOKEN_EXPIRED' | 'CREDENTIALS_MISSING' };
+export type TokenCheck =
+  { ok: true; projectId: string; email: string } | { ok: false; reason: 'ACCESS_TOKEN_EXPIRED' | 'CREDENTIALS_MISSING' };
 
 export type AssertionCheck = { ok: true; account: Account } | { ok: false; error: string; description: string };
 
@@ -101,14 +102,20 @@ export class ServiceAccounts {
     const header = parts.length === 3 ? parseSegment(parts[0]) : undefined;
     const claims = parts.length === 3 ? parseSegment(parts[1]) : undefined;
     if (!header || !claims) return { ok: false, error: 'invalid_grant', description: 'Invalid JWT: malformed.' };
-    if (header.alg !== 'RS256') return { ok: false, error: 'invalid_grant', description: `Invalid JWT: unsupported algorithm ${String(header.alg)}.` };
+    if (header.alg !== 'RS256')
+      return { ok: false, error: 'invalid_grant', description: `Invalid JWT: unsupported algorithm ${String(header.alg)}.` };
     const account = typeof claims.iss === 'string' ? this.accounts.get(claims.iss) : undefined;
     if (!account) return { ok: false, error: 'invalid_grant', description: 'Invalid grant: account not found' };
     const verifier = createVerify('RSA-SHA256');
     verifier.update(`${parts[0]}.${parts[1]}`);
-    if (!verifier.verify(account.publicKey, base64url(parts[2]))) return { ok: false, error: 'invalid_grant', description: 'Invalid JWT Signature.' };
+    if (!verifier.verify(account.publicKey, base64url(parts[2])))
+      return { ok: false, error: 'invalid_grant', description: 'Invalid JWT Signature.' };
     if (claims.aud !== this.tokenUrl() && claims.aud !== VENDOR_TOKEN_URL) {
-      return { ok: false, error: 'invalid_grant', description: `Invalid JWT: Failed audience check. The right audience is ${VENDOR_TOKEN_URL}` };
+      return {
+        ok: false,
+        error: 'invalid_grant',
+        description: `Invalid JWT: Failed audience check. The right audience is ${VENDOR_TOKEN_URL}`,
+      };
     }
     const iat = Number(claims.iat);
     const exp = Number(claims.exp);
@@ -116,11 +123,13 @@ export class ServiceAccounts {
       return {
         ok: false,
         error: 'invalid_grant',
-        description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+        description:
+          'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
       };
     }
     const scopes = typeof claims.scope === 'string' ? claims.scope.split(/\s+/) : [];
-    if (!scopes.includes(CLOUD_SCOPE)) return { ok: false, error: 'invalid_scope', description: 'Invalid OAuth scope or ID token audience provided.' };
+    if (!scopes.includes(CLOUD_SCOPE))
+      return { ok: false, error: 'invalid_scope', description: 'Invalid OAuth scope or ID token audience provided.' };
     return { ok: true, account };
   }
 

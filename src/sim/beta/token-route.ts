@@ -9,7 +9,10 @@ import type { BetaState } from './state.js';
 
 async function exchange(state: BetaState, request: SimRequest, response: SimResponse): Promise<void> {
   const type = request.header('content-type') ?? '';
-  const form = /^application\/x-www-form-urlencoded/i.test(type) && request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : undefined;
+  const form =
+    /^application\/x-www-form-urlencoded/i.test(type) && request.body && typeof request.body === 'object'
+      ? (request.body as Record<string, unknown>)
+      : undefined;
   if (!form) {
     const error = oauthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
     return response.json(error.status, error.body);
@@ -18,7 +21,10 @@ async function exchange(state: BetaState, request: SimRequest, response: SimResp
     const error = oauthError('unsupported_grant_type', `Invalid grant_type: ${String(form.grant_type ?? '')}`);
     return response.json(error.status, error.body);
   }
-  const check = typeof form.assertion === 'string' ? state.accounts.checkAssertion(form.assertion) : { ok: false as const, error: 'invalid_request', description: 'Missing required parameter: assertion' };
+  const check =
+    typeof form.assertion === 'string'
+      ? state.accounts.checkAssertion(form.assertion)
+      : { ok: false as const, error: 'invalid_request', description: 'Missing required parameter: assertion' };
   if (!check.ok) {
     const error = oauthError(check.error, check.description);
     return response.json(error.status, error.body);

@@ -33,4 +33,5 @@ export const BETA_TRIGGER_NAMES = [
 export type BetaTriggerName = (typeof BETA_TRIGGER_NAMES)[number];
 export type BetaTriggers = PromptTriggers<BetaTriggerName>;
 
-export const parseBetaTriggers = (text: string): { triggers: BetaTriggers; cleaned: string } => parsePromptTriggers(text, BETA_TRIGGER_NAMES);
+export const parseBetaTriggers = (text: string): { triggers: BetaTriggers; cleaned: string } =>
+  parsePromptTriggers(text, BETA_TRIGGER_NAMES);

@@ -95,7 +95,8 @@ const instruction = await readStdin();
 const prompt = field(instruction, 'Prompt');
 const imageName = field(instruction, 'ImageName');
 const imagePaths = field(instruction, 'ImagePaths');
-if (typeof prompt !== 'string' || typeof imageName !== 'string' || !Array.isArray(imagePaths)) usage('fake: Prompt, ImageName or ImagePaths has the wrong type');
+if (typeof prompt !== 'string' || typeof imageName !== 'string' || !Array.isArray(imagePaths))
+  usage('fake: Prompt, ImageName or ImagePaths has the wrong type');
 const markers = new Set([...prompt.matchAll(MARKER)].map((match) => match[1]));
 const references = imagePaths.map((path) => readFileSync(path));
 

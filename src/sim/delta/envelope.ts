@@ -26,7 +26,10 @@ export const newTraceId = (): string => randomBytes(16).toString('hex');
 /** A failure envelope: `{"id":"", "base_resp": {...}}`, HTTP 200 unless a transport status is given. */
 export function failure(statusCode: number, detail?: string, httpStatus = 200): ErrorAnswer {
   const message = STATUS_MESSAGES[statusCode] ?? 'error';
-  return { status: httpStatus, body: { id: '', base_resp: { status_code: statusCode, status_msg: detail ? `${message}: ${detail}` : message } } };
+  return {
+    status: httpStatus,
+    body: { id: '', base_resp: { status_code: statusCode, status_msg: detail ? `${message}: ${detail}` : message } },
+  };
 }
 
 /** The envelope of an injected transport status (a fault without a body). */

@@ -33,7 +33,8 @@ interface Parsed {
   readonly reference?: Buffer;
 }
 
-const isSide = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 512 && value <= 2048 && value % 8 === 0;
+const isSide = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 512 && value <= 2048 && value % 8 === 0;
 
 /** The body as the vendor reads it, or the 2013 detail of what is wrong. */
 function parse(body: unknown): Parsed | string {
@@ -47,7 +48,8 @@ function parse(body: unknown): Parsed | string {
   let height = 1024;
   if (record.aspect_ratio !== undefined) {
     const ratio = RATIOS[String(record.aspect_ratio)];
-    if (!ratio || (model === 'image-01-live' && !ratio.live)) return `aspect_ratio ${String(record.aspect_ratio)} is not supported by ${model}`;
+    if (!ratio || (model === 'image-01-live' && !ratio.live))
+      return `aspect_ratio ${String(record.aspect_ratio)} is not supported by ${model}`;
     ({ width, height } = ratio);
   } else if (record.width !== undefined || record.height !== undefined) {
     if (model !== 'image-01') return 'width and height are only supported by image-01';
@@ -68,7 +70,8 @@ function parse(body: unknown): Parsed | string {
     const list = record.subject_reference;
     if (!Array.isArray(list) || list.length !== 1) return 'subject_reference takes exactly one item';
     const item = list[0] as Record<string, unknown> | null;
-    if (!item || item.type !== 'character' || typeof item.image_file !== 'string') return 'subject_reference[0] must be {"type":"character","image_file":...}';
+    if (!item || item.type !== 'character' || typeof item.image_file !== 'string')
+      return 'subject_reference[0] must be {"type":"character","image_file":...}';
     const match = /^data:image\/(jpeg|jpg|png);base64,(.+)$/s.exec(item.image_file);
     if (match) reference = Buffer.from(match[2], 'base64');
     else if (!item.image_file.startsWith('https://')) return 'subject_reference image_file must be an https URL or a JPEG/PNG data URL';
@@ -105,7 +108,14 @@ export function registerGenerationRoute(state: DeltaState): void {
     }
     const images = await Promise.all(
       Array.from({ length: count }, (_, index) =>
-        renderImage({ prompt: cleaned || 'image', width: parsed.width, height: parsed.height, format: 'jpeg', seed: index, baseImage: parsed.reference }),
+        renderImage({
+          prompt: cleaned || 'image',
+          width: parsed.width,
+          height: parsed.height,
+          format: 'jpeg',
+          seed: index,
+          baseImage: parsed.reference,
+        }),
       ),
     );
     const id = newTraceId();
@@ -113,10 +123,14 @@ export function registerGenerationRoute(state: DeltaState): void {
     if (parsed.responseFormat === 'url') {
       data = { image_urls: images.map((image, index) => state.publish(`${id}-${index}.jpeg`, image)) };
     } else {
-      const encoded = images.map((image) => (triggers.has('data-uri') ? `data:image/jpeg;base64,${imageBase64(image)}` : imageBase64(image)));
+      const encoded = images.map((image) =>
+        triggers.has('data-uri') ? `data:image/jpeg;base64,${imageBase64(image)}` : imageBase64(image),
+      );
       data = { image_base64: triggers.has('bare-string') ? (encoded[0] ?? '') : encoded };
     }
-    const counts = triggers.has('count-numbers') ? { success_count: count, failed_count: failed } : { success_count: String(count), failed_count: String(failed) };
+    const counts = triggers.has('count-numbers')
+      ? { success_count: count, failed_count: failed }
+      : { success_count: String(count), failed_count: String(failed) };
     return response.json(200, { id, data, metadata: counts, base_resp: { status_code: 0, status_msg: 'success' } });
   });
 }

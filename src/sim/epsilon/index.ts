@@ -23,7 +23,11 @@ export { buildZip } from './zip-writer.js';
 
 export const DEFAULT_EPSILON_TOKEN = 'sim-epsilon-token';
 
-export const EPSILON_ROUTES = { generate: 'POST /ai/generate-image', userData: 'GET /user/data', subscription: 'GET /user/subscription' } as const;
+export const EPSILON_ROUTES = {
+  generate: 'POST /ai/generate-image',
+  userData: 'GET /user/data',
+  subscription: 'GET /user/subscription',
+} as const;
 
 export interface EpsilonSimulatorOptions {
   /** Tokens accepted (default `['sim-epsilon-token']`). */
@@ -63,7 +67,8 @@ export async function startEpsilonSimulator(options: EpsilonSimulatorOptions = {
   simulator.control('PUT', '/__sim/epsilon/account', ({ body }) => {
     const change = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     const unknown = Object.keys(change).filter((field) => !(field in account) || typeof change[field] !== 'number');
-    if (unknown.length) return { status: 400, body: { error: { code: 'invalid_account', message: `Not numbers of the account: ${unknown.join(', ')}.` } } };
+    if (unknown.length)
+      return { status: 400, body: { error: { code: 'invalid_account', message: `Not numbers of the account: ${unknown.join(', ')}.` } } };
     Object.assign(account, change);
     return { status: 200, body: account };
   });

@@ -103,16 +103,31 @@ export function registerEpsilonRoutes(state: EpsilonState): void {
     } catch {
       return; // The client left.
     }
-    if (triggers.has('json-body')) return response.json(200, { statusCode: 200, message: 'Image generation queued; poll the stream endpoint.' });
+    if (triggers.has('json-body'))
+      return response.json(200, { statusCode: 200, message: 'Image generation queued; poll the stream endpoint.' });
     if (triggers.has('empty-body')) return response.send(200, Buffer.alloc(0), 'application/x-zip-compressed');
-    const png = await renderImage({ prompt: cleaned || 'image', width: parsed.width, height: parsed.height, format: 'png', background: parsed.straightAlpha ? 'transparent' : 'opaque' });
-    return response.send(triggers.has('status-201') ? 201 : 200, archive(withComment(png, parsed), triggers.has), 'application/x-zip-compressed');
+    const png = await renderImage({
+      prompt: cleaned || 'image',
+      width: parsed.width,
+      height: parsed.height,
+      format: 'png',
+      background: parsed.straightAlpha ? 'transparent' : 'opaque',
+    });
+    return response.send(
+      triggers.has('status-201') ? 201 : 200,
+      archive(withComment(png, parsed), triggers.has),
+      'application/x-zip-compressed',
+    );
   });
 
   simulator.route('GET', '/user/data', (request, response) => {
     const token = bearer(request);
     if (!token || !state.accepts(token)) return response.json(401, errorBody(401, 'Invalid accessToken.'));
-    return response.json(200, { priority: { maxPriorityActions: 1000 }, subscription: state.subscription('active'), information: { emailVerified: true } });
+    return response.json(200, {
+      priority: { maxPriorityActions: 1000 },
+      subscription: state.subscription('active'),
+      information: { emailVerified: true },
+    });
   });
 
   simulator.route('GET', '/user/subscription', (request, response) => {

@@ -25,7 +25,13 @@ export interface EpsilonAccount {
   purchasedCredits: number;
 }
 
-export const initialAccount = (): EpsilonAccount => ({ tier: 3, chargePercent: 100, timeUntilNextPercent: 36, fixedCredits: 10_000, purchasedCredits: 0 });
+export const initialAccount = (): EpsilonAccount => ({
+  tier: 3,
+  chargePercent: 100,
+  timeUntilNextPercent: 36,
+  fixedCredits: 10_000,
+  purchasedCredits: 0,
+});
 
 export function subscriptionBody(standing: Standing, account: EpsilonAccount = initialAccount()): Record<string, unknown> {
   const exhausted = standing === 'exhausted';
@@ -34,7 +40,14 @@ export function subscriptionBody(standing: Standing, account: EpsilonAccount = i
     active: standing !== 'inactive',
     expiresAt: Math.floor(Date.now() / 1000) + 30 * 24 * 3600,
     perks: { maxPriorityActions: 1000, unlimitedImageGeneration: !exhausted },
-    trainingStepsLeft: { fixedTrainingStepsLeft: exhausted ? 0 : account.fixedCredits, purchasedTrainingSteps: exhausted ? 0 : account.purchasedCredits },
-    accountCharge: { percent: exhausted ? 0 : account.chargePercent, isNegative: false, timeUntilNextPercent: account.timeUntilNextPercent },
+    trainingStepsLeft: {
+      fixedTrainingStepsLeft: exhausted ? 0 : account.fixedCredits,
+      purchasedTrainingSteps: exhausted ? 0 : account.purchasedCredits,
+    },
+    accountCharge: {
+      percent: exhausted ? 0 : account.chargePercent,
+      isNegative: false,
+      timeUntilNextPercent: account.timeUntilNextPercent,
+    },
   };
 }

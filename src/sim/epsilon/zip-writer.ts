@@ -63,15 +63,43 @@ function buildEntry(spec: ZipEntrySpec): Built {
   // With a data descriptor the local header carries zeros and the sizes follow the data.
   const localSizes = descriptor ? [0, 0, 0] : [crc, ...headerSizes];
   const local = Buffer.concat([
-    u32(0x04034b50), u16(version), u16(flags), u16(method), u16(DOS_TIME), u16(DOS_DATE),
-    u32(localSizes[0]), u32(localSizes[1]), u32(localSizes[2]), u16(name.length), u16(extra.length), name, extra,
+    u32(0x04034b50),
+    u16(version),
+    u16(flags),
+    u16(method),
+    u16(DOS_TIME),
+    u16(DOS_DATE),
+    u32(localSizes[0]),
+    u32(localSizes[1]),
+    u32(localSizes[2]),
+    u16(name.length),
+    u16(extra.length),
+    name,
+    extra,
     payload,
     ...(descriptor ? [u32(0x08074b50), u32(crc), u32(payload.length), u32(size)] : []),
   ]);
   const central = (offset: number) =>
     Buffer.concat([
-      u32(0x02014b50), u16(version), u16(version), u16(flags), u16(method), u16(DOS_TIME), u16(DOS_DATE),
-      u32(crc), u32(headerSizes[0]), u32(headerSizes[1]), u16(name.length), u16(extra.length), u16(0), u16(0), u16(0), u32(0), u32(offset), name, extra,
+      u32(0x02014b50),
+      u16(version),
+      u16(version),
+      u16(flags),
+      u16(method),
+      u16(DOS_TIME),
+      u16(DOS_DATE),
+      u32(crc),
+      u32(headerSizes[0]),
+      u32(headerSizes[1]),
+      u16(name.length),
+      u16(extra.length),
+      u16(0),
+      u16(0),
+      u16(0),
+      u32(0),
+      u32(offset),
+      name,
+      extra,
     ]);
   return { local, central };
 }
@@ -86,7 +114,16 @@ export function buildZip(entries: readonly ZipEntrySpec[]): Buffer {
     offset += entry.local.length;
   }
   const central = Buffer.concat(built.map((entry, index) => entry.central(offsets[index])));
-  const end = Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(central.length), u32(offset), u16(0)]);
+  const end = Buffer.concat([
+    u32(0x06054b50),
+    u16(0),
+    u16(0),
+    u16(entries.length),
+    u16(entries.length),
+    u32(central.length),
+    u32(offset),
+    u16(0),
+  ]);
   return Buffer.concat([...built.map((entry) => entry.local), central, end]);
 }
 

@@ -92,12 +92,29 @@ export class FlowExecutor {
 
   /** A prompt id the queue or history already holds. */
   has(promptId: string): boolean {
-    return this.history.has(promptId) || this.running?.item.promptId === promptId || this.pending.some((item) => item.promptId === promptId);
+    return (
+      this.history.has(promptId) || this.running?.item.promptId === promptId || this.pending.some((item) => item.promptId === promptId)
+    );
   }
 
-  submit(fields: { graph: ApiGraph; outputs: string[]; clientId?: string; promptId?: string; extraData?: Record<string, unknown>; front?: boolean; number?: number }): QueueItem {
+  submit(fields: {
+    graph: ApiGraph;
+    outputs: string[];
+    clientId?: string;
+    promptId?: string;
+    extraData?: Record<string, unknown>;
+    front?: boolean;
+    number?: number;
+  }): QueueItem {
     const number = fields.number ?? (fields.front ? -++this.nextNumber : this.nextNumber++);
-    const item: QueueItem = { number, promptId: fields.promptId ?? randomUUID(), graph: fields.graph, extraData: { ...(fields.extraData ?? {}), ...(fields.clientId ? { client_id: fields.clientId } : {}) }, outputs: fields.outputs, clientId: fields.clientId };
+    const item: QueueItem = {
+      number,
+      promptId: fields.promptId ?? randomUUID(),
+      graph: fields.graph,
+      extraData: { ...(fields.extraData ?? {}), ...(fields.clientId ? { client_id: fields.clientId } : {}) },
+      outputs: fields.outputs,
+      clientId: fields.clientId,
+    };
     this.pending.push(item);
     this.pending.sort((a, b) => a.number - b.number);
     this.broadcastStatus();
@@ -107,7 +124,8 @@ export class FlowExecutor {
 
   delete(promptIds: readonly string[]): void {
     const before = this.pending.length;
-    for (let index = this.pending.length - 1; index >= 0; index -= 1) if (promptIds.includes(this.pending[index].promptId)) this.pending.splice(index, 1);
+    for (let index = this.pending.length - 1; index >= 0; index -= 1)
+      if (promptIds.includes(this.pending[index].promptId)) this.pending.splice(index, 1);
     if (this.pending.length !== before) this.broadcastStatus();
   }
 
@@ -143,7 +161,8 @@ export class FlowExecutor {
   /** Whatever the client owning the running prompt needs after it reconnects (§3: `executing` of the current node). */
   resendTo(clientId: string): void {
     const current = this.running;
-    if (current && current.item.clientId === clientId && current.node) this.host.send(clientId, 'executing', { node: current.node, display_node: current.node, prompt_id: current.item.promptId });
+    if (current && current.item.clientId === clientId && current.node)
+      this.host.send(clientId, 'executing', { node: current.node, display_node: current.node, prompt_id: current.item.promptId });
   }
 
   close(): void {
@@ -210,7 +229,14 @@ export class FlowExecutor {
               break;
             }
             say('progress', { value: step, max: steps, prompt_id: promptId, node: id });
-            const draft = await renderImage({ prompt: scene.prompt, ...previewSize(scene), format: 'jpeg', quality: 'partial', partialIndex: Math.min(2, Math.floor((3 * (step - 1)) / steps)), seed: scene.seed });
+            const draft = await renderImage({
+              prompt: scene.prompt,
+              ...previewSize(scene),
+              format: 'jpeg',
+              quality: 'partial',
+              partialIndex: Math.min(2, Math.floor((3 * (step - 1)) / steps)),
+              seed: scene.seed,
+            });
             this.host.sendBinary(clientId, previewFrame(draft));
           }
           if (failed) break;
@@ -220,7 +246,11 @@ export class FlowExecutor {
           if (!scene.triggers.has('no-output')) {
             const save = entry.class_type === 'SaveImage';
             const prefix = save ? String(entry.inputs.filename_prefix ?? 'flow') : 'preview';
-            const ref: FileRef = { filename: `${prefix}_${String(++this.counter).padStart(5, '0')}_.png`, subfolder: '', type: save ? 'output' : 'temp' };
+            const ref: FileRef = {
+              filename: `${prefix}_${String(++this.counter).padStart(5, '0')}_.png`,
+              subfolder: '',
+              type: save ? 'output' : 'temp',
+            };
             const bytes = scene.triggers.has('not-image') ? Buffer.from('not an image') : await this.render(scene);
             this.host.saveFile(ref, bytes);
             images.push(ref);
@@ -234,7 +264,13 @@ export class FlowExecutor {
       if (!(error instanceof Interrupted)) failed = { node: this.running?.node ?? '', message: (error as Error).message };
       else {
         const node = this.running?.node ?? null;
-        const data = { prompt_id: promptId, node_id: node, node_type: node ? graph[node]?.class_type : null, executed, timestamp: Date.now() };
+        const data = {
+          prompt_id: promptId,
+          node_id: node,
+          node_type: node ? graph[node]?.class_type : null,
+          executed,
+          timestamp: Date.now(),
+        };
         messages.push(['execution_interrupted', data]);
         this.host.broadcast('execution_interrupted', data);
         this.finish(item, outputs, messages, 'error');
@@ -242,7 +278,18 @@ export class FlowExecutor {
       }
     }
     if (failed) {
-      const data = { prompt_id: promptId, node_id: failed.node, node_type: graph[failed.node]?.class_type ?? '', executed, exception_message: failed.message, exception_type: 'RuntimeError', traceback: [], current_inputs: {}, current_outputs: [], timestamp: Date.now() };
+      const data = {
+        prompt_id: promptId,
+        node_id: failed.node,
+        node_type: graph[failed.node]?.class_type ?? '',
+        executed,
+        exception_message: failed.message,
+        exception_type: 'RuntimeError',
+        traceback: [],
+        current_inputs: {},
+        current_outputs: [],
+        timestamp: Date.now(),
+      };
       say('execution_error', data, true);
       this.finish(item, outputs, messages, 'error');
       return;
@@ -251,16 +298,36 @@ export class FlowExecutor {
     this.finish(item, outputs, messages, 'success');
   }
 
-  private finish(item: QueueItem, outputs: HistoryEntry['outputs'], messages: HistoryEntry['status']['messages'], status: 'success' | 'error'): void {
-    const meta = Object.fromEntries(Object.keys(outputs).map((id) => [id, { node_id: id, display_node: id, parent_node: null, real_node_id: id }]));
-    this.history.set(item.promptId, { prompt: queueItem(item), outputs, status: { status_str: status, completed: status === 'success', messages }, meta });
+  private finish(
+    item: QueueItem,
+    outputs: HistoryEntry['outputs'],
+    messages: HistoryEntry['status']['messages'],
+    status: 'success' | 'error',
+  ): void {
+    const meta = Object.fromEntries(
+      Object.keys(outputs).map((id) => [id, { node_id: id, display_node: id, parent_node: null, real_node_id: id }]),
+    );
+    this.history.set(item.promptId, {
+      prompt: queueItem(item),
+      outputs,
+      status: { status_str: status, completed: status === 'success', messages },
+      meta,
+    });
     this.host.send(item.clientId, 'executing', { node: null, prompt_id: item.promptId });
   }
 
   private async render(scene: Scene): Promise<Buffer> {
-    if (!scene.baseImage) return renderImage({ prompt: scene.prompt, width: scene.width, height: scene.height, format: 'png', seed: scene.seed });
+    if (!scene.baseImage)
+      return renderImage({ prompt: scene.prompt, width: scene.width, height: scene.height, format: 'png', seed: scene.seed });
     const base = scene.invert ? await sharp(scene.baseImage).negate({ alpha: false }).png().toBuffer() : scene.baseImage;
-    return renderImage({ prompt: scene.prompt, width: scene.width, height: scene.height, format: 'png', seed: scene.seed, baseImage: base });
+    return renderImage({
+      prompt: scene.prompt,
+      width: scene.width,
+      height: scene.height,
+      format: 'png',
+      seed: scene.seed,
+      baseImage: base,
+    });
   }
 
   /** What the graph draws, with the image its LoadImage reads (that image's size when no latent sets one). */
@@ -295,13 +362,22 @@ const previewSize = (scene: Scene) => {
 function sceneOf(graph: ApiGraph): Scene {
   const nodes = Object.values(graph);
   const sampler = nodes.find((entry) => entry.class_type === 'KSampler');
-  const positive = sampler && isLink(sampler.inputs.positive) ? graph[sampler.inputs.positive[0]] : nodes.find((entry) => entry.class_type === 'CLIPTextEncode');
+  const positive =
+    sampler && isLink(sampler.inputs.positive)
+      ? graph[sampler.inputs.positive[0]]
+      : nodes.find((entry) => entry.class_type === 'CLIPTextEncode');
   const text = typeof positive?.inputs.text === 'string' ? positive.inputs.text : '';
   const { triggers, cleaned } = parsePromptTriggers(text, FLOW_TRIGGERS);
   const latent = nodes.find((entry) => entry.class_type === 'EmptyLatentImage');
   const width = Number(latent?.inputs.width) || 512;
   const height = Number(latent?.inputs.height) || 512;
   const seed = Number(sampler?.inputs.seed) || 0;
-  return { prompt: cleaned || 'flow', width, height, seed: seed % 2 ** 31, triggers, invert: nodes.some((entry) => entry.class_type === 'ImageInvert') };
+  return {
+    prompt: cleaned || 'flow',
+    width,
+    height,
+    seed: seed % 2 ** 31,
+    triggers,
+    invert: nodes.some((entry) => entry.class_type === 'ImageInvert'),
+  };
 }
-

@@ -47,7 +47,10 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
   const simulator = createSimulator({
     name: 'flow',
     // The server answers plain text or its own shapes; an injected status gets a short text body.
-    errorBody: (status) => ({ error: { type: 'server_error', message: `Simulated HTTP ${status}.`, details: '', extra_info: {} }, node_errors: {} }),
+    errorBody: (status) => ({
+      error: { type: 'server_error', message: `Simulated HTTP ${status}.`, details: '', extra_info: {} },
+      node_errors: {},
+    }),
     notFound: () => ({ status: 404, body: '404: Not Found' }),
   });
   const files = new Map<string, Buffer>();
@@ -80,12 +83,18 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
   route('POST', '/prompt', async (request, response) => {
     const body = request.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || !('prompt' in body)) {
-      await response.json(400, { error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} }, node_errors: {} });
+      await response.json(400, {
+        error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} },
+        node_errors: {},
+      });
       return;
     }
     const graph = body.prompt as ApiGraph;
     if (!graph || typeof graph !== 'object' || Array.isArray(graph)) {
-      await response.json(400, { error: { type: 'invalid_prompt', message: 'Invalid prompt', details: 'prompt must be an object', extra_info: {} }, node_errors: {} });
+      await response.json(400, {
+        error: { type: 'invalid_prompt', message: 'Invalid prompt', details: 'prompt must be an object', extra_info: {} },
+        node_errors: {},
+      });
       return;
     }
     const checked = validateGraph(graph, inputNames());
@@ -95,7 +104,10 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
     }
     const wanted = typeof body.prompt_id === 'string' && UUID.test(body.prompt_id) ? body.prompt_id : undefined;
     if (wanted && executor.has(wanted)) {
-      await response.json(400, { error: { type: 'invalid_prompt', message: 'Prompt id already used', details: wanted, extra_info: {} }, node_errors: {} });
+      await response.json(400, {
+        error: { type: 'invalid_prompt', message: 'Prompt id already used', details: wanted, extra_info: {} },
+        node_errors: {},
+      });
       return;
     }
     const item = executor.submit({
@@ -146,7 +158,9 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
     const bytes = files.get(fileKey({ filename, subfolder, type }));
     if (!bytes) return response.send(404, '', 'text/plain');
     const png = bytes[0] === 0x89 && bytes[1] === 0x50;
-    return response.send(200, bytes, png ? 'image/png' : bytes[0] === 0xff ? 'image/jpeg' : 'application/octet-stream', { 'content-disposition': `filename="${filename}"` });
+    return response.send(200, bytes, png ? 'image/png' : bytes[0] === 0xff ? 'image/jpeg' : 'application/octet-stream', {
+      'content-disposition': `filename="${filename}"`,
+    });
   });
   route('POST', '/upload/image', async (request, response) => {
     const file = request.form?.files.find((entry) => entry.name === 'image');
@@ -177,8 +191,27 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
   });
   route('GET', '/system_stats', (_request, response) =>
     response.json(200, {
-      system: { os: 'posix', ram_total: 17179869184, ram_free: 8589934592, comfyui_version: '0.3.60-sim', python_version: '3.12.3', pytorch_version: '2.6.0', embedded_python: false, argv: ['main.py'] },
-      devices: [{ name: 'sim:0 Simulated GPU', type: 'cuda', index: 0, vram_total: 8589934592, vram_free: 6442450944, torch_vram_total: 0, torch_vram_free: 0 }],
+      system: {
+        os: 'posix',
+        ram_total: 17179869184,
+        ram_free: 8589934592,
+        comfyui_version: '0.3.60-sim',
+        python_version: '3.12.3',
+        pytorch_version: '2.6.0',
+        embedded_python: false,
+        argv: ['main.py'],
+      },
+      devices: [
+        {
+          name: 'sim:0 Simulated GPU',
+          type: 'cuda',
+          index: 0,
+          vram_total: 8589934592,
+          vram_free: 6442450944,
+          torch_vram_total: 0,
+          torch_vram_free: 0,
+        },
+      ],
     }),
   );
   route('GET', '/models', (_request, response) => response.json(200, ['checkpoints', 'loras', 'vae']));
@@ -204,7 +237,10 @@ export async function startFlowSimulator(options: FlowSimulatorOptions = {}): Pr
         if (sockets.get(clientId) === ws) sockets.delete(clientId);
       });
       ws.on('error', () => ws.terminate());
-      send(ws, JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: executor.queueRemaining } }, sid: clientId } }));
+      send(
+        ws,
+        JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: executor.queueRemaining } }, sid: clientId } }),
+      );
       executor.resendTo(clientId);
     });
   });

@@ -8,7 +8,11 @@
 export type InputSpec = readonly [string | readonly string[], Readonly<Record<string, unknown>>?];
 
 export interface NodeInfo {
-  readonly input: { readonly required: Readonly<Record<string, InputSpec>>; readonly optional: Readonly<Record<string, InputSpec>>; readonly hidden?: Readonly<Record<string, string>> };
+  readonly input: {
+    readonly required: Readonly<Record<string, InputSpec>>;
+    readonly optional: Readonly<Record<string, InputSpec>>;
+    readonly hidden?: Readonly<Record<string, string>>;
+  };
   readonly input_order: { readonly required: readonly string[] };
   readonly output: readonly string[];
   readonly output_is_list: readonly boolean[];
@@ -29,9 +33,19 @@ export const SCHEDULERS = ['normal', 'karras', 'simple'] as const;
 /** The server's seed range is 64-bit; as a JSON number it reads as 2^64. */
 const SEED_MAX = 2 ** 64 - 1;
 
-function node(name: string, category: string, required: Record<string, InputSpec>, output: string[], extra: { optional?: Record<string, InputSpec>; outputNode?: boolean; outputNames?: string[] } = {}): NodeInfo {
+function node(
+  name: string,
+  category: string,
+  required: Record<string, InputSpec>,
+  output: string[],
+  extra: { optional?: Record<string, InputSpec>; outputNode?: boolean; outputNames?: string[] } = {},
+): NodeInfo {
   return {
-    input: { required, optional: extra.optional ?? {}, ...(extra.outputNode ? { hidden: { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' } } : {}) },
+    input: {
+      required,
+      optional: extra.optional ?? {},
+      ...(extra.outputNode ? { hidden: { prompt: 'PROMPT', extra_pnginfo: 'EXTRA_PNGINFO' } } : {}),
+    },
     input_order: { required: Object.keys(required) },
     output,
     output_is_list: output.map(() => false),
@@ -47,11 +61,17 @@ function node(name: string, category: string, required: Record<string, InputSpec
 
 export const NODE_TYPES: Readonly<Record<string, NodeInfo>> = {
   CheckpointLoaderSimple: node('CheckpointLoaderSimple', 'loaders', { ckpt_name: [CHECKPOINTS] }, ['MODEL', 'CLIP', 'VAE']),
-  CLIPTextEncode: node('CLIPTextEncode', 'conditioning', { text: ['STRING', { multiline: true, dynamicPrompts: true }], clip: ['CLIP'] }, ['CONDITIONING']),
+  CLIPTextEncode: node('CLIPTextEncode', 'conditioning', { text: ['STRING', { multiline: true, dynamicPrompts: true }], clip: ['CLIP'] }, [
+    'CONDITIONING',
+  ]),
   EmptyLatentImage: node(
     'EmptyLatentImage',
     'latent',
-    { width: ['INT', { default: 512, min: 16, max: 8192, step: 8 }], height: ['INT', { default: 512, min: 16, max: 8192, step: 8 }], batch_size: ['INT', { default: 1, min: 1, max: 4096 }] },
+    {
+      width: ['INT', { default: 512, min: 16, max: 8192, step: 8 }],
+      height: ['INT', { default: 512, min: 16, max: 8192, step: 8 }],
+      batch_size: ['INT', { default: 1, min: 1, max: 4096 }],
+    },
     ['LATENT'],
   ),
   KSampler: node(
@@ -79,7 +99,12 @@ export const NODE_TYPES: Readonly<Record<string, NodeInfo>> = {
 };
 
 /** An API-format graph: node id → node. */
-export type ApiGraph = Readonly<Record<string, { readonly class_type: string; readonly inputs: Readonly<Record<string, unknown>>; readonly _meta?: { readonly title?: string } }>>;
+export type ApiGraph = Readonly<
+  Record<
+    string,
+    { readonly class_type: string; readonly inputs: Readonly<Record<string, unknown>>; readonly _meta?: { readonly title?: string } }
+  >
+>;
 
 export interface NodeError {
   readonly type: string;
@@ -89,35 +114,52 @@ export interface NodeError {
 }
 
 /** `["<node id>", <slot>]`: a link to another node's output. */
-export const isLink = (value: unknown): value is [string, number] => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && Number.isInteger(value[1]);
+export const isLink = (value: unknown): value is [string, number] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && Number.isInteger(value[1]);
 
 /** The `/object_info` answer, with the combo of LoadImage listing the files uploaded so far. */
 export function objectInfo(inputs: readonly string[]): Record<string, NodeInfo> {
   const load = NODE_TYPES.LoadImage;
-  return { ...NODE_TYPES, LoadImage: { ...load, input: { ...load.input, required: { image: [[...inputs].sort(), { image_upload: true }] } } } };
+  return {
+    ...NODE_TYPES,
+    LoadImage: { ...load, input: { ...load.input, required: { image: [[...inputs].sort(), { image_upload: true }] } } },
+  };
 }
 
 function checkValue(name: string, spec: InputSpec, value: unknown, inputs: readonly string[]): NodeError | undefined {
   const [type, options = {}] = spec;
-  const error = (kind: string, message: string, details: string): NodeError => ({ type: kind, message, details, extra_info: { input_name: name, input_config: spec, received_value: value } });
+  const error = (kind: string, message: string, details: string): NodeError => ({
+    type: kind,
+    message,
+    details,
+    extra_info: { input_name: name, input_config: spec, received_value: value },
+  });
   if (Array.isArray(type)) {
     // A combo; LoadImage's is declared empty here and holds the files uploaded so far.
     const allowed = type.length ? type : inputs;
-    if (typeof value !== 'string' || !allowed.includes(value)) return error('value_not_in_list', 'Value not in list', `${name}: '${String(value)}' not in ${JSON.stringify(allowed)}`);
+    if (typeof value !== 'string' || !allowed.includes(value))
+      return error('value_not_in_list', 'Value not in list', `${name}: '${String(value)}' not in ${JSON.stringify(allowed)}`);
     return undefined;
   }
   if (type === 'INT' || type === 'FLOAT') {
-    if (typeof value !== 'number' || !Number.isFinite(value) || (type === 'INT' && !Number.isInteger(value))) return error('invalid_input_type', 'Failed to convert an input value to a ' + type + ' value', `${name}, ${String(value)}`);
-    if (typeof options.min === 'number' && value < options.min) return error('value_smaller_than_min', `Value ${value} smaller than min of ${options.min}`, `${name}`);
-    if (typeof options.max === 'number' && value > options.max) return error('value_bigger_than_max', `Value ${value} bigger than max of ${options.max}`, `${name}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || (type === 'INT' && !Number.isInteger(value)))
+      return error('invalid_input_type', 'Failed to convert an input value to a ' + type + ' value', `${name}, ${String(value)}`);
+    if (typeof options.min === 'number' && value < options.min)
+      return error('value_smaller_than_min', `Value ${value} smaller than min of ${options.min}`, `${name}`);
+    if (typeof options.max === 'number' && value > options.max)
+      return error('value_bigger_than_max', `Value ${value} bigger than max of ${options.max}`, `${name}`);
     return undefined;
   }
-  if (type === 'STRING' && typeof value !== 'string') return error('invalid_input_type', 'Failed to convert an input value to a STRING value', `${name}, ${String(value)}`);
+  if (type === 'STRING' && typeof value !== 'string')
+    return error('invalid_input_type', 'Failed to convert an input value to a STRING value', `${name}, ${String(value)}`);
   return undefined;
 }
 
 /** Validation as the server does it (§2.2): per-node errors, an unknown type, no output node. */
-export function validateGraph(graph: ApiGraph, inputs: readonly string[]): { readonly error?: Record<string, unknown>; readonly nodeErrors: Record<string, unknown>; readonly outputs: string[] } {
+export function validateGraph(
+  graph: ApiGraph,
+  inputs: readonly string[],
+): { readonly error?: Record<string, unknown>; readonly nodeErrors: Record<string, unknown>; readonly outputs: string[] } {
   const nodeErrors: Record<string, unknown> = {};
   const outputs: string[] = [];
   for (const [id, entry] of Object.entries(graph)) {
@@ -125,28 +167,51 @@ export function validateGraph(graph: ApiGraph, inputs: readonly string[]): { rea
     if (!info) {
       const classType = String(entry?.class_type);
       return {
-        error: { type: 'missing_node_type', message: `Node '${classType}' not found. The custom node may not be installed.`, details: `Node ID '#${id}'`, extra_info: { node_id: id, class_type: classType, node_title: entry?._meta?.title ?? classType } },
+        error: {
+          type: 'missing_node_type',
+          message: `Node '${classType}' not found. The custom node may not be installed.`,
+          details: `Node ID '#${id}'`,
+          extra_info: { node_id: id, class_type: classType, node_title: entry?._meta?.title ?? classType },
+        },
         nodeErrors: {},
         outputs: [],
       };
     }
     if (info.output_node) outputs.push(id);
   }
-  if (outputs.length === 0) return { error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} }, nodeErrors, outputs };
+  if (outputs.length === 0)
+    return { error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} }, nodeErrors, outputs };
   for (const [id, entry] of Object.entries(graph)) {
     const info = NODE_TYPES[entry.class_type];
     const errors: NodeError[] = [];
     for (const [name, spec] of Object.entries(info.input.required)) {
       const value = entry.inputs?.[name];
       if (value === undefined) {
-        errors.push({ type: 'required_input_missing', message: 'Required input is missing', details: name, extra_info: { input_name: name } });
+        errors.push({
+          type: 'required_input_missing',
+          message: 'Required input is missing',
+          details: name,
+          extra_info: { input_name: name },
+        });
         continue;
       }
       if (isLink(value)) {
         const source = graph[value[0]];
         const produced = source ? NODE_TYPES[source.class_type]?.output[value[1]] : undefined;
-        if (!produced) errors.push({ type: 'bad_linked_input', message: 'Bad linked input, must be a length-2 list of [string, int]', details: `${name}, ${JSON.stringify(value)}`, extra_info: { input_name: name, received_value: value } });
-        else if (typeof spec[0] === 'string' && produced !== spec[0]) errors.push({ type: 'return_type_mismatch', message: 'Return type mismatch between linked nodes', details: `${name}, received_type(${produced}) mismatch input_type(${spec[0]})`, extra_info: { input_name: name, received_type: produced, linked_node: value } });
+        if (!produced)
+          errors.push({
+            type: 'bad_linked_input',
+            message: 'Bad linked input, must be a length-2 list of [string, int]',
+            details: `${name}, ${JSON.stringify(value)}`,
+            extra_info: { input_name: name, received_value: value },
+          });
+        else if (typeof spec[0] === 'string' && produced !== spec[0])
+          errors.push({
+            type: 'return_type_mismatch',
+            message: 'Return type mismatch between linked nodes',
+            details: `${name}, received_type(${produced}) mismatch input_type(${spec[0]})`,
+            extra_info: { input_name: name, received_type: produced, linked_node: value },
+          });
         continue;
       }
       const problem = checkValue(name, spec, value, inputs);
@@ -156,7 +221,16 @@ export function validateGraph(graph: ApiGraph, inputs: readonly string[]): { rea
   }
   if (Object.keys(nodeErrors).length) {
     const first = Object.values(nodeErrors)[0] as { errors: NodeError[] };
-    return { error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: `${first.errors[0].message}: ${first.errors[0].details}`, extra_info: {} }, nodeErrors, outputs };
+    return {
+      error: {
+        type: 'prompt_outputs_failed_validation',
+        message: 'Prompt outputs failed validation',
+        details: `${first.errors[0].message}: ${first.errors[0].details}`,
+        extra_info: {},
+      },
+      nodeErrors,
+      outputs,
+    };
   }
   return { nodeErrors, outputs };
 }

@@ -4,9 +4,16 @@ import type { ErrorAnswer } from '../harness.js';
 // platform): `{"code":<http>,"message":"…","data":null}`, and for some server
 // errors the reason in `data.error` with an empty message.
 
-export const vendorError = (status: number, message: string, headers?: Record<string, string>): ErrorAnswer => ({ status, body: { code: status, message, data: null }, headers });
+export const vendorError = (status: number, message: string, headers?: Record<string, string>): ErrorAnswer => ({
+  status,
+  body: { code: status, message, data: null },
+  headers,
+});
 
-export const dataError = (status: number, reason: string): ErrorAnswer => ({ status, body: { code: status, message: '', data: { error: reason } } });
+export const dataError = (status: number, reason: string): ErrorAnswer => ({
+  status,
+  body: { code: status, message: '', data: { error: reason } },
+});
 
 /** The body of an injected status without one. */
 export function faultBody(status: number): unknown {

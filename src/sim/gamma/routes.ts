@@ -49,21 +49,27 @@ function uploadAnswer(url: string, filename: string): unknown {
 }
 
 /** The submit body as the vendor checks it (flat, §3); the problem's text, or the prediction's facts. */
-function parseSubmit(state: GammaState, body: unknown): Omit<Prediction, 'id' | 'createdAt' | 'triggers' | 'polls' | 'prompt'> & { prompt: string } | string {
+function parseSubmit(
+  state: GammaState,
+  body: unknown,
+): (Omit<Prediction, 'id' | 'createdAt' | 'triggers' | 'polls' | 'prompt'> & { prompt: string }) | string {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'body must be a JSON object';
   const record = body as Record<string, unknown>;
   if ('input' in record) return 'unexpected field "input": this model takes a flat body';
   const { model, prompt, size = '1024x1024', quality = 'medium', output_format: format = 'jpeg', background = 'auto', images } = record;
-  if (model !== GAMMA_MODELS.textToImage && model !== GAMMA_MODELS.edit) return `model must be ${GAMMA_MODELS.textToImage} or ${GAMMA_MODELS.edit}`;
+  if (model !== GAMMA_MODELS.textToImage && model !== GAMMA_MODELS.edit)
+    return `model must be ${GAMMA_MODELS.textToImage} or ${GAMMA_MODELS.edit}`;
   if (typeof prompt !== 'string' || !prompt.trim()) return 'prompt is required';
   const match = /^(\d{3,4})x(\d{3,4})$/.exec(String(size));
   const [width, height] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-  if (!match || width < 256 || height < 256 || width > 3840 || height > 3840 || width % 16 || height % 16) return 'size must be WxH, sides 256-3840 in multiples of 16';
+  if (!match || width < 256 || height < 256 || width > 3840 || height > 3840 || width % 16 || height % 16)
+    return 'size must be WxH, sides 256-3840 in multiples of 16';
   if (!QUALITIES.includes(String(quality))) return `quality must be one of ${QUALITIES.join(', ')}`;
   if (!(FORMATS as readonly string[]).includes(String(format))) return `output_format must be one of ${FORMATS.join(', ')}`;
   if (!BACKGROUNDS.includes(String(background))) return `background must be one of ${BACKGROUNDS.join(', ')}`;
   if (background === 'transparent' && format === 'jpeg') return 'a transparent background needs output_format png or webp';
-  for (const flag of ['enable_base64_output', 'enable_sync_mode']) if (record[flag] !== undefined && typeof record[flag] !== 'boolean') return `${flag} must be a boolean`;
+  for (const flag of ['enable_base64_output', 'enable_sync_mode'])
+    if (record[flag] !== undefined && typeof record[flag] !== 'boolean') return `${flag} must be a boolean`;
   let inputs: Buffer[] = [];
   if (model === GAMMA_MODELS.edit) {
     if (!Array.isArray(images) || images.length < 1 || images.length > MAX_IMAGES) return `the edit model takes 1-${MAX_IMAGES} images`;
@@ -130,7 +136,13 @@ async function pollAnswer(state: GammaState, prediction: Prediction): Promise<un
       else outputs = [triggers.has('output-object') ? { url: output } : output];
     }
   }
-  const data: Record<string, unknown> = { id: prediction.id, model: prediction.model, outputs, error, created_at: new Date(prediction.createdAt).toISOString() };
+  const data: Record<string, unknown> = {
+    id: prediction.id,
+    model: prediction.model,
+    outputs,
+    error,
+    created_at: new Date(prediction.createdAt).toISOString(),
+  };
   if (result !== undefined) data.result = result;
   if (triggers.has('status-top')) return { code: 200, message: 'success', status, data };
   return { code: 200, message: 'success', data: { ...data, status } };
@@ -185,7 +197,9 @@ export function registerGammaRoutes(state: GammaState): void {
   // Links: uploads and outputs, without auth (§1). `huge/` declares a body far over any client's limit.
   simulator.route('GET', '/files/uploads/:name', (request, response) => serveFile(state, `uploads/${request.params.name}`, response));
   simulator.route('GET', '/files/:name', (request, response) => serveFile(state, request.params.name, response));
-  simulator.route('GET', '/files/huge/:name', (_request, response) => response.send(200, Buffer.alloc(1024), 'image/png', { 'content-length': String(512 * 1024 * 1024) }));
+  simulator.route('GET', '/files/huge/:name', (_request, response) =>
+    response.send(200, Buffer.alloc(1024), 'image/png', { 'content-length': String(512 * 1024 * 1024) }),
+  );
 }
 
 function serveFile(state: GammaState, name: string, response: SimResponse): Promise<void> {

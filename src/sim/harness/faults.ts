@@ -39,7 +39,8 @@ const NUMBER_FIELDS = ['status', 'latencyMs', 'disconnectAfterEvents', 'disconne
 export function parseFaultSpec(input: unknown): { route: string; spec: FaultSpec } {
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw new FaultValidationError('A fault must be a JSON object.');
   const record = input as Record<string, unknown>;
-  if (typeof record.route !== 'string' || !record.route) throw new FaultValidationError('A fault needs "route", e.g. "POST /v1/responses" or "*".');
+  if (typeof record.route !== 'string' || !record.route)
+    throw new FaultValidationError('A fault needs "route", e.g. "POST /v1/responses" or "*".');
   for (const field of NUMBER_FIELDS) {
     const value = record[field];
     if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
@@ -53,10 +54,17 @@ export function parseFaultSpec(input: unknown): { route: string; spec: FaultSpec
   if (times !== undefined && times !== 'always' && (typeof times !== 'number' || !Number.isInteger(times) || times < 1)) {
     throw new FaultValidationError('"times" must be a positive integer or "always".');
   }
-  if (malformed !== undefined && typeof malformed !== 'boolean' && (typeof malformed !== 'number' || !Number.isInteger(malformed) || malformed < 0)) {
+  if (
+    malformed !== undefined &&
+    typeof malformed !== 'boolean' &&
+    (typeof malformed !== 'number' || !Number.isInteger(malformed) || malformed < 0)
+  ) {
     throw new FaultValidationError('"malformed" must be a boolean or an event index.');
   }
-  if (headers !== undefined && (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string'))) {
+  if (
+    headers !== undefined &&
+    (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string'))
+  ) {
     throw new FaultValidationError('"headers" must map names to strings.');
   }
   const { route, ...spec } = record;

@@ -57,7 +57,8 @@ export class SimResponse {
 
   async json(status: number, body: unknown, headers: HeaderMap = {}): Promise<void> {
     let payload = Buffer.from(JSON.stringify(body));
-    if (this.fault?.malformed !== undefined && this.fault.malformed !== false) payload = payload.subarray(0, Math.floor(payload.length / 2));
+    if (this.fault?.malformed !== undefined && this.fault.malformed !== false)
+      payload = payload.subarray(0, Math.floor(payload.length / 2));
     await this.send(status, payload, 'application/json', headers);
   }
 

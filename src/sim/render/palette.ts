@@ -60,7 +60,17 @@ function hslToRgb(hue: number, saturation: number, lightness: number): Rgb {
   const segment = (hue / 60) % 6;
   const second = chroma * (1 - Math.abs((segment % 2) - 1));
   const [r, g, b] =
-    segment < 1 ? [chroma, second, 0] : segment < 2 ? [second, chroma, 0] : segment < 3 ? [0, chroma, second] : segment < 4 ? [0, second, chroma] : segment < 5 ? [second, 0, chroma] : [chroma, 0, second];
+    segment < 1
+      ? [chroma, second, 0]
+      : segment < 2
+        ? [second, chroma, 0]
+        : segment < 3
+          ? [0, chroma, second]
+          : segment < 4
+            ? [0, second, chroma]
+            : segment < 5
+              ? [second, 0, chroma]
+              : [chroma, 0, second];
   const offset = lightness - chroma / 2;
   return [Math.round((r + offset) * 255), Math.round((g + offset) * 255), Math.round((b + offset) * 255)];
 }

@@ -21,7 +21,17 @@ export function checkApiKey(state: ResponsesState, request: SimRequest): ErrorAn
   if (state.apiKeys.has(key) || state.acceptKey?.(key) === true) {
     const clientRequestId = request.header('x-client-request-id');
     if (clientRequestId !== undefined && (clientRequestId.length > MAX_CLIENT_REQUEST_ID || !/^[\x20-\x7e]*$/.test(clientRequestId))) {
-      return { status: 400, body: { error: { message: 'Invalid X-Client-Request-Id header: expected at most 512 printable ASCII characters.', type: 'invalid_request_error', param: null, code: 'invalid_client_request_id' } } };
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: 'Invalid X-Client-Request-Id header: expected at most 512 printable ASCII characters.',
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_client_request_id',
+          },
+        },
+      };
     }
     return undefined;
   }
@@ -32,12 +42,19 @@ export function checkBackendAccess(state: ResponsesState, request: SimRequest): 
   const check = state.tokens.checkAccess(bearer(request));
   if (!check.ok) {
     if (check.reason === 'expired') return tokenExpired();
-    if (check.reason === 'missing') return { status: 401, body: { error: { message: 'Missing bearer or basic authentication in header', type: 'invalid_request_error', param: null, code: null } } };
+    if (check.reason === 'missing')
+      return {
+        status: 401,
+        body: {
+          error: { message: 'Missing bearer or basic authentication in header', type: 'invalid_request_error', param: null, code: null },
+        },
+      };
     return tokenInvalid();
   }
   const accountId = request.header('chatgpt-account-id');
   if (!accountId) return detailError('Missing ChatGPT-Account-ID header.');
-  if (accountId !== check.claims['https://api.openai.com/auth'].chatgpt_account_id) return detailError('You do not have access to this workspace.', 403);
+  if (accountId !== check.claims['https://api.openai.com/auth'].chatgpt_account_id)
+    return detailError('You do not have access to this workspace.', 403);
   return { claims: check.claims };
 }
 

@@ -15,7 +15,8 @@ const REFRESH_MESSAGES: Readonly<Record<RefreshFailure, string>> = {
   refresh_token_invalidated: 'Your refresh token has been invalidated. Please try signing in again.',
 };
 
-const asRecord = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const asRecord = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 function tokenAnswer(tokens: TokenSet) {
   return { ...tokens, token_type: 'Bearer', scope: 'openid profile email offline_access' };
@@ -36,9 +37,13 @@ async function handleToken(state: ResponsesState, request: SimRequest, response:
     return response.json(200, tokenAnswer(result));
   }
   if (grant === 'authorization_code') {
-    if (typeof body.code !== 'string') return response.json(400, { error: { code: 'invalid_request', message: "Missing required parameter: 'code'." } });
+    if (typeof body.code !== 'string')
+      return response.json(400, { error: { code: 'invalid_request', message: "Missing required parameter: 'code'." } });
     const result = state.tokens.exchangeCode(body.code, typeof body.code_verifier === 'string' ? body.code_verifier : undefined);
-    if (result === 'invalid_grant') return response.json(400, { error: { code: 'invalid_grant', message: 'The authorization code is invalid, expired or already used.' } });
+    if (result === 'invalid_grant')
+      return response.json(400, {
+        error: { code: 'invalid_grant', message: 'The authorization code is invalid, expired or already used.' },
+      });
     return response.json(200, tokenAnswer(result));
   }
   return response.json(400, { error: { code: 'unsupported_grant_type', message: `Unsupported grant_type '${String(grant)}'.` } });
@@ -49,7 +54,8 @@ export function registerAccountRoutes(state: ResponsesState): void {
   simulator.route('POST', '/oauth/token', (request, response) => handleToken(state, request, response));
   simulator.route('POST', '/oauth/revoke', async (request, response) => {
     const token = asRecord(request.body).token;
-    if (typeof token !== 'string' || !token) return response.json(400, { error: { code: 'invalid_request', message: "Missing required parameter: 'token'." } });
+    if (typeof token !== 'string' || !token)
+      return response.json(400, { error: { code: 'invalid_request', message: "Missing required parameter: 'token'." } });
     state.tokens.revoke(token);
     return response.json(200, {});
   });
@@ -68,10 +74,14 @@ export function registerAccountRoutes(state: ResponsesState): void {
   simulator.control('GET', '/__sim/usage', () => ({ status: 200, body: state.usage.values }));
   simulator.control('PUT', '/__sim/usage', ({ body }) => {
     const values = asRecord(body);
-    const percent = (value: unknown) => (value === undefined || (typeof value === 'number' && value >= 0 && value <= 100) ? (value as number | undefined) : Number.NaN);
+    const percent = (value: unknown) =>
+      value === undefined || (typeof value === 'number' && value >= 0 && value <= 100) ? (value as number | undefined) : Number.NaN;
     const change = { primaryUsedPercent: percent(values.primaryUsedPercent), secondaryUsedPercent: percent(values.secondaryUsedPercent) };
     if (Number.isNaN(change.primaryUsedPercent) || Number.isNaN(change.secondaryUsedPercent)) {
-      return { status: 400, body: { error: { code: 'invalid_usage', message: 'primaryUsedPercent and secondaryUsedPercent are numbers from 0 to 100.' } } };
+      return {
+        status: 400,
+        body: { error: { code: 'invalid_usage', message: 'primaryUsedPercent and secondaryUsedPercent are numbers from 0 to 100.' } },
+      };
     }
     state.usage.set(change);
     return { status: 200, body: state.usage.values };
@@ -91,7 +101,10 @@ export function registerAccountRoutes(state: ResponsesState): void {
     const denied = checkApiKey(state, request);
     if (denied) return answer(response, denied);
     if (!modelIds().includes(request.params.id)) {
-      return answer(response, apiError(404, `The model '${request.params.id}' does not exist`, { param: 'model', code: 'model_not_found' }));
+      return answer(
+        response,
+        apiError(404, `The model '${request.params.id}' does not exist`, { param: 'model', code: 'model_not_found' }),
+      );
     }
     return response.json(200, modelObject(request.params.id));
   });

@@ -5,7 +5,15 @@ import { imageDimensionsFromSize, type ImageFormat } from '../image-renderer.js'
 // these tables; nothing else repeats them.
 
 /** Chat models the `api` lane (API key) accepts, as the studio's catalog assigns them. */
-export const API_CHAT_MODELS: readonly string[] = ['lang-6-astra', 'lang-5.6-luna', 'lang-5.6-terra', 'lang-5.6-sol', 'lang-5.5', 'lang-5.4', 'lang-5.4-mini'];
+export const API_CHAT_MODELS: readonly string[] = [
+  'lang-6-astra',
+  'lang-5.6-luna',
+  'lang-5.6-terra',
+  'lang-5.6-sol',
+  'lang-5.5',
+  'lang-5.4',
+  'lang-5.4-mini',
+];
 /** Chat models the subscription backend accepts (api-only ids are refused there, as the real backend does). */
 export const OAUTH_CHAT_MODELS: readonly string[] = ['lang-6-luna', 'lang-6-sol', 'lang-6-astra'];
 
@@ -77,10 +85,15 @@ function integerIn(value: unknown, min: number, max: number, param: string): num
   return invalid(param, `Invalid '${param}': expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`);
 }
 
-const isProblem = (value: unknown): value is InvalidParameter => typeof value === 'object' && value !== null && 'message' in value && 'code' in value;
+const isProblem = (value: unknown): value is InvalidParameter =>
+  typeof value === 'object' && value !== null && 'message' in value && 'code' in value;
 
 /** Checks a size for a model; answers the pixel dimensions. */
-export function checkSize(model: ImageModel, size: string, param: string): { size: string; width: number; height: number } | InvalidParameter {
+export function checkSize(
+  model: ImageModel,
+  size: string,
+  param: string,
+): { size: string; width: number; height: number } | InvalidParameter {
   if (size === 'auto') {
     const auto = imageDimensionsFromSize(AUTO_SIZE)!;
     return { size: AUTO_SIZE, ...auto };
@@ -91,9 +104,12 @@ export function checkSize(model: ImageModel, size: string, param: string): { siz
     const { width, height } = dimensions;
     const rules = FLEXIBLE_SIZE;
     const ratio = Math.max(width, height) / Math.min(width, height);
-    if (width % rules.multipleOf || height % rules.multipleOf) return invalid(param, `Invalid size '${size}': both sides must be multiples of ${rules.multipleOf}.`);
-    if (Math.max(width, height) > rules.maxSide || width * height > rules.maxPixels) return invalid(param, `Invalid size '${size}': the largest size is ${rules.maxSide}x2160.`);
-    if (ratio > rules.maxRatio) return invalid(param, `Invalid size '${size}': the aspect ratio must be between 1:${rules.maxRatio} and ${rules.maxRatio}:1.`);
+    if (width % rules.multipleOf || height % rules.multipleOf)
+      return invalid(param, `Invalid size '${size}': both sides must be multiples of ${rules.multipleOf}.`);
+    if (Math.max(width, height) > rules.maxSide || width * height > rules.maxPixels)
+      return invalid(param, `Invalid size '${size}': the largest size is ${rules.maxSide}x2160.`);
+    if (ratio > rules.maxRatio)
+      return invalid(param, `Invalid size '${size}': the aspect ratio must be between 1:${rules.maxRatio} and ${rules.maxRatio}:1.`);
     return { size, width, height };
   }
   const allowed = ['auto', ...FIXED_SIZES].map((item) => `'${item}'`).join(', ');
@@ -108,16 +124,25 @@ export function checkSize(model: ImageModel, size: string, param: string): { siz
 export function parseImageSettings(source: Record<string, unknown>, prefix: string): ImageSettings | InvalidParameter {
   const model = source.model === undefined ? DEFAULT_IMAGE_MODEL : source.model;
   if (typeof model !== 'string' || !(IMAGE_MODELS as readonly string[]).includes(model)) {
-    return { ...invalid(`${prefix}model`, `The model '${String(model)}' does not exist or you do not have access to it.`, 'model_not_found'), status: prefix ? 400 : 404 };
+    return {
+      ...invalid(`${prefix}model`, `The model '${String(model)}' does not exist or you do not have access to it.`, 'model_not_found'),
+      status: prefix ? 400 : 404,
+    };
   }
   const imageModel = model as ImageModel;
-  const size = typeof source.size === 'string' ? checkSize(imageModel, source.size, `${prefix}size`) : source.size === undefined ? checkSize(imageModel, 'auto', `${prefix}size`) : invalid(`${prefix}size`, 'size must be a string.');
+  const size =
+    typeof source.size === 'string'
+      ? checkSize(imageModel, source.size, `${prefix}size`)
+      : source.size === undefined
+        ? checkSize(imageModel, 'auto', `${prefix}size`)
+        : invalid(`${prefix}size`, 'size must be a string.');
   if (isProblem(size)) return size;
   const quality = source.quality === undefined ? 'auto' : oneOf(source.quality, QUALITIES, `${prefix}quality`);
   if (isProblem(quality)) return quality;
   const outputFormat = source.output_format === undefined ? 'png' : oneOf(source.output_format, OUTPUT_FORMATS, `${prefix}output_format`);
   if (isProblem(outputFormat)) return outputFormat;
-  const compression = source.output_compression === undefined ? undefined : integerIn(source.output_compression, 0, 100, `${prefix}output_compression`);
+  const compression =
+    source.output_compression === undefined ? undefined : integerIn(source.output_compression, 0, 100, `${prefix}output_compression`);
   if (isProblem(compression)) return compression;
   if (compression !== undefined && outputFormat === 'png' && compression !== 100) {
     return invalid(`${prefix}output_compression`, 'output_compression is only supported for jpeg and webp output formats.');
@@ -129,11 +154,15 @@ export function parseImageSettings(source: Record<string, unknown>, prefix: stri
   }
   const moderation = source.moderation === undefined ? 'auto' : oneOf(source.moderation, MODERATIONS, `${prefix}moderation`);
   if (isProblem(moderation)) return moderation;
-  const partialImages = source.partial_images === undefined ? 0 : integerIn(source.partial_images, 0, MAX_PARTIAL_IMAGES, `${prefix}partial_images`);
+  const partialImages =
+    source.partial_images === undefined ? 0 : integerIn(source.partial_images, 0, MAX_PARTIAL_IMAGES, `${prefix}partial_images`);
   if (isProblem(partialImages)) return partialImages;
   const action = source.action === undefined ? 'auto' : oneOf(source.action, ACTIONS, `${prefix}action`);
   if (isProblem(action)) return action;
-  const inputFidelity = source.input_fidelity === undefined || source.input_fidelity === null ? 'low' : oneOf(source.input_fidelity, INPUT_FIDELITIES, `${prefix}input_fidelity`);
+  const inputFidelity =
+    source.input_fidelity === undefined || source.input_fidelity === null
+      ? 'low'
+      : oneOf(source.input_fidelity, INPUT_FIDELITIES, `${prefix}input_fidelity`);
   if (isProblem(inputFidelity)) return inputFidelity;
   return {
     model: imageModel,
@@ -164,4 +193,12 @@ export function textTokens(text: string): number {
 }
 
 /** Reasoning tokens a response reports per effort. */
-export const REASONING_TOKENS: Readonly<Record<string, number>> = { none: 0, minimal: 8, low: 32, medium: 96, high: 256, xhigh: 512, max: 1024 };
+export const REASONING_TOKENS: Readonly<Record<string, number>> = {
+  none: 0,
+  minimal: 8,
+  low: 32,
+  medium: 96,
+  high: 256,
+  xhigh: 512,
+  max: 1024,
+};

@@ -9,7 +9,8 @@ const PLANNER = 'planner of an image workspace';
 const BUILDER = 'prompt builder of an image studio';
 
 const QUESTION = /\?\s*$|^(what|why|how|who|which|when|where|is|are|can|could|should|would|do|does|explain|describe|tell me)\b/i;
-const EDIT = /\b(make (it|them|the)|change|turn (it|the)|add|remove|replace|recolou?r|give (it|the)|without|instead|more|less|brighter|darker|bigger|smaller)\b/i;
+const EDIT =
+  /\b(make (it|them|the)|change|turn (it|the)|add|remove|replace|recolou?r|give (it|the)|without|instead|more|less|brighter|darker|bigger|smaller)\b/i;
 const VARIANTS = /\b(\d+)\s+(variants?|versions?|options?|variations?)\b/i;
 
 /** The labelled fields of the workspace state (the simulators fold its lines into one). */
@@ -20,7 +21,9 @@ function fields(state: string): Partial<Record<(typeof LABELS)[number], string>>
     const match = new RegExp(`(^|\\s)${label}:`, 'i').exec(state);
     return match ? [{ label, start: match.index + match[1].length, valueAt: match.index + match[0].length }] : [];
   }).sort((a, b) => a.start - b.start);
-  return Object.fromEntries(found.map((entry, index) => [entry.label, state.slice(entry.valueAt, found[index + 1]?.start ?? state.length).trim()]));
+  return Object.fromEntries(
+    found.map((entry, index) => [entry.label, state.slice(entry.valueAt, found[index + 1]?.start ?? state.length).trim()]),
+  );
 }
 
 /** The planner's JSON decision from the user's words and the workspace state the studio appends. */
@@ -37,7 +40,8 @@ function plannerAnswer(text: string, model: string): string {
     const about = currentPrompt ? `The current image shows ${currentPrompt}.` : 'There is no image in this workspace yet.';
     return JSON.stringify({ action, variants: 1, prompt: null, reply: `(${model}) On "${words}": ${about}` });
   }
-  const prompt = action === 'edit' && currentPrompt ? `${words}, keeping the rest of ${currentPrompt}` : `${words}, detailed, balanced composition`;
+  const prompt =
+    action === 'edit' && currentPrompt ? `${words}, keeping the rest of ${currentPrompt}` : `${words}, detailed, balanced composition`;
   const reply = action === 'edit' ? `(${model}) I will edit the current image: ${words}.` : `(${model}) Here is a new image of ${words}.`;
   return JSON.stringify({ action, variants, prompt, reply });
 }

@@ -7,7 +7,12 @@ import type { InvalidParameter } from './catalog.js';
 
 export type Lane = 'api' | 'oauth';
 
-export function apiError(status: number, message: string, fields: { type?: string; param?: string | null; code?: string | null } = {}, headers?: Record<string, string>): ErrorAnswer {
+export function apiError(
+  status: number,
+  message: string,
+  fields: { type?: string; param?: string | null; code?: string | null } = {},
+  headers?: Record<string, string>,
+): ErrorAnswer {
   return {
     status,
     body: { error: { message, type: fields.type ?? 'invalid_request_error', param: fields.param ?? null, code: fields.code ?? null } },
@@ -26,11 +31,13 @@ export function invalidAnswer(lane: Lane, problem: InvalidParameter): ErrorAnswe
 }
 
 export function invalidJson(lane: Lane): ErrorAnswer {
-  const message = 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The API expects a JSON payload, but what was sent was not valid JSON.)';
+  const message =
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The API expects a JSON payload, but what was sent was not valid JSON.)";
   return lane === 'oauth' ? detailError(message) : apiError(400, message);
 }
 
-export const MODERATION_MESSAGE = 'Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID.';
+export const MODERATION_MESSAGE =
+  'Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID.';
 
 export function moderationBlocked(): ErrorAnswer {
   return apiError(400, MODERATION_MESSAGE, { type: 'image_generation_user_error', code: 'moderation_blocked' });
@@ -38,19 +45,30 @@ export function moderationBlocked(): ErrorAnswer {
 
 export function safetyRefusal(lane: Lane): ErrorAnswer {
   if (lane === 'oauth') {
-    return { status: 400, body: { error: { code: 'cyber_policy', message: 'This request was flagged as potentially violating our usage policy.' } } };
+    return {
+      status: 400,
+      body: { error: { code: 'cyber_policy', message: 'This request was flagged as potentially violating our usage policy.' } },
+    };
   }
-  return apiError(400, 'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.', { code: 'invalid_prompt' });
+  return apiError(
+    400,
+    'Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt.',
+    { code: 'invalid_prompt' },
+  );
 }
 
 export function serverError(lane: Lane): ErrorAnswer {
-  if (lane === 'oauth') return { status: 500, body: { error: { code: 'server_error', message: 'An error occurred while processing your request.' } } };
+  if (lane === 'oauth')
+    return { status: 500, body: { error: { code: 'server_error', message: 'An error occurred while processing your request.' } } };
   return apiError(500, 'The server had an error while processing your request. Sorry about that!', { type: 'server_error' });
 }
 
 export function overloaded(lane: Lane): ErrorAnswer {
   if (lane === 'oauth') return { status: 503, body: { error: { code: 'server_is_overloaded' } } };
-  return apiError(503, 'The engine is currently overloaded, please try again later.', { type: 'server_error', code: 'server_is_overloaded' });
+  return apiError(503, 'The engine is currently overloaded, please try again later.', {
+    type: 'server_error',
+    code: 'server_is_overloaded',
+  });
 }
 
 /** Message form clients parse for the delay (`try again in 1.2s` / `…ms`). */
@@ -75,26 +93,47 @@ export function rateLimited(model: string, retryMs: number): ErrorAnswer {
 }
 
 export function insufficientQuota(): ErrorAnswer {
-  return apiError(429, 'You exceeded your current quota, please check your plan and billing details.', { type: 'insufficient_quota', code: 'insufficient_quota' }, { 'x-should-retry': 'false' });
+  return apiError(
+    429,
+    'You exceeded your current quota, please check your plan and billing details.',
+    { type: 'insufficient_quota', code: 'insufficient_quota' },
+    { 'x-should-retry': 'false' },
+  );
 }
 
 export function usageLimitReached(planType: string, resetsInSeconds: number, nowSeconds: number): ErrorAnswer {
   return {
     status: 429,
-    body: { error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: planType, resets_at: nowSeconds + resetsInSeconds, resets_in_seconds: resetsInSeconds } },
+    body: {
+      error: {
+        type: 'usage_limit_reached',
+        message: 'The usage limit has been reached',
+        plan_type: planType,
+        resets_at: nowSeconds + resetsInSeconds,
+        resets_in_seconds: resetsInSeconds,
+      },
+    },
   };
 }
 
 export function usageNotIncluded(planType: string): ErrorAnswer {
-  return { status: 429, body: { error: { type: 'usage_not_included', message: 'Your plan does not include this usage.', plan_type: planType } } };
+  return {
+    status: 429,
+    body: { error: { type: 'usage_not_included', message: 'Your plan does not include this usage.', plan_type: planType } },
+  };
 }
 
 export function missingApiKey(): ErrorAnswer {
-  return apiError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+  return apiError(
+    401,
+    "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+  );
 }
 
 export function invalidApiKey(masked: string): ErrorAnswer {
-  return apiError(401, `Incorrect API key provided: ${masked}. You can find your API key at the simulator's documentation.`, { code: 'invalid_api_key' });
+  return apiError(401, `Incorrect API key provided: ${masked}. You can find your API key at the simulator's documentation.`, {
+    code: 'invalid_api_key',
+  });
 }
 
 export function tokenExpired(): ErrorAnswer {
@@ -102,7 +141,12 @@ export function tokenExpired(): ErrorAnswer {
 }
 
 export function tokenInvalid(): ErrorAnswer {
-  return apiError(401, 'Your authentication token has been invalidated. Please try signing in again.', { code: 'token_invalidated' }, { 'x-openai-authorization-error': 'token_invalidated' });
+  return apiError(
+    401,
+    'Your authentication token has been invalidated. Please try signing in again.',
+    { code: 'token_invalidated' },
+    { 'x-openai-authorization-error': 'token_invalidated' },
+  );
 }
 
 export function modelNotFound(lane: Lane, model: string): ErrorAnswer {
@@ -112,7 +156,8 @@ export function modelNotFound(lane: Lane, model: string): ErrorAnswer {
 
 /** Body for injected statuses without a body, in the route's own shape. */
 export function faultBody(status: number, lane: Lane): unknown {
-  if (status === 429) return lane === 'oauth' ? usageLimitReached('plus', 3600, Math.floor(Date.now() / 1000)).body : rateLimited('lang-5.6-luna', 1000).body;
+  if (status === 429)
+    return lane === 'oauth' ? usageLimitReached('plus', 3600, Math.floor(Date.now() / 1000)).body : rateLimited('lang-5.6-luna', 1000).body;
   if (status === 401) return lane === 'oauth' ? tokenExpired().body : invalidApiKey('sim-…').body;
   if (status === 503) return overloaded(lane).body;
   if (status >= 500) return serverError(lane).body;

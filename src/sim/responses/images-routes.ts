@@ -40,7 +40,8 @@ interface ImagesJob {
   readonly inputImages: readonly Buffer[];
 }
 
-const asRecord = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 const IMAGE_SIGNATURES: readonly [string, (data: Buffer) => boolean][] = [
   ['png', (data) => data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))],
@@ -54,14 +55,24 @@ function sniffImage(data: Buffer): string | undefined {
 
 /** Fields shared by generations and edits: prompt, n, response_format, then the image settings. */
 function parseCommon(lane: Lane, kind: Kind, body: Record<string, unknown>, inputImages: Buffer[]): ImagesJob | InvalidParameter {
-  if (typeof body.prompt !== 'string' || !body.prompt) return invalid('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
-  if (body.prompt.length > MAX_PROMPT_CHARS) return invalid('prompt', `Invalid 'prompt': string too long. Expected a string with maximum length ${MAX_PROMPT_CHARS}, but got a string with length ${body.prompt.length} instead.`, 'string_above_max_length');
+  if (typeof body.prompt !== 'string' || !body.prompt)
+    return invalid('prompt', "Missing required parameter: 'prompt'.", 'missing_required_parameter');
+  if (body.prompt.length > MAX_PROMPT_CHARS)
+    return invalid(
+      'prompt',
+      `Invalid 'prompt': string too long. Expected a string with maximum length ${MAX_PROMPT_CHARS}, but got a string with length ${body.prompt.length} instead.`,
+      'string_above_max_length',
+    );
   const count = body.n === undefined ? 1 : body.n;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_IMAGES_PER_REQUEST) {
     return invalid('n', `Invalid 'n': expected an integer from 1 to ${MAX_IMAGES_PER_REQUEST}.`);
   }
   if (body.response_format !== undefined && body.response_format !== 'b64_json') {
-    return invalid('response_format', "Unknown parameter: 'response_format'. This model always returns base64-encoded images.", 'unknown_parameter');
+    return invalid(
+      'response_format',
+      "Unknown parameter: 'response_format'. This model always returns base64-encoded images.",
+      'unknown_parameter',
+    );
   }
   const settings = parseImageSettings(body, '');
   if (isProblem(settings)) return settings;
@@ -72,7 +83,18 @@ function parseCommon(lane: Lane, kind: Kind, body: Record<string, unknown>, inpu
 /** Multipart fields arrive as strings; numbers and booleans are converted before validation. */
 function multipartBody(form: MultipartForm): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const name of ['prompt', 'model', 'size', 'quality', 'background', 'output_format', 'moderation', 'input_fidelity', 'response_format', 'user']) {
+  for (const name of [
+    'prompt',
+    'model',
+    'size',
+    'quality',
+    'background',
+    'output_format',
+    'moderation',
+    'input_fidelity',
+    'response_format',
+    'user',
+  ]) {
     const value = formField(form, name);
     if (value !== undefined) body[name] = value;
   }
@@ -90,15 +112,21 @@ async function editImagesFromForm(form: MultipartForm): Promise<Buffer[] | Inval
   if (!files.length) return invalid('image', "Missing required parameter: 'image'.", 'missing_required_parameter');
   if (files.length > MAX_EDIT_IMAGES) return invalid('image', `Invalid 'image': at most ${MAX_EDIT_IMAGES} images are allowed.`);
   for (const file of files) {
-    if (file.data.length > MAX_EDIT_IMAGE_BYTES) return invalid('image', `Invalid 'image': '${file.filename}' is larger than 50 MB.`, 'image_file_too_large');
+    if (file.data.length > MAX_EDIT_IMAGE_BYTES)
+      return invalid('image', `Invalid 'image': '${file.filename}' is larger than 50 MB.`, 'image_file_too_large');
     if (!sniffImage(file.data)) {
-      return invalid('image', `Invalid file '${file.filename}': unsupported mimetype ('${file.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`, 'invalid_image_format');
+      return invalid(
+        'image',
+        `Invalid file '${file.filename}': unsupported mimetype ('${file.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`,
+        'invalid_image_format',
+      );
     }
   }
   const mask = form.files.find((file) => file.name === 'mask');
   if (mask) {
     if (sniffImage(mask.data) !== 'png') return invalid('mask', "Invalid 'mask': the mask must be a PNG image.", 'invalid_image_format');
-    if (mask.data.length > MAX_MASK_BYTES) return invalid('mask', "Invalid 'mask': the mask must be smaller than 4 MB.", 'image_file_too_large');
+    if (mask.data.length > MAX_MASK_BYTES)
+      return invalid('mask', "Invalid 'mask': the mask must be smaller than 4 MB.", 'image_file_too_large');
     try {
       const sharp = await loadSharp();
       const [imageMeta, maskMeta] = await Promise.all([sharp(files[0].data).metadata(), sharp(mask.data).metadata()]);
@@ -114,13 +142,19 @@ async function editImagesFromForm(form: MultipartForm): Promise<Buffer[] | Inval
 
 async function editImagesFromJson(body: Record<string, unknown>): Promise<Buffer[] | InvalidParameter> {
   const images = body.images;
-  if (!Array.isArray(images) || !images.length) return invalid('images', "Missing required parameter: 'images'.", 'missing_required_parameter');
+  if (!Array.isArray(images) || !images.length)
+    return invalid('images', "Missing required parameter: 'images'.", 'missing_required_parameter');
   if (images.length > MAX_EDIT_IMAGES) return invalid('images', `Invalid 'images': at most ${MAX_EDIT_IMAGES} images are allowed.`);
   const decoded: Buffer[] = [];
   for (let index = 0; index < images.length; index += 1) {
     const url = asRecord(images[index])?.image_url;
     const match = typeof url === 'string' ? /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(url) : null;
-    if (!match) return invalid(`images[${index}].image_url`, `Invalid 'images[${index}].image_url': expected a base64 image data URL.`, 'invalid_image_url');
+    if (!match)
+      return invalid(
+        `images[${index}].image_url`,
+        `Invalid 'images[${index}].image_url': expected a base64 image data URL.`,
+        'invalid_image_url',
+      );
     const data = Buffer.from(match[1], 'base64');
     if (!sniffImage(data)) return invalid(`images[${index}].image_url`, 'The image data could not be decoded.', 'invalid_image');
     decoded.push(data);
@@ -159,7 +193,12 @@ function render(job: ImagesJob, index: number, partialIndex?: number): Promise<B
 async function deliver(job: ImagesJob, state: ResponsesState, request: SimRequest, response: SimResponse): Promise<void> {
   const { settings } = job;
   const created = Math.floor(Date.now() / 1000);
-  const described = { background: settings.background, output_format: settings.outputFormat, quality: settings.quality, size: settings.size };
+  const described = {
+    background: settings.background,
+    output_format: settings.outputFormat,
+    quality: settings.quality,
+    size: settings.size,
+  };
   if (job.triggers.has('slow')) {
     try {
       await delay(job.triggers.value('slow', 2000), undefined, { signal: request.signal });
@@ -176,8 +215,17 @@ async function deliver(job: ImagesJob, state: ResponsesState, request: SimReques
     for (let index = 0; index < job.count; index += 1) {
       for (let partial = 0; partial < partials; partial += 1) {
         const draft = await render(job, index, partial + (MAX_PARTIAL_IMAGES - partials));
-        const event = { type: `${prefix}.partial_image`, b64_json: imageBase64(draft), created_at: created, ...described, partial_image_index: partial };
-        if (!(await response.event(event.type, job.triggers.has('malformed') && partial === 0 ? JSON.stringify(event).slice(0, 64) : event))) return;
+        const event = {
+          type: `${prefix}.partial_image`,
+          b64_json: imageBase64(draft),
+          created_at: created,
+          ...described,
+          partial_image_index: partial,
+        };
+        if (
+          !(await response.event(event.type, job.triggers.has('malformed') && partial === 0 ? JSON.stringify(event).slice(0, 64) : event))
+        )
+          return;
         if (job.triggers.has('disconnect')) return response.cut('cut-by-simulator');
       }
       if (job.triggers.has('disconnect')) return response.cut('cut-by-simulator');
@@ -189,7 +237,13 @@ async function deliver(job: ImagesJob, state: ResponsesState, request: SimReques
         }
       }
       const image = await render(job, index);
-      const event = { type: `${prefix}.completed`, b64_json: imageBase64(image), created_at: created, ...described, usage: imagesUsage({ ...job, count: 1 }) };
+      const event = {
+        type: `${prefix}.completed`,
+        b64_json: imageBase64(image),
+        created_at: created,
+        ...described,
+        usage: imagesUsage({ ...job, count: 1 }),
+      };
       if (!(await response.event(event.type, event))) return;
     }
     return response.endStream();
@@ -223,7 +277,9 @@ async function handleImages(lane: Lane, kind: Kind, state: ResponsesState, reque
   if (lane === 'api' && kind === 'edit') {
     if (!request.form) {
       const contentType = request.header('content-type') ?? 'none';
-      return fail(apiError(400, `Invalid Content-Type header (${contentType}), expected multipart/form-data.`, { code: 'invalid_content_type' }));
+      return fail(
+        apiError(400, `Invalid Content-Type header (${contentType}), expected multipart/form-data.`, { code: 'invalid_content_type' }),
+      );
     }
     const images = await editImagesFromForm(request.form);
     if (isProblem(images)) return fail(images);
@@ -241,7 +297,13 @@ async function handleImages(lane: Lane, kind: Kind, state: ResponsesState, reque
   }
   const job = parseCommon(lane, kind, body, inputImages);
   if (isProblem(job)) return fail(job);
-  const scripted = scriptedFailure(job.triggers, { lane, model: job.settings.model, moderation: job.settings.moderation, inStream: false, planType: state.tokens.account.planType });
+  const scripted = scriptedFailure(job.triggers, {
+    lane,
+    model: job.settings.model,
+    moderation: job.settings.moderation,
+    inStream: false,
+    planType: state.tokens.account.planType,
+  });
   if (scripted) return answer(response, scripted);
   return deliver(job, state, request, response);
 }
@@ -250,6 +312,10 @@ export function registerImagesRoutes(state: ResponsesState): void {
   const { simulator } = state;
   simulator.route('POST', '/v1/images/generations', (request, response) => handleImages('api', 'generation', state, request, response));
   simulator.route('POST', '/v1/images/edits', (request, response) => handleImages('api', 'edit', state, request, response));
-  simulator.route('POST', '/backend-api/codex/images/generations', (request, response) => handleImages('oauth', 'generation', state, request, response));
-  simulator.route('POST', '/backend-api/codex/images/edits', (request, response) => handleImages('oauth', 'edit', state, request, response));
+  simulator.route('POST', '/backend-api/codex/images/generations', (request, response) =>
+    handleImages('oauth', 'generation', state, request, response),
+  );
+  simulator.route('POST', '/backend-api/codex/images/edits', (request, response) =>
+    handleImages('oauth', 'edit', state, request, response),
+  );
 }

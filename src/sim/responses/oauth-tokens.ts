@@ -36,7 +36,12 @@ export interface AccessClaims {
   readonly exp: number;
   readonly iat: number;
   readonly jti: string;
-  readonly [AUTH_CLAIM]: { readonly chatgpt_account_id: string; readonly chatgpt_plan_type: string; readonly chatgpt_user_id: string; readonly user_id: string };
+  readonly [AUTH_CLAIM]: {
+    readonly chatgpt_account_id: string;
+    readonly chatgpt_plan_type: string;
+    readonly chatgpt_user_id: string;
+    readonly user_id: string;
+  };
 }
 
 export type AccessCheck = { ok: true; claims: AccessClaims } | { ok: false; reason: 'missing' | 'invalid' | 'expired' | 'revoked' };
@@ -87,7 +92,12 @@ export class TokenAuthority {
   }
 
   private authClaims(account: SimAccount) {
-    return { chatgpt_account_id: account.accountId, chatgpt_plan_type: account.planType, chatgpt_user_id: account.userId, user_id: account.userId };
+    return {
+      chatgpt_account_id: account.accountId,
+      chatgpt_plan_type: account.planType,
+      chatgpt_user_id: account.userId,
+      user_id: account.userId,
+    };
   }
 
   /** A fresh id/access/refresh set for `account`. */
@@ -117,7 +127,11 @@ export class TokenAuthority {
       [AUTH_CLAIM]: this.authClaims(account),
     });
     const refresh_token = `rt_sim_${randomBytes(24).toString('base64url')}`;
-    this.refreshTokens.set(refresh_token, { account, expiresAt: iat + (options.refreshTtlSeconds ?? this.refreshTtlSeconds), state: 'active' });
+    this.refreshTokens.set(refresh_token, {
+      account,
+      expiresAt: iat + (options.refreshTtlSeconds ?? this.refreshTtlSeconds),
+      state: 'active',
+    });
     return { id_token, access_token, refresh_token, expires_in: accessTtl };
   }
 
@@ -185,7 +199,12 @@ export class TokenAuthority {
 export interface OauthAuthFile {
   readonly auth_mode: 'chatgpt';
   readonly OPENAI_API_KEY: null;
-  readonly tokens: { readonly id_token: string; readonly access_token: string; readonly refresh_token: string; readonly account_id: string };
+  readonly tokens: {
+    readonly id_token: string;
+    readonly access_token: string;
+    readonly refresh_token: string;
+    readonly account_id: string;
+  };
   readonly last_refresh: string;
 }
 

@@ -91,9 +91,13 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
   if (!(await sink.emit({ type: 'response.in_progress', response: snapshot('in_progress') }))) return stop();
 
   if (triggers.has('ratelimit-stream')) {
-    const message = (rateLimited(job.model, triggers.value('ratelimit-stream', STREAM_RETRY_MS)).body as { error: { message: string } }).error.message;
+    const message = (rateLimited(job.model, triggers.value('ratelimit-stream', STREAM_RETRY_MS)).body as { error: { message: string } })
+      .error.message;
     await sink.emit({ type: 'error', code: 'rate_limit_exceeded', message, param: null });
-    return fail({ code: 'rate_limit_exceeded', message: `Rate limit reached. Please try again in ${retryPhrase(triggers.value('ratelimit-stream', STREAM_RETRY_MS))}.` });
+    return fail({
+      code: 'rate_limit_exceeded',
+      message: `Rate limit reached. Please try again in ${retryPhrase(triggers.value('ratelimit-stream', STREAM_RETRY_MS))}.`,
+    });
   }
   if (triggers.has('safety-stream')) {
     return fail(
@@ -113,10 +117,13 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
     if (job.reasoning.summary) {
       const text = `**Planning the request**\n\nThe user wants: ${job.prompt.slice(0, 200)}.`;
       const base = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
-      if (!(await sink.emit({ type: 'response.reasoning_summary_part.added', ...base, part: { type: 'summary_text', text: '' } }))) return stop();
-      for (const delta of deltas(text)) if (!(await sink.emit({ type: 'response.reasoning_summary_text.delta', ...base, delta }))) return stop();
+      if (!(await sink.emit({ type: 'response.reasoning_summary_part.added', ...base, part: { type: 'summary_text', text: '' } })))
+        return stop();
+      for (const delta of deltas(text))
+        if (!(await sink.emit({ type: 'response.reasoning_summary_text.delta', ...base, delta }))) return stop();
       if (!(await sink.emit({ type: 'response.reasoning_summary_text.done', ...base, text }))) return stop();
-      if (!(await sink.emit({ type: 'response.reasoning_summary_part.done', ...base, part: { type: 'summary_text', text } }))) return stop();
+      if (!(await sink.emit({ type: 'response.reasoning_summary_part.done', ...base, part: { type: 'summary_text', text } })))
+        return stop();
       item.summary = [{ type: 'summary_text', text }];
     }
     const done = { ...item, ...(job.includeEncryptedReasoning ? { encrypted_content: randomBytes(48).toString('base64') } : {}) };
@@ -136,8 +143,16 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
     const itemId = newId('ig');
     const base = { output_index: outputIndex, item_id: itemId };
     const described = { background: image.background, output_format: image.outputFormat, quality: image.quality, size: image.size };
-    if (!(await sink.emit({ type: 'response.output_item.added', output_index: outputIndex, item: { id: itemId, type: 'image_generation_call', status: 'in_progress', result: null } }))) return stop();
-    if (!(await sink.emit({ type: 'response.image_generation_call.in_progress', ...base }, { malformed: triggers.has('malformed') }))) return stop();
+    if (
+      !(await sink.emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { id: itemId, type: 'image_generation_call', status: 'in_progress', result: null },
+      }))
+    )
+      return stop();
+    if (!(await sink.emit({ type: 'response.image_generation_call.in_progress', ...base }, { malformed: triggers.has('malformed') })))
+      return stop();
     if (!(await sink.emit({ type: 'response.image_generation_call.generating', ...base }))) return stop();
 
     if (triggers.has('disconnect')) {
@@ -157,11 +172,21 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
       return fail({ code: 'image_content_policy_violation', message: MODERATION_MESSAGE });
     }
 
-    const renderBase = { prompt: job.prompt, width: image.width, height: image.height, format: image.outputFormat, background: image.background, compression: image.compression, baseImage: job.inputImages[0] };
+    const renderBase = {
+      prompt: job.prompt,
+      width: image.width,
+      height: image.height,
+      format: image.outputFormat,
+      background: image.background,
+      compression: image.compression,
+      baseImage: job.inputImages[0],
+    };
     const finalRender = renderImage(renderBase);
     const partialCount = Math.min(triggers.has('fewer-partials') ? 1 : image.partialImages, job.stream ? MAX_PARTIAL_IMAGES : 0);
     // Later drafts are finer; the last draft is always the finest one.
-    const partialRenders = Array.from({ length: partialCount }, (_, index) => renderImage({ ...renderBase, quality: 'partial', partialIndex: index + (MAX_PARTIAL_IMAGES - partialCount) }));
+    const partialRenders = Array.from({ length: partialCount }, (_, index) =>
+      renderImage({ ...renderBase, quality: 'partial', partialIndex: index + (MAX_PARTIAL_IMAGES - partialCount) }),
+    );
     finalRender.catch(() => undefined);
     partialRenders.forEach((render) => render.catch(() => undefined));
     const stepDelay = settings.generationDelayMs / (partialCount + 1);
@@ -175,7 +200,16 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
         }
       }
       const partial = await partialRenders[index];
-      if (!(await sink.emit({ type: 'response.image_generation_call.partial_image', ...base, partial_image_index: index, partial_image_b64: imageBase64(partial), ...described }))) return stop();
+      if (
+        !(await sink.emit({
+          type: 'response.image_generation_call.partial_image',
+          ...base,
+          partial_image_index: index,
+          partial_image_b64: imageBase64(partial),
+          ...described,
+        }))
+      )
+        return stop();
     }
     if (stepDelay > 0) {
       try {
@@ -213,10 +247,24 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
     const outputIndex = output.length;
     const itemId = newId('msg');
     const base = { item_id: itemId, output_index: outputIndex, content_index: 0 };
-    if (!(await sink.emit({ type: 'response.output_item.added', output_index: outputIndex, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }))) return stop();
-    if (!(await sink.emit({ type: 'response.content_part.added', ...base, part: { type: 'output_text', text: '', annotations: [] } }))) return stop();
+    if (
+      !(await sink.emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+      }))
+    )
+      return stop();
+    if (!(await sink.emit({ type: 'response.content_part.added', ...base, part: { type: 'output_text', text: '', annotations: [] } })))
+      return stop();
     for (const delta of deltas(messageText)) {
-      const obfuscation = job.obfuscation ? { obfuscation: randomBytes(6).toString('base64url').slice(0, Math.max(1, 16 - delta.length)) } : {};
+      const obfuscation = job.obfuscation
+        ? {
+            obfuscation: randomBytes(6)
+              .toString('base64url')
+              .slice(0, Math.max(1, 16 - delta.length)),
+          }
+        : {};
       if (!(await sink.emit({ type: 'response.output_text.delta', ...base, delta, logprobs: [], ...obfuscation }))) return stop();
     }
     if (!(await sink.emit({ type: 'response.output_text.done', ...base, text: messageText, logprobs: [] }))) return stop();
@@ -248,9 +296,10 @@ export async function produceResponse(job: ResponsesJob, sink: EventSink, settin
  * but the compressed pixel data replaced by junk; other formats cut in the middle, trailer kept.
  */
 export function corruptImage(image: Buffer): Buffer {
-  if (image.toString('latin1', 1, 4) !== 'PNG') return Buffer.concat([image.subarray(0, Math.floor(image.length * 0.4)), image.subarray(image.length - 12)]);
+  if (image.toString('latin1', 1, 4) !== 'PNG')
+    return Buffer.concat([image.subarray(0, Math.floor(image.length * 0.4)), image.subarray(image.length - 12)]);
   const out = Buffer.from(image);
-  for (let offset = 8; offset + 12 <= out.length; ) {
+  for (let offset = 8; offset + 12 <= out.length;) {
     const length = out.readUInt32BE(offset);
     if (out.toString('latin1', offset + 4, offset + 8) === 'IDAT') {
       out.fill(0x5a, offset + 8 + Math.min(2, length), offset + 8 + length);

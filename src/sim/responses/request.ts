@@ -32,18 +32,31 @@ export interface ResponsesJob {
   readonly echo: Record<string, unknown>;
 }
 
-const KNOWN_TOOL_TYPES = new Set(['function', 'image_generation', 'web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'computer_use_preview', 'mcp', 'local_shell', 'custom']);
+const KNOWN_TOOL_TYPES = new Set([
+  'function',
+  'image_generation',
+  'web_search',
+  'web_search_preview',
+  'file_search',
+  'code_interpreter',
+  'computer_use_preview',
+  'mcp',
+  'local_shell',
+  'custom',
+]);
 const TOOL_CHOICE_STRINGS = new Set(['auto', 'none', 'required']);
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+);base64,(.*)$/s;
 
 type Problem = InvalidParameter | ErrorAnswer;
-const isErrorAnswer = (value: unknown): value is ErrorAnswer => typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
+const isErrorAnswer = (value: unknown): value is ErrorAnswer =>
+  typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
 
 function missing(param: string): InvalidParameter {
   return invalid(param, `Missing required parameter: '${param}'.`, 'missing_required_parameter');
 }
 
-const asRecord = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** Decodes an image data URL; undefined for remote URLs (the simulator has no network). */
 async function decodeImageUrl(url: string, param: string): Promise<Buffer | undefined | InvalidParameter> {
@@ -77,7 +90,10 @@ async function scanInput(input: unknown, lane: Lane, state: ResponsesState, stor
     scan.allTexts.push(input);
     return scan;
   }
-  if (!Array.isArray(input)) return input === undefined ? missing('input') : invalid('input', "Invalid type for 'input': expected a string or an array.", 'invalid_type');
+  if (!Array.isArray(input))
+    return input === undefined
+      ? missing('input')
+      : invalid('input', "Invalid type for 'input': expected a string or an array.", 'invalid_type');
   for (let index = 0; index < input.length; index += 1) {
     const item = asRecord(input[index]);
     if (!item) return invalid(`input[${index}]`, `Invalid type for 'input[${index}]': expected an object.`, 'invalid_type');
@@ -94,9 +110,13 @@ async function scanInput(input: unknown, lane: Lane, state: ResponsesState, stor
     if (item.type !== undefined && item.type !== 'message') continue; // reasoning, tool outputs: nothing to simulate
     const role = item.role;
     if (typeof role !== 'string' || !['user', 'assistant', 'system', 'developer'].includes(role)) {
-      return invalid(`input[${index}].role`, `Invalid value: '${String(role)}'. Supported values are: 'user', 'assistant', 'system', and 'developer'.`);
+      return invalid(
+        `input[${index}].role`,
+        `Invalid value: '${String(role)}'. Supported values are: 'user', 'assistant', 'system', and 'developer'.`,
+      );
     }
-    const parts = typeof item.content === 'string' ? [{ type: role === 'assistant' ? 'output_text' : 'input_text', text: item.content }] : item.content;
+    const parts =
+      typeof item.content === 'string' ? [{ type: role === 'assistant' ? 'output_text' : 'input_text', text: item.content }] : item.content;
     if (!Array.isArray(parts)) return missing(`input[${index}].content`);
     const texts: string[] = [];
     for (let partIndex = 0; partIndex < parts.length; partIndex += 1) {
@@ -109,9 +129,13 @@ async function scanInput(input: unknown, lane: Lane, state: ResponsesState, stor
       } else if (part.type === 'input_image') {
         const hasUrl = typeof part.image_url === 'string';
         const hasFile = typeof part.file_id === 'string';
-        if (hasUrl === hasFile) return invalid(param, `Invalid '${param}': exactly one of 'image_url' or 'file_id' is required.`, 'invalid_value');
+        if (hasUrl === hasFile)
+          return invalid(param, `Invalid '${param}': exactly one of 'image_url' or 'file_id' is required.`, 'invalid_value');
         if (part.detail !== undefined && !['low', 'high', 'auto', 'original'].includes(String(part.detail))) {
-          return invalid(`${param}.detail`, `Invalid value: '${String(part.detail)}'. Supported values are: 'low', 'high', 'auto', and 'original'.`);
+          return invalid(
+            `${param}.detail`,
+            `Invalid value: '${String(part.detail)}'. Supported values are: 'low', 'high', 'auto', and 'original'.`,
+          );
         }
         if (hasUrl) {
           const image = await decodeImageUrl(part.image_url as string, `${param}.image_url`);
@@ -119,7 +143,10 @@ async function scanInput(input: unknown, lane: Lane, state: ResponsesState, stor
           if (image && role === 'user') scan.images.push(image);
         }
       } else if (part.type !== 'input_file') {
-        return invalid(`${param}.type`, `Invalid value: '${String(part.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', and 'input_file'.`);
+        return invalid(
+          `${param}.type`,
+          `Invalid value: '${String(part.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', and 'input_file'.`,
+        );
       }
     }
     scan.allTexts.push(...texts);
@@ -145,7 +172,11 @@ async function scanTools(tools: unknown): Promise<ToolScan | Problem> {
     const prefix = `tools[${index}].`;
     if (!tool) return invalid(`tools[${index}]`, `Invalid type for 'tools[${index}]': expected an object.`, 'invalid_type');
     if (typeof tool.type !== 'string') return missing(`${prefix}type`);
-    if (!KNOWN_TOOL_TYPES.has(tool.type)) return invalid(`${prefix}type`, `Invalid value: '${tool.type}'. Supported values are: ${[...KNOWN_TOOL_TYPES].map((type) => `'${type}'`).join(', ')}.`);
+    if (!KNOWN_TOOL_TYPES.has(tool.type))
+      return invalid(
+        `${prefix}type`,
+        `Invalid value: '${tool.type}'. Supported values are: ${[...KNOWN_TOOL_TYPES].map((type) => `'${type}'`).join(', ')}.`,
+      );
     if (tool.type === 'function' && typeof tool.name !== 'string') return missing(`${prefix}name`);
     if (tool.type !== 'image_generation') continue;
     const settings = parseImageSettings(tool, prefix);
@@ -170,7 +201,8 @@ async function scanTools(tools: unknown): Promise<ToolScan | Problem> {
 function toolChoiceAllowsImage(choice: unknown): boolean | InvalidParameter {
   if (choice === undefined || choice === null) return true;
   if (typeof choice === 'string') {
-    if (!TOOL_CHOICE_STRINGS.has(choice)) return invalid('tool_choice', `Invalid value: '${choice}'. Supported values are: 'none', 'auto', and 'required'.`);
+    if (!TOOL_CHOICE_STRINGS.has(choice))
+      return invalid('tool_choice', `Invalid value: '${choice}'. Supported values are: 'none', 'auto', and 'required'.`);
     return choice !== 'none';
   }
   const record = asRecord(choice);
@@ -198,7 +230,8 @@ export async function parseResponsesRequest(lane: Lane, body: unknown, state: Re
   if (typeof model !== 'string' || !model) return fail(missing('model'));
   const models = lane === 'oauth' ? state.oauthChatModels : state.apiChatModels;
   if (!models.includes(model)) return modelNotFound(lane, model);
-  if (request.background === true) return fail(invalid('background', 'Background mode is not simulated; send background:false.', 'unsupported_parameter'));
+  if (request.background === true)
+    return fail(invalid('background', 'Background mode is not simulated; send background:false.', 'unsupported_parameter'));
 
   const stream = request.stream === true;
   const store = lane === 'oauth' ? false : request.store !== false;
@@ -206,7 +239,9 @@ export async function parseResponsesRequest(lane: Lane, body: unknown, state: Re
     const id = String(request.previous_response_id);
     if (!store || !state.stored.get(id)) {
       const message = `Previous response with id '${id}' not found.`;
-      return lane === 'oauth' ? detailError(message) : apiError(400, message, { param: 'previous_response_id', code: 'previous_response_not_found' });
+      return lane === 'oauth'
+        ? detailError(message)
+        : apiError(400, message, { param: 'previous_response_id', code: 'previous_response_not_found' });
     }
   }
 
@@ -229,11 +264,18 @@ export async function parseResponsesRequest(lane: Lane, body: unknown, state: Re
   if (reasoningRecord) {
     const effort = reasoningRecord.effort ?? 'medium';
     if (!(REASONING_EFFORTS as readonly unknown[]).includes(effort)) {
-      return fail(invalid('reasoning.effort', `Invalid value: '${String(effort)}'. Supported values are: ${REASONING_EFFORTS.map((value) => `'${value}'`).join(', ')}.`));
+      return fail(
+        invalid(
+          'reasoning.effort',
+          `Invalid value: '${String(effort)}'. Supported values are: ${REASONING_EFFORTS.map((value) => `'${value}'`).join(', ')}.`,
+        ),
+      );
     }
     const summary = reasoningRecord.summary ?? null;
     if (summary !== null && !['auto', 'concise', 'detailed'].includes(String(summary))) {
-      return fail(invalid('reasoning.summary', `Invalid value: '${String(summary)}'. Supported values are: 'auto', 'concise', and 'detailed'.`));
+      return fail(
+        invalid('reasoning.summary', `Invalid value: '${String(summary)}'. Supported values are: 'auto', 'concise', and 'detailed'.`),
+      );
     }
     reasoning = effort === 'none' ? undefined : { effort: String(effort), summary: summary === null ? null : String(summary) };
   }
@@ -242,7 +284,12 @@ export async function parseResponsesRequest(lane: Lane, body: unknown, state: Re
   const formatRecord = asRecord(textRecord?.format) ?? { type: 'text' };
   const formatType = formatRecord.type;
   if (formatType !== 'text' && formatType !== 'json_schema' && formatType !== 'json_object') {
-    return fail(invalid('text.format.type', `Invalid value: '${String(formatType)}'. Supported values are: 'text', 'json_schema', and 'json_object'.`));
+    return fail(
+      invalid(
+        'text.format.type',
+        `Invalid value: '${String(formatType)}'. Supported values are: 'text', 'json_schema', and 'json_object'.`,
+      ),
+    );
   }
   if (formatType === 'json_schema') {
     if (typeof formatRecord.name !== 'string') return fail(missing('text.format.name'));

@@ -49,7 +49,9 @@ function jsonSink(response: SimResponse, request: SimRequest): EventSink {
 
 /** Keeps a response for retrieve; image results come back null there (contract §1). */
 function store(state: ResponsesState, response: Record<string, unknown>, images: Map<string, Buffer>): void {
-  const output = (response.output as Record<string, unknown>[]).map((item) => (item.type === 'image_generation_call' ? { ...item, result: null } : item));
+  const output = (response.output as Record<string, unknown>[]).map((item) =>
+    item.type === 'image_generation_call' ? { ...item, result: null } : item,
+  );
   state.stored.set(String(response.id), { response: { ...response, output }, images });
 }
 
@@ -70,7 +72,10 @@ async function handleResponses(lane: Lane, state: ResponsesState, request: SimRe
   });
   if (scripted) return answer(response, scripted);
   if (lane === 'oauth' && state.usage.exhausted) {
-    return answer(response, usageLimitReached(state.tokens.account.planType, state.usage.primaryResetsInSeconds, Math.floor(Date.now() / 1000)));
+    return answer(
+      response,
+      usageLimitReached(state.tokens.account.planType, state.usage.primaryResetsInSeconds, Math.floor(Date.now() / 1000)),
+    );
   }
   if (!(await waitSlow(job, request))) return;
 
@@ -119,7 +124,8 @@ export function registerResponsesRoutes(state: ResponsesState): void {
     surfaceHeaders(state, 'api', response);
     const denied = checkApiKey(state, request);
     if (denied) return answer(response, denied);
-    if (!state.stored.get(request.params.id)) return answer(response, apiError(404, `Response with id '${request.params.id}' not found.`, { param: 'response_id' }));
+    if (!state.stored.get(request.params.id))
+      return answer(response, apiError(404, `Response with id '${request.params.id}' not found.`, { param: 'response_id' }));
     return answer(response, apiError(400, 'Only responses created with background=true can be cancelled.', { param: 'response_id' }));
   });
 }

@@ -39,7 +39,10 @@ export function scriptedFailure(triggers: Triggers, context: ScriptContext): Err
   if (triggers.has('ratelimit') || (triggers.has('ratelimit-stream') && !inStream)) {
     return rateLimited(context.model, triggers.value('ratelimit', triggers.value('ratelimit-stream', DEFAULT_RETRY_MS)));
   }
-  if (triggers.has('quota')) return lane === 'oauth' ? usageLimitReached(context.planType, triggers.value('quota', DEFAULT_RESET_SECONDS), nowSeconds) : insufficientQuota();
+  if (triggers.has('quota'))
+    return lane === 'oauth'
+      ? usageLimitReached(context.planType, triggers.value('quota', DEFAULT_RESET_SECONDS), nowSeconds)
+      : insufficientQuota();
   if (triggers.has('usage-not-included')) return lane === 'oauth' ? usageNotIncluded(context.planType) : insufficientQuota();
   if (triggers.has('moderation') || (triggers.has('moderation-stream') && !inStream)) return moderationBlocked();
   if (triggers.has('moderation-unless-low') && context.moderation !== 'low' && !inStream) return moderationBlocked();

@@ -79,7 +79,11 @@ export class UsageWindows {
       plan_type: this.options.planType,
       rate_limits: {
         primary: { used_percent: this.primary, window_minutes: PRIMARY_WINDOW_MINUTES, reset_at: this.resetAt(PRIMARY_WINDOW_MINUTES) },
-        secondary: { used_percent: this.secondary, window_minutes: SECONDARY_WINDOW_MINUTES, reset_at: this.resetAt(SECONDARY_WINDOW_MINUTES) },
+        secondary: {
+          used_percent: this.secondary,
+          window_minutes: SECONDARY_WINDOW_MINUTES,
+          reset_at: this.resetAt(SECONDARY_WINDOW_MINUTES),
+        },
       },
       credits: { has_credits: true, unlimited: false, balance: CREDITS_BALANCE },
       metered_limit_name: 'codex',

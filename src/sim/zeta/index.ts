@@ -21,7 +21,13 @@ export const DEFAULT_ZETA_TOKEN = 'sim-zeta-token';
 /** The `pollInterval` a task object suggests (ms). */
 const TASK_POLL_INTERVAL_MS = 2000;
 
-const STATUS_WORDS: Record<SimTaskState, string> = { queued: 'PENDING', running: 'RUNNING', succeeded: 'SUCCEEDED', failed: 'FAILED', canceled: 'CANCELED' };
+const STATUS_WORDS: Record<SimTaskState, string> = {
+  queued: 'PENDING',
+  running: 'RUNNING',
+  succeeded: 'SUCCEEDED',
+  failed: 'FAILED',
+  canceled: 'CANCELED',
+};
 
 export interface ZetaSimulatorOptions {
   readonly tokens?: readonly string[];
@@ -48,14 +54,27 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
     const server = new McpServer(
       { name: 'zeta-sim', version: '1.0.0', title: 'Zeta media server (simulated)' },
       // The protocol's tasks/get and tasks/cancel over the tools' tasks (contract: mcp-streamable-http §6.2).
-      { capabilities: { tasks: { list: {}, cancel: {} } }, taskStore: simTaskStore(tasks, TASK_POLL_INTERVAL_MS, (taskId, sessionId) => host.log('tasks/cancel', { taskId }, sessionId)) },
+      {
+        capabilities: { tasks: { list: {}, cancel: {} } },
+        taskStore: simTaskStore(tasks, TASK_POLL_INTERVAL_MS, (taskId, sessionId) => host.log('tasks/cancel', { taskId }, sessionId)),
+      },
     );
-    const submit = (kind: 'image' | 'video', args: { promptText: string; model?: string; ratio?: string; duration?: number; resolution?: string }) => {
+    const submit = (
+      kind: 'image' | 'video',
+      args: { promptText: string; model?: string; ratio?: string; duration?: number; resolution?: string },
+    ) => {
       const model = ZETA_SIM_MODELS.find((entry) => entry.id === (args.model ?? ZETA_SIM_DEFAULT_MODELS[kind]));
       if (!model || model.kind !== kind) return failure(`Unknown ${kind} model: ${args.model}`);
       const ratio = args.ratio ?? (kind === 'image' ? '1:1' : '16:9');
       if (!model.aspectRatios.includes(ratio)) return failure(`Model ${model.id} does not support ratio ${ratio}.`);
-      const task = tasks.create({ kind, prompt: args.promptText, model: model.id, ratio, durationSeconds: args.duration ?? 4, resolution: args.resolution ?? '480p' });
+      const task = tasks.create({
+        kind,
+        prompt: args.promptText,
+        model: model.id,
+        ratio,
+        durationSeconds: args.duration ?? 4,
+        resolution: args.resolution ?? '480p',
+      });
       if (task.triggers.has('no-id')) return { content: [text('The generation was accepted.')] };
       return { content: [text(`Task created: ${task.id}`)], structuredContent: { taskId: task.id, status: 'PENDING' } };
     };
@@ -68,7 +87,17 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
 
     server.registerTool(
       'generate_image',
-      { description: 'Generate an image from a prompt.', inputSchema: { rationale: z.string(), promptText: z.string().min(1), model: z.string().optional(), ratio: z.string().optional(), referenceImages: z.array(reference).max(3).optional(), count: z.number().int().optional() } },
+      {
+        description: 'Generate an image from a prompt.',
+        inputSchema: {
+          rationale: z.string(),
+          promptText: z.string().min(1),
+          model: z.string().optional(),
+          ratio: z.string().optional(),
+          referenceImages: z.array(reference).max(3).optional(),
+          count: z.number().int().optional(),
+        },
+      },
       logged('generate_image', (args) => submit('image', args)),
     );
     server.registerTool(
@@ -93,19 +122,44 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
     );
     server.registerTool(
       'get_task',
-      { description: 'Read a generation task.', inputSchema: { rationale: z.string(), id: z.string() }, annotations: { readOnlyHint: true } },
+      {
+        description: 'Read a generation task.',
+        inputSchema: { rationale: z.string(), id: z.string() },
+        annotations: { readOnlyHint: true },
+      },
       logged('get_task', async (args) => {
         const task = tasks.get(args.id);
         if (!task) return failure(`Task ${args.id} not found.`);
         const reading = await tasks.read(task);
         const status = STATUS_WORDS[reading.state];
-        const body = { task: { id: task.id, status, ...(reading.url ? { artifacts: [{ url: reading.url }] } : {}), ...(reading.reason ? { failure: reading.reason } : {}) } };
-        return { content: [text(`Task ${task.id}\n"status": "${status}"\n${JSON.stringify(body)}`)], structuredContent: { id: task.id, status, ...(reading.url ? { url: reading.url } : {}) } };
+        const body = {
+          task: {
+            id: task.id,
+            status,
+            ...(reading.url ? { artifacts: [{ url: reading.url }] } : {}),
+            ...(reading.reason ? { failure: reading.reason } : {}),
+          },
+        };
+        return {
+          content: [text(`Task ${task.id}\n"status": "${status}"\n${JSON.stringify(body)}`)],
+          structuredContent: { id: task.id, status, ...(reading.url ? { url: reading.url } : {}) },
+        };
       }),
     );
     server.registerTool(
       'init_upload',
-      { description: 'Start an upload of a local file.', inputSchema: { rationale: z.string(), filename: z.string(), fileSize: z.number().int().max(100 * 1024 * 1024), mimeType: z.string() } },
+      {
+        description: 'Start an upload of a local file.',
+        inputSchema: {
+          rationale: z.string(),
+          filename: z.string(),
+          fileSize: z
+            .number()
+            .int()
+            .max(100 * 1024 * 1024),
+          mimeType: z.string(),
+        },
+      },
       logged('init_upload', () => {
         const target = host.uploadTarget();
         return { content: [text(`uploadId: ${target.id}`)], structuredContent: { uploadId: target.id, uploadUrls: [target.url] } };
@@ -113,7 +167,14 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
     );
     server.registerTool(
       'complete_upload',
-      { description: 'Finish an upload.', inputSchema: { rationale: z.string(), uploadId: z.string(), parts: z.array(z.object({ partNumber: z.number().int(), etag: z.string() })) } },
+      {
+        description: 'Finish an upload.',
+        inputSchema: {
+          rationale: z.string(),
+          uploadId: z.string(),
+          parts: z.array(z.object({ partNumber: z.number().int(), etag: z.string() })),
+        },
+      },
       logged('complete_upload', (args) => {
         const done = host.uploaded(args.uploadId);
         if (!done || args.parts[0]?.etag !== done.etag) return failure('The upload is not complete (no matching ETag).');
@@ -123,14 +184,26 @@ export async function startZetaSimulator(options: ZetaSimulatorOptions = {}): Pr
     );
     // Listed as on the real server; the studio must never call them.
     for (const billing of ['confirm_billing_purchase', 'cancel_trial_auto_renewal', 'confirm_trial_cancel']) {
-      server.registerTool(billing, { description: 'Billing action.', inputSchema: {} }, logged(billing, () => failure('Billing actions are not simulated.')));
+      server.registerTool(
+        billing,
+        { description: 'Billing action.', inputSchema: {} },
+        logged(billing, () => failure('Billing actions are not simulated.')),
+      );
     }
     return server;
   };
 
   // `[sim:drop]` in a prompt: the submit reaches the server, then its connection is cut unanswered.
-  const dropCall = (tool: string, args: Record<string, unknown>) => tool.startsWith('generate_') && typeof args.promptText === 'string' && args.promptText.includes('[sim:drop]');
-  const host = await startMcpHost({ name: 'zeta', tokens, ...(options.acceptToken ? { acceptToken: options.acceptToken } : {}), buildServer, dropCall, ...(options.port !== undefined ? { port: options.port } : {}) });
+  const dropCall = (tool: string, args: Record<string, unknown>) =>
+    tool.startsWith('generate_') && typeof args.promptText === 'string' && args.promptText.includes('[sim:drop]');
+  const host = await startMcpHost({
+    name: 'zeta',
+    tokens,
+    ...(options.acceptToken ? { acceptToken: options.acceptToken } : {}),
+    buildServer,
+    dropCall,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+  });
   started.host = host;
   return { url: host.url, endpoint: host.endpoint, token: tokens[0], host, close: () => host.close() };
 }

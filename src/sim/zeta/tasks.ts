@@ -84,11 +84,21 @@ export class SimTasks {
       return this.publish(await renderImage({ prompt: spec.prompt, width, height, format: 'png' }), 'image/png', 'png');
     }
     const { width, height } = simVideoSize(spec.resolution, spec.ratio);
-    return this.publish(await renderSimVideo({ prompt: spec.prompt, width, height, durationSeconds: spec.durationSeconds }), 'video/mp4', 'mp4');
+    return this.publish(
+      await renderSimVideo({ prompt: spec.prompt, width, height, durationSeconds: spec.durationSeconds }),
+      'video/mp4',
+      'mp4',
+    );
   }
 }
 
-const TASK_STATUS: Record<SimTaskState, 'working' | 'completed' | 'failed' | 'cancelled'> = { queued: 'working', running: 'working', succeeded: 'completed', failed: 'failed', canceled: 'cancelled' };
+const TASK_STATUS: Record<SimTaskState, 'working' | 'completed' | 'failed' | 'cancelled'> = {
+  queued: 'working',
+  running: 'working',
+  succeeded: 'completed',
+  failed: 'failed',
+  canceled: 'cancelled',
+};
 
 /**
  * The protocol's task methods (contract: mcp-streamable-http §6.2) over the
@@ -97,11 +107,23 @@ const TASK_STATUS: Record<SimTaskState, 'working' | 'completed' | 'failed' | 'ca
  * the SDK server's `taskStore` option. Tasks are made by the tools, not by
  * task-augmented calls (those are refused).
  */
-export function simTaskStore(tasks: SimTasks, pollIntervalMs: number, onCancel: (taskId: string, sessionId: string | undefined) => void): TaskStore {
+export function simTaskStore(
+  tasks: SimTasks,
+  pollIntervalMs: number,
+  onCancel: (taskId: string, sessionId: string | undefined) => void,
+): TaskStore {
   const objectOf = async (task: SimTask): Promise<Task> => {
     const reading = await tasks.read(task);
     const created = new Date(task.createdAt).toISOString();
-    return { taskId: task.id, status: TASK_STATUS[reading.state], ...(reading.reason ? { statusMessage: reading.reason } : {}), createdAt: created, lastUpdatedAt: new Date().toISOString(), ttl: null, pollInterval: pollIntervalMs };
+    return {
+      taskId: task.id,
+      status: TASK_STATUS[reading.state],
+      ...(reading.reason ? { statusMessage: reading.reason } : {}),
+      createdAt: created,
+      lastUpdatedAt: new Date().toISOString(),
+      ttl: null,
+      pollInterval: pollIntervalMs,
+    };
   };
   const refused = () => Promise.reject(new Error('Task-augmented calls are not supported: the tools answer a task id.'));
   return {

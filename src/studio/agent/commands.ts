@@ -17,15 +17,25 @@ export type ParsedTurn =
 const usages = () => AGENT_COMMAND_NAMES.map((name) => AGENT_COMMANDS[name].usage);
 
 /** The text /help answers. */
-export const helpText = (): string => ['Slash commands:', ...AGENT_COMMAND_NAMES.map((name) => `${AGENT_COMMANDS[name].usage}: ${AGENT_COMMANDS[name].does}`), 'Anything else is planned: an answer, a new image, or an edit of the current image.'].join('\n');
+export const helpText = (): string =>
+  [
+    'Slash commands:',
+    ...AGENT_COMMAND_NAMES.map((name) => `${AGENT_COMMANDS[name].usage}: ${AGENT_COMMANDS[name].does}`),
+    'Anything else is planned: an answer, a new image, or an edit of the current image.',
+  ].join('\n');
 
 const needsText = (command: AgentCommand, text: string): string => {
-  if (!text) throw new ServiceError('AGENT_PROMPT_REQUIRED', `${AGENT_COMMANDS[command].usage}: the command needs its text.`, { details: { field: 'prompt', command, usage: AGENT_COMMANDS[command].usage } });
+  if (!text)
+    throw new ServiceError('AGENT_PROMPT_REQUIRED', `${AGENT_COMMANDS[command].usage}: the command needs its text.`, {
+      details: { field: 'prompt', command, usage: AGENT_COMMANDS[command].usage },
+    });
   return text;
 };
 
 const invalid = (command: AgentCommand, message: string, extra: Record<string, unknown> = {}): ServiceError =>
-  new ServiceError('AGENT_COMMAND_INVALID', `${AGENT_COMMANDS[command].usage}: ${message}`, { details: { field: 'prompt', command, usage: AGENT_COMMANDS[command].usage, ...extra } });
+  new ServiceError('AGENT_COMMAND_INVALID', `${AGENT_COMMANDS[command].usage}: ${message}`, {
+    details: { field: 'prompt', command, usage: AGENT_COMMANDS[command].usage, ...extra },
+  });
 
 /** `/lane <lane>[/<model>]`: a provider id, and a model of that lane (checked by the catalog). */
 function parseLane(argument: string): { provider: ProviderId; model?: string } {
@@ -50,7 +60,9 @@ export function parseTurn(prompt: string): ParsedTurn {
   const argument = (match?.[2] ?? '').trim();
   const command = AGENT_COMMAND_NAMES.find((known) => known === name);
   if (!command) {
-    throw new ServiceError('AGENT_UNKNOWN_COMMAND', `Unknown command "/${name}". Commands: ${usages().join(', ')}.`, { details: { field: 'prompt', command: name, commands: usages() } });
+    throw new ServiceError('AGENT_UNKNOWN_COMMAND', `Unknown command "/${name}". Commands: ${usages().join(', ')}.`, {
+      details: { field: 'prompt', command: name, commands: usages() },
+    });
   }
   switch (command) {
     case 'question':
@@ -60,7 +72,10 @@ export function parseTurn(prompt: string): ParsedTurn {
     case 'variants': {
       const [count, ...words] = argument.split(/\s+/);
       const variants = Number(count);
-      if (!Number.isInteger(variants) || variants < 1 || variants > AGENT_LIMITS.variantsMax) throw invalid('variants', `n must be a whole number from 1 to ${AGENT_LIMITS.variantsMax}.`, { valid: { min: 1, max: AGENT_LIMITS.variantsMax } });
+      if (!Number.isInteger(variants) || variants < 1 || variants > AGENT_LIMITS.variantsMax)
+        throw invalid('variants', `n must be a whole number from 1 to ${AGENT_LIMITS.variantsMax}.`, {
+          valid: { min: 1, max: AGENT_LIMITS.variantsMax },
+        });
       return { kind: 'variants', command, variants, text: needsText(command, words.join(' ').trim()) };
     }
     case 'lane':

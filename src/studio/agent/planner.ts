@@ -106,7 +106,12 @@ export async function planTurn(ctx: StudioContext, turn: TurnContext, planning: 
     routed = await routeBackend(ctx);
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    return finish(ruleDecision(turn), { decidedBy: 'rules', backend: null, model: null, fallbackReason: `${error.code}: ${error.message}` });
+    return finish(ruleDecision(turn), {
+      decidedBy: 'rules',
+      backend: null,
+      model: null,
+      fallbackReason: `${error.code}: ${error.message}`,
+    });
   }
   const messages = [
     ...turn.history.slice(-AGENT_LIMITS.plannerTurns).flatMap((earlier) => [
@@ -118,22 +123,51 @@ export async function planTurn(ctx: StudioContext, turn: TurnContext, planning: 
   let answer;
   try {
     await planning.sending();
-    answer = await askBackend(ctx, routed.backend, routed.model, { instructions: PLANNER_INSTRUCTIONS, messages, webSearch: turn.webSearch }, planning.signal);
+    answer = await askBackend(
+      ctx,
+      routed.backend,
+      routed.model,
+      { instructions: PLANNER_INSTRUCTIONS, messages, webSearch: turn.webSearch },
+      planning.signal,
+    );
   } catch (error) {
     if (planning.signal.aborted) throw error;
     // A planner that failed does not fail the turn: the rules decide, and the plan says why.
     const why = error instanceof ServiceError ? `${error.code}: ${error.message}` : String(error);
-    return finish(ruleDecision(turn), { decidedBy: 'rules', backend: null, model: null, fallbackReason: `the ${routed.backend} planner failed (${why})` });
+    return finish(ruleDecision(turn), {
+      decidedBy: 'rules',
+      backend: null,
+      model: null,
+      fallbackReason: `the ${routed.backend} planner failed (${why})`,
+    });
   }
   const plan = readPlan(answer.text);
   if (!plan) {
-    return finish(ruleDecision(turn), { decidedBy: 'rules', backend: null, model: null, fallbackReason: `the ${routed.backend} planner answered without a plan` });
+    return finish(ruleDecision(turn), {
+      decidedBy: 'rules',
+      backend: null,
+      model: null,
+      fallbackReason: `the ${routed.backend} planner answered without a plan`,
+    });
   }
   return finish(settle(plan, turn), { decidedBy: 'planner', backend: routed.backend, model: routed.model });
 }
 
 /** The plan of a command that fixes the decision (/new, /edit, /variants): no model is asked. */
-export function commandPlan(action: 'generate' | 'edit', text: string, variants: number, locks: { styleLock: string | null; subjectLock: string | null }): AgentPlan {
+export function commandPlan(
+  action: 'generate' | 'edit',
+  text: string,
+  variants: number,
+  locks: { styleLock: string | null; subjectLock: string | null },
+): AgentPlan {
   const prompt = withLocks(text, locks);
-  return { action, variants, prompt, reply: action === 'edit' ? `Editing the current image: ${text}` : `A new image: ${text}`, decidedBy: 'command', backend: null, model: null };
+  return {
+    action,
+    variants,
+    prompt,
+    reply: action === 'edit' ? `Editing the current image: ${text}` : `A new image: ${text}`,
+    decidedBy: 'command',
+    backend: null,
+    model: null,
+  };
 }

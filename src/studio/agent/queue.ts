@@ -63,28 +63,53 @@ async function checkItemId(ctx: StudioContext, requestId: string, sessionId: str
   const turn = await ctx.store.agent.findTurn(requestId);
   const job = await ctx.jobs.get(requestId);
   const sameTurn = !turn || (turn.session_id === sessionId && turn.prompt === prompt);
-  const sameJob = !job || (job.kind === 'agent-turn' && job.request.itemId === requestId && job.request.sessionId === sessionId && job.request.prompt === prompt);
+  const sameJob =
+    !job ||
+    (job.kind === 'agent-turn' && job.request.itemId === requestId && job.request.sessionId === sessionId && job.request.prompt === prompt);
   if (sameTurn && sameJob) return;
-  throw new ServiceError('REQUEST_ID_IN_USE', `"${requestId}" already names another ${job && job.kind !== 'agent-turn' ? `${job.kind} job` : 'agent item'}; use a new requestId.`, {
-    details: { requestId, ...(job ? { state: job.state, kind: job.kind } : {}) },
-  });
+  throw new ServiceError(
+    'REQUEST_ID_IN_USE',
+    `"${requestId}" already names another ${job && job.kind !== 'agent-turn' ? `${job.kind} job` : 'agent item'}; use a new requestId.`,
+    {
+      details: { requestId, ...(job ? { state: job.state, kind: job.kind } : {}) },
+    },
+  );
 }
 
 /** The job of a new item: the text checked (commands), the current image and references stored with it, its turn recorded `queued`. */
-export async function planTurnJob(ctx: StudioContext, sessionId: string, body: AgentTurnRequest, requestId: string): Promise<JobSpec<'agent-turn'>> {
+export async function planTurnJob(
+  ctx: StudioContext,
+  sessionId: string,
+  body: AgentTurnRequest,
+  requestId: string,
+): Promise<JobSpec<'agent-turn'>> {
   const session = await liveAgentSession(ctx, sessionId);
   const prompt = body.prompt?.trim() ?? '';
-  if (!prompt) throw new ServiceError('AGENT_PROMPT_REQUIRED', 'A turn needs a prompt (its text, or a slash command: /help lists them).', { details: { field: 'prompt' } });
+  if (!prompt)
+    throw new ServiceError('AGENT_PROMPT_REQUIRED', 'A turn needs a prompt (its text, or a slash command: /help lists them).', {
+      details: { field: 'prompt' },
+    });
   const parsed = parseTurn(prompt);
   await checkItemId(ctx, requestId, sessionId, prompt);
   const references = await loadReferences(ctx, body.references ?? [], { lane: 'agent', max: AGENT_LIMITS.referencesMax });
   // The current image as it is now goes with the item, so it survives a restart even if history loses it.
-  const current = session.current_image ? await loadImageInput(ctx, { filename: session.current_image }, 'currentImage').catch(() => undefined) : undefined;
+  const current = session.current_image
+    ? await loadImageInput(ctx, { filename: session.current_image }, 'currentImage').catch(() => undefined)
+    : undefined;
   // The same requestId again is the same item: its turn is kept as it is. Marked submitting before
   // the row exists, so no read in between takes the row for one whose job was lost.
   const marked = !submittingOf(ctx).has(requestId);
   if (marked) submittingOf(ctx).add(requestId);
-  if (await ctx.store.agent.insertTurn({ id: requestId, session_id: sessionId, job_id: requestId, prompt, command: parsed.command, created_at: now() })) {
+  if (
+    await ctx.store.agent.insertTurn({
+      id: requestId,
+      session_id: sessionId,
+      job_id: requestId,
+      prompt,
+      command: parsed.command,
+      created_at: now(),
+    })
+  ) {
     const row = await ctx.store.agent.findTurn(requestId);
     if (row) announceItem(ctx, row);
   } else if (marked) submittingOf(ctx).delete(requestId);
@@ -97,7 +122,10 @@ export async function planTurnJob(ctx: StudioContext, sessionId: string, body: A
       sessionId,
       itemId: requestId,
       prompt,
-      inputs: { current: current && session.current_image ? { ...describeInput(current), filename: session.current_image } : null, references: references.map(describeInput) },
+      inputs: {
+        current: current && session.current_image ? { ...describeInput(current), filename: session.current_image } : null,
+        references: references.map(describeInput),
+      },
     },
     inputs: { ...(current ? { current } : {}), references },
     inputImages: [...references, ...(current ? [current] : [])],
@@ -107,7 +135,14 @@ export async function planTurnJob(ctx: StudioContext, sessionId: string, body: A
 
 /** Publishes an item's state (with its place when queued). */
 export function announceItem(ctx: StudioContext, row: AgentTurnRow, extra: { position?: number; error?: ErrorPayload } = {}): void {
-  agentEvents(ctx).item({ sessionId: row.session_id, itemId: row.id, requestId: row.job_id, state: row.state, attempt: row.attempt, ...extra });
+  agentEvents(ctx).item({
+    sessionId: row.session_id,
+    itemId: row.id,
+    requestId: row.job_id,
+    state: row.state,
+    attempt: row.attempt,
+    ...extra,
+  });
 }
 
 /**
@@ -121,7 +156,11 @@ async function reconcile(ctx: StudioContext, row: AgentTurnRow): Promise<{ row: 
   // Not ended, or its job not submitted yet (the request that queued it is still at it).
   if ((job && !job.finishedAt) || (!job && submittingOf(ctx).has(row.job_id))) return { row, job };
   let state: AgentItemState = 'failed';
-  let error: ErrorPayload | null = { code: 'JOB_NOT_FOUND', message: 'The job of this item is gone (never accepted, or swept); retry the item.', details: { requestId: row.job_id } };
+  let error: ErrorPayload | null = {
+    code: 'JOB_NOT_FOUND',
+    message: 'The job of this item is gone (never accepted, or swept); retry the item.',
+    details: { requestId: row.job_id },
+  };
   if (job) {
     state = job.state === 'succeeded' ? 'succeeded' : job.state === 'cancelled' ? 'cancelled' : 'failed';
     error = job.error;
@@ -150,7 +189,9 @@ async function itemsOf(ctx: StudioContext, sessionId: string): Promise<AgentTurn
 export async function agentQueueOf(ctx: StudioContext, sessionId: string): Promise<AgentQueue> {
   const session = await liveAgentSession(ctx, sessionId);
   const items = await itemsOf(ctx, sessionId);
-  const summary = Object.fromEntries(AGENT_ITEM_STATES.map((state) => [state, items.filter((item) => item.state === state).length])) as AgentQueue['summary'];
+  const summary = Object.fromEntries(
+    AGENT_ITEM_STATES.map((state) => [state, items.filter((item) => item.state === state).length]),
+  ) as AgentQueue['summary'];
   return { sessionId: session.id, items, summary };
 }
 
@@ -166,7 +207,8 @@ async function itemRowOf(ctx: StudioContext, itemId: string): Promise<AgentTurnR
 }
 
 /** An item brought in line with its job (cancel and retry check its state). */
-const itemRow = async (ctx: StudioContext, itemId: string): Promise<AgentTurnRow> => (await reconcile(ctx, await itemRowOf(ctx, itemId))).row;
+const itemRow = async (ctx: StudioContext, itemId: string): Promise<AgentTurnRow> =>
+  (await reconcile(ctx, await itemRowOf(ctx, itemId))).row;
 
 /** An item as the API shows it: reconciled with its session's (which gives its place in the queue). */
 export async function agentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
@@ -183,7 +225,9 @@ const unlessGone = (error: unknown): void => {
 export async function cancelAgentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
   const row = await itemRow(ctx, itemId);
   if (!AGENT_CANCELLABLE_STATES.includes(row.state)) {
-    throw new ServiceError('AGENT_CANCEL_NOT_ALLOWED', `The item is ${row.state}; only a queued or running item can be cancelled.`, { details: { itemId, state: row.state, allowed: AGENT_CANCELLABLE_STATES } });
+    throw new ServiceError('AGENT_CANCEL_NOT_ALLOWED', `The item is ${row.state}; only a queued or running item can be cancelled.`, {
+      details: { itemId, state: row.state, allowed: AGENT_CANCELLABLE_STATES },
+    });
   }
   // Ended meanwhile: the reconciliation below tells how.
   await ctx.jobs.cancel(row.job_id, 'The agent queue item was cancelled.').catch(unlessGone);
@@ -194,7 +238,9 @@ export async function cancelAgentItem(ctx: StudioContext, itemId: string): Promi
 export async function retryAgentItem(ctx: StudioContext, itemId: string): Promise<AgentTurn> {
   const row = await itemRow(ctx, itemId);
   if (!AGENT_RETRYABLE_STATES.includes(row.state)) {
-    throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', `The item is ${row.state}; only a failed or cancelled item can be retried.`, { details: { itemId, state: row.state, allowed: AGENT_RETRYABLE_STATES } });
+    throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', `The item is ${row.state}; only a failed or cancelled item can be retried.`, {
+      details: { itemId, state: row.state, allowed: AGENT_RETRYABLE_STATES },
+    });
   }
   await liveAgentSession(ctx, row.session_id);
   const attempt = row.attempt + 1;
@@ -203,7 +249,13 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
   // until the job exists, a read of the item does not take it for lost.
   submittingOf(ctx).add(jobId);
   try {
-    if (!(await ctx.store.agent.updateTurn(row.id, { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null }, AGENT_RETRYABLE_STATES))) {
+    if (
+      !(await ctx.store.agent.updateTurn(
+        row.id,
+        { job_id: jobId, attempt, state: 'queued', error: null, started_at: null, finished_at: null },
+        AGENT_RETRYABLE_STATES,
+      ))
+    ) {
       throw new ServiceError('AGENT_RETRY_NOT_ALLOWED', 'The item changed meanwhile; read it again.', { details: { itemId } });
     }
     // Told before its job can start: once submitted it may be running (or done) when read again.
@@ -212,7 +264,14 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
     try {
       await ctx.jobs.retry(row.job_id, jobId);
     } catch (error) {
-      await ctx.store.agent.updateTurn(row.id, { job_id: row.job_id, attempt: row.attempt, state: row.state, error: row.error, started_at: row.started_at, finished_at: row.finished_at });
+      await ctx.store.agent.updateTurn(row.id, {
+        job_id: row.job_id,
+        attempt: row.attempt,
+        state: row.state,
+        error: row.error,
+        started_at: row.started_at,
+        finished_at: row.finished_at,
+      });
       announceItem(ctx, row);
       throw error;
     }
@@ -226,7 +285,8 @@ export async function retryAgentItem(ctx: StudioContext, itemId: string): Promis
 export async function deleteAgentSessionAndItems(ctx: StudioContext, sessionId: string): Promise<{ id: string; deleted: true }> {
   await liveAgentSession(ctx, sessionId);
   for (const row of await turnRowsOf(ctx, sessionId)) {
-    if (row.state === 'queued' || row.state === 'running') await ctx.jobs.cancel(row.job_id, 'The agent session was deleted.').catch(unlessGone);
+    if (row.state === 'queued' || row.state === 'running')
+      await ctx.jobs.cancel(row.job_id, 'The agent session was deleted.').catch(unlessGone);
   }
   await ctx.store.agent.deleteSession(sessionId);
   return { id: sessionId, deleted: true };

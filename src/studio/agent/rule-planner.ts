@@ -19,7 +19,8 @@ export interface Workspace {
 }
 
 const QUESTION = /\?\s*$|^(what|why|how|who|which|when|where|is|are|can|could|should|would|do|does|did|explain|describe|tell me)\b/i;
-const EDIT = /\b(make (it|them|the)|change|turn (it|the)|add|remove|replace|recolou?r|give (it|the)|without|instead|more|less|brighter|darker|bigger|smaller|edit|fix)\b/i;
+const EDIT =
+  /\b(make (it|them|the)|change|turn (it|the)|add|remove|replace|recolou?r|give (it|the)|without|instead|more|less|brighter|darker|bigger|smaller|edit|fix)\b/i;
 const VARIANTS = /\b(\d+)\s+(variants?|versions?|options?|variations?|takes?)\b/i;
 
 export const isQuestion = (text: string): boolean => QUESTION.test(text.trim());
@@ -32,13 +33,16 @@ export function variantsAsked(text: string): number {
 
 /** The rules' answer to a question: what the workspace holds, since no model is there to say more. */
 export function ruleAnswer(text: string, workspace: Workspace): string {
-  const about = workspace.currentPrompt ? `The current image was made from: "${workspace.currentPrompt}".` : 'The session has no current image yet.';
+  const about = workspace.currentPrompt
+    ? `The current image was made from: "${workspace.currentPrompt}".`
+    : 'The session has no current image yet.';
   return `No planner model is ready, so this answer comes from the rules. ${about} You asked: "${text}".`;
 }
 
 export function decideByRules(text: string, workspace: Workspace): Decision {
   if (isQuestion(text)) return { action: 'answer', variants: 1, prompt: null, reply: ruleAnswer(text, workspace) };
   const variants = variantsAsked(text);
-  if (workspace.hasCurrentImage && EDIT.test(text)) return { action: 'edit', variants, prompt: text, reply: `Editing the current image: ${text}` };
+  if (workspace.hasCurrentImage && EDIT.test(text))
+    return { action: 'edit', variants, prompt: text, reply: `Editing the current image: ${text}` };
   return { action: 'generate', variants, prompt: text, reply: `A new image: ${text}` };
 }

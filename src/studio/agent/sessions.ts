@@ -58,15 +58,25 @@ async function liveAsset(ctx: StudioContext, filename: string): Promise<AssetRec
 export function checkSettings(settings: AgentSessionSettings): AgentSessionSettings {
   const { provider, model, options } = settings;
   if (provider === undefined || provider === 'auto') {
-    if (model !== undefined && !isKnownModel(model)) throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${model}".`, { details: { field: 'settings.model', model } });
+    if (model !== undefined && !isKnownModel(model))
+      throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${model}".`, { details: { field: 'settings.model', model } });
     return settings;
   }
   const lane = LANES[provider];
-  if (!lane.adapter) throw new ServiceError('LANE_NOT_AVAILABLE', `The ${provider} lane is not available in this build.`, { details: { field: 'settings.provider', lane: provider } });
+  if (!lane.adapter)
+    throw new ServiceError('LANE_NOT_AVAILABLE', `The ${provider} lane is not available in this build.`, {
+      details: { field: 'settings.provider', lane: provider },
+    });
   resolveModel(lane, model);
   // A control the spec refuses on this lane (beta-api's quality) would fail every turn: refused here, at save.
-  const [refused] = controlVerdict(lane, COMMON_CONTROLS.filter((control) => control in settings && settings[control as keyof AgentSessionSettings] !== undefined)).refused;
-  if (refused !== undefined) throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${refused} control.`, { details: { lane: lane.id, field: `settings.${refused}`, supported: lane.controls } });
+  const [refused] = controlVerdict(
+    lane,
+    COMMON_CONTROLS.filter((control) => control in settings && settings[control as keyof AgentSessionSettings] !== undefined),
+  ).refused;
+  if (refused !== undefined)
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${refused} control.`, {
+      details: { lane: lane.id, field: `settings.${refused}`, supported: lane.controls },
+    });
   parseLaneOptions(lane, options);
   return settings;
 }
@@ -140,22 +150,37 @@ export async function createAgentSession(ctx: StudioContext, body: CreateAgentSe
   return sessionView(ctx, row);
 }
 
-export const listSessionsOf = async (ctx: StudioContext): Promise<{ sessions: AgentSession[] }> => ({ sessions: await Promise.all((await ctx.store.agent.listSessions(SESSIONS_LIST_MAX)).map((row) => sessionView(ctx, row))) });
+export const listSessionsOf = async (ctx: StudioContext): Promise<{ sessions: AgentSession[] }> => ({
+  sessions: await Promise.all((await ctx.store.agent.listSessions(SESSIONS_LIST_MAX)).map((row) => sessionView(ctx, row))),
+});
 
 /** The image a PATCH names as current: a history file, or an upload saved into history first. */
 async function imageToSet(ctx: StudioContext, session: AgentSessionRow, item: unknown): Promise<string> {
   const image = await loadImageInput(ctx, item, 'currentImage').catch((error: unknown) => {
     if (!(error instanceof ServiceError && error.code === 'REFERENCE_NOT_FOUND')) throw error;
-    throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `The image is not in history: ${error.message}`, { details: { ...error.details, field: 'currentImage' } });
+    throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `The image is not in history: ${error.message}`, {
+      details: { ...error.details, field: 'currentImage' },
+    });
   });
   if (image.source === 'history' && image.filename) {
     // A tombstoned image is not one to start from.
-    if (!(await liveAsset(ctx, image.filename))) throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `${image.filename} is not in history.`, { details: { field: 'currentImage', filename: image.filename } });
+    if (!(await liveAsset(ctx, image.filename)))
+      throw new ServiceError('AGENT_IMAGE_NOT_FOUND', `${image.filename} is not in history.`, {
+        details: { field: 'currentImage', filename: image.filename },
+      });
     return image.filename;
   }
   const saved = await saveAsset(ctx, {
     bytes: image.bytes,
-    metadata: { prompt: image.filename ?? 'uploaded image', lane: 'import', model: 'none', requestId: randomUUID(), kind: 'import', sessionTitle: session.title, settings: { source: 'agent-upload', agentSessionId: session.id } },
+    metadata: {
+      prompt: image.filename ?? 'uploaded image',
+      lane: 'import',
+      model: 'none',
+      requestId: randomUUID(),
+      kind: 'import',
+      sessionTitle: session.title,
+      settings: { source: 'agent-upload', agentSessionId: session.id },
+    },
   });
   return saved.filename;
 }
@@ -167,7 +192,10 @@ export function becomeCurrent(row: AgentSessionRow, filename: string | null, add
   return {
     current_image: filename,
     previous_images: JSON.stringify(row.current_image && row.current_image !== filename ? [...previous, row.current_image] : previous),
-    images: JSON.stringify([...images, ...[...added, ...(filename ? [filename] : [])].filter((name, index, all) => !images.includes(name) && all.indexOf(name) === index)]),
+    images: JSON.stringify([
+      ...images,
+      ...[...added, ...(filename ? [filename] : [])].filter((name, index, all) => !images.includes(name) && all.indexOf(name) === index),
+    ]),
     updated_at: now(),
   };
 }
@@ -175,7 +203,8 @@ export function becomeCurrent(row: AgentSessionRow, filename: string | null, add
 export async function updateAgentSession(ctx: StudioContext, id: string, body: UpdateAgentSessionRequest): Promise<AgentSession> {
   const session = await liveAgentSession(ctx, id);
   const settings = body.settings !== undefined ? JSON.stringify(checkSettings(body.settings)) : undefined;
-  const current = body.currentImage === undefined ? undefined : body.currentImage === null ? null : await imageToSet(ctx, session, body.currentImage);
+  const current =
+    body.currentImage === undefined ? undefined : body.currentImage === null ? null : await imageToSet(ctx, session, body.currentImage);
   const row = await ctx.store.agent.changeSession(id, (row) => ({
     session: {
       ...(current !== undefined ? becomeCurrent(row, current) : {}),

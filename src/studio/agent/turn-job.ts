@@ -56,7 +56,11 @@ async function currentImageOf(ctx: StudioContext, job: TurnJob, session: AgentSe
     if (fromHistory) return fromHistory;
   }
   if (stored) return job.inputs?.current ?? (await ctx.jobs.inputs.load(stored));
-  throw new ServiceError('AGENT_NO_CURRENT_IMAGE', 'The session has no current image to edit: make one first, or set one (PATCH currentImage).', { details: { sessionId: session.id } });
+  throw new ServiceError(
+    'AGENT_NO_CURRENT_IMAGE',
+    'The session has no current image to edit: make one first, or set one (PATCH currentImage).',
+    { details: { sessionId: session.id } },
+  );
 }
 
 /** The earlier turns the planner reads (the newest AGENT_LIMITS.plannerTurns): what the user said, what the studio answered. */
@@ -76,10 +80,17 @@ async function currentPromptOf(ctx: StudioContext, session: AgentSessionRow): Pr
 }
 
 /** The turn's plan: stored (a resumed turn), a command's, or the planner's. */
-async function planOf(ctx: StudioContext, job: TurnJob, session: AgentSessionRow, turn: AgentTurnRow, parsed: ParsedTurn): Promise<AgentPlan> {
+async function planOf(
+  ctx: StudioContext,
+  job: TurnJob,
+  session: AgentSessionRow,
+  turn: AgentTurnRow,
+  parsed: ParsedTurn,
+): Promise<AgentPlan> {
   if (job.operation && turn.plan) return agentPlan.parse(JSON.parse(turn.plan));
   const locks = { styleLock: session.style_lock, subjectLock: session.subject_lock };
-  if (parsed.kind === 'new' || parsed.kind === 'variants') return commandPlan('generate', parsed.text, parsed.kind === 'variants' ? parsed.variants : 1, locks);
+  if (parsed.kind === 'new' || parsed.kind === 'variants')
+    return commandPlan('generate', parsed.text, parsed.kind === 'variants' ? parsed.variants : 1, locks);
   if (parsed.kind === 'edit') return commandPlan('edit', parsed.text, 1, locks);
   if (parsed.kind !== 'plan' && parsed.kind !== 'question') throw new Error(`A ${parsed.kind} turn has no plan.`);
   job.phase('planning', { provider: 'agent' });
@@ -108,16 +119,36 @@ interface Outcome {
   readonly planMs: number;
 }
 
-const answerOnly = (reply: string, decidedBy: AgentPlan['decidedBy'] = 'command'): AgentPlan => ({ action: 'answer', variants: 1, prompt: null, reply, decidedBy, backend: null, model: null });
+const answerOnly = (reply: string, decidedBy: AgentPlan['decidedBy'] = 'command'): AgentPlan => ({
+  action: 'answer',
+  variants: 1,
+  prompt: null,
+  reply,
+  decidedBy,
+  backend: null,
+  model: null,
+});
 
 /** `/lane`: the session's lane (and model) for the next turns; the controls the new lane has not are dropped. */
-async function setLane(ctx: StudioContext, session: AgentSessionRow, turn: AgentTurnRow, parsed: Extract<ParsedTurn, { kind: 'lane' }>): Promise<AgentPlan> {
+async function setLane(
+  ctx: StudioContext,
+  session: AgentSessionRow,
+  turn: AgentTurnRow,
+  parsed: Extract<ParsedTurn, { kind: 'lane' }>,
+): Promise<AgentPlan> {
   const settings = settingsOf(session);
   const lane = parsed.provider === 'auto' ? undefined : LANES[parsed.provider];
-  const kept = Object.fromEntries(COMMON_CONTROLS.filter((control) => control !== 'negativePrompt' && (!lane || lane.controls.includes(control))).flatMap((control) => (control in settings ? [[control, settings[control as keyof typeof settings]]] : [])));
+  const kept = Object.fromEntries(
+    COMMON_CONTROLS.filter((control) => control !== 'negativePrompt' && (!lane || lane.controls.includes(control))).flatMap((control) =>
+      control in settings ? [[control, settings[control as keyof typeof settings]]] : [],
+    ),
+  );
   const next = { ...kept, provider: parsed.provider, ...(parsed.model ? { model: parsed.model } : {}) };
   const plan = answerOnly(`The next turns run on ${parsed.provider}${parsed.model ? `/${parsed.model}` : ''}.`);
-  await ctx.store.agent.changeSession(session.id, () => ({ session: { settings: JSON.stringify(next), updated_at: now() }, turn: planned(turn, plan) }));
+  await ctx.store.agent.changeSession(session.id, () => ({
+    session: { settings: JSON.stringify(next), updated_at: now() },
+    turn: planned(turn, plan),
+  }));
   return plan;
 }
 
@@ -127,10 +158,14 @@ async function undo(ctx: StudioContext, session: AgentSessionRow, turn: AgentTur
   let plan = answerOnly('The session has no current image now.');
   const row = await ctx.store.agent.changeSession(session.id, (row) => {
     const previous = JSON.parse(row.previous_images) as string[];
-    if (!row.current_image) throw new ServiceError('AGENT_NO_CURRENT_IMAGE', 'There is no current image to go back from.', { details: { sessionId: row.id } });
+    if (!row.current_image)
+      throw new ServiceError('AGENT_NO_CURRENT_IMAGE', 'There is no current image to go back from.', { details: { sessionId: row.id } });
     restored = previous.at(-1) ?? null;
     if (restored) plan = answerOnly(`The current image is ${restored} again.`);
-    return { session: { current_image: restored, previous_images: JSON.stringify(previous.slice(0, -1)), updated_at: now() }, turn: planned(turn, plan) };
+    return {
+      session: { current_image: restored, previous_images: JSON.stringify(previous.slice(0, -1)), updated_at: now() },
+      turn: planned(turn, plan),
+    };
   });
   if (row) agentEvents(ctx).currentImage({ sessionId: session.id, filename: restored, reason: 'undo' });
   return plan;
@@ -143,7 +178,14 @@ async function undo(ctx: StudioContext, session: AgentSessionRow, turn: AgentTur
 const planned = (turn: AgentTurnRow, plan: AgentPlan) => ({ id: turn.id, fields: { plan: JSON.stringify(plan) } });
 
 /** Generates the plan's images on the session's lane; the first becomes the current image. */
-async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionRow, turn: AgentTurnRow, plan: AgentPlan, run: RunState): Promise<Omit<Outcome, 'plan' | 'planMs'>> {
+async function generate(
+  ctx: StudioContext,
+  job: TurnJob,
+  session: AgentSessionRow,
+  turn: AgentTurnRow,
+  plan: AgentPlan,
+  run: RunState,
+): Promise<Omit<Outcome, 'plan' | 'planMs'>> {
   const operation = plan.action === 'edit' ? 'edit' : 'generate';
   const settings = settingsOf(session);
   const prompt = plan.prompt ?? turn.prompt;
@@ -152,15 +194,24 @@ async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionR
   const slot = planned.request.slots[0];
   const lane = LANES[slot.lane];
   const image = operation === 'edit' ? await currentImageOf(ctx, job, session) : undefined;
-  const references = job.inputs?.references ?? (await Promise.all(job.request.inputs.references.map((descriptor) => ctx.jobs.inputs.load(descriptor))));
+  const references =
+    job.inputs?.references ?? (await Promise.all(job.request.inputs.references.map((descriptor) => ctx.jobs.inputs.load(descriptor))));
   const count = references.length + (image ? 1 : 0);
   if (count > lane.maxInputImages) {
-    throw new ServiceError(lane.codes.tooManyReferences ?? 'REFERENCE_TOO_MANY', `The ${lane.id} lane takes at most ${lane.maxInputImages} input images; this turn has ${count} (the current image counts).`, {
-      details: { lane: lane.id, max: lane.maxInputImages, got: count },
-    });
+    throw new ServiceError(
+      lane.codes.tooManyReferences ?? 'REFERENCE_TOO_MANY',
+      `The ${lane.id} lane takes at most ${lane.maxInputImages} input images; this turn has ${count} (the current image counts).`,
+      {
+        details: { lane: lane.id, max: lane.maxInputImages, got: count },
+      },
+    );
   }
   const inputs: ImageInputs = { references, ...(image ? { image } : {}) };
-  const request: ImageJobRequest = { operation, slots: [slot], inputs: { references: references.map(describeInput), ...(image ? { image: describeInput(image) } : {}) } };
+  const request: ImageJobRequest = {
+    operation,
+    slots: [slot],
+    inputs: { references: references.map(describeInput), ...(image ? { image: describeInput(image) } : {}) },
+  };
   const stepped = lane.adapter?.steps !== undefined;
   // One operation per job: a turn of several variants on a lane with steps keeps none, so it is not resumed.
   const view: ImageJob = {
@@ -179,15 +230,36 @@ async function generate(ctx: StudioContext, job: TurnJob, session: AgentSessionR
   };
   const images: string[] = [];
   for (let variant = 0; variant < plan.variants; variant += 1) {
-    agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'generating', action: plan.action, variant, variants: plan.variants });
+    agentEvents(ctx).progress({
+      sessionId: session.id,
+      itemId: turn.id,
+      requestId: job.requestId,
+      step: 'generating',
+      action: plan.action,
+      variant,
+      variants: plan.variants,
+    });
     if (!stepped) await job.sending();
-    const result = await runSlot(ctx, { ...view, operation: variant === 0 ? job.operation : null }, slot, inputs, plan.variants > 1 ? variant : undefined);
+    const result = await runSlot(
+      ctx,
+      { ...view, operation: variant === 0 ? job.operation : null },
+      slot,
+      inputs,
+      plan.variants > 1 ? variant : undefined,
+    );
     images.push(...result.images.map((asset) => asset.filename));
   }
   const first = images[0] ?? null;
   await ctx.store.agent.changeSession(session.id, (row) => ({ session: becomeCurrent(row, first, images) }));
   agentEvents(ctx).currentImage({ sessionId: session.id, filename: first, reason: 'turn' });
-  agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'saved', action: plan.action, variants: plan.variants });
+  agentEvents(ctx).progress({
+    sessionId: session.id,
+    itemId: turn.id,
+    requestId: job.requestId,
+    step: 'saved',
+    action: plan.action,
+    variants: plan.variants,
+  });
   return { images, finalPrompt: prompt, provider: slot.lane, model: slot.model.id, inputImage: image?.filename ?? null };
 }
 
@@ -200,16 +272,29 @@ interface RunState {
 async function runTurn(ctx: StudioContext, job: TurnJob, turn: AgentTurnRow, started: number, run: RunState): Promise<Outcome> {
   const session = await sessionOf(ctx, job.request.sessionId);
   const parsed = parseTurn(turn.prompt);
-  if (parsed.kind === 'help') return { plan: answerOnly(helpText()), images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs: 0 };
+  if (parsed.kind === 'help')
+    return { plan: answerOnly(helpText()), images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs: 0 };
   if (parsed.kind === 'lane' || parsed.kind === 'undo') {
     // Applied already (the studio stopped before the turn ended): its stored plan says what it did.
-    const plan = turn.plan ? agentPlan.parse(JSON.parse(turn.plan)) : parsed.kind === 'lane' ? await setLane(ctx, session, turn, parsed) : await undo(ctx, session, turn);
+    const plan = turn.plan
+      ? agentPlan.parse(JSON.parse(turn.plan))
+      : parsed.kind === 'lane'
+        ? await setLane(ctx, session, turn, parsed)
+        : await undo(ctx, session, turn);
     return { plan, images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs: 0 };
   }
   const plan = await planOf(ctx, job, session, turn, parsed);
   const planMs = elapsed(started);
   await ctx.store.agent.updateTurn(turn.id, { plan: JSON.stringify(plan) });
-  agentEvents(ctx).progress({ sessionId: session.id, itemId: turn.id, requestId: job.requestId, step: 'planned', action: plan.action, decidedBy: plan.decidedBy, variants: plan.variants });
+  agentEvents(ctx).progress({
+    sessionId: session.id,
+    itemId: turn.id,
+    requestId: job.requestId,
+    step: 'planned',
+    action: plan.action,
+    decidedBy: plan.decidedBy,
+    variants: plan.variants,
+  });
   if (plan.action === 'answer') return { plan, images: [], finalPrompt: null, provider: null, model: null, inputImage: null, planMs };
   if (job.signal.aborted) throw job.signal.reason;
   return { plan, planMs, ...(await generate(ctx, job, session, turn, plan, run)) };
@@ -225,8 +310,17 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
     const started = performance.now();
     const run: RunState = { operationRecorded: job.operation !== null };
     const found = await ctx.store.agent.findTurn(job.request.itemId);
-    if (!found) throw new ServiceError('AGENT_ITEM_NOT_FOUND', `The agent item ${job.request.itemId} is gone (its session was deleted).`, { details: { itemId: job.request.itemId } });
-    await ctx.store.agent.updateTurn(found.id, { state: 'running', job_id: job.requestId, started_at: now(), finished_at: null, error: null });
+    if (!found)
+      throw new ServiceError('AGENT_ITEM_NOT_FOUND', `The agent item ${job.request.itemId} is gone (its session was deleted).`, {
+        details: { itemId: job.request.itemId },
+      });
+    await ctx.store.agent.updateTurn(found.id, {
+      state: 'running',
+      job_id: job.requestId,
+      started_at: now(),
+      finished_at: null,
+      error: null,
+    });
     const turn = (await ctx.store.agent.findTurn(found.id)) ?? found;
     announceItem(ctx, turn);
     try {
@@ -252,7 +346,13 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
       // the engine's row says which, and the turn follows it when it is read (queue.ts reconcile).
       if (job.signal.aborted && run.operationRecorded) throw failure;
       const payload = failure.toBody().error;
-      if (await ctx.store.agent.updateTurn(turn.id, { state: failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed', error: JSON.stringify(payload), finished_at: now() }, ['running'])) {
+      if (
+        await ctx.store.agent.updateTurn(
+          turn.id,
+          { state: failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed', error: JSON.stringify(payload), finished_at: now() },
+          ['running'],
+        )
+      ) {
         const ended = await ctx.store.agent.findTurn(turn.id);
         if (ended) announceItem(ctx, ended, { error: payload });
       }

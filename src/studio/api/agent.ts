@@ -3,7 +3,14 @@ import { inputDescriptor } from './jobs-base.js';
 import { PROMPT_BUILDER_AUTO_ORDER } from './prompt-builder.js';
 import { imageInput, slotFields } from './requests.js';
 import { assetRecord, errorPayload } from './results.js';
-import { AGENT_ACTIONS, AGENT_COMMAND_NAMES, AGENT_ITEM_STATES, AGENT_LIMITS, type AgentCommand, type AgentItemState } from './agent-values.js';
+import {
+  AGENT_ACTIONS,
+  AGENT_COMMAND_NAMES,
+  AGENT_ITEM_STATES,
+  AGENT_LIMITS,
+  type AgentCommand,
+  type AgentItemState,
+} from './agent-values.js';
 import { API_LIMITS, REQUEST_ID_PATTERN } from './values.js';
 
 // Agent Mode (spec: Generation modes, Agent Mode endpoints): sessions, turns,
@@ -23,7 +30,13 @@ const lock = z.string().trim().max(AGENT_LIMITS.lockMaxChars).nullable();
 
 /** POST /api/agent/sessions */
 export const createAgentSessionRequest = z
-  .object({ title: title.optional(), settings: agentSessionSettings.optional(), webSearch: z.boolean().optional(), styleLock: lock.optional(), subjectLock: lock.optional() })
+  .object({
+    title: title.optional(),
+    settings: agentSessionSettings.optional(),
+    webSearch: z.boolean().optional(),
+    styleLock: lock.optional(),
+    subjectLock: lock.optional(),
+  })
   .strict();
 export type CreateAgentSessionRequest = z.infer<typeof createAgentSessionRequest>;
 
@@ -88,7 +101,9 @@ export const agentTurn = z.object({
 export type AgentTurn = z.infer<typeof agentTurn>;
 
 /** How many items of a session are in each state. */
-export const agentQueueSummary = z.object(Object.fromEntries(AGENT_ITEM_STATES.map((state) => [state, z.number().int()])) as Record<AgentItemState, z.ZodNumber>);
+export const agentQueueSummary = z.object(
+  Object.fromEntries(AGENT_ITEM_STATES.map((state) => [state, z.number().int()])) as Record<AgentItemState, z.ZodNumber>,
+);
 export type AgentQueueSummary = z.infer<typeof agentQueueSummary>;
 
 export const agentSession = z.object({

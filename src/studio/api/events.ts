@@ -32,14 +32,34 @@ export const generationEventPayloads = {
   /** Step progress inside the upstream's run (flow: a sampler's step `value` of `max`, in `node`). Ours where the spec names the event only. */
   // A video's poll (below) is a `progress` too, with its own fields: the payload is one or the other.
   progress: z.union([
-    z.object({ ...base, value: z.number().int(), max: z.number().int(), node: z.string().optional(), provider: z.string().optional(), model: z.string().optional() }),
+    z.object({
+      ...base,
+      value: z.number().int(),
+      max: z.number().int(),
+      node: z.string().optional(),
+      provider: z.string().optional(),
+      model: z.string().optional(),
+    }),
     /** Video (spec: Events 4), one poll: `fraction` 0–1 of the clip; `stalled` once the upstream has not moved for a while (SVC_VIDEO_STALL_MS). */
     z.object({ ...base, ...videoClip, fraction: z.number().min(0).max(1), stalled: z.boolean(), upstreamState: z.string().optional() }),
     /** MCP lanes (spec: Events 5): `uploading` (input `current` of `total`), `provider-queued`, `provider-running`, `downloading`. */
-    z.object({ ...base, provider: z.enum(MCP_LANES), phase: z.enum(MCP_PHASES), current: z.number().int().optional(), total: z.number().int().optional(), upstreamState: z.string().optional() }),
+    z.object({
+      ...base,
+      provider: z.enum(MCP_LANES),
+      phase: z.enum(MCP_PHASES),
+      current: z.number().int().optional(),
+      total: z.number().int().optional(),
+      upstreamState: z.string().optional(),
+    }),
   ]),
   /** A low-quality intermediate render. `b64` reaches live listeners only: replayed copies omit it (`omitted: ['b64']`). */
-  partial: z.object({ ...base, index: z.number().int(), format: z.enum(IMAGE_FORMATS), b64: z.string().optional(), omitted: z.array(z.string()).optional() }),
+  partial: z.object({
+    ...base,
+    index: z.number().int(),
+    format: z.enum(IMAGE_FORMATS),
+    b64: z.string().optional(),
+    omitted: z.array(z.string()).optional(),
+  }),
   slot_done: z.object({ ...base, slot: z.number().int(), result: slotOutcome }),
   slot_error: z.object({ ...base, slot: z.number().int(), error: errorPayload }),
   // Video (spec: Events 4): `planning`, `submitted`, `progress`…, `done` in that order, per clip
@@ -48,7 +68,15 @@ export const generationEventPayloads = {
   planning: z.object({ ...base, ...videoClip, provider: z.string(), model: z.string(), plannerModel: z.string().optional() }),
   /** The upstream accepted the clip: its job id, the model asked for and the one that runs (the base model for references, edits, extensions). */
   submitted: z.union([
-    z.object({ ...base, ...videoClip, provider: z.string(), upstreamId: z.string(), requestedModel: z.string(), model: z.string(), mode: z.enum(VIDEO_MODES) }),
+    z.object({
+      ...base,
+      ...videoClip,
+      provider: z.string(),
+      upstreamId: z.string(),
+      requestedModel: z.string(),
+      model: z.string(),
+      mode: z.enum(VIDEO_MODES),
+    }),
     /** MCP lanes: the job started on its lane (`media`: image or video; the contract's `kind`, which `kind` already names here as the job's). */
     z.object({ ...base, provider: z.enum(MCP_LANES), media: z.enum(MCP_MEDIA_KINDS), model: z.string() }),
   ]),
@@ -95,4 +123,5 @@ export const replayGapEvent = z.object({
 export type ReplayGapEvent = z.infer<typeof replayGapEvent>;
 
 /** Whether a generation event ends its requestId. */
-export const isTerminalEvent = (event: { event: string; slot?: number }): boolean => (event.event === 'done' || event.event === 'error') && event.slot === undefined;
+export const isTerminalEvent = (event: { event: string; slot?: number }): boolean =>
+  (event.event === 'done' || event.event === 'error') && event.slot === undefined;

@@ -105,7 +105,13 @@ export const flowBindCandidate = z.object({
 export type FlowBindCandidate = z.infer<typeof flowBindCandidate>;
 
 /** Where the graph comes from: an API-format graph (object or JSON text), or a PNG the server saved. */
-const graphSource = { graph: z.unknown().optional(), pngBase64: z.string().max(96 * 1024 * 1024).optional() };
+const graphSource = {
+  graph: z.unknown().optional(),
+  pngBase64: z
+    .string()
+    .max(96 * 1024 * 1024)
+    .optional(),
+};
 
 /** POST /api/flow/inspect. `origin` (ours): the server whose `/object_info` types the params (default: the lane's base URL). */
 export const flowInspectRequest = z.object({ ...graphSource, origin: z.string().max(200).optional() }).strict();

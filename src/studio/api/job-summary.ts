@@ -20,7 +20,12 @@ export function jobSummary(record: JobRecord): JobSummary {
   if (record.kind === 'video') {
     const { clips, storyboard, resolution, inputs } = record.request;
     // A storyboard makes its clips and their joined video.
-    return { prompt: clips[0].prompt, size: resolution ?? null, outputs: clips.length + (storyboard ? 1 : 0), source: inputs.source ?? null };
+    return {
+      prompt: clips[0].prompt,
+      size: resolution ?? null,
+      outputs: clips.length + (storyboard ? 1 : 0),
+      source: inputs.source ?? null,
+    };
   }
   // An agent turn's text (its images are planned when it runs).
   if (record.kind === 'agent-turn') return { prompt: record.request.prompt, size: null, outputs: 1, source: null };

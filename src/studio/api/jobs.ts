@@ -14,7 +14,16 @@ import { IMAGE_FORMATS, JOB_KINDS, JOB_PHASES, JOB_STATES, LANE_IDS, type JobKin
 // The engine parses a stored job with its kind's schemas, so no stored job is
 // ever cast; clients read a job's prompt and settings from the same types.
 
-export { autoRouting, inputDescriptor, laneWarning, plannedModel, type AutoRouting, type InputDescriptor, type LaneWarning, type PlannedModel } from './jobs-base.js';
+export {
+  autoRouting,
+  inputDescriptor,
+  laneWarning,
+  plannedModel,
+  type AutoRouting,
+  type InputDescriptor,
+  type LaneWarning,
+  type PlannedModel,
+} from './jobs-base.js';
 
 const { provider: _provider, model: _model, ...outputFields } = slotFields;
 
@@ -165,7 +174,13 @@ export const finishedJobsAnswer = z.object({ jobs: z.array(finishedJob), since: 
 export type FinishedJobsAnswer = z.infer<typeof finishedJobsAnswer>;
 
 /** One attempt of a job (a retry is a new attempt with its own requestId). */
-export const jobAttempt = z.object({ requestId: z.string(), attempt: z.number().int(), state: z.enum(JOB_STATES), createdAt: z.string(), finishedAt: z.string().nullable() });
+export const jobAttempt = z.object({
+  requestId: z.string(),
+  attempt: z.number().int(),
+  state: z.enum(JOB_STATES),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
 
 /** What every job record has, whatever its kind. */
 const jobRecordBase = z.object({
@@ -200,8 +215,10 @@ const jobRecordBase = z.object({
 });
 
 /** The record of one kind: its `request` and `result` typed by the kind's schemas. */
-const kindRecord = <K extends JobKind, Q extends z.ZodType, R extends z.ZodType>(kind: K, schemas: { readonly request: Q; readonly result: R }) =>
-  jobRecordBase.extend({ kind: z.literal(kind), request: schemas.request, result: schemas.result.nullable() });
+const kindRecord = <K extends JobKind, Q extends z.ZodType, R extends z.ZodType>(
+  kind: K,
+  schemas: { readonly request: Q; readonly result: R },
+) => jobRecordBase.extend({ kind: z.literal(kind), request: schemas.request, result: schemas.result.nullable() });
 
 /** GET /api/jobs/:requestId: a job at any point of its life, and for a while after it ended; `request` and `result` by `kind`. */
 export const jobRecord = z.discriminatedUnion('kind', [
@@ -217,5 +234,10 @@ export const jobRecord = z.discriminatedUnion('kind', [
 export type JobRecord = z.infer<typeof jobRecord>;
 
 /** 202 answer of POST /api/jobs/:requestId/retry. */
-export const retryAnswer = z.object({ requestId: z.string(), status: z.literal('accepted'), attempt: z.number().int(), retryOf: z.string() });
+export const retryAnswer = z.object({
+  requestId: z.string(),
+  status: z.literal('accepted'),
+  attempt: z.number().int(),
+  retryOf: z.string(),
+});
 export type RetryAnswer = z.infer<typeof retryAnswer>;

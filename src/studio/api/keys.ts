@@ -5,9 +5,13 @@ import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';
 // `GET /api/keys/status`, `PUT` and `DELETE` (spec: Key status, Key save bodies).
 
 /** The spec's four namespaces: they have key routes and are the entries of the status answer. */
-export const MANAGED_KEY_NAMESPACES = (Object.keys(KEY_NAMESPACES) as KeyNamespace[]).filter((namespace) => KEY_NAMESPACES[namespace].managed);
+export const MANAGED_KEY_NAMESPACES = (Object.keys(KEY_NAMESPACES) as KeyNamespace[]).filter(
+  (namespace) => KEY_NAMESPACES[namespace].managed,
+);
 /** The other lanes' keys (environment or config.json): reported under `otherKeys`, not saved through the API. */
-export const OTHER_KEY_NAMESPACES = (Object.keys(KEY_NAMESPACES) as KeyNamespace[]).filter((namespace) => !KEY_NAMESPACES[namespace].managed);
+export const OTHER_KEY_NAMESPACES = (Object.keys(KEY_NAMESPACES) as KeyNamespace[]).filter(
+  (namespace) => !KEY_NAMESPACES[namespace].managed,
+);
 /** Namespaces saved with `{ apiKey }` (cloud takes `{ serviceAccountJson }`). */
 export const API_KEY_NAMESPACES = ['omni', 'alpha', 'beta'] as const;
 export type ApiKeyNamespace = (typeof API_KEY_NAMESPACES)[number];
@@ -30,7 +34,13 @@ export const keySaveRequest = z
 export type KeySaveRequest = z.input<typeof keySaveRequest>;
 
 export const cloudSaveRequest = z
-  .object({ serviceAccountJson: z.string().trim().min(2).max(KEY_LIMITS.serviceAccountMaxBytes, { message: `must be at most ${KEY_LIMITS.serviceAccountMaxBytes} characters` }) })
+  .object({
+    serviceAccountJson: z
+      .string()
+      .trim()
+      .min(2)
+      .max(KEY_LIMITS.serviceAccountMaxBytes, { message: `must be at most ${KEY_LIMITS.serviceAccountMaxBytes} characters` }),
+  })
   .strict();
 /** `PUT /api/keys/cloud`. */
 export type CloudKeySaveRequest = z.input<typeof cloudSaveRequest>;

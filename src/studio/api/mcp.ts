@@ -49,7 +49,11 @@ export interface McpModel {
 export interface McpPlannedTask {
   readonly ratio: string | null;
   readonly parameters: Readonly<Record<string, string | number | boolean>>;
-  readonly inputs: readonly { readonly role: McpInputRole; readonly tag?: string; readonly file: { readonly filename: string; readonly bytes: Buffer; readonly mime: string } }[];
+  readonly inputs: readonly {
+    readonly role: McpInputRole;
+    readonly tag?: string;
+    readonly file: { readonly filename: string; readonly bytes: Buffer; readonly mime: string };
+  }[];
 }
 export const MCP_TASK_OPTION = 'mcpTask';
 
@@ -68,7 +72,19 @@ export const mcpGenerateRequest = z
     parameters: z.record(z.string().max(64), scalar).optional(),
     startFrameFilename: galleryFile.optional(),
     endFrameFilename: galleryFile.optional(),
-    references: z.array(z.object({ filename: galleryFile, tag: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).optional() }).strict()).optional(),
+    references: z
+      .array(
+        z
+          .object({
+            filename: galleryFile,
+            tag: z
+              .string()
+              .regex(/^[A-Za-z0-9_-]{1,32}$/)
+              .optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     referenceFilenames: z.array(galleryFile).optional(),
     referenceVideoFilename: galleryFile.optional(),
     requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
@@ -106,7 +122,13 @@ export const mcpResult = z.object({
 export type McpResult = z.infer<typeof mcpResult>;
 
 /** 202 of POST /api/mcp/generate (§3: `{ok, requestId, provider, kind}`, and `status` as every async POST). */
-export const mcpAccepted = z.object({ ok: z.literal(true), requestId: z.string(), status: z.literal('accepted'), provider: z.enum(MCP_LANES), kind: z.enum(MCP_MEDIA_KINDS) });
+export const mcpAccepted = z.object({
+  ok: z.literal(true),
+  requestId: z.string(),
+  status: z.literal('accepted'),
+  provider: z.enum(MCP_LANES),
+  kind: z.enum(MCP_MEDIA_KINDS),
+});
 
 /** The progress phases of an MCP job (§3). */
 export const MCP_PHASES = ['uploading', 'provider-queued', 'provider-running', 'downloading'] as const;

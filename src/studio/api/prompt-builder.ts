@@ -21,7 +21,11 @@ const model = z.string().trim().min(1).max(200);
 export const promptBuilderChatRequest = z
   .object({
     messages: z
-      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().trim().min(1).max(PROMPT_BUILDER_LIMITS.messageMaxChars) }).strict())
+      .array(
+        z
+          .object({ role: z.enum(['user', 'assistant']), content: z.string().trim().min(1).max(PROMPT_BUILDER_LIMITS.messageMaxChars) })
+          .strict(),
+      )
       .min(1)
       .max(PROMPT_BUILDER_LIMITS.messagesMax)
       .refine((messages) => messages.at(-1)?.role === 'user', { message: 'the last message must be the user’s' }),
@@ -45,7 +49,9 @@ export const promptBuilderChatAnswer = z.object({
 export type PromptBuilderChatAnswer = z.infer<typeof promptBuilderChatAnswer>;
 
 /** PUT /api/prompt-builder/config: the pair (a null model: the backend's default). */
-export const promptBuilderConfigRequest = z.object({ backend: z.enum(PROMPT_BUILDER_CHOICES), model: model.nullable().optional() }).strict();
+export const promptBuilderConfigRequest = z
+  .object({ backend: z.enum(PROMPT_BUILDER_CHOICES), model: model.nullable().optional() })
+  .strict();
 export type PromptBuilderConfigRequest = z.infer<typeof promptBuilderConfigRequest>;
 
 const source = z.enum(['env', 'config', 'default']);

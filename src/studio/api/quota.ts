@@ -30,7 +30,13 @@ export const quotaResult = z.object({
   billing: z.object({ usedUsd: z.number(), limitUsd: z.number() }).optional(),
   /** epsilon's subscription (the contract's vendor-named `nai` field, renamed). */
   epsilonAccount: z
-    .object({ active: z.boolean(), isNegative: z.boolean(), fixedCredits: z.number(), purchasedCredits: z.number(), meter: z.enum(['charge', 'missing']) })
+    .object({
+      active: z.boolean(),
+      isNegative: z.boolean(),
+      fixedCredits: z.number(),
+      purchasedCredits: z.number(),
+      meter: z.enum(['charge', 'missing']),
+    })
     .optional(),
 });
 export type QuotaResult = z.infer<typeof quotaResult>;

@@ -1,6 +1,23 @@
 import { z } from 'zod';
 import { graphId } from './sessions.js';
-import { API_LIMITS, ASSET_KINDS, JOB_PRIORITY, type AssetKind, IMAGE_FORMATS, LANE_IDS, MEDIA_KINDS, type MediaKind, MODERATIONS, PROVIDER_IDS, type LaneId, QUALITIES, REASONING_EFFORTS, REQUEST_ID_PATTERN, parseSize, sizeProblem } from './values.js';
+import {
+  API_LIMITS,
+  ASSET_KINDS,
+  JOB_PRIORITY,
+  type AssetKind,
+  IMAGE_FORMATS,
+  LANE_IDS,
+  MEDIA_KINDS,
+  type MediaKind,
+  MODERATIONS,
+  PROVIDER_IDS,
+  type LaneId,
+  QUALITIES,
+  REASONING_EFFORTS,
+  REQUEST_ID_PATTERN,
+  parseSize,
+  sizeProblem,
+} from './values.js';
 
 // Request bodies and queries of the studio's HTTP API. Unknown fields are
 // refused (a typo like `qualty` must not be ignored); a lane's own controls go
@@ -59,7 +76,10 @@ export const multimodeRequest = z
   })
   .strict()
   // Neither may silently win: a client sending both means something neither gives.
-  .refine((body) => !(body.outputs && body.n !== undefined), { message: 'give either outputs (one entry per slot) or n (copies of the shared settings), not both', path: ['n'] });
+  .refine((body) => !(body.outputs && body.n !== undefined), {
+    message: 'give either outputs (one entry per slot) or n (copies of the shared settings), not both',
+    path: ['n'],
+  });
 
 export type GenerateRequest = z.infer<typeof generateRequest>;
 export type EditRequest = z.infer<typeof editRequest>;
@@ -96,7 +116,10 @@ const instant = z
   });
 
 /** history's `kind=`: what an asset is (image, video, vector-svg) or what made it (generate, edit, node, import...). */
-export const HISTORY_KINDS = [...new Set([...(Object.keys(MEDIA_KINDS) as MediaKind[]), ...ASSET_KINDS])] as [MediaKind | AssetKind, ...(MediaKind | AssetKind)[]];
+export const HISTORY_KINDS = [...new Set([...(Object.keys(MEDIA_KINDS) as MediaKind[]), ...ASSET_KINDS])] as [
+  MediaKind | AssetKind,
+  ...(MediaKind | AssetKind)[],
+];
 
 /** The filters of the item listing, every one combinable with the others. */
 const HISTORY_FILTERS = ['session', 'sessionId', 'q', 'provider', 'model', 'kind', 'since', 'until'] as const;
@@ -133,7 +156,10 @@ export const historyQuery = z
   .refine((query) => !(query.groupBy && HISTORY_FILTERS.some((filter) => query[filter] !== undefined)), {
     message: `groupBy=session lists groups; narrow with ${HISTORY_FILTERS.map((filter) => `${filter}=`).join(', ')} on the item listing instead`,
   })
-  .refine((query) => !(query.since && query.until && query.since >= query.until), { message: 'since must be before until', path: ['since'] });
+  .refine((query) => !(query.since && query.until && query.since >= query.until), {
+    message: 'since must be before until',
+    path: ['since'],
+  });
 export type HistoryQuery = z.infer<typeof historyQuery>;
 
 /** Route parameters that name a job. */

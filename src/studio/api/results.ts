@@ -59,7 +59,11 @@ export const assetRecord = z.object({
 });
 export type AssetRecord = z.infer<typeof assetRecord>;
 
-export const usage = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), totalTokens: z.number().optional() });
+export const usage = z.object({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+});
 export type Usage = z.infer<typeof usage>;
 
 /** Where a job's time went (milliseconds). */
@@ -155,13 +159,27 @@ export type VideoLimitsBody = z.infer<typeof videoLimits>;
 export const laneVideoCapability = z.object({
   defaultModel: z.string(),
   aliases: z.record(z.string(), z.string()),
-  models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string(), limits: videoLimits, options: z.record(z.string(), z.unknown()).nullable() })),
+  models: z.array(
+    z.object({
+      id: z.string(),
+      label: z.string().optional(),
+      description: z.string(),
+      limits: videoLimits,
+      options: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
 });
 export type LaneVideoCapability = z.infer<typeof laneVideoCapability>;
 
 /** One provider in GET /api/capabilities: `auto` (a routing mode) or a lane. */
 export const providerCapabilities = z.union([
-  z.object({ id: z.literal('auto'), label: z.string(), description: z.string(), routingMode: z.literal(true), autoOrder: z.array(z.string()) }),
+  z.object({
+    id: z.literal('auto'),
+    label: z.string(),
+    description: z.string(),
+    routingMode: z.literal(true),
+    autoOrder: z.array(z.string()),
+  }),
   z.object({
     id: z.string(),
     label: z.string(),
@@ -188,7 +206,13 @@ export const providerCapabilities = z.union([
     /** Its video models and their limits; null when it makes no video. */
     video: laneVideoCapability.nullable(),
     /** Its text model (the prompt builder's and Agent Mode planner's backends); null when it has none. */
-    text: z.object({ models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string().optional() })), defaultModel: z.string(), webSearch: z.boolean() }).nullable(),
+    text: z
+      .object({
+        models: z.array(z.object({ id: z.string(), label: z.string().optional(), description: z.string().optional() })),
+        defaultModel: z.string(),
+        webSearch: z.boolean(),
+      })
+      .nullable(),
     codes: z.record(z.string(), z.unknown()),
   }),
 ]);

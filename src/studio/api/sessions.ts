@@ -68,7 +68,10 @@ export const graphSnapshot = z
     nodes: z.array(graphNode),
     edges: z.array(graphEdge),
     /** Where the UI's view was (pan and zoom), kept as is. */
-    viewport: z.object({ x: coordinate, y: coordinate, zoom: z.number().finite().positive().max(1000) }).strict().optional(),
+    viewport: z
+      .object({ x: coordinate, y: coordinate, zoom: z.number().finite().positive().max(1000) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -119,7 +122,13 @@ export const sessionsPage = z.object({ sessions: z.array(sessionSummary), nextCu
 export type SessionsPage = z.infer<typeof sessionsPage>;
 
 /** PUT /api/sessions/:id/graph: the saved version. */
-export const graphSaved = z.object({ id: z.string(), version: z.number().int().positive(), nodeCount: z.number().int(), edgeCount: z.number().int(), updatedAt: z.string() });
+export const graphSaved = z.object({
+  id: z.string(),
+  version: z.number().int().positive(),
+  nodeCount: z.number().int(),
+  edgeCount: z.number().int(),
+  updatedAt: z.string(),
+});
 export type GraphSaved = z.infer<typeof graphSaved>;
 
 /** DELETE /api/sessions/:id */

@@ -3,12 +3,27 @@
 // Pure data: importing this module loads nothing of the server.
 
 /** The `provider` values (spec: Lanes). `auto` is a routing mode, the rest are lanes. */
-export const PROVIDER_IDS = ['auto', 'oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen', 'gamma', 'delta', 'epsilon', 'flow', 'zeta', 'eta'] as const;
+export const PROVIDER_IDS = [
+  'auto',
+  'oauth',
+  'api',
+  'alpha',
+  'alpha-api',
+  'beta-api',
+  'cligen',
+  'gamma',
+  'delta',
+  'epsilon',
+  'flow',
+  'zeta',
+  'eta',
+] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 /** A lane: every provider value but the `auto` routing mode. */
 export type LaneId = Exclude<ProviderId, 'auto'>;
 export const LANE_IDS = PROVIDER_IDS.filter((id): id is LaneId => id !== 'auto');
-export const isProviderId = (value: unknown): value is ProviderId => typeof value === 'string' && (PROVIDER_IDS as readonly string[]).includes(value);
+export const isProviderId = (value: unknown): value is ProviderId =>
+  typeof value === 'string' && (PROVIDER_IDS as readonly string[]).includes(value);
 export const isLaneId = (value: unknown): value is LaneId => isProviderId(value) && value !== 'auto';
 
 export const QUALITIES = ['low', 'medium', 'high'] as const;
@@ -80,7 +95,10 @@ export const ASSET_KINDS = [...IMAGE_JOB_KINDS, 'video', 'vector-svg', 'import']
 export type AssetKind = (typeof ASSET_KINDS)[number];
 
 /** What an asset is, by its format: history's `kind=` filter takes these as well as an ASSET_KINDS value. */
-export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: ['mp4'], 'vector-svg': ['svg'] } as const satisfies Record<string, readonly string[]>;
+export const MEDIA_KINDS = { image: IMAGE_FORMATS, video: ['mp4'], 'vector-svg': ['svg'] } as const satisfies Record<
+  string,
+  readonly string[]
+>;
 export type MediaKind = keyof typeof MEDIA_KINDS;
 
 /**
@@ -102,7 +120,16 @@ export type JobPhase = (typeof JOB_PHASES)[number];
 /** What /api/providers says of a lane. */
 /** `disconnected`: a lane whose models live on a local server none of which answers (flow: no workflow registered, or its servers down). */
 /** `locked`: an MCP lane whose plan does not allow generation (catalog only). */
-export const LANE_STATES = ['ready', 'needs_credential', 'needs_binary', 'cooling_down', 'unreachable', 'unavailable', 'disconnected', 'locked'] as const;
+export const LANE_STATES = [
+  'ready',
+  'needs_credential',
+  'needs_binary',
+  'cooling_down',
+  'unreachable',
+  'unavailable',
+  'disconnected',
+  'locked',
+] as const;
 export type LaneState = (typeof LANE_STATES)[number];
 
 /** Ours, where the spec leaves them open; documented in docs/API.md. */

@@ -15,7 +15,8 @@ export const VIDEO_MAX_BYTES = 200 * 1024 * 1024;
 export const STORYBOARD_CLIPS = { min: 2, max: 8 } as const;
 
 /** The mode a clip's reference count makes: 0 text, 1 image (its first frame), more references. */
-export const videoModeOf = (references: number): VideoMode => (references === 0 ? 'text-to-video' : references === 1 ? 'image-to-video' : 'reference-to-video');
+export const videoModeOf = (references: number): VideoMode =>
+  references === 0 ? 'text-to-video' : references === 1 ? 'image-to-video' : 'reference-to-video';
 
 /** The ratios history names a video's shape by (the nearest to its pixels). */
 export const VIDEO_SHAPE_RATIOS = ['16:9', '4:3', '3:2', '1:1', '2:3', '3:4', '9:16'] as const;

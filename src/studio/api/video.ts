@@ -71,16 +71,33 @@ export type VideoEditRequest = z.infer<typeof videoEditRequest>;
 
 /** POST /api/video/extend: a generated MP4 (`video`: its filename) or a remote one (`url`: https), and the added seconds. */
 export const videoExtendRequest = z
-  .object({ ...laneFields, ...deliveryFields, prompt, video: z.string().min(1).max(2048).optional(), url: z.string().min(1).max(2048).optional(), duration: z.number().optional() })
+  .object({
+    ...laneFields,
+    ...deliveryFields,
+    prompt,
+    video: z.string().min(1).max(2048).optional(),
+    url: z.string().min(1).max(2048).optional(),
+    duration: z.number().optional(),
+  })
   .strict()
-  .refine((body) => (body.video === undefined) !== (body.url === undefined), { message: 'give either video (a history file name) or url (an https MP4), exactly one', path: ['video'] });
+  .refine((body) => (body.video === undefined) !== (body.url === undefined), {
+    message: 'give either video (a history file name) or url (an https MP4), exactly one',
+    path: ['video'],
+  });
 export type VideoExtendRequest = z.infer<typeof videoExtendRequest>;
 
 /** GET /api/video/frame: `at` is `first` (default), `last`, or a time in seconds. */
 export const videoFrameQuery = z.object({ filename: z.string().min(1).max(200), at: z.string().max(20).optional() }).strict();
 
 /** POST /api/video/analyze: the first and last frames of a generated MP4 described by the planner model. */
-export const videoAnalyzeRequest = z.object({ video: z.string().min(1).max(2048).optional(), url: z.string().max(2048).optional(), provider: z.enum(PROVIDER_IDS).optional(), plannerModel: z.string().min(1).max(200).optional() }).strict();
+export const videoAnalyzeRequest = z
+  .object({
+    video: z.string().min(1).max(2048).optional(),
+    url: z.string().max(2048).optional(),
+    provider: z.enum(PROVIDER_IDS).optional(),
+    plannerModel: z.string().min(1).max(200).optional(),
+  })
+  .strict();
 export type VideoAnalyzeRequest = z.infer<typeof videoAnalyzeRequest>;
 
 export const videoAnalysis = z.object({

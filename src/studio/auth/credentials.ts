@@ -10,7 +10,8 @@ export interface ResolvedKey {
 }
 
 /** The environment's key for a namespace, if it sets one (such a key cannot be changed through the API). */
-export const envKey = (namespace: KeyNamespace, env: Readonly<Record<string, string | undefined>>): string | undefined => env[KEY_NAMESPACES[namespace].env]?.trim() || undefined;
+export const envKey = (namespace: KeyNamespace, env: Readonly<Record<string, string | undefined>>): string | undefined =>
+  env[KEY_NAMESPACES[namespace].env]?.trim() || undefined;
 
 /**
  * The key a lane uses: environment first (it cannot be changed through the API),

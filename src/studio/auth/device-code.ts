@@ -46,7 +46,11 @@ export const RFC_8628: DeviceCodeVariant = {
   id: 'rfc8628',
   encoding: 'form',
   authorizationBody: (grant) => ({ client_id: grant.clientId, ...(grant.scope ? { scope: grant.scope } : {}) }),
-  pollBody: (grant, authorization) => ({ grant_type: DEVICE_CODE_GRANT_TYPE, device_code: authorization.deviceCode, client_id: grant.clientId }),
+  pollBody: (grant, authorization) => ({
+    grant_type: DEVICE_CODE_GRANT_TYPE,
+    device_code: authorization.deviceCode,
+    client_id: grant.clientId,
+  }),
   deviceCodeFields: ['device_code'],
   userCodeFields: ['user_code'],
   pendingStatuses: [],
@@ -158,7 +162,14 @@ function encode(variant: DeviceCodeVariant, fields: Record<string, string>): { b
     : { body: JSON.stringify(fields), contentType: 'application/json' };
 }
 
-async function post(grant: DeviceCodeGrant, url: string, fields: Record<string, string>, encoding: 'form' | 'json', secrets: readonly string[], signal?: AbortSignal): Promise<Record<string, unknown>> {
+async function post(
+  grant: DeviceCodeGrant,
+  url: string,
+  fields: Record<string, string>,
+  encoding: 'form' | 'json',
+  secrets: readonly string[],
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
   const { body, contentType } = encode({ ...grant.variant, encoding }, fields);
   return callUpstream(
     {
@@ -176,15 +187,23 @@ async function post(grant: DeviceCodeGrant, url: string, fields: Record<string, 
 }
 
 /** Step 1: asks the issuer for a device code and the code the user types. */
-export async function requestDeviceCode(grant: DeviceCodeGrant, options: { signal?: AbortSignal; now?: () => number } = {}): Promise<DeviceAuthorization> {
+export async function requestDeviceCode(
+  grant: DeviceCodeGrant,
+  options: { signal?: AbortSignal; now?: () => number } = {},
+): Promise<DeviceAuthorization> {
   const { variant } = grant;
   const answer = await post(grant, grant.deviceAuthorizationUrl, variant.authorizationBody(grant), variant.encoding, [], options.signal);
   const deviceCode = firstString(answer, variant.deviceCodeFields);
   const userCode = firstString(answer, variant.userCodeFields);
-  const verificationUrl = firstString(answer, ['verification_uri_complete', 'verification_uri', 'verification_url']) ?? grant.verificationUrl;
+  const verificationUrl =
+    firstString(answer, ['verification_uri_complete', 'verification_uri', 'verification_url']) ?? grant.verificationUrl;
   if (!deviceCode || !userCode || !verificationUrl) {
     const missing = !deviceCode ? variant.deviceCodeFields[0] : !userCode ? variant.userCodeFields[0] : 'verification_uri';
-    throw new UpstreamError(`The sign-in server's device authorization answer has no ${missing}.`, { lane: grant.lane, failure: 'protocol', stage: 'stream' });
+    throw new UpstreamError(`The sign-in server's device authorization answer has no ${missing}.`, {
+      lane: grant.lane,
+      failure: 'protocol',
+      stage: 'stream',
+    });
   }
   const expiresInSeconds = positiveNumber(answer.expires_in) ?? variant.defaultExpiresInSeconds;
   return {
@@ -198,19 +217,37 @@ export async function requestDeviceCode(grant: DeviceCodeGrant, options: { signa
 }
 
 /** What one poll said. */
-type PollResult = { kind: 'pending' } | { kind: 'slow_down' } | { kind: 'transient'; error: UpstreamError } | { kind: 'approved'; answer: Record<string, unknown> };
+type PollResult =
+  | { kind: 'pending' }
+  | { kind: 'slow_down' }
+  | { kind: 'transient'; error: UpstreamError }
+  | { kind: 'approved'; answer: Record<string, unknown> };
 
 async function pollOnce(grant: DeviceCodeGrant, authorization: DeviceAuthorization, signal?: AbortSignal): Promise<PollResult> {
   const { variant } = grant;
   try {
-    const answer = await post(grant, grant.tokenUrl, variant.pollBody(grant, authorization), variant.encoding, [authorization.deviceCode], signal);
+    const answer = await post(
+      grant,
+      grant.tokenUrl,
+      variant.pollBody(grant, authorization),
+      variant.encoding,
+      [authorization.deviceCode],
+      signal,
+    );
     return { kind: 'approved', answer };
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    if (error.failure === 'network' || error.failure === 'timeout' || (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500))) {
+    if (
+      error.failure === 'network' ||
+      error.failure === 'timeout' ||
+      (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500))
+    ) {
       return { kind: 'transient', error };
     }
-    if (error.failure !== 'http') throw new DeviceCodeError('failed', `The sign-in server answered a poll with something unusable: ${error.message}`, undefined, { cause: error });
+    if (error.failure !== 'http')
+      throw new DeviceCodeError('failed', `The sign-in server answered a poll with something unusable: ${error.message}`, undefined, {
+        cause: error,
+      });
     if (error.status !== undefined && variant.pendingStatuses.includes(error.status)) return { kind: 'pending' };
     switch (error.vendorCode) {
       case 'authorization_pending':
@@ -222,9 +259,14 @@ async function pollOnce(grant: DeviceCodeGrant, authorization: DeviceAuthorizati
       case 'expired_token':
         throw new DeviceCodeError('expired', 'The sign-in code expired before it was approved.', error.vendorCode, { cause: error });
       default:
-        throw new DeviceCodeError('failed', `The sign-in server refused the sign-in (${error.status}${error.vendorCode ? ` ${error.vendorCode}` : ''}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`, error.vendorCode, {
-          cause: error,
-        });
+        throw new DeviceCodeError(
+          'failed',
+          `The sign-in server refused the sign-in (${error.status}${error.vendorCode ? ` ${error.vendorCode}` : ''}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`,
+          error.vendorCode,
+          {
+            cause: error,
+          },
+        );
     }
   }
 }
@@ -237,7 +279,11 @@ const tokenAnswer = z.looseObject({
   token_type: z.string().optional(),
   scope: z.string().optional(),
 });
-const codeAnswer = z.looseObject({ authorization_code: z.string().min(1), code_verifier: z.string().min(1), code_challenge: z.string().optional() });
+const codeAnswer = z.looseObject({
+  authorization_code: z.string().min(1),
+  code_verifier: z.string().min(1),
+  code_challenge: z.string().optional(),
+});
 
 function tokensOf(answer: Record<string, unknown>): DeviceTokens {
   const parsed = tokenAnswer.safeParse(answer);
@@ -259,12 +305,23 @@ async function exchangeCode(grant: DeviceCodeGrant, answer: Record<string, unkno
   if (!parsed.success) throw new DeviceCodeError('failed', "The sign-in server's approval holds no authorization_code and code_verifier.");
   if (!grant.codeExchange) throw new Error(`The ${grant.variant.id} variant needs grant.codeExchange.`);
   const { authorization_code: code, code_verifier: verifier } = parsed.data;
-  const fields = { grant_type: 'authorization_code', code, redirect_uri: grant.codeExchange.redirectUri, client_id: grant.clientId, code_verifier: verifier };
+  const fields = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: grant.codeExchange.redirectUri,
+    client_id: grant.clientId,
+    code_verifier: verifier,
+  };
   try {
     return tokensOf(await post(grant, grant.codeExchange.url, fields, 'form', [code, verifier], signal));
   } catch (error) {
     if (error instanceof UpstreamError && error.failure === 'http') {
-      throw new DeviceCodeError('failed', `The sign-in server refused the code exchange (${error.status}${error.vendorCode ? ` ${error.vendorCode}` : ''}).`, error.vendorCode, { cause: error });
+      throw new DeviceCodeError(
+        'failed',
+        `The sign-in server refused the code exchange (${error.status}${error.vendorCode ? ` ${error.vendorCode}` : ''}).`,
+        error.vendorCode,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -284,7 +341,11 @@ export interface PollOptions {
  * `slow_down` adds 5 s for good; transient failures back off and are repeated
  * (three in a row fail the sign-in). An abort ends it with the signal's reason.
  */
-export async function pollDeviceToken(grant: DeviceCodeGrant, authorization: DeviceAuthorization, options: PollOptions = {}): Promise<DeviceTokens> {
+export async function pollDeviceToken(
+  grant: DeviceCodeGrant,
+  authorization: DeviceAuthorization,
+  options: PollOptions = {},
+): Promise<DeviceTokens> {
   const now = options.now ?? Date.now;
   let interval = authorization.intervalSeconds;
   let transientFailures = 0;
@@ -292,9 +353,11 @@ export async function pollDeviceToken(grant: DeviceCodeGrant, authorization: Dev
     const remainingMs = authorization.expiresAt - now();
     if (remainingMs <= 0) throw new DeviceCodeError('expired', 'The sign-in code expired before it was approved.');
     // The last wait is cut at the code's lifetime: past it, the answer is known without asking.
-    await sleep(Math.min(interval * 1000, remainingMs), undefined, options.signal ? { signal: options.signal } : undefined).catch((error: unknown) => {
-      throw options.signal?.aborted ? (options.signal.reason ?? error) : error;
-    });
+    await sleep(Math.min(interval * 1000, remainingMs), undefined, options.signal ? { signal: options.signal } : undefined).catch(
+      (error: unknown) => {
+        throw options.signal?.aborted ? (options.signal.reason ?? error) : error;
+      },
+    );
     if (authorization.expiresAt - now() <= 0) throw new DeviceCodeError('expired', 'The sign-in code expired before it was approved.');
     options.onPoll?.({ attempt, intervalSeconds: interval });
     const result = await pollOnce(grant, authorization, options.signal);
@@ -309,7 +372,12 @@ export async function pollDeviceToken(grant: DeviceCodeGrant, authorization: Dev
       case 'transient':
         transientFailures += 1;
         if (transientFailures >= MAX_TRANSIENT_FAILURES) {
-          throw new DeviceCodeError('failed', `The sign-in server failed ${MAX_TRANSIENT_FAILURES} polls in a row (${result.error.message}).`, result.error.vendorCode, { cause: result.error });
+          throw new DeviceCodeError(
+            'failed',
+            `The sign-in server failed ${MAX_TRANSIENT_FAILURES} polls in a row (${result.error.message}).`,
+            result.error.vendorCode,
+            { cause: result.error },
+          );
         }
         // "On network timeouts back off exponentially" (§4); Retry-After, when given, is a floor.
         interval = Math.min(MAX_INTERVAL_SECONDS, Math.max(interval * 2, result.error.retryAfterSeconds ?? 0));
@@ -323,8 +391,13 @@ export async function pollDeviceToken(grant: DeviceCodeGrant, authorization: Dev
 /** A sign-in failure as the API answers it: the starting request's upstream failure, in our codes. */
 export function deviceCodeStartError(error: unknown, what: string): unknown {
   if (!(error instanceof UpstreamError)) return error;
-  if (error.failure === 'network') return error.as('NETWORK_FAILED', `${what}: the sign-in server is unreachable (${error.reason ?? error.message}).`);
+  if (error.failure === 'network')
+    return error.as('NETWORK_FAILED', `${what}: the sign-in server is unreachable (${error.reason ?? error.message}).`);
   if (error.failure === 'timeout') return error.as('UPSTREAM_TIMEOUT', `${what}: the sign-in server did not answer in time.`);
-  if (error.failure === 'http' && error.status === 404) return error.as('UPSTREAM_FAILED', `${what}: the sign-in server has no device login (404): it may be turned off for this account or issuer.`);
+  if (error.failure === 'http' && error.status === 404)
+    return error.as(
+      'UPSTREAM_FAILED',
+      `${what}: the sign-in server has no device login (404): it may be turned off for this account or issuer.`,
+    );
   return error.as('UPSTREAM_FAILED', `${what}: ${error.message}`);
 }

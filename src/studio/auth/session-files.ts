@@ -18,7 +18,8 @@ export interface SessionFileSources {
 
 export function sessionFilePath(lane: LaneModule, sources: SessionFileSources): string {
   const { credential, sessionFile } = lane;
-  if (credential.kind !== 'oauth-session' || !sessionFile) throw new ServiceError('INTERNAL_ERROR', `The ${lane.id} lane has no session file.`, { details: { lane: lane.id } });
+  if (credential.kind !== 'oauth-session' || !sessionFile)
+    throw new ServiceError('INTERNAL_ERROR', `The ${lane.id} lane has no session file.`, { details: { lane: lane.id } });
   const configured = sessionFile.setting ? sources.settings?.[sessionFile.setting] : undefined;
   // As every lane setting: the environment over config.json over the built-in place.
   return resolve(sources.demoFile ?? (sources.env[credential.fileEnv] || undefined) ?? configured ?? join(sources.home, sessionFile.home));

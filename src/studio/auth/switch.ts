@@ -56,9 +56,13 @@ function ending(error: unknown): Pick<SwitchSession, 'status' | 'error'> {
     if (error.outcome === 'expired') return { status: 'expired' };
     if (error.outcome === 'denied') return { status: 'error', error: { code: 'AUTH_SWITCH_DENIED', message: error.message } };
     const cause = error.cause instanceof UpstreamError ? error.cause.toServiceError() : undefined;
-    return { status: 'error', error: { code: cause?.code === 'NETWORK_FAILED' ? 'NETWORK_FAILED' : 'UPSTREAM_FAILED', message: error.message } };
+    return {
+      status: 'error',
+      error: { code: cause?.code === 'NETWORK_FAILED' ? 'NETWORK_FAILED' : 'UPSTREAM_FAILED', message: error.message },
+    };
   }
-  const mapped = error instanceof UpstreamError ? error.toServiceError() : error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR');
+  const mapped =
+    error instanceof UpstreamError ? error.toServiceError() : error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR');
   return { status: 'error', error: { code: mapped.code, message: mapped.message } };
 }
 
@@ -80,10 +84,14 @@ export class AccountSwitches {
     if (recent.length >= SIGN_INS_PER_MINUTE) {
       const retryAfterSeconds = Math.max(1, Math.ceil((recent[0] + MINUTE_MS - now) / 1000));
       this.startedAt.set(provider, recent);
-      throw new ServiceError('AUTH_SWITCH_TOO_MANY', `The ${provider} account started ${SIGN_INS_PER_MINUTE} sign-ins in the last minute; the next may start in ${retryAfterSeconds} s.`, {
-        details: { provider, limit: SIGN_INS_PER_MINUTE, windowSeconds: MINUTE_MS / 1000, retryAfterSeconds },
-        headers: { 'retry-after': String(retryAfterSeconds) },
-      });
+      throw new ServiceError(
+        'AUTH_SWITCH_TOO_MANY',
+        `The ${provider} account started ${SIGN_INS_PER_MINUTE} sign-ins in the last minute; the next may start in ${retryAfterSeconds} s.`,
+        {
+          details: { provider, limit: SIGN_INS_PER_MINUTE, windowSeconds: MINUTE_MS / 1000, retryAfterSeconds },
+          headers: { 'retry-after': String(retryAfterSeconds) },
+        },
+      );
     }
     recent.push(now);
     this.startedAt.set(provider, recent);
@@ -99,7 +107,12 @@ export class AccountSwitches {
       throw deviceCodeStartError(error, `The ${provider} sign-in could not start`);
     }
     // The newest sign-in of an account wins: an older one still waiting would overwrite its file.
-    for (const older of this.pending()) if (older.provider === provider) this.stop(older, { status: 'error', error: { code: 'JOB_CANCELLED', message: 'A newer sign-in of this account replaced this one.' } });
+    for (const older of this.pending())
+      if (older.provider === provider)
+        this.stop(older, {
+          status: 'error',
+          error: { code: 'JOB_CANCELLED', message: 'A newer sign-in of this account replaced this one.' },
+        });
     const { authorization } = login;
     const session: SwitchSession = {
       id: randomBytes(16).toString('hex'),

@@ -59,8 +59,12 @@ type StatusOf = (id: LaneId) => Promise<LaneStatus>;
 
 async function routeAuto(ctx: StudioContext, needs: LaneNeeds, statusOf: StatusOf = (id) => laneStatus(ctx, id)): Promise<PickedLane> {
   if (needs.model !== undefined && !isKnownModel(needs.model)) {
-    const valid = [...new Set(AUTO_ORDER.flatMap((id) => LANES[id].models.list.filter((model) => model.kind !== 'video').map((model) => model.id)))];
-    throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${needs.model}" (valid: ${valid.join(', ')}).`, { details: { model: needs.model, valid } });
+    const valid = [
+      ...new Set(AUTO_ORDER.flatMap((id) => LANES[id].models.list.filter((model) => model.kind !== 'video').map((model) => model.id))),
+    ];
+    throw new ServiceError('INVALID_IMAGE_MODEL', `Unknown model "${needs.model}" (valid: ${valid.join(', ')}).`, {
+      details: { model: needs.model, valid },
+    });
   }
   const skipped: Partial<Record<LaneId, string>> = {};
   const candidates: LaneModule[] = [];
@@ -76,21 +80,39 @@ async function routeAuto(ctx: StudioContext, needs: LaneNeeds, statusOf: StatusO
     const status = await statusOf(lane.id);
     if (status.state === 'ready') {
       // The lanes passed over before it (the auto order's, then any ranked first): what the page shows as "moved to".
-      const before = new Set([...AUTO_ORDER.slice(0, AUTO_ORDER.indexOf(lane.id)), ...ranked.slice(0, ranked.indexOf(lane)).map((other) => other.id)]);
-      return { lane, skipped: Object.fromEntries(AUTO_ORDER.filter((id) => before.has(id) && skipped[id] !== undefined).map((id) => [id, skipped[id] as string])) };
+      const before = new Set([
+        ...AUTO_ORDER.slice(0, AUTO_ORDER.indexOf(lane.id)),
+        ...ranked.slice(0, ranked.indexOf(lane)).map((other) => other.id),
+      ]);
+      return {
+        lane,
+        skipped: Object.fromEntries(
+          AUTO_ORDER.filter((id) => before.has(id) && skipped[id] !== undefined).map((id) => [id, skipped[id] as string]),
+        ),
+      };
     }
     skipped[lane.id] = status.reason;
   }
   const details = { autoOrder: AUTO_ORDER, lanes: skipped };
   if (candidates.length === 0) {
     const offeredBy = needs.model ? lanesOfModel(needs.model) : [];
-    const which = offeredBy.length ? `${needs.model} runs on ${offeredBy.join(', ')}, and none of them can take this request` : 'no lane of this build can take it';
-    throw new ServiceError('LANE_NOT_AVAILABLE', `No lane can take this request (provider auto): ${which}. Considered: ${listReasons(skipped)}.`, { details });
+    const which = offeredBy.length
+      ? `${needs.model} runs on ${offeredBy.join(', ')}, and none of them can take this request`
+      : 'no lane of this build can take it';
+    throw new ServiceError(
+      'LANE_NOT_AVAILABLE',
+      `No lane can take this request (provider auto): ${which}. Considered: ${listReasons(skipped)}.`,
+      { details },
+    );
   }
   // The remedy names what would make one of the lanes that could take it ready.
   const remedies = [...new Set(candidates.map((lane) => credentialRemedy(ctx, lane)).filter(Boolean))];
   const considered = listReasons(Object.fromEntries(candidates.map((lane) => [lane.id, skipped[lane.id] as string])));
-  throw new ServiceError('NO_LANE_READY', `No lane is ready for this request (provider auto): ${remedies.join(', or ') || 'see details'}. Considered: ${considered}.`, { details });
+  throw new ServiceError(
+    'NO_LANE_READY',
+    `No lane is ready for this request (provider auto): ${remedies.join(', or ') || 'see details'}. Considered: ${considered}.`,
+    { details },
+  );
 }
 
 /** The lane that runs a request; throws the answer's error when there is none. */
@@ -99,7 +121,12 @@ export async function pickLane(ctx: StudioContext, provider: ProviderId | undefi
   const lane = LANES[provider];
   if (!lane.adapter) {
     throw new ServiceError('LANE_NOT_AVAILABLE', `The ${provider} lane is not available in this build.`, {
-      details: { lane: provider, available: Object.values(LANES).filter((candidate) => candidate.adapter).map((candidate) => candidate.id) },
+      details: {
+        lane: provider,
+        available: Object.values(LANES)
+          .filter((candidate) => candidate.adapter)
+          .map((candidate) => candidate.id),
+      },
     });
   }
   return { lane };
@@ -116,7 +143,13 @@ export async function autoChoice(ctx: StudioContext, statusOf?: StatusOf): Promi
     return { lane: lane.id, moved: Object.keys(skipped ?? {}).length > 0, skipped: skipped ?? {} };
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    return { lane: null, moved: false, skipped: (error.details?.lanes ?? {}) as Partial<Record<LaneId, string>>, code: error.code, reason: error.message };
+    return {
+      lane: null,
+      moved: false,
+      skipped: (error.details?.lanes ?? {}) as Partial<Record<LaneId, string>>,
+      code: error.code,
+      reason: error.message,
+    };
   }
 }
 

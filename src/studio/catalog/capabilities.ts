@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { capabilitiesBody, COMMON_SIZES, type CapabilitiesBody, type LaneVideoCapability, videoLimits, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, SIZE_RULE } from '../api/index.js';
+import {
+  capabilitiesBody,
+  COMMON_SIZES,
+  type CapabilitiesBody,
+  type LaneVideoCapability,
+  videoLimits,
+  IMAGE_FORMATS,
+  MODERATIONS,
+  QUALITIES,
+  REASONING_EFFORTS,
+  SIZE_RULE,
+} from '../api/index.js';
 import { KEY_NAMESPACES } from '../auth/key-namespaces.js';
 import { timeoutVariable } from '../lanes/budget.js';
 import { DEFAULT_TRACE_PRESET, TRACE_MAX_SIDE, TRACE_PARAMETERS, TRACE_PRESETS } from '../vector/presets.js';
@@ -24,7 +35,13 @@ function videoCapability(lane: LaneModule): LaneVideoCapability | null {
     aliases: { ...video.aliases },
     models: video.models.map((model) => {
       const options = model.options ?? video.options;
-      return { id: model.id, ...(model.label ? { label: model.label } : {}), description: model.description, limits: videoLimits.parse(model.limits), options: options ? z.toJSONSchema(options) : null };
+      return {
+        id: model.id,
+        ...(model.label ? { label: model.label } : {}),
+        description: model.description,
+        limits: videoLimits.parse(model.limits),
+        options: options ? z.toJSONSchema(options) : null,
+      };
     }),
   };
 }
@@ -34,7 +51,13 @@ export function capabilities(version: string): CapabilitiesBody {
   return {
     version,
     providers: [
-      { id: 'auto', label: 'Auto', description: 'Routing mode: the first ready lane of the default order that can take the request.', routingMode: true as const, autoOrder: [...AUTO_ORDER] },
+      {
+        id: 'auto',
+        label: 'Auto',
+        description: 'Routing mode: the first ready lane of the default order that can take the request.',
+        routingMode: true as const,
+        autoOrder: [...AUTO_ORDER],
+      },
       ...LANE_MODULES.map((lane) => ({
         id: lane.id,
         label: lane.label,
@@ -54,7 +77,13 @@ export function capabilities(version: string): CapabilitiesBody {
         models: lane.models.list.map((model) => model.id),
         capabilities: capabilitiesOf(lane),
         video: videoCapability(lane),
-        text: lane.text ? { models: lane.text.models.map((model) => ({ ...model })), defaultModel: lane.text.defaultModel, webSearch: lane.text.webSearch } : null,
+        text: lane.text
+          ? {
+              models: lane.text.models.map((model) => ({ ...model })),
+              defaultModel: lane.text.defaultModel,
+              webSearch: lane.text.webSearch,
+            }
+          : null,
         codes: { ...lane.codes },
       })),
     ],
@@ -74,7 +103,9 @@ export function capabilities(version: string): CapabilitiesBody {
       tracing: {
         presets: TRACE_PRESETS,
         defaultPreset: DEFAULT_TRACE_PRESET,
-        parameters: Object.fromEntries(Object.entries(TRACE_PARAMETERS).map(([name, schema]) => [name, z.toJSONSchema(schema, { io: 'input' })])),
+        parameters: Object.fromEntries(
+          Object.entries(TRACE_PARAMETERS).map(([name, schema]) => [name, z.toJSONSchema(schema, { io: 'input' })]),
+        ),
         maxSide: TRACE_MAX_SIDE,
       },
     },

@@ -27,4 +27,5 @@ export function controlVerdict(lane: LaneModule, controls: readonly CommonContro
 }
 
 /** The warnings of the dropped controls. */
-export const droppedWarnings = (lane: LaneModule, dropped: readonly CommonControl[]): LaneWarning[] => dropped.map((field) => ({ type: 'unsupported', field, lane: lane.id }));
+export const droppedWarnings = (lane: LaneModule, dropped: readonly CommonControl[]): LaneWarning[] =>
+  dropped.map((field) => ({ type: 'unsupported', field, lane: lane.id }));

@@ -10,7 +10,8 @@ export function laneExtras(part: keyof CapabilityExtras): Readonly<Record<string
   const merged: Record<string, unknown> = {};
   for (const lane of LANE_MODULES) {
     for (const [name, value] of Object.entries(lane.capabilities?.[part] ?? {})) {
-      if (Object.hasOwn(merged, name) && merged[name] !== value) throw new Error(`Capabilities ${part}.${name} is declared by two lanes with different values.`);
+      if (Object.hasOwn(merged, name) && merged[name] !== value)
+        throw new Error(`Capabilities ${part}.${name} is declared by two lanes with different values.`);
       merged[name] = value;
     }
   }

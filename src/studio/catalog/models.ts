@@ -11,20 +11,25 @@ import { LANE_MODULES } from './registry.js';
 const canonical = (lane: LaneModule, id: string): string => lane.models.aliases?.[id] ?? id;
 
 /** A lane's models: its declared list, and with a context the ones it discovers at run time (flow's workflows). */
-export const laneModels = (lane: LaneModule, ctx?: StudioContext): readonly ModelSpec[] => (ctx && lane.models.discover ? [...lane.models.list, ...lane.models.discover(ctx)] : lane.models.list);
+export const laneModels = (lane: LaneModule, ctx?: StudioContext): readonly ModelSpec[] =>
+  ctx && lane.models.discover ? [...lane.models.list, ...lane.models.discover(ctx)] : lane.models.list;
 
 /** A lane's default model among its models (`laneModels`, read once by the caller): declared, else the first image model of a lane that discovers them. */
 export const defaultModel = (lane: LaneModule, kind: 'image' | 'video', models: readonly ModelSpec[]): string | undefined =>
-  kind === 'video' ? (lane.video?.defaultModel ?? lane.models.defaultVideo) : (lane.models.default ?? (lane.models.discover ? models.find((model) => model.kind === 'image')?.id : undefined));
+  kind === 'video'
+    ? (lane.video?.defaultModel ?? lane.models.defaultVideo)
+    : (lane.models.default ?? (lane.models.discover ? models.find((model) => model.kind === 'image')?.id : undefined));
 
 /** A model of this lane by id or alias. */
-export const laneModel = (lane: LaneModule, id: string): ModelSpec | undefined => lane.models.list.find((model) => model.id === canonical(lane, id));
+export const laneModel = (lane: LaneModule, id: string): ModelSpec | undefined =>
+  lane.models.list.find((model) => model.id === canonical(lane, id));
 
 /** Whether any lane knows this id (or alias). */
 export const isKnownModel = (id: string): boolean => LANE_MODULES.some((lane) => laneModel(lane, id) !== undefined);
 
 /** The lanes that offer a model. */
-export const lanesOfModel = (id: string): LaneId[] => LANE_MODULES.filter((lane) => laneModel(lane, id) !== undefined).map((lane) => lane.id);
+export const lanesOfModel = (id: string): LaneId[] =>
+  LANE_MODULES.filter((lane) => laneModel(lane, id) !== undefined).map((lane) => lane.id);
 
 /**
  * Resolves the model a job runs with on `lane`. Unknown ids give
@@ -32,26 +37,44 @@ export const lanesOfModel = (id: string): LaneId[] => LANE_MODULES.filter((lane)
  * cannot make this kind of output give IMAGE_MODEL_UNSUPPORTED, as do ids of
  * other lanes.
  */
-export function resolveModel(lane: LaneModule, requested: string | undefined, kind: 'image' | 'video' = 'image', ctx?: StudioContext): ResolvedModel {
+export function resolveModel(
+  lane: LaneModule,
+  requested: string | undefined,
+  kind: 'image' | 'video' = 'image',
+  ctx?: StudioContext,
+): ResolvedModel {
   const models = laneModels(lane, ctx);
   const wanted = requested ?? defaultModel(lane, kind, models);
   const wantedKind = (model: ModelSpec) => (kind === 'video' ? model.kind === 'video' : model.kind !== 'video');
   const valid = models.filter(wantedKind).map((model) => model.id);
-  if (!wanted) throw new ServiceError('INVALID_IMAGE_MODEL', `The ${lane.id} lane has no default model; name one.`, { details: { lane: lane.id, valid } });
+  if (!wanted)
+    throw new ServiceError('INVALID_IMAGE_MODEL', `The ${lane.id} lane has no default model; name one.`, {
+      details: { lane: lane.id, valid },
+    });
   const spec = models.find((model) => model.id === canonical(lane, wanted));
   if (!spec) {
     // A lane with its own code for a model it does not offer (e.g. beta-api: "not nano-fruit-2 or
     // nano-fruit-pro") answers it for every other id, another lane's included.
     if (isKnownModel(wanted) && !lane.codes.invalidModel) {
-      throw new ServiceError('IMAGE_MODEL_UNSUPPORTED', `Model "${wanted}" is not offered on the ${lane.id} lane.`, { details: { lane: lane.id, model: wanted, valid, offeredBy: lanesOfModel(wanted) } });
+      throw new ServiceError('IMAGE_MODEL_UNSUPPORTED', `Model "${wanted}" is not offered on the ${lane.id} lane.`, {
+        details: { lane: lane.id, model: wanted, valid, offeredBy: lanesOfModel(wanted) },
+      });
     }
     const offeredBy = lanesOfModel(wanted);
-    throw new ServiceError(lane.codes.invalidModel ?? 'INVALID_IMAGE_MODEL', `${offeredBy.length ? 'Model' : 'Unknown model'} "${wanted}" is not a model of the ${lane.id} lane (valid: ${valid.join(', ')}).`, {
-      details: { lane: lane.id, model: wanted, valid, ...(offeredBy.length ? { offeredBy } : {}) },
-    });
+    throw new ServiceError(
+      lane.codes.invalidModel ?? 'INVALID_IMAGE_MODEL',
+      `${offeredBy.length ? 'Model' : 'Unknown model'} "${wanted}" is not a model of the ${lane.id} lane (valid: ${valid.join(', ')}).`,
+      {
+        details: { lane: lane.id, model: wanted, valid, ...(offeredBy.length ? { offeredBy } : {}) },
+      },
+    );
   }
   if (!wantedKind(spec)) {
-    throw new ServiceError('IMAGE_MODEL_UNSUPPORTED', `Model "${spec.id}" cannot generate ${kind === 'video' ? 'video' : 'images'} on the ${lane.id} lane.`, { details: { lane: lane.id, model: spec.id, valid } });
+    throw new ServiceError(
+      'IMAGE_MODEL_UNSUPPORTED',
+      `Model "${spec.id}" cannot generate ${kind === 'video' ? 'video' : 'images'} on the ${lane.id} lane.`,
+      { details: { lane: lane.id, model: spec.id, valid } },
+    );
   }
   const runs = spec.runsAs ? (laneModel(lane, spec.runsAs) ?? spec) : spec;
   return { requested: wanted, id: runs.id, upstreamId: runs.upstreamId ?? runs.id, spec: runs };
@@ -82,7 +105,13 @@ export function catalogModels(ctx?: StudioContext): CatalogModel[] {
   }
   return [...merged.values()].map(({ spec, providers, aliases, runsAs }) => {
     const { runsAs: _ignored, options, ...rest } = spec;
-    return { ...rest, ...(options ? { options: z.toJSONSchema(options) } : {}), providers, aliases: [...aliases], ...(Object.keys(runsAs).length ? { runsAs } : {}) };
+    return {
+      ...rest,
+      ...(options ? { options: z.toJSONSchema(options) } : {}),
+      providers,
+      aliases: [...aliases],
+      ...(Object.keys(runsAs).length ? { runsAs } : {}),
+    };
   });
 }
 

@@ -39,7 +39,18 @@ export const LANE_MODULES: readonly LaneModule[] = LANE_IDS.map((id) => LANES[id
  * other image lane (auto considers every ready lane that can take the request). The MCP lanes run
  * through their own route.
  */
-export const AUTO_ORDER: readonly LaneId[] = ['oauth', 'api', 'alpha', 'alpha-api', 'beta-api', 'cligen', 'gamma', 'delta', 'epsilon', 'flow'];
+export const AUTO_ORDER: readonly LaneId[] = [
+  'oauth',
+  'api',
+  'alpha',
+  'alpha-api',
+  'beta-api',
+  'cligen',
+  'gamma',
+  'delta',
+  'epsilon',
+  'flow',
+];
 
 /** A lane with a text model: a backend of the prompt builder and of Agent Mode's planner. */
 export type TextLane = LaneModule & { readonly id: PromptBuilderBackend; readonly text: TextModel };
@@ -57,7 +68,10 @@ export const TEXT_LANES: readonly TextLane[] = PROMPT_BUILDER_AUTO_ORDER.map((id
   return { ...lane, id, text: lane.text };
 });
 for (const lane of LANE_MODULES) {
-  if (lane.text && !isBackendId(lane.id)) throw new Error(`The ${lane.id} lane declares a text model: add it to PROMPT_BUILDER_AUTO_ORDER and PROMPT_BUILDER_CHOICES (api/prompt-builder.ts) where auto should try it.`);
+  if (lane.text && !isBackendId(lane.id))
+    throw new Error(
+      `The ${lane.id} lane declares a text model: add it to PROMPT_BUILDER_AUTO_ORDER and PROMPT_BUILDER_CHOICES (api/prompt-builder.ts) where auto should try it.`,
+    );
 }
 
 /**
@@ -85,7 +99,12 @@ export function operationsOf(lane: LaneModule): LaneOperations {
 /** Its capabilities as GET /api/capabilities lists them, from its declarations. */
 export function capabilitiesOf(lane: LaneModule): LaneCapability[] {
   const operations = operationsOf(lane);
-  const has: Readonly<Record<LaneCapability, boolean>> = { image: operations.generate, edit: operations.edit, video: lane.video !== undefined, text: (lane as { readonly text?: unknown }).text !== undefined };
+  const has: Readonly<Record<LaneCapability, boolean>> = {
+    image: operations.generate,
+    edit: operations.edit,
+    video: lane.video !== undefined,
+    text: (lane as { readonly text?: unknown }).text !== undefined,
+  };
   return (Object.keys(has) as LaneCapability[]).filter((capability) => has[capability]);
 }
 

@@ -18,7 +18,10 @@ export function liftLaneOptions(body: unknown, request: z.ZodObject): unknown {
   if (!isLaneId(provider)) return body;
   const laneOptions = LANES[provider].options?.shape;
   if (!laneOptions) return body;
-  const given = fields.options !== null && typeof fields.options === 'object' && !Array.isArray(fields.options) ? (fields.options as Record<string, unknown>) : undefined;
+  const given =
+    fields.options !== null && typeof fields.options === 'object' && !Array.isArray(fields.options)
+      ? (fields.options as Record<string, unknown>)
+      : undefined;
   if (fields.options !== undefined && given === undefined) return body;
   const lifted = Object.keys(fields).filter((name) => !(name in request.shape) && name in laneOptions && !(given && name in given));
   if (lifted.length === 0) return body;

@@ -14,7 +14,10 @@ export function placeNode(graph: GraphSnapshot, parentId: string | null): GraphP
     return { x: parent.position.x + siblings * NODE_SPACING.x, y: parent.position.y + NODE_SPACING.y };
   }
   if (graph.nodes.length === 0) return { x: 0, y: 0 };
-  return { x: Math.max(...graph.nodes.map((node) => node.position.x)) + NODE_SPACING.x, y: Math.min(...graph.nodes.map((node) => node.position.y)) };
+  return {
+    x: Math.max(...graph.nodes.map((node) => node.position.x)) + NODE_SPACING.x,
+    y: Math.min(...graph.nodes.map((node) => node.position.y)),
+  };
 }
 
 /**
@@ -22,10 +25,15 @@ export function placeNode(graph: GraphSnapshot, parentId: string | null): GraphP
  * parent is drawn in it); undefined when it already has the node or has no
  * room for it (GRAPH_LIMITS), so the caller leaves the graph as it is.
  */
-export function withNode(graph: GraphSnapshot, node: Omit<GraphNode, 'position'> & { position?: GraphPosition }, parentId: string | null): GraphSnapshot | undefined {
+export function withNode(
+  graph: GraphSnapshot,
+  node: Omit<GraphNode, 'position'> & { position?: GraphPosition },
+  parentId: string | null,
+): GraphSnapshot | undefined {
   if (graph.nodes.some((existing) => existing.id === node.id)) return undefined;
   const parentDrawn = parentId !== null && graph.nodes.some((existing) => existing.id === parentId);
-  if (graph.nodes.length + 1 > GRAPH_LIMITS.maxNodes || graph.edges.length + (parentDrawn ? 1 : 0) > GRAPH_LIMITS.maxEdges) return undefined;
+  if (graph.nodes.length + 1 > GRAPH_LIMITS.maxNodes || graph.edges.length + (parentDrawn ? 1 : 0) > GRAPH_LIMITS.maxEdges)
+    return undefined;
   const edgeId = `edit-${node.id}`;
   if (parentDrawn && graph.edges.some((edge) => edge.id === edgeId)) return undefined;
   const added: GraphSnapshot = {

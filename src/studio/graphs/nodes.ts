@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../errors.js';
-import { GRAPH_LIMITS, type GenerationResult, type NodeJobSpec, type GraphPosition, type GraphSnapshot, type NodeGenerationResult, type NodeRecord } from '../api/index.js';
+import {
+  GRAPH_LIMITS,
+  type GenerationResult,
+  type NodeJobSpec,
+  type GraphPosition,
+  type GraphSnapshot,
+  type NodeGenerationResult,
+  type NodeRecord,
+} from '../api/index.js';
 import { assetUrl, thumbnailUrl } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import type { Operation } from '../jobs/plan.js';
@@ -26,29 +34,51 @@ export interface NodePlan {
  * child's is its parent's), and a node to be added to the graph has a graph
  * with room for it.
  */
-export async function planNode(ctx: StudioContext, request: { sessionId?: string; parentNodeId?: string; addToGraph?: boolean; position?: GraphPosition }): Promise<NodePlan> {
+export async function planNode(
+  ctx: StudioContext,
+  request: { sessionId?: string; parentNodeId?: string; addToGraph?: boolean; position?: GraphPosition },
+): Promise<NodePlan> {
   const parent = request.parentNodeId !== undefined ? await ctx.store.nodes.find(request.parentNodeId) : undefined;
   if (request.parentNodeId !== undefined && !parent) {
-    throw new ServiceError('NODE_NOT_FOUND', `No node with id "${request.parentNodeId}" to edit.`, { details: { field: 'parentNodeId', nodeId: request.parentNodeId } });
+    throw new ServiceError('NODE_NOT_FOUND', `No node with id "${request.parentNodeId}" to edit.`, {
+      details: { field: 'parentNodeId', nodeId: request.parentNodeId },
+    });
   }
   if (parent && (parent.asset_id === null || parent.asset_deleted_at !== null)) {
-    throw new ServiceError('REFERENCE_NOT_FOUND', `The image of node ${parent.id} (${parent.asset_filename}) is no longer in history${parent.asset_id === null ? '' : ': restore it to edit it'}.`, {
-      details: { field: 'parentNodeId', nodeId: parent.id, filename: parent.asset_filename },
-    });
+    throw new ServiceError(
+      'REFERENCE_NOT_FOUND',
+      `The image of node ${parent.id} (${parent.asset_filename}) is no longer in history${parent.asset_id === null ? '' : ': restore it to edit it'}.`,
+      {
+        details: { field: 'parentNodeId', nodeId: parent.id, filename: parent.asset_filename },
+      },
+    );
   }
   if (parent && request.sessionId !== undefined && parent.session_id !== request.sessionId) {
-    throw new ServiceError('BAD_REQUEST', `A child is made in its parent's session: node ${parent.id} belongs to ${parent.session_id === null ? 'no session' : `session ${parent.session_id}`}.`, {
-      details: { field: 'sessionId', valid: parent.session_id },
-    });
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `A child is made in its parent's session: node ${parent.id} belongs to ${parent.session_id === null ? 'no session' : `session ${parent.session_id}`}.`,
+      {
+        details: { field: 'sessionId', valid: parent.session_id },
+      },
+    );
   }
   const sessionId = request.sessionId ?? parent?.session_id ?? null;
-  const session = sessionId !== null ? await liveSession(ctx, sessionId, request.sessionId !== undefined ? 'sessionId' : 'parentNodeId') : undefined;
-  if (request.addToGraph && !session) throw new ServiceError('BAD_REQUEST', 'addToGraph: the node needs a session whose graph it joins (sessionId).', { details: { field: 'addToGraph' } });
-  if (request.position && !request.addToGraph) throw new ServiceError('BAD_REQUEST', 'position: only a node added to the graph (addToGraph: true) has one.', { details: { field: 'position' } });
+  const session =
+    sessionId !== null ? await liveSession(ctx, sessionId, request.sessionId !== undefined ? 'sessionId' : 'parentNodeId') : undefined;
+  if (request.addToGraph && !session)
+    throw new ServiceError('BAD_REQUEST', 'addToGraph: the node needs a session whose graph it joins (sessionId).', {
+      details: { field: 'addToGraph' },
+    });
+  if (request.position && !request.addToGraph)
+    throw new ServiceError('BAD_REQUEST', 'position: only a node added to the graph (addToGraph: true) has one.', {
+      details: { field: 'position' },
+    });
   if (request.addToGraph && session) {
     const nodes = (JSON.parse(session.graph) as GraphSnapshot).nodes.length;
     if (nodes >= GRAPH_LIMITS.maxNodes) {
-      throw new ServiceError('GRAPH_TOO_LARGE', `The session's graph already holds ${nodes} nodes, the most it can.`, { details: { field: 'addToGraph', max: GRAPH_LIMITS.maxNodes, got: nodes } });
+      throw new ServiceError('GRAPH_TOO_LARGE', `The session's graph already holds ${nodes} nodes, the most it can.`, {
+        details: { field: 'addToGraph', max: GRAPH_LIMITS.maxNodes, got: nodes },
+      });
     }
   }
   return {
@@ -76,14 +106,26 @@ export async function sessionLinkOf(ctx: StudioContext, spec: NodeJobSpec): Prom
  * session deleted meanwhile, or a graph that filled up, leaves the graph out
  * (`addedToGraph: false`); the node and its image stand either way.
  */
-export async function recordNode(ctx: StudioContext, spec: NodeJobSpec, operation: Operation, result: GenerationResult): Promise<NodeGenerationResult> {
+export async function recordNode(
+  ctx: StudioContext,
+  spec: NodeJobSpec,
+  operation: Operation,
+  result: GenerationResult,
+): Promise<NodeGenerationResult> {
   const asset = result.images[0];
   const at = new Date().toISOString();
   const node = {
     id: spec.nodeId,
     type: 'image',
     ...(spec.position ? { position: spec.position } : {}),
-    data: { prompt: asset.prompt, filename: asset.filename, url: asset.url, thumbnailUrl: asset.thumbnailUrl, provider: result.provider, model: result.model },
+    data: {
+      prompt: asset.prompt,
+      filename: asset.filename,
+      url: asset.url,
+      thumbnailUrl: asset.thumbnailUrl,
+      provider: result.provider,
+      model: result.model,
+    },
   };
   const graph =
     spec.addToGraph && spec.sessionId !== null
@@ -132,7 +174,8 @@ export async function getNode(ctx: StudioContext, nodeId: string): Promise<NodeR
     nodeId: row.id,
     operation: row.operation,
     parentNodeId: row.parent_id,
-    session: row.session_id === null ? null : { id: row.session_id, title: row.session_title ?? '', deleted: row.session_deleted_at !== null },
+    session:
+      row.session_id === null ? null : { id: row.session_id, title: row.session_title ?? '', deleted: row.session_deleted_at !== null },
     requestId: row.request_id,
     prompt: row.prompt,
     revisedPrompt: row.revised_prompt,

@@ -10,7 +10,8 @@ import { ServiceError } from '../errors.js';
 /** The ETag of a graph version. */
 export const etagOf = (version: number): string => `"${version}"`;
 
-export type IfMatch = { readonly any: true } | { readonly any: false; readonly tags: readonly { readonly weak: boolean; readonly value: string }[] };
+export type IfMatch =
+  { readonly any: true } | { readonly any: false; readonly tags: readonly { readonly weak: boolean; readonly value: string }[] };
 
 /** One entity tag at the start of `text`, then a comma or the end. */
 const ENTITY_TAG = /^\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/;
@@ -36,9 +37,13 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
       continue;
     }
     if (!match) {
-      throw new ServiceError('BAD_REQUEST', `If-Match must be the graph's version, bare or as a quoted entity tag, e.g. If-Match: "3" or If-Match: 3 (got ${JSON.stringify(text.slice(0, 80))}).`, {
-        details: { field: 'If-Match', valid: '<version> or "<version>" (the ETag of GET /api/sessions/:id), or *' },
-      });
+      throw new ServiceError(
+        'BAD_REQUEST',
+        `If-Match must be the graph's version, bare or as a quoted entity tag, e.g. If-Match: "3" or If-Match: 3 (got ${JSON.stringify(text.slice(0, 80))}).`,
+        {
+          details: { field: 'If-Match', valid: '<version> or "<version>" (the ETag of GET /api/sessions/:id), or *' },
+        },
+      );
     }
     tags.push({ weak: Boolean(match[1]), value: match[2] });
     rest = rest.slice(match[0].length);
@@ -51,4 +56,5 @@ export const ifMatchHolds = (condition: IfMatch, version: number): boolean =>
   condition.any || condition.tags.some((tag) => !tag.weak && tag.value === String(version));
 
 /** What the client sent, for an error's details. */
-export const describeIfMatch = (condition: IfMatch): string => (condition.any ? '*' : condition.tags.map((tag) => `${tag.weak ? 'W/' : ''}"${tag.value}"`).join(', '));
+export const describeIfMatch = (condition: IfMatch): string =>
+  condition.any ? '*' : condition.tags.map((tag) => `${tag.weak ? 'W/' : ''}"${tag.value}"`).join(', ');

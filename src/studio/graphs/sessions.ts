@@ -21,7 +21,15 @@ const EMPTY_GRAPH_JSON = JSON.stringify(EMPTY_GRAPH);
 const graphOf = (row: SessionRow): GraphSnapshot => JSON.parse(row.graph) as GraphSnapshot;
 
 function summaryOf(row: SessionRow, graph: GraphSnapshot = graphOf(row)): SessionSummary {
-  return { id: row.id, title: row.title, version: row.version, nodeCount: graph.nodes.length, edgeCount: graph.edges.length, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    title: row.title,
+    version: row.version,
+    nodeCount: graph.nodes.length,
+    edgeCount: graph.edges.length,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 const bodyOf = (row: SessionRow): SessionBody => {
@@ -32,7 +40,10 @@ const bodyOf = (row: SessionRow): SessionBody => {
 /** SESSION_NOT_FOUND for an id whose row is absent or deleted (then saying when). */
 function missingSession(id: string, row: SessionRow | undefined, field?: string): ServiceError {
   const where = field ? { field } : {};
-  if (row) return new ServiceError('SESSION_NOT_FOUND', `The session "${row.title}" (${id}) was deleted.`, { details: { id, ...where, deletedAt: row.deleted_at } });
+  if (row)
+    return new ServiceError('SESSION_NOT_FOUND', `The session "${row.title}" (${id}) was deleted.`, {
+      details: { id, ...where, deletedAt: row.deleted_at },
+    });
   return new ServiceError('SESSION_NOT_FOUND', `No session with id "${id}".`, { details: { id, ...where } });
 }
 
@@ -45,7 +56,15 @@ export async function liveSession(ctx: StudioContext, id: string, field?: string
 
 export async function createSession(ctx: StudioContext, title: string): Promise<SessionBody> {
   const at = now();
-  const row: SessionRow = { id: randomUUID(), title, version: 1, graph: EMPTY_GRAPH_JSON, created_at: at, updated_at: at, deleted_at: null };
+  const row: SessionRow = {
+    id: randomUUID(),
+    title,
+    version: 1,
+    graph: EMPTY_GRAPH_JSON,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
   await ctx.store.graphSessions.insert(row);
   return bodyOf(row);
 }
@@ -60,7 +79,15 @@ export async function listSessions(ctx: StudioContext, options: { limit: number;
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   return {
-    sessions: page.map((row) => ({ id: row.id, title: row.title, version: row.version, nodeCount: row.node_count, edgeCount: row.edge_count, createdAt: row.created_at, updatedAt: row.updated_at })),
+    sessions: page.map((row) => ({
+      id: row.id,
+      title: row.title,
+      version: row.version,
+      nodeCount: row.node_count,
+      edgeCount: row.edge_count,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    })),
     nextCursor: rows.length > options.limit && last ? encodeCursor({ m: 'sessions', c: last.created_at, i: last.id }) : null,
   };
 }
@@ -93,10 +120,14 @@ export async function deleteSession(ctx: StudioContext, id: string): Promise<Ses
 
 /** The 412 answer: the version the server has and its snapshot, so the client can rebase without another read. */
 function conflict(row: SessionRow, condition: IfMatch): ServiceError {
-  return new ServiceError('GRAPH_VERSION_CONFLICT', `The graph was saved against a stale version (If-Match ${describeIfMatch(condition)}); the current version is ${row.version}. Reload it, reapply your change and save with If-Match ${etagOf(row.version)}.`, {
-    details: { version: row.version, ifMatch: describeIfMatch(condition), graph: graphOf(row) },
-    headers: { etag: etagOf(row.version) },
-  });
+  return new ServiceError(
+    'GRAPH_VERSION_CONFLICT',
+    `The graph was saved against a stale version (If-Match ${describeIfMatch(condition)}); the current version is ${row.version}. Reload it, reapply your change and save with If-Match ${etagOf(row.version)}.`,
+    {
+      details: { version: row.version, ifMatch: describeIfMatch(condition), graph: graphOf(row) },
+      headers: { etag: etagOf(row.version) },
+    },
+  );
 }
 
 /**
@@ -105,17 +136,30 @@ function conflict(row: SessionRow, condition: IfMatch): ServiceError {
  * looked at (400, 413); then the compare-and-swap runs in one transaction, so
  * of two saves made from the same version exactly one lands.
  */
-export async function saveGraph(ctx: StudioContext, id: string, ifMatchHeader: string | string[] | undefined, body: unknown): Promise<GraphSaved> {
+export async function saveGraph(
+  ctx: StudioContext,
+  id: string,
+  ifMatchHeader: string | string[] | undefined,
+  body: unknown,
+): Promise<GraphSaved> {
   const current = await liveSession(ctx, id);
   const condition = parseIfMatch(ifMatchHeader);
   if (!condition) {
-    throw new ServiceError('GRAPH_VERSION_REQUIRED', `Saving a graph needs If-Match with the version it was made from, e.g. If-Match: ${etagOf(current.version)} (the ETag of GET /api/sessions/${id}).`, {
-      details: { header: 'If-Match' },
-    });
+    throw new ServiceError(
+      'GRAPH_VERSION_REQUIRED',
+      `Saving a graph needs If-Match with the version it was made from, e.g. If-Match: ${etagOf(current.version)} (the ETag of GET /api/sessions/${id}).`,
+      {
+        details: { header: 'If-Match' },
+      },
+    );
   }
   if (!ifMatchHolds(condition, current.version)) throw conflict(current, condition);
   const graph = validateGraph(body);
-  const outcome = await ctx.store.graphSessions.replaceGraph(id, (row) => (ifMatchHolds(condition, row.version) ? JSON.stringify(graph) : undefined), now());
+  const outcome = await ctx.store.graphSessions.replaceGraph(
+    id,
+    (row) => (ifMatchHolds(condition, row.version) ? JSON.stringify(graph) : undefined),
+    now(),
+  );
   // Deleted since the first read (by another process sharing the database).
   if (outcome.outcome === 'missing') throw missingSession(id, outcome.row);
   if (outcome.outcome === 'kept') throw conflict(outcome.row, condition);

@@ -11,8 +11,10 @@ import { GRAPH_ID_PATTERN, GRAPH_LIMITS, graphSnapshot, type GraphEdge, type Gra
 
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
 
-const tooLarge = (message: string, details: Record<string, unknown>): ServiceError => new ServiceError('GRAPH_TOO_LARGE', message, { details });
-const invalid = (message: string, details: Record<string, unknown>): ServiceError => new ServiceError('GRAPH_INVALID', message, { details });
+const tooLarge = (message: string, details: Record<string, unknown>): ServiceError =>
+  new ServiceError('GRAPH_TOO_LARGE', message, { details });
+const invalid = (message: string, details: Record<string, unknown>): ServiceError =>
+  new ServiceError('GRAPH_INVALID', message, { details });
 
 /** Counts and bytes, on the raw body (before its shape is known to be right). */
 function checkSize(raw: unknown): void {
@@ -22,13 +24,18 @@ function checkSize(raw: unknown): void {
     ['edges', GRAPH_LIMITS.maxEdges],
   ] as const) {
     const list = body[field];
-    if (Array.isArray(list) && list.length > max) throw tooLarge(`A graph holds at most ${max} ${field}; this one has ${list.length}.`, { field, max, got: list.length });
+    if (Array.isArray(list) && list.length > max)
+      throw tooLarge(`A graph holds at most ${max} ${field}; this one has ${list.length}.`, { field, max, got: list.length });
   }
   // Depth before bytes: serializing is a recursive walk.
   const broken = brokenJsonBound(raw, { maxDepth: GRAPH_LIMITS.maxDepth });
   if (broken) throw tooLarge(jsonBoundMessage('The graph', broken), { field: broken.path, bound: 'depth', max: GRAPH_LIMITS.maxDepth });
   const bytes = jsonBytes(raw);
-  if (bytes > GRAPH_LIMITS.maxGraphBytes) throw tooLarge(`A graph is at most ${GRAPH_LIMITS.maxGraphBytes} bytes as JSON; this one is ${bytes}.`, { max: GRAPH_LIMITS.maxGraphBytes, got: bytes });
+  if (bytes > GRAPH_LIMITS.maxGraphBytes)
+    throw tooLarge(`A graph is at most ${GRAPH_LIMITS.maxGraphBytes} bytes as JSON; this one is ${bytes}.`, {
+      max: GRAPH_LIMITS.maxGraphBytes,
+      got: bytes,
+    });
 }
 
 /** Each id once. */
@@ -46,17 +53,26 @@ function checkEdges(nodeIds: ReadonlySet<string>, edges: readonly GraphEdge[]): 
   const pairs = new Set<string>();
   edges.forEach((edge, index) => {
     for (const end of ['source', 'target'] as const) {
-      if (!nodeIds.has(edge[end])) throw invalid(`edges[${index}].${end} names node "${edge[end]}", which is not in the graph.`, { field: `edges.${index}.${end}`, id: edge[end] });
+      if (!nodeIds.has(edge[end]))
+        throw invalid(`edges[${index}].${end} names node "${edge[end]}", which is not in the graph.`, {
+          field: `edges.${index}.${end}`,
+          id: edge[end],
+        });
     }
-    if (edge.source === edge.target) throw invalid(`edges[${index}] joins node "${edge.source}" to itself.`, { field: `edges.${index}`, id: edge.source });
+    if (edge.source === edge.target)
+      throw invalid(`edges[${index}] joins node "${edge.source}" to itself.`, { field: `edges.${index}`, id: edge.source });
     const kind = edge.kind ?? 'edit';
     const pair = JSON.stringify([kind, edge.source, edge.target]);
-    if (pairs.has(pair)) throw invalid(`edges[${index}] repeats a ${kind} edge from "${edge.source}" to "${edge.target}".`, { field: `edges.${index}` });
+    if (pairs.has(pair))
+      throw invalid(`edges[${index}] repeats a ${kind} edge from "${edge.source}" to "${edge.target}".`, { field: `edges.${index}` });
     pairs.add(pair);
     if (kind === 'edit') {
       const parent = editParent.get(edge.target);
       if (parent !== undefined) {
-        throw invalid(`Node "${edge.target}" has two edit parents ("${parent}" and "${edge.source}"); the edits form a tree.`, { field: `edges.${index}.target`, id: edge.target });
+        throw invalid(`Node "${edge.target}" has two edit parents ("${parent}" and "${edge.source}"); the edits form a tree.`, {
+          field: `edges.${index}.target`,
+          id: edge.target,
+        });
       }
       editParent.set(edge.target, edge.source);
     }
@@ -113,7 +129,11 @@ export function validateGraph(raw: unknown): GraphSnapshot {
   graph.nodes.forEach((node, index) => {
     const bytes = jsonBytes(node.data);
     if (bytes > GRAPH_LIMITS.maxNodeDataBytes) {
-      throw tooLarge(`nodes[${index}].data is ${bytes} bytes as JSON; at most ${GRAPH_LIMITS.maxNodeDataBytes}.`, { field: `nodes.${index}.data`, max: GRAPH_LIMITS.maxNodeDataBytes, got: bytes });
+      throw tooLarge(`nodes[${index}].data is ${bytes} bytes as JSON; at most ${GRAPH_LIMITS.maxNodeDataBytes}.`, {
+        field: `nodes.${index}.data`,
+        max: GRAPH_LIMITS.maxNodeDataBytes,
+        got: bytes,
+      });
     }
   });
   checkUnique(

@@ -91,8 +91,13 @@ const canonical = (value: unknown): string =>
 
 /** What identifies a client's request: the route's kind and its body, without the delivery fields. */
 export function fingerprintOf(kind: string, body: unknown): string {
-  const fields = body !== null && typeof body === 'object' ? Object.fromEntries(Object.entries(body).filter(([key]) => !DELIVERY_FIELDS.has(key))) : body;
-  return createHash('sha256').update(canonical({ kind, body: fields })).digest('base64url');
+  const fields =
+    body !== null && typeof body === 'object'
+      ? Object.fromEntries(Object.entries(body).filter(([key]) => !DELIVERY_FIELDS.has(key)))
+      : body;
+  return createHash('sha256')
+    .update(canonical({ kind, body: fields }))
+    .digest('base64url');
 }
 
 /**
@@ -101,7 +106,11 @@ export function fingerprintOf(kind: string, body: unknown): string {
  * queue, runs, publishes its events and records its states. The same
  * requestId with the same body is the same job: it is answered, never run again.
  */
-export async function deliver(ctx: StudioContext, reply: FastifyReply, { mode, client, job, cancelOnDisconnect }: Delivery): Promise<JobResult | undefined> {
+export async function deliver(
+  ctx: StudioContext,
+  reply: FastifyReply,
+  { mode, client, job, cancelOnDisconnect }: Delivery,
+): Promise<JobResult | undefined> {
   if (mode !== 'async' && cancelOnDisconnect && client.gone) {
     // Gone during planning: the job never starts (no upstream call, nothing saved, no requestId held).
     throw new ServiceError('JOB_CANCELLED', 'The client disconnected before the job started.');
@@ -121,17 +130,28 @@ export async function deliver(ctx: StudioContext, reply: FastifyReply, { mode, c
     if (record?.finishedAt) {
       const base = { requestId: record.requestId, kind: record.kind };
       if (record.result) ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'done', { ...base, result: record.result });
-      else ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', { ...base, error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error });
+      else
+        ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', {
+          ...base,
+          error: record.error ?? new ServiceError('INTERNAL_ERROR').toBody().error,
+        });
       return undefined;
     }
     // Subscribed before the job is submitted, so even `phase: queued` is on the stream.
     // A client following another request's job (the same request again) leaving does not cancel it.
-    const streaming = streamRequestEvents(reply, ctx.channel, { requestId: job.requestId, onClientClose: cancelOnDisconnect && !record ? cancel('The client closed the event stream.') : undefined });
+    const streaming = streamRequestEvents(reply, ctx.channel, {
+      requestId: job.requestId,
+      onClientClose: cancelOnDisconnect && !record ? cancel('The client closed the event stream.') : undefined,
+    });
     try {
       await ctx.jobs.submit(job);
     } catch (error) {
       // Refused after the stream opened (another request took the id meanwhile): this stream alone is told.
-      ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', { requestId: job.requestId, kind: job.kind, error: toServiceError(error).toBody().error });
+      ctx.channel.sendEnded(reply, GENERATION_TOPIC, 'error', {
+        requestId: job.requestId,
+        kind: job.kind,
+        error: toServiceError(error).toBody().error,
+      });
     }
     await streaming;
     return undefined;

@@ -24,9 +24,15 @@ export interface FollowOptions {
  * requestId with the same request follows the job that has it. A refused
  * submit throws (nothing stays subscribed).
  */
-export async function submitAndFollow(ctx: StudioContext, job: JobSpec, onEvent: (event: ChannelEvent) => void, options: FollowOptions = {}): Promise<FollowedJob> {
+export async function submitAndFollow(
+  ctx: StudioContext,
+  job: JobSpec,
+  onEvent: (event: ChannelEvent) => void,
+  options: FollowOptions = {},
+): Promise<FollowedJob> {
   const unsubscribe = ctx.events.subscribe((event) => {
-    if (event.topic === GENERATION_TOPIC && event.requestId === job.requestId && (options.slots || event.slot === undefined)) onEvent(event);
+    if (event.topic === GENERATION_TOPIC && event.requestId === job.requestId && (options.slots || event.slot === undefined))
+      onEvent(event);
   });
   try {
     const submitted = await ctx.jobs.submit(job);

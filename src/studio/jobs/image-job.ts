@@ -1,5 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import { IMAGE_JOB_KINDS, type AssetRecord, type GenerationResult, type ImageJobRequest, type JobResult, type MultimodeResult, type NodeJobRequest, type SlotOutcome, type SlotPlan } from '../api/index.js';
+import {
+  IMAGE_JOB_KINDS,
+  type AssetRecord,
+  type GenerationResult,
+  type ImageJobRequest,
+  type JobResult,
+  type MultimodeResult,
+  type NodeJobRequest,
+  type SlotOutcome,
+  type SlotPlan,
+} from '../api/index.js';
 import { ServiceError } from '../errors.js';
 import { discardAsset, recordAsset, writeAsset, type SaveInput, type WrittenAsset } from '../assets.js';
 import { UpstreamError } from '../upstream/index.js';
@@ -29,7 +39,13 @@ export type ImageJob = JobContext<ImageKind>;
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
 /** The lane call: a direct call, or the lane's steps driven by the engine (started, or continued from a recorded operation). */
-function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, laneJob: LaneJob, lane: LaneModule): Promise<LaneImageResult> {
+function callLane(
+  ctx: StudioContext,
+  job: ImageJob,
+  request: LaneImageRequest,
+  laneJob: LaneJob,
+  lane: LaneModule,
+): Promise<LaneImageResult> {
   const adapter = lane.adapter;
   const steps = adapter?.steps;
   if (steps) {
@@ -37,7 +53,9 @@ function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, 
       pollIntervalsMs: typeof steps.pollIntervalsMs === 'function' ? steps.pollIntervalsMs(ctx) : steps.pollIntervalsMs,
       start: () => steps.start(ctx, request, laneJob),
       status: (operation) => steps.status(ctx, request, operation, laneJob),
-      ...(steps.cancel ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) } : {}),
+      ...(steps.cancel
+        ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) }
+        : {}),
       timeout: (operation) => steps.timeout(operation, laneTimeoutMs(ctx, lane)),
     });
   }
@@ -51,7 +69,14 @@ function callLane(ctx: StudioContext, job: ImageJob, request: LaneImageRequest, 
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
  * no longer interrupts it, so no half-written asset is left behind.
  */
-export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan, inputs: ImageInputs, index?: number, session?: { id: string; title: string }): Promise<GenerationResult> {
+export async function runSlot(
+  ctx: StudioContext,
+  job: ImageJob,
+  slot: SlotPlan,
+  inputs: ImageInputs,
+  index?: number,
+  session?: { id: string; title: string },
+): Promise<GenerationResult> {
   const started = performance.now();
   // The images will be written: the store gets ready while the upstream works.
   ctx.assets.warm();
@@ -63,7 +88,15 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
   const derivedFrom = job.request.operation === 'edit' && source?.source === 'history' ? source.filename : undefined;
   const saveInput = (bytes: Buffer, settings: LaneImageResult['settings'], revisedPrompt: string | undefined): SaveInput => ({
     bytes,
-    metadata: { prompt: request.prompt, lane: lane.id, model: request.model.id, requestId: job.requestId, kind: job.kind, settings, ...(revisedPrompt ? { revisedPrompt } : {}) },
+    metadata: {
+      prompt: request.prompt,
+      lane: lane.id,
+      model: request.model.id,
+      requestId: job.requestId,
+      kind: job.kind,
+      settings,
+      ...(revisedPrompt ? { revisedPrompt } : {}),
+    },
     ...(session ? { session } : {}),
     ...(derivedFrom ? { derivedFrom } : {}),
   });
@@ -124,7 +157,9 @@ export async function runSlot(ctx: StudioContext, job: ImageJob, slot: SlotPlan,
   // An early file serves when the lane returned its image with what it was written with.
   const earlyFile = (bytes: Buffer) => {
     const entry = early.get(bytes);
-    return entry && entry.image.settings === output.settings && entry.image.revisedPrompt === output.revisedPrompt ? entry.written : undefined;
+    return entry && entry.image.settings === output.settings && entry.image.revisedPrompt === output.revisedPrompt
+      ? entry.written
+      : undefined;
   };
   try {
     for (const image of output.images) {
@@ -169,7 +204,12 @@ async function runBatch(ctx: StudioContext, job: ImageJob, request: ImageJobRequ
       };
       try {
         const result = await runSlot(ctx, job, slot, inputs, index);
-        const outcome: SlotOutcome = { ...identity, ok: true, image: result.images[0], ...(result.revisedPrompt ? { revisedPrompt: result.revisedPrompt } : {}) };
+        const outcome: SlotOutcome = {
+          ...identity,
+          ok: true,
+          image: result.images[0],
+          ...(result.revisedPrompt ? { revisedPrompt: result.revisedPrompt } : {}),
+        };
         job.events.slotDone({ requestId: job.requestId, kind: job.kind, slot: index, result: outcome });
         return outcome;
       } catch (error) {

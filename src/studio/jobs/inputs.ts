@@ -29,9 +29,13 @@ export class JobInputs {
     if (!HASH.test(descriptor.sha256)) throw new Error(`A stored job input has no valid hash (${descriptor.sha256}).`);
     const bytes = await this.assets.read('inputs', descriptor.sha256);
     if (!(bytes instanceof Buffer)) {
-      throw new ServiceError('JOB_INPUTS_MISSING', 'An input image of this job is no longer stored (removed from the state dir); send the request again with its images.', {
-        details: { sha256: descriptor.sha256, ...(descriptor.filename ? { filename: descriptor.filename } : {}) },
-      });
+      throw new ServiceError(
+        'JOB_INPUTS_MISSING',
+        'An input image of this job is no longer stored (removed from the state dir); send the request again with its images.',
+        {
+          details: { sha256: descriptor.sha256, ...(descriptor.filename ? { filename: descriptor.filename } : {}) },
+        },
+      );
     }
     return {
       bytes,

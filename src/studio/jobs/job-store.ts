@@ -40,7 +40,10 @@ export interface JobRow {
   finished_at: string | null;
 }
 
-export type NewJobRow = Pick<JobRow, 'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at' | 'priority' | 'ordering_key' | 'fingerprint' | 'attempt' | 'retry_of'>;
+export type NewJobRow = Pick<
+  JobRow,
+  'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at' | 'priority' | 'ordering_key' | 'fingerprint' | 'attempt' | 'retry_of'
+>;
 
 /** What a claim writes: who holds the job, until when, and the deadline it keeps from its first start. */
 export interface Claim {
@@ -77,7 +80,8 @@ export interface JobEnd {
 export type OrphanVerdict = { readonly action: 'resumed' } | { readonly action: 'interrupted'; readonly error: unknown };
 
 /** What became of an orphaned job this engine took over. */
-export type Adopted = { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted' };
+export type Adopted =
+  { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted' };
 
 /** The new lease of a job taken over. */
 export interface Lease {

@@ -3,14 +3,36 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../errors.js';
 import { storageFullError } from '../../common/storage-full.js';
-import { RETRYABLE_JOB_STATES, REQUEST_ID_PATTERN, type FinishedJob, type InflightJob, type JobKind, type JobRecord, type JobRequest, type JobResult, type JobState, type RetryAnswer } from '../api/index.js';
+import {
+  RETRYABLE_JOB_STATES,
+  REQUEST_ID_PATTERN,
+  type FinishedJob,
+  type InflightJob,
+  type JobKind,
+  type JobRecord,
+  type JobRequest,
+  type JobResult,
+  type JobState,
+  type RetryAnswer,
+} from '../api/index.js';
 import type { StudioContext } from '../context.js';
 import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
 import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
 import { jobLimits, studioStorage, type JobLimits } from './limits.js';
-import { finishedOf, inflightOf, jobFailure, kindOf, operationOf, phaseOf, recordOf, resultOf, storedFailure, storedJobOf } from './records.js';
+import {
+  finishedOf,
+  inflightOf,
+  jobFailure,
+  kindOf,
+  operationOf,
+  phaseOf,
+  recordOf,
+  resultOf,
+  storedFailure,
+  storedJobOf,
+} from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
 
 // The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
@@ -155,7 +177,11 @@ export class Jobs {
     // Held before the insert: a claim in the same transaction reads the request from here, not from JSON.
     const alreadyHeld = this.held.has(requestId);
     if (!alreadyHeld) this.held.set(requestId, { request: spec.request, inputs: spec.inputs });
-    const inserted = await this.store.insert(row, [...new Set(images.map((image) => image.sha256))], this.stopping ? undefined : this.claimLimits());
+    const inserted = await this.store.insert(
+      row,
+      [...new Set(images.map((image) => image.sha256))],
+      this.stopping ? undefined : this.claimLimits(),
+    );
     if ('existing' in inserted) {
       if (!alreadyHeld) this.held.delete(requestId);
       const { existing } = inserted;
@@ -177,9 +203,13 @@ export class Jobs {
   }
 
   private requestIdInUse(existing: JobRow): ServiceError {
-    return new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${existing.id}" exists with another request; send the same request to follow it, or use a new requestId.`, {
-      details: { requestId: existing.id, state: existing.state },
-    });
+    return new ServiceError(
+      'REQUEST_ID_IN_USE',
+      `A job with requestId "${existing.id}" exists with another request; send the same request to follow it, or use a new requestId.`,
+      {
+        details: { requestId: existing.id, state: existing.state },
+      },
+    );
   }
 
   /** `phase: queued` of a job just queued, with its place in the queue. */
@@ -237,8 +267,14 @@ export class Jobs {
       (rows) => {
         for (const row of rows) this.start(row, pass.read.get(row.id));
         for (const [row, error] of pass.unreadable) {
-          const failure = new ServiceError('INTERNAL_ERROR', `The stored request of job ${row.id} cannot be read (${error.message}); it was not run.`, { details: { requestId: row.id } });
-          void this.end(row, 'failed', failure, 'queued').catch((cause: unknown) => console.error(`job ${row.id} could not be ended:`, cause));
+          const failure = new ServiceError(
+            'INTERNAL_ERROR',
+            `The stored request of job ${row.id} cannot be read (${error.message}); it was not run.`,
+            { details: { requestId: row.id } },
+          );
+          void this.end(row, 'failed', failure, 'queued').catch((cause: unknown) =>
+            console.error(`job ${row.id} could not be ended:`, cause),
+          );
         }
       },
       (error: unknown) => console.error('A claim pass of the job engine failed:', error),
@@ -279,7 +315,17 @@ export class Jobs {
     const held = this.held.get(row.id);
     this.held.delete(row.id);
     const resumeAt = row.state === 'waiting' ? row.next_check_at : null;
-    const job = new RunningJob(row.id, stored.kind, row.lane, row.model, stored.request, held?.inputs, stored.operation, row.deadline_at ?? Infinity, phaseOf(row));
+    const job = new RunningJob(
+      row.id,
+      stored.kind,
+      row.lane,
+      row.model,
+      stored.request,
+      held?.inputs,
+      stored.operation,
+      row.deadline_at ?? Infinity,
+      phaseOf(row),
+    );
     this.running.set(row.id, job);
     void this.run(job, resumeAt);
   }
@@ -300,7 +346,8 @@ export class Jobs {
       const result = await this.handlerOf(kind).run(ctx, context);
       if (await this.store.finish(requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
         // Controls a lane dropped are on the event too (issue 29), not only inside the result.
-        const warnings = 'warnings' in result && Array.isArray(result.warnings) && result.warnings.length ? { warnings: result.warnings } : {};
+        const warnings =
+          'warnings' in result && Array.isArray(result.warnings) && result.warnings.length ? { warnings: result.warnings } : {};
         events.done({ ...base, result, ...warnings });
         this.settle(requestId, { ok: true, result });
       }
@@ -432,10 +479,18 @@ export class Jobs {
    */
   async cancel(requestId: string, message = 'The job was cancelled (DELETE /api/inflight).'): Promise<InflightJob> {
     const row = await this.store.find(requestId);
-    if (!row || row.finished_at) throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
+    if (!row || row.finished_at)
+      throw new ServiceError('JOB_NOT_FOUND', `No in-flight job with requestId "${requestId}".`, { details: { requestId } });
     const cancelled = inflightOf(row, { cancelling: true });
     if (row.state === 'queued') {
-      if (await this.end(row, 'cancelled', new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }), 'queued')) {
+      if (
+        await this.end(
+          row,
+          'cancelled',
+          new ServiceError('JOB_CANCELLED', `${message} It had not started.`, { details: { requestId } }),
+          'queued',
+        )
+      ) {
         this.held.delete(requestId);
         return cancelled;
       }
@@ -455,7 +510,11 @@ export class Jobs {
     if (this.running.get(requestId) === job) {
       // It did not wind down in time: it ends now; whatever it does later finds the row ended.
       this.running.delete(requestId);
-      await this.end(row, 'cancelled', job.signal.reason instanceof ServiceError ? job.signal.reason : new ServiceError('JOB_CANCELLED', message));
+      await this.end(
+        row,
+        'cancelled',
+        job.signal.reason instanceof ServiceError ? job.signal.reason : new ServiceError('JOB_CANCELLED', message),
+      );
       this.pump();
     }
     return { ...cancelled, phase: job.phase };
@@ -479,13 +538,18 @@ export class Jobs {
     const row = await this.store.find(requestId);
     if (!row) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}".`, { details: { requestId } });
     if (!RETRYABLE_JOB_STATES.includes(row.state)) {
-      throw new ServiceError('JOB_NOT_RETRYABLE', `The job is ${row.state}; only a failed, cancelled or interrupted job can be retried.`, { details: { requestId, state: row.state } });
+      throw new ServiceError('JOB_NOT_RETRYABLE', `The job is ${row.state}; only a failed, cancelled or interrupted job can be retried.`, {
+        details: { requestId, state: row.state },
+      });
     }
     const first = row.retry_of ?? row.id;
     const attempt = Math.max(...(await this.store.attempts(first)).map((known) => known.attempt)) + 1;
     const suffix = `~${attempt}`;
     const id = newRequestId ?? `${first.slice(0, 128 - suffix.length)}${suffix}`;
-    if (!REQUEST_ID_PATTERN.test(id)) throw new ServiceError('BAD_REQUEST', `"${id}" is not a valid requestId.`, { details: { field: 'requestId', pattern: REQUEST_ID_PATTERN.source } });
+    if (!REQUEST_ID_PATTERN.test(id))
+      throw new ServiceError('BAD_REQUEST', `"${id}" is not a valid requestId.`, {
+        details: { field: 'requestId', pattern: REQUEST_ID_PATTERN.source },
+      });
     const inserted = await this.store.insert(
       {
         id,
@@ -502,7 +566,10 @@ export class Jobs {
       },
       await this.store.inputHashes(row.id),
     );
-    if ('existing' in inserted) throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${id}" exists; choose another requestId for the retry.`, { details: { requestId: id } });
+    if ('existing' in inserted)
+      throw new ServiceError('REQUEST_ID_IN_USE', `A job with requestId "${id}" exists; choose another requestId for the retry.`, {
+        details: { requestId: id },
+      });
     this.announce({ requestId: id, kind: kindOf(row), lane: row.lane, model: row.model, position: inserted.position });
     this.pump();
     return { requestId: id, status: 'accepted', attempt, retryOf: first };
@@ -525,7 +592,9 @@ export class Jobs {
 
   private async adoptOrphans(): Promise<{ resumed: number; requeued: number; interrupted: number }> {
     // A job this engine runs is never an orphan, whatever its lease says (the heartbeat renews it first anyway).
-    const orphans = (await this.store.orphans(Date.now(), ownerIsDead)).filter((row) => !(row.lease_owner === this.owner && this.running.has(row.id)));
+    const orphans = (await this.store.orphans(Date.now(), ownerIsDead)).filter(
+      (row) => !(row.lease_owner === this.owner && this.running.has(row.id)),
+    );
     const counts = { resumed: 0, requeued: 0, interrupted: 0 };
     if (orphans.length === 0) return counts;
     const errors = new Map<string, ServiceError>();
@@ -567,7 +636,8 @@ export class Jobs {
         await store.renewLeases(this.owner, at + this.leaseMs);
         this.lastRenewal = at;
       }
-      for (const id of await store.cancelRequested(this.owner)) this.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
+      for (const id of await store.cancelRequested(this.owner))
+        this.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
       await this.adoptOrphans();
       for (const requestId of [...this.waiters.keys()]) {
         const row = this.running.has(requestId) ? undefined : await store.find(requestId);
@@ -599,7 +669,10 @@ export class Jobs {
       job.cancel(message);
     }
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(jobs.map((job) => job.settled)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([
+      Promise.all(jobs.map((job) => job.settled)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
     clearTimeout(timer);
     if (this.store.open) await this.store.releaseLeases(this.owner);
   }

@@ -33,14 +33,25 @@ const INPUT_MAX_BYTES = 100 * 1024 * 1024;
 async function readInput(ctx: StudioContext, filename: string): Promise<{ filename: string; bytes: Buffer; mime: string }> {
   const row = await ctx.store.assets.find(filename);
   const bytes = row && !row.deleted_at ? await ctx.assets.read('generated', filename, { maxBytes: INPUT_MAX_BYTES }) : undefined;
-  if (!row || !(bytes instanceof Buffer)) throw new ServiceError('MCP_UPLOAD_FAILED', `The input ${filename} cannot be read (missing, or over ${INPUT_MAX_BYTES} bytes).`, { details: { filename, retryable: false } });
+  if (!row || !(bytes instanceof Buffer))
+    throw new ServiceError('MCP_UPLOAD_FAILED', `The input ${filename} cannot be read (missing, or over ${INPUT_MAX_BYTES} bytes).`, {
+      details: { filename, retryable: false },
+    });
   return { filename, bytes, mime: mimeOf(row.format) };
 }
 
 /** The planned task with its inputs read (a resumed job only polls: its inputs were uploaded before its task was recorded). */
 async function plannedTask(ctx: StudioContext, job: JobContext<'mcp'>): Promise<McpPlannedTask> {
   const { request } = job;
-  const inputs = job.operation ? [] : await Promise.all(request.inputs.map(async (input) => ({ role: input.role, ...(input.tag ? { tag: input.tag } : {}), file: await readInput(ctx, input.filename) })));
+  const inputs = job.operation
+    ? []
+    : await Promise.all(
+        request.inputs.map(async (input) => ({
+          role: input.role,
+          ...(input.tag ? { tag: input.tag } : {}),
+          file: await readInput(ctx, input.filename),
+        })),
+      );
   return { ratio: request.ratio, parameters: request.parameters, inputs };
 }
 
@@ -58,7 +69,13 @@ interface Reports {
 }
 
 /** The lane's steps for the job's kind, over the planned task, answering the file. */
-function laneSteps(ctx: StudioContext, job: JobContext<'mcp'>, task: McpPlannedTask, reports: Reports, submitted: () => boolean): Omit<Steps<TaskOutcome>, 'start'> & { start(): ReturnType<Steps<TaskOutcome>['start']> } {
+function laneSteps(
+  ctx: StudioContext,
+  job: JobContext<'mcp'>,
+  task: McpPlannedTask,
+  reports: Reports,
+  submitted: () => boolean,
+): Omit<Steps<TaskOutcome>, 'start'> & { start(): ReturnType<Steps<TaskOutcome>['start']> } {
   const { request } = job;
   const lane = LANES[request.lane];
   const model = { requested: request.model, id: request.model, upstreamId: request.model };
@@ -86,22 +103,39 @@ function laneSteps(ctx: StudioContext, job: JobContext<'mcp'>, task: McpPlannedT
         const status = await steps.status(ctx, laneRequest, operation, laneJob);
         const image = status.done ? status.result.images[0] : undefined;
         if (!status.done) return status;
-        if (!image) throw new ServiceError('MCP_RESULT_URL_MISSING', `${request.lane} finished without a file.`, { details: { lane: request.lane, retryable: false } });
+        if (!image)
+          throw new ServiceError('MCP_RESULT_URL_MISSING', `${request.lane} finished without a file.`, {
+            details: { lane: request.lane, retryable: false },
+          });
         return { done: true, state: status.state, result: { bytes: image.bytes, taskId: taskId(status.result.settings) } };
       },
-      ...(steps.cancel ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) } : {}),
+      ...(steps.cancel
+        ? { cancel: (operation: UpstreamOperation) => (steps.cancel as NonNullable<typeof steps.cancel>)(ctx, operation) }
+        : {}),
       timeout: (operation) => steps.timeout(operation, laneTimeoutMs(ctx, lane)),
     };
   }
   const video = lane.video;
   if (!video) throw new Error(`The ${request.lane} lane has no video model.`);
-  const clip = { requestId: job.requestId, operation: 'generate' as const, index: 0, clips: 1, prompt: request.prompt, duration: Number(request.parameters.duration ?? 0), mode: 'text-to-video' as const, model, options, images: [] };
+  const clip = {
+    requestId: job.requestId,
+    operation: 'generate' as const,
+    index: 0,
+    clips: 1,
+    prompt: request.prompt,
+    duration: Number(request.parameters.duration ?? 0),
+    mode: 'text-to-video' as const,
+    model,
+    options,
+    images: [],
+  };
   const videoJob: VideoJob = {
     signal: job.signal,
     deadline: job.deadline,
     rendering: () => job.recordPhase('rendering'),
     // Before the submit: an upload; after it: the task runs upstream.
-    progress: (update) => (submitted() ? reports.running() : reports.uploading(Math.round((update.fraction ?? 0) * task.inputs.length), task.inputs.length)),
+    progress: (update) =>
+      submitted() ? reports.running() : reports.uploading(Math.round((update.fraction ?? 0) * task.inputs.length), task.inputs.length),
     sending: () => job.sending(),
   };
   return {
@@ -110,10 +144,15 @@ function laneSteps(ctx: StudioContext, job: JobContext<'mcp'>, task: McpPlannedT
     async status(operation) {
       const status = await video.status(ctx, clip, operation, videoJob);
       if (!status.done) return status;
-      if (!('bytes' in status.output)) throw new ServiceError('MCP_RESULT_URL_MISSING', `${request.lane} answered a link where the file was expected.`, { details: { lane: request.lane, retryable: false } });
+      if (!('bytes' in status.output))
+        throw new ServiceError('MCP_RESULT_URL_MISSING', `${request.lane} answered a link where the file was expected.`, {
+          details: { lane: request.lane, retryable: false },
+        });
       return { done: true, state: status.state, result: { bytes: status.output.bytes, taskId: taskId(status.settings) } };
     },
-    ...(video.cancel ? { cancel: (operation: UpstreamOperation) => (video.cancel as NonNullable<typeof video.cancel>)(ctx, operation) } : {}),
+    ...(video.cancel
+      ? { cancel: (operation: UpstreamOperation) => (video.cancel as NonNullable<typeof video.cancel>)(ctx, operation) }
+      : {}),
     timeout: (operation) => video.timeout(clip, operation),
   };
 }
@@ -121,11 +160,18 @@ function laneSteps(ctx: StudioContext, job: JobContext<'mcp'>, task: McpPlannedT
 async function runMcp(ctx: StudioContext, job: JobContext<'mcp'>): Promise<McpResult> {
   const started = performance.now();
   const { request, requestId, events } = job;
-  const progress = (phase: McpPhase, fields: { current?: number; total?: number; upstreamState?: string } = {}) => events.progress({ requestId, kind: 'mcp', provider: request.lane, phase, ...fields });
+  const progress = (phase: McpPhase, fields: { current?: number; total?: number; upstreamState?: string } = {}) =>
+    events.progress({ requestId, kind: 'mcp', provider: request.lane, phase, ...fields });
   let submitted = job.operation !== null;
   let running = false;
   let runningSent = false;
-  const steps = laneSteps(ctx, job, await plannedTask(ctx, job), { uploading: (current, total) => progress('uploading', { current, total }), running: () => (running = true) }, () => submitted);
+  const steps = laneSteps(
+    ctx,
+    job,
+    await plannedTask(ctx, job),
+    { uploading: (current, total) => progress('uploading', { current, total }), running: () => (running = true) },
+    () => submitted,
+  );
 
   events.submitted({ requestId, kind: 'mcp', provider: request.lane, media: request.media, model: request.model });
   const result = await runSteps<TaskOutcome>(job, {
@@ -154,9 +200,17 @@ async function runMcp(ctx: StudioContext, job: JobContext<'mcp'>): Promise<McpRe
   const upstreamMs = performance.now() - started;
   if (job.signal.aborted) throw job.signal.reason;
   const saveStarted = performance.now();
-  const settings = { taskId: result.taskId, ...(request.ratio ? { ratio: request.ratio } : {}), ...request.parameters, inputs: request.inputs.map((input) => ({ role: input.role, filename: input.filename })) };
+  const settings = {
+    taskId: result.taskId,
+    ...(request.ratio ? { ratio: request.ratio } : {}),
+    ...request.parameters,
+    inputs: request.inputs.map((input) => ({ role: input.role, filename: input.filename })),
+  };
   const metadata = { prompt: request.prompt, lane: request.lane, model: request.model, requestId, settings };
-  const asset = request.media === 'image' ? await saveAsset(ctx, { bytes: result.bytes, metadata: { ...metadata, kind: 'generate' } }) : await saveVideoAsset(ctx, { bytes: result.bytes, metadata: { ...metadata, kind: 'video' } });
+  const asset =
+    request.media === 'image'
+      ? await saveAsset(ctx, { bytes: result.bytes, metadata: { ...metadata, kind: 'generate' } })
+      : await saveVideoAsset(ctx, { bytes: result.bytes, metadata: { ...metadata, kind: 'video' } });
   const round = (ms: number) => Math.round(ms * 100) / 100;
   return {
     requestId,

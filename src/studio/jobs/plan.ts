@@ -1,5 +1,14 @@
 import { ServiceError } from '../errors.js';
-import { COMMON_CONTROLS, SIZE_RULE, sizeProblem, type CommonControl, type ImageJobRequest, type PlannedModel, type SlotFields, type SlotPlan } from '../api/index.js';
+import {
+  COMMON_CONTROLS,
+  SIZE_RULE,
+  sizeProblem,
+  type CommonControl,
+  type ImageJobRequest,
+  type PlannedModel,
+  type SlotFields,
+  type SlotPlan,
+} from '../api/index.js';
 import { pickLane } from '../catalog/auto.js';
 import { controlVerdict, droppedWarnings } from '../catalog/controls.js';
 import { resolveModel } from '../catalog/models.js';
@@ -21,7 +30,11 @@ import type { JobSpec } from './running-job.js';
 export type Operation = ImageJobRequest['operation'];
 
 /** The settings of one output, as a slot of a request gives them. */
-export type ImageFields = Omit<SlotFields, 'provider'> & { readonly provider?: SlotFields['provider']; readonly prompt: string; readonly negativePrompt?: string };
+export type ImageFields = Omit<SlotFields, 'provider'> & {
+  readonly provider?: SlotFields['provider'];
+  readonly prompt: string;
+  readonly negativePrompt?: string;
+};
 
 /** The decoded input images, shared by every slot of a batch (immutable). */
 export interface ImageInputs {
@@ -38,22 +51,31 @@ export interface ImagePlan {
 export const DEFAULT_FORMAT = 'png' as const;
 
 /** The controls a slot sets. */
-const controlsSet = (fields: Omit<ImageFields, 'prompt'>): CommonControl[] => COMMON_CONTROLS.filter((control) => fields[control] !== undefined);
+const controlsSet = (fields: Omit<ImageFields, 'prompt'>): CommonControl[] =>
+  COMMON_CONTROLS.filter((control) => fields[control] !== undefined);
 
 /** Operation, mask and batch on a named lane, with the lane's own codes. */
 function checkOperation(lane: LaneModule, operation: Operation, mask: boolean, batch: boolean): void {
   const operations = operationsOf(lane);
-  if (operation === 'generate' && !operations.generate) throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not generate images.`, { details: { lane: lane.id } });
+  if (operation === 'generate' && !operations.generate)
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not generate images.`, { details: { lane: lane.id } });
   if (operation === 'edit' && !operations.edit) {
     // A lane that names its own mask refusal says that one for an edit with a mask (epsilon).
-    if (mask && lane.codes.maskUnsupported) throw new ServiceError(lane.codes.maskUnsupported, `The ${lane.id} lane cannot edit with a mask.`, { details: { lane: lane.id } });
-    throw new ServiceError(lane.codes.editUnsupported ?? 'LANE_UNSUPPORTED', `The ${lane.id} lane cannot edit images.`, { details: { lane: lane.id } });
+    if (mask && lane.codes.maskUnsupported)
+      throw new ServiceError(lane.codes.maskUnsupported, `The ${lane.id} lane cannot edit with a mask.`, { details: { lane: lane.id } });
+    throw new ServiceError(lane.codes.editUnsupported ?? 'LANE_UNSUPPORTED', `The ${lane.id} lane cannot edit images.`, {
+      details: { lane: lane.id },
+    });
   }
   if (mask && !operations.mask) {
-    throw new ServiceError(lane.codes.maskUnsupported ?? 'MASK_UNSUPPORTED', `The ${lane.id} lane cannot edit with a mask.`, { details: { lane: lane.id } });
+    throw new ServiceError(lane.codes.maskUnsupported ?? 'MASK_UNSUPPORTED', `The ${lane.id} lane cannot edit with a mask.`, {
+      details: { lane: lane.id },
+    });
   }
   if (batch && !operations.multimode) {
-    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not run in a multimode batch.`, { details: { lane: lane.id, field: 'multimode' } });
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane does not run in a multimode batch.`, {
+      details: { lane: lane.id, field: 'multimode' },
+    });
   }
 }
 
@@ -62,7 +84,9 @@ function checkControls(lane: LaneModule, controls: readonly CommonControl[]): re
   const { refused, dropped } = controlVerdict(lane, controls);
   const [control] = refused;
   if (control !== undefined) {
-    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${control} control.`, { details: { lane: lane.id, field: control, supported: lane.controls } });
+    throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no ${control} control.`, {
+      details: { lane: lane.id, field: control, supported: lane.controls },
+    });
   }
   return dropped;
 }
@@ -75,7 +99,15 @@ function checkSize(lane: LaneModule, size: string | undefined): void {
 }
 
 /** Lane, model, checks and the credential preflight of one slot; no image is decoded here. */
-async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageFields, operation: Operation, mask: boolean, batch: boolean, references: number): Promise<SlotPlan> {
+async function resolveSlot(
+  ctx: StudioContext,
+  requestId: string,
+  fields: ImageFields,
+  operation: Operation,
+  mask: boolean,
+  batch: boolean,
+  references: number,
+): Promise<SlotPlan> {
   const { provider, model: requested, options, prompt, ...rest } = fields;
   const controls = controlsSet(rest);
   const { lane, skipped } = await pickLane(ctx, provider, { operation, mask, batch, model: requested, controls, references });
@@ -86,7 +118,12 @@ async function resolveSlot(ctx: StudioContext, requestId: string, fields: ImageF
   checkSize(lane, dropped.includes('size') ? undefined : rest.size);
   const kept = Object.fromEntries(Object.entries(rest).filter(([name]) => !(dropped as readonly string[]).includes(name))) as typeof rest;
   // Resolved once (aliases, the lane default, compatibility): what is stored is what runs, after a restart too.
-  const { requested: asked, id, upstreamId, spec } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined), 'image', ctx);
+  const {
+    requested: asked,
+    id,
+    upstreamId,
+    spec,
+  } = resolveModel(lane, requested ?? (lane.settings?.model ? settingOf<string>(ctx, lane, 'model') : undefined), 'image', ctx);
   // A model with options of its own (a flow workflow's parameters) is validated by them, else the lane's.
   const resolvedOptions = parseLaneOptions(spec.options ? { ...lane, options: spec.options } : lane, options);
   lane.adapter?.preflight?.(ctx);
@@ -131,7 +168,8 @@ export async function planImageJob(
   const mask = edit?.mask !== undefined && edit.mask !== null;
   const resolved: SlotPlan[] = [];
   const referenceCount = Array.isArray(inputs.references) ? inputs.references.length : 0;
-  for (const slot of slots) resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask, options.batch === true, referenceCount));
+  for (const slot of slots)
+    resolved.push(await resolveSlot(ctx, slot.requestId, slot.fields, operation, mask, options.batch === true, referenceCount));
 
   const image = edit ? await loadImageInput(ctx, edit.image, 'image') : undefined;
   const maskImage = mask && edit ? await loadImageInput(ctx, edit.mask, 'mask') : undefined;

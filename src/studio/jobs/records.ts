@@ -2,7 +2,22 @@ import type { z } from 'zod';
 import { isErrorCode, ServiceError } from '../errors.js';
 import { toServiceError } from '../../common/http-errors.js';
 import type { StorageSpot } from '../../common/storage-full.js';
-import { errorPayload, jobRecord, JOB_KINDS, JOB_PHASES, JOB_REQUESTS, JOB_RESULTS, type ErrorPayload, type FinishedJob, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobRequestOf, type JobResult } from '../api/index.js';
+import {
+  errorPayload,
+  jobRecord,
+  JOB_KINDS,
+  JOB_PHASES,
+  JOB_REQUESTS,
+  JOB_RESULTS,
+  type ErrorPayload,
+  type FinishedJob,
+  type InflightJob,
+  type JobKind,
+  type JobPhase,
+  type JobRecord,
+  type JobRequestOf,
+  type JobResult,
+} from '../api/index.js';
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { StoredJob } from './handlers.js';
 import type { JobRow } from '../store/jobs.js';
@@ -53,12 +68,14 @@ export function resultOf(row: Pick<JobRow, 'id' | 'kind' | 'result'>): JobResult
   return parsed.data;
 }
 
-export const errorOf = (row: Pick<JobRow, 'error'>): ErrorPayload | null => (row.error === null ? null : errorPayload.parse(JSON.parse(row.error)));
+export const errorOf = (row: Pick<JobRow, 'error'>): ErrorPayload | null =>
+  row.error === null ? null : errorPayload.parse(JSON.parse(row.error));
 
 /** The error a finished job ended with, as the error it was (a sync client of a duplicate request gets the same answer). */
 export function storedFailure(row: JobRow): ServiceError {
   const payload = errorOf(row);
-  if (!payload || !isErrorCode(payload.code)) return new ServiceError('INTERNAL_ERROR', `The job ended ${row.state} without a known error.`, { details: { requestId: row.id } });
+  if (!payload || !isErrorCode(payload.code))
+    return new ServiceError('INTERNAL_ERROR', `The job ended ${row.state} without a known error.`, { details: { requestId: row.id } });
   return new ServiceError(payload.code, payload.message, payload.details ? { details: payload.details } : {});
 }
 
@@ -76,7 +93,8 @@ export function jobFailure(signal: AbortSignal, error: unknown, requestId: strin
 }
 
 /** A multimode job's output count, from its stored slots. */
-const slotsOf = (job: StoredJob): number | undefined => (job.kind === 'multimode' && 'slots' in job.request ? job.request.slots.length : undefined);
+const slotsOf = (job: StoredJob): number | undefined =>
+  job.kind === 'multimode' && 'slots' in job.request ? job.request.slots.length : undefined;
 
 /** A finished job as GET /api/jobs lists it. */
 export function finishedOf(row: JobRow): FinishedJob {
@@ -116,7 +134,13 @@ export function recordOf(row: JobRow, extra: { position: number | null; phase?: 
     cancelConfirmed: row.cancel_confirmed === null ? null : row.cancel_confirmed === 1,
     attempt: row.attempt,
     retryOf: row.retry_of,
-    attempts: extra.attempts.map((attempt) => ({ requestId: attempt.id, attempt: attempt.attempt, state: attempt.state, createdAt: attempt.created_at, finishedAt: attempt.finished_at })),
+    attempts: extra.attempts.map((attempt) => ({
+      requestId: attempt.id,
+      attempt: attempt.attempt,
+      state: attempt.state,
+      createdAt: attempt.created_at,
+      finishedAt: attempt.finished_at,
+    })),
     request: JSON.parse(row.request),
     result: row.result === null ? null : JSON.parse(row.result),
     error: errorOf(row),

@@ -37,7 +37,11 @@ export interface JobRoute<Input extends DeliveryFields, K extends JobKind> {
 }
 
 /** Registers `POST route.url` as a job-creating route. */
-export function addJobRoute<Input extends DeliveryFields, K extends JobKind>(app: FastifyInstance, ctx: StudioContext, route: JobRoute<Input, K>): void {
+export function addJobRoute<Input extends DeliveryFields, K extends JobKind>(
+  app: FastifyInstance,
+  ctx: StudioContext,
+  route: JobRoute<Input, K>,
+): void {
   app.post(route.url, async (request, reply) => {
     const client = watchClient(request, reply);
     const input = route.parse(request);

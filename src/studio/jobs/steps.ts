@@ -11,7 +11,12 @@ import type { JobContext } from './handlers.js';
 export interface Steps<Result> {
   readonly pollIntervalsMs: readonly number[];
   start(): Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
-  status(operation: UpstreamOperation): Promise<{ readonly done: false; readonly state?: string; readonly retryAfterMs?: number } | { readonly done: true; readonly state?: string; readonly result: Result }>;
+  status(
+    operation: UpstreamOperation,
+  ): Promise<
+    | { readonly done: false; readonly state?: string; readonly retryAfterMs?: number }
+    | { readonly done: true; readonly state?: string; readonly result: Result }
+  >;
   cancel?(operation: UpstreamOperation): Promise<boolean>;
   timeout(operation: UpstreamOperation | null): Error;
 }
@@ -65,7 +70,10 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
     // A job detached at shutdown continues at the next start: the vendor is not told to stop it.
     if (job.signal.aborted && !job.detached && operation && steps.cancel) {
       const recorded = operation;
-      const confirmed = await Promise.race([steps.cancel(recorded).catch(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, VENDOR_CANCEL_MS, false).unref())]);
+      const confirmed = await Promise.race([
+        steps.cancel(recorded).catch(() => false),
+        new Promise<boolean>((resolve) => setTimeout(resolve, VENDOR_CANCEL_MS, false).unref()),
+      ]);
       job.cancelConfirmed(confirmed);
     }
     throw failure;

@@ -21,9 +21,14 @@ import type { JobSpec } from './running-job.js';
 /** The source of a trace: in history, not deleted, a raster. */
 async function traceSource(ctx: StudioContext, filename: string): Promise<AssetRow> {
   const source = await ctx.store.assets.find(filename);
-  if (!source || source.deleted_at !== null) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `${filename} is not in history.`, { details: { source: filename } });
+  if (!source || source.deleted_at !== null)
+    throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `${filename} is not in history.`, { details: { source: filename } });
   if (!(IMAGE_FORMATS as readonly string[]).includes(source.format)) {
-    throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is ${source.format}: only PNG, JPEG and WebP images can be traced.`, { details: { source: source.filename, format: source.format } });
+    throw new ServiceError(
+      'TRACE_SOURCE_UNSUPPORTED',
+      `${source.filename} is ${source.format}: only PNG, JPEG and WebP images can be traced.`,
+      { details: { source: source.filename, format: source.format } },
+    );
   }
   return source;
 }
@@ -35,11 +40,21 @@ function traceBudget(ctx: StudioContext): number {
 }
 
 /** Checks a trace request before its job is accepted: preset, parameters, source. */
-export async function planTrace(ctx: StudioContext, query: { source: string; preset?: string; parameters: Readonly<Record<string, unknown>> }, requestId: string): Promise<JobSpec<'trace'>> {
+export async function planTrace(
+  ctx: StudioContext,
+  query: { source: string; preset?: string; parameters: Readonly<Record<string, unknown>> },
+  requestId: string,
+): Promise<JobSpec<'trace'>> {
   const { preset, parameters } = traceParameters(query.preset, query.parameters);
   assertValidFilename(query.source, { field: 'source' });
   await traceSource(ctx, query.source);
-  return { requestId, kind: 'trace', lane: null, model: 'vtracer', request: { kind: 'vector-svg', source: query.source, preset, parameters } };
+  return {
+    requestId,
+    kind: 'trace',
+    lane: null,
+    model: 'vtracer',
+    request: { kind: 'vector-svg', source: query.source, preset, parameters },
+  };
 }
 
 /** Every parameter, as a trace job stores them (planning filled in the preset's). */
@@ -55,9 +70,14 @@ export const traceJobHandler: JobHandler<'trace'> = {
     job.phase('rendering', { provider: 'vector', model: 'vtracer' });
     const source = await traceSource(ctx, request.source);
     const bytes = await ctx.assets.read('generated', source.filename);
-    if (bytes === undefined) throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `The file of ${source.filename} is gone from history.`, { details: { source: source.filename } });
+    if (bytes === undefined)
+      throw new ServiceError('TRACE_SOURCE_NOT_FOUND', `The file of ${source.filename} is gone from history.`, {
+        details: { source: source.filename },
+      });
     if (!(bytes instanceof Buffer) || !sniffImageType(bytes)) {
-      throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is not a PNG, JPEG or WebP image.`, { details: { source: source.filename, format: source.format } });
+      throw new ServiceError('TRACE_SOURCE_UNSUPPORTED', `${source.filename} is not a PNG, JPEG or WebP image.`, {
+        details: { source: source.filename, format: source.format },
+      });
     }
     const traced = await traceImage(bytes, parameters, { signal: job.signal, budgetMs: Math.max(0, job.deadline - Date.now()) });
     if (job.signal.aborted) throw job.signal.reason;

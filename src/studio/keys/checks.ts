@@ -54,9 +54,18 @@ export function talksToVendor(ctx: StudioContext, check: NamespaceCheck): boolea
 }
 
 /** Checks `value` against the vendor now, within `timeoutMs`. */
-export async function checkKey(ctx: StudioContext, namespace: KeyNamespace, value: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<CheckOutcome> {
+export async function checkKey(
+  ctx: StudioContext,
+  namespace: KeyNamespace,
+  value: string,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<CheckOutcome> {
   const check = KEY_CHECKS[namespace];
-  if (!check.verify) return { verdict: 'unchecked', reason: `The ${namespace} vendor has no endpoint to check a key without billing; its first generation will tell.` };
+  if (!check.verify)
+    return {
+      verdict: 'unchecked',
+      reason: `The ${namespace} vendor has no endpoint to check a key without billing; its first generation will tell.`,
+    };
   try {
     await check.verify(ctx, value, options);
     return { verdict: 'valid' };
@@ -67,7 +76,10 @@ export async function checkKey(ctx: StudioContext, namespace: KeyNamespace, valu
     }
     if (!(error instanceof UpstreamError)) throw error;
     if (error.failure === 'http' && (check.refused ?? isRefusal)(error)) {
-      const refusal = error.as('AUTH_API_KEY_INVALID', `The ${namespace} vendor refused the key (${error.status}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`);
+      const refusal = error.as(
+        'AUTH_API_KEY_INVALID',
+        `The ${namespace} vendor refused the key (${error.status}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`,
+      );
       return { verdict: 'invalid', reason: refusal.message, error: refusal };
     }
     const failure = error.toServiceError();

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors.js';
-import { keysStatusBody, MANAGED_KEY_NAMESPACES, OTHER_KEY_NAMESPACES, type KeyStatus, type KeysStatusBody, type KeyVerdict } from '../api/keys.js';
+import {
+  keysStatusBody,
+  MANAGED_KEY_NAMESPACES,
+  OTHER_KEY_NAMESPACES,
+  type KeyStatus,
+  type KeysStatusBody,
+  type KeyVerdict,
+} from '../api/keys.js';
 import { envKey } from '../auth/credentials.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../auth/key-namespaces.js';
 import { LANE_MODULES } from '../catalog/registry.js';
@@ -38,14 +45,26 @@ function memory<T>(map: WeakMap<StudioContext, Map<string, T>>, ctx: StudioConte
 }
 
 /** Remembers what a check of `value` said (a save records its own check here too). */
-export function rememberCheck(ctx: StudioContext, namespace: KeyNamespace, value: string, outcome: CheckOutcome, at = new Date()): Remembered {
+export function rememberCheck(
+  ctx: StudioContext,
+  namespace: KeyNamespace,
+  value: string,
+  outcome: CheckOutcome,
+  at = new Date(),
+): Remembered {
   const entries = memory(remembered, ctx);
   const fingerprint = fingerprintOf(value);
   const before = entries.get(namespace);
   const same = before?.fingerprint === fingerprint ? before : undefined;
   const entry: Remembered =
     outcome.verdict === 'unchecked'
-      ? { fingerprint, verdict: 'unchecked', reason: outcome.reason, verdictAt: same?.verdictAt, lastVerdict: same?.verdict === 'unchecked' ? same.lastVerdict : same?.verdict }
+      ? {
+          fingerprint,
+          verdict: 'unchecked',
+          reason: outcome.reason,
+          verdictAt: same?.verdictAt,
+          lastVerdict: same?.verdict === 'unchecked' ? same.lastVerdict : same?.verdict,
+        }
       : { fingerprint, verdict: outcome.verdict, reason: outcome.reason, verdictAt: at.toISOString() };
   entries.set(namespace, entry);
   return entry;
@@ -69,7 +88,16 @@ function checkNow(ctx: StudioContext, namespace: KeyNamespace, value: string): P
 export async function keyStatus(ctx: StudioContext, namespace: KeyNamespace, options: { verify?: boolean } = {}): Promise<KeyStatus> {
   const spec = KEY_NAMESPACES[namespace];
   const key = ctx.key(namespace);
-  if (!key) return { env: spec.env, set: false, source: 'none', masked: null, valid: 'unchecked', checkedAt: null, reason: `Not set: set ${spec.env} or save one.` };
+  if (!key)
+    return {
+      env: spec.env,
+      set: false,
+      source: 'none',
+      masked: null,
+      valid: 'unchecked',
+      checkedAt: null,
+      reason: `Not set: set ${spec.env} or save one.`,
+    };
   const known = remembered.get(ctx)?.get(namespace);
   const entry = !options.verify && known?.fingerprint === fingerprintOf(key.value) ? known : await checkNow(ctx, namespace, key.value);
   const status: KeyStatus = {
@@ -92,10 +120,13 @@ const isKeysStatusBody = (body: unknown): body is KeysStatusBody => keysStatusBo
 /** Every namespace's status, checks in parallel: the managed ones at the top, the others under `otherKeys`, plus what the lanes add (beta-api's auth mode). */
 export async function keysStatus(ctx: StudioContext, options: { verify?: boolean } = {}): Promise<KeysStatusBody> {
   const statuses = async (namespaces: readonly KeyNamespace[]) =>
-    Object.fromEntries(await Promise.all(namespaces.map(async (namespace) => [namespace, await keyStatus(ctx, namespace, options)] as const)));
+    Object.fromEntries(
+      await Promise.all(namespaces.map(async (namespace) => [namespace, await keyStatus(ctx, namespace, options)] as const)),
+    );
   const [managed, otherKeys] = await Promise.all([statuses(MANAGED_KEY_NAMESPACES), statuses(OTHER_KEY_NAMESPACES)]);
   const body: unknown = Object.assign({ ...managed, otherKeys }, ...LANE_MODULES.map((lane) => lane.keyStatus?.(ctx)));
-  if (!isKeysStatusBody(body)) throw new ServiceError('INTERNAL_ERROR', 'The key namespaces and the lanes do not make the key status the contract describes.');
+  if (!isKeysStatusBody(body))
+    throw new ServiceError('INTERNAL_ERROR', 'The key namespaces and the lanes do not make the key status the contract describes.');
   return body;
 }
 

@@ -48,7 +48,8 @@ export class KeyStore {
       const keys = { ...draft.keys };
       delete keys[namespace];
       draft.keys = keys;
-      if ((namespace === 'beta' && draft.betaAuthMode === 'apikey') || (namespace === 'cloud' && draft.betaAuthMode === 'cloud')) delete draft.betaAuthMode;
+      if ((namespace === 'beta' && draft.betaAuthMode === 'apikey') || (namespace === 'cloud' && draft.betaAuthMode === 'cloud'))
+        delete draft.betaAuthMode;
     });
     return true;
   }

@@ -14,4 +14,14 @@ import { OAUTH_CODES } from './oauth/codes.js';
 // module may throw ServiceErrors typed by that table without an import loop.
 // The registry (catalog/registry.ts) lists the modules; this lists their codes.
 
-export const LANE_CODE_TABLES = [OAUTH_CODES, ALPHA_CODES, BETA_API_CODES, CLIGEN_CODES, GAMMA_CODES, DELTA_CODES, EPSILON_CODES, FLOW_CODES, MCP_CODES] as const;
+export const LANE_CODE_TABLES = [
+  OAUTH_CODES,
+  ALPHA_CODES,
+  BETA_API_CODES,
+  CLIGEN_CODES,
+  GAMMA_CODES,
+  DELTA_CODES,
+  EPSILON_CODES,
+  FLOW_CODES,
+  MCP_CODES,
+] as const;

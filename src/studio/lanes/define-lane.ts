@@ -16,7 +16,10 @@ export function defineLane<Options extends z.ZodObject>(lane: LaneModule<Options
   return { ...lane, adapter: adapter && validating(lane, adapter) };
 }
 
-function validating<Options extends z.ZodObject>(lane: LaneModule<Options> & { readonly options: Options }, adapter: LaneAdapter<z.output<Options>>): LaneAdapter {
+function validating<Options extends z.ZodObject>(
+  lane: LaneModule<Options> & { readonly options: Options },
+  adapter: LaneAdapter<z.output<Options>>,
+): LaneAdapter {
   const typed = (request: LaneImageRequest): LaneImageRequest<z.output<Options>> => {
     const parsed = lane.options.safeParse(request.options);
     if (!parsed.success) throw optionsError(lane, parsed.error, request.options);
@@ -39,7 +42,9 @@ function validating<Options extends z.ZodObject>(lane: LaneModule<Options> & { r
 export function parseLaneOptions(lane: LaneModule, options: LaneOptionValues | undefined): LaneOptionValues {
   if (!lane.options) {
     if (options && Object.keys(options).length > 0) {
-      throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no options.`, { details: { lane: lane.id, field: 'options', unknown: Object.keys(options) } });
+      throw new ServiceError('LANE_UNSUPPORTED', `The ${lane.id} lane has no options.`, {
+        details: { lane: lane.id, field: 'options', unknown: Object.keys(options) },
+      });
     }
     return {};
   }
@@ -56,5 +61,7 @@ function optionsError(lane: Pick<LaneModule, 'id' | 'codes' | 'options'>, error:
   if (issue.code === 'invalid_value') details.valid = issue.values;
   if (issue.code === 'unrecognized_keys') Object.assign(details, { unknown: issue.keys, valid: Object.keys(lane.options?.shape ?? {}) });
   const valid = issue.code === 'unrecognized_keys' ? ` (valid: ${Object.keys(lane.options?.shape ?? {}).join(', ')})` : '';
-  return new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issueMessage(issue, input)}${valid}`, { details });
+  return new ServiceError(lane.codes.options?.[String(issue.path[0])] ?? 'BAD_REQUEST', `${field}: ${issueMessage(issue, input)}${valid}`, {
+    details,
+  });
 }

@@ -20,10 +20,24 @@ export const jsonObject = z.object({}).passthrough();
  * about the key (the check then says unchecked, UPSTREAM_PROTOCOL_ERROR).
  */
 export const keyedGet =
-  (lane: LaneId, path: string, headers: (key: string) => Record<string, string>, answer: z.ZodType, parseError?: (body: string, status: number) => VendorError): KeyCheck['verify'] =>
+  (
+    lane: LaneId,
+    path: string,
+    headers: (key: string) => Record<string, string>,
+    answer: z.ZodType,
+    parseError?: (body: string, status: number) => VendorError,
+  ): KeyCheck['verify'] =>
   (ctx, value, options) =>
     callUpstream(
-      { lane, url: `${ctx.upstreamUrl(lane)}${path}`, headers: { accept: 'application/json', ...headers(value) }, credentials: [value], timeoutMs: options.timeoutMs, signal: options.signal, parseError },
+      {
+        lane,
+        url: `${ctx.upstreamUrl(lane)}${path}`,
+        headers: { accept: 'application/json', ...headers(value) },
+        credentials: [value],
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        parseError,
+      },
       async (response) => void (await readJson(lane, response, answer, KEY_CHECK_ANSWER_MAX_BYTES)),
     );
 

@@ -48,7 +48,9 @@ export function locateProgram(credential: ProgramCredential, env: Readonly<Recor
 
 /** Why the program cannot be run, and what to do. */
 export function programMissing(credential: ProgramCredential, found: ProgramLookup): string {
-  const skipped = found.overrideMissing ? ` ${credential.overrideEnv} names "${found.overrideMissing}", which is not an executable file;` : '';
+  const skipped = found.overrideMissing
+    ? ` ${credential.overrideEnv} names "${found.overrideMissing}", which is not an executable file;`
+    : '';
   const places = [...(credential.installDirs ?? []).map((dir) => `~/${dir}`), 'PATH'].join(', ');
   return `The program "${credential.program}" is not installed:${skipped} not found in ${places}. Install it or set ${credential.overrideEnv}.`;
 }

@@ -66,7 +66,9 @@ export function sourcedSetting<T>(ctx: LaneEnv, lane: LaneModule, name: string):
       throw new ServiceError('INVALID_SETTING', `${setting.env}: ${(error as Error).message}.`, { details: { variable: setting.env } });
     }
   }
-  const saved = setting.config ? (ctx.settings.get().defaults?.[lane.id] as Record<string, unknown> | undefined)?.[setting.config] : undefined;
+  const saved = setting.config
+    ? (ctx.settings.get().defaults?.[lane.id] as Record<string, unknown> | undefined)?.[setting.config]
+    : undefined;
   if (saved !== undefined) return { value: saved as T, source: 'config' };
   return { value: setting.builtin, source: 'builtin' };
 }

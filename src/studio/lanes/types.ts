@@ -1,7 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
-import type { CommonControl, ImageFormat, JobPhase, LaneId, LaneState, Moderation, PlannedModel, Quality, ReasoningEffort, Usage } from '../api/index.js';
+import type {
+  CommonControl,
+  ImageFormat,
+  JobPhase,
+  LaneId,
+  LaneState,
+  Moderation,
+  PlannedModel,
+  Quality,
+  ReasoningEffort,
+  Usage,
+} from '../api/index.js';
 import type { KeyStatus, KeysStatusBody } from '../api/keys.js';
 import type { QuotaResult } from '../api/quota.js';
 import type { DeviceAuthorization } from '../auth/device-code.js';
@@ -37,7 +48,13 @@ export type Credential =
    * to HOME) are searched, else PATH (the lookup is `lanes/program.ts`). `homeEnv` names another
    * HOME to run it with (its login and its files), when not the studio's.
    */
-  | { readonly kind: 'binary'; readonly program: string; readonly overrideEnv: string; readonly installDirs?: readonly string[]; readonly homeEnv?: string }
+  | {
+      readonly kind: 'binary';
+      readonly program: string;
+      readonly overrideEnv: string;
+      readonly installDirs?: readonly string[];
+      readonly homeEnv?: string;
+    }
   /** A hosted MCP server reached with a bearer token from `tokenEnv`. */
   | { readonly kind: 'mcp-server'; readonly tokenEnv: string };
 
@@ -182,7 +199,11 @@ export interface LaneSteps<Options = LaneOptionValues> {
   /** Waits between status calls, the last one repeating (a function: read from the lane's environment). */
   readonly pollIntervalsMs: readonly number[] | ((ctx: LaneEnv) => readonly number[]);
   // Properties, not methods, so their options are checked strictly (a method's parameters are not).
-  readonly start: (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
+  readonly start: (
+    ctx: LaneEnv,
+    request: LaneImageRequest<Options>,
+    job: LaneJob,
+  ) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string }>;
   readonly status: (ctx: LaneEnv, request: LaneImageRequest<Options>, operation: UpstreamOperation, job: LaneJob) => Promise<StepStatus>;
   /** Asks the vendor to stop; answers whether it confirmed. Absent: the polls stop, the vendor is not told. */
   cancel?(ctx: LaneEnv, operation: UpstreamOperation): Promise<boolean>;
@@ -209,7 +230,11 @@ export interface LaneImageResult {
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
-export type ImageOperation<Options = LaneOptionValues> = (ctx: LaneEnv, request: LaneImageRequest<Options>, job: LaneJob) => Promise<LaneImageResult>;
+export type ImageOperation<Options = LaneOptionValues> = (
+  ctx: LaneEnv,
+  request: LaneImageRequest<Options>,
+  job: LaneJob,
+) => Promise<LaneImageResult>;
 
 /**
  * What a lane does. Its operations are its capabilities: a lane without
@@ -281,7 +306,10 @@ export interface LaneModule<Options extends z.ZodObject = z.ZodObject> {
    * runs): a device-code sign-in against an issuer into a file, and removing the file.
    */
   readonly sessionAccount?: {
-    readonly signInAt: (target: { readonly issuerUrl: string; readonly file: string }, options: { readonly signal?: AbortSignal }) => Promise<AccountLogin>;
+    readonly signInAt: (
+      target: { readonly issuerUrl: string; readonly file: string },
+      options: { readonly signal?: AbortSignal },
+    ) => Promise<AccountLogin>;
     readonly remove: (file: string) => boolean;
   };
   /** What GET /api/health (and the descriptor file) says of the lane, under its id (alpha: whether its session holds a token). */

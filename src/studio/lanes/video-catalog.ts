@@ -10,6 +10,18 @@ export function withVideoModels(models: LaneModels, video: Pick<VideoModel, 'mod
   const listed = new Set(models.list.map((model) => model.id));
   const specs: ModelSpec[] = video.models
     .filter((model) => !listed.has(model.id))
-    .map((model) => ({ id: model.id, kind: 'video', ...(model.label ? { label: model.label } : {}), description: model.description, ...(model.upstreamId ? { upstreamId: model.upstreamId } : {}), ...(model.options ? { options: model.options } : {}) }));
-  return { ...models, list: [...models.list, ...specs], defaultVideo: video.defaultModel, ...(models.aliases || video.aliases ? { aliases: { ...models.aliases, ...video.aliases } } : {}) };
+    .map((model) => ({
+      id: model.id,
+      kind: 'video',
+      ...(model.label ? { label: model.label } : {}),
+      description: model.description,
+      ...(model.upstreamId ? { upstreamId: model.upstreamId } : {}),
+      ...(model.options ? { options: model.options } : {}),
+    }));
+  return {
+    ...models,
+    list: [...models.list, ...specs],
+    defaultVideo: video.defaultModel,
+    ...(models.aliases || video.aliases ? { aliases: { ...models.aliases, ...video.aliases } } : {}),
+  };
 }

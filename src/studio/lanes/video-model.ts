@@ -140,12 +140,19 @@ export interface VideoJob {
 }
 
 /** A finished clip: its MP4 bytes, or a link the job downloads (https on a public address or `ownOrigin`, no redirect, bounded, sniffed as MP4). */
-export type VideoOutput = { readonly bytes: Buffer } | { readonly url: string; readonly ownOrigin?: string; readonly failureCode?: ErrorCode };
+export type VideoOutput =
+  { readonly bytes: Buffer } | { readonly url: string; readonly ownOrigin?: string; readonly failureCode?: ErrorCode };
 
 /** The answer of one status call. */
 export type VideoStatus =
   | { readonly done: false; readonly state: string; readonly fraction?: number; readonly retryAfterMs?: number }
-  | { readonly done: true; readonly state?: string; readonly output: VideoOutput; readonly costUsd?: number; readonly settings?: Readonly<Record<string, unknown>> };
+  | {
+      readonly done: true;
+      readonly state?: string;
+      readonly output: VideoOutput;
+      readonly costUsd?: number;
+      readonly settings?: Readonly<Record<string, unknown>>;
+    };
 
 /**
  * A lane's video models and how they run. `models`, `defaultModel` and `aliases` are its catalog
@@ -174,7 +181,11 @@ export interface VideoModel {
   pollIntervalsMs(ctx: LaneEnv): readonly number[];
   /** One clip's time from its start to its last poll (the job adds its saving time). */
   budgetMs(ctx: LaneEnv): number;
-  readonly start: (ctx: LaneEnv, clip: VideoClipRequest, job: VideoJob) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string; readonly revisedPrompt?: string }>;
+  readonly start: (
+    ctx: LaneEnv,
+    clip: VideoClipRequest,
+    job: VideoJob,
+  ) => Promise<{ readonly operation: UpstreamOperation; readonly id: string; readonly state?: string; readonly revisedPrompt?: string }>;
   readonly status: (ctx: LaneEnv, clip: VideoClipRequest, operation: UpstreamOperation, job: VideoJob) => Promise<VideoStatus>;
   /** Asks the vendor to stop; answers whether it confirmed. */
   cancel?(ctx: LaneEnv, operation: UpstreamOperation): Promise<boolean>;
@@ -188,5 +199,11 @@ export interface VideoModel {
 export interface VideoFrameDescriber {
   /** The planner model that describes (the asked one, checked, else the lane's default). */
   model(ctx: LaneEnv, asked: string | undefined): string;
-  describe(ctx: LaneEnv, model: string, frame: LaneInputImage, which: 'first' | 'last', signal: AbortSignal): Promise<{ readonly text: string; readonly usage: { readonly inputTokens: number; readonly outputTokens: number } }>;
+  describe(
+    ctx: LaneEnv,
+    model: string,
+    frame: LaneInputImage,
+    which: 'first' | 'last',
+    signal: AbortSignal,
+  ): Promise<{ readonly text: string; readonly usage: { readonly inputTokens: number; readonly outputTokens: number } }>;
 }

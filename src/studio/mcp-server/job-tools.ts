@@ -40,7 +40,8 @@ interface JobTool<N extends ToolName> {
 const generateImage: JobTool<'generate_image'> = {
   name: 'generate_image',
   title: 'Generate an image',
-  description: "Generates an image from a prompt on one of the studio's lanes. The image lands in the studio's history; the result carries it (inline up to 1 MiB, else a resource link) and its history name.",
+  description:
+    "Generates an image from a prompt on one of the studio's lanes. The image lands in the studio's history; the result carries it (inline up to 1 MiB, else a resource link) and its history name.",
   parse: { hints: IMAGE_HINTS },
   async plan(ctx, input, requestId) {
     const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(input) }], { references: input.references }, 'generate');
@@ -51,10 +52,16 @@ const generateImage: JobTool<'generate_image'> = {
 const editImage: JobTool<'edit_image'> = {
   name: 'edit_image',
   title: 'Edit an image',
-  description: 'Edits an image (a history file name or image data) by a prompt, with an optional mask where the lane has one. The result lands in history like a generation.',
+  description:
+    'Edits an image (a history file name or image data) by a prompt, with an optional mask where the lane has one. The result lands in history like a generation.',
   parse: { hints: IMAGE_HINTS },
   async plan(ctx, { image, mask, ...input }, requestId) {
-    const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(input) }], { references: input.references, edit: { image, mask } }, 'edit');
+    const plan = await planImageJob(
+      ctx,
+      [{ requestId, fields: imageFields(input) }],
+      { references: input.references, edit: { image, mask } },
+      'edit',
+    );
     return { ...imageJob(plan, requestId), kind: 'edit', request: plan.request };
   },
 };
@@ -62,23 +69,28 @@ const editImage: JobTool<'edit_image'> = {
 const generateVideo: JobTool<'generate_video'> = {
   name: 'generate_video',
   title: 'Generate a video',
-  description: 'Generates a video (text-, image- or reference-to-video, or a storyboard of clips). Long: run it as a task, or send a progressToken to follow it. The MP4 lands in history; the result links it as a resource.',
+  description:
+    'Generates a video (text-, image- or reference-to-video, or a storyboard of clips). Long: run it as a task, or send a progressToken to follow it. The MP4 lands in history; the result links it as a resource.',
   plan: (ctx, input, requestId) => planVideoGenerate(ctx, input, requestId),
 };
 
 const traceToSvg: JobTool<'trace_to_svg'> = {
   name: 'trace_to_svg',
   title: 'Trace an image to SVG',
-  description: 'Traces a raster image of history (PNG, JPEG, WebP) into a vector SVG, saved to history beside it. Tracer parameters are given as text, as on the HTTP route.',
+  description:
+    'Traces a raster image of history (PNG, JPEG, WebP) into a vector SVG, saved to history beside it. Tracer parameters are given as text, as on the HTTP route.',
   parse: { code: 'TRACE_PARAMETER_INVALID', errors: ServiceError },
-  plan: async (ctx, { source, preset, requestId: _id, priority: _priority, ...parameters }, requestId) => planTrace(ctx, { source, preset, parameters }, requestId),
+  plan: async (ctx, { source, preset, requestId: _id, priority: _priority, ...parameters }, requestId) =>
+    planTrace(ctx, { source, preset, parameters }, requestId),
 };
 
 export const JOB_TOOLS = [generateImage, editImage, generateVideo, traceToSvg] as const;
 
 /** Tracer parameters the route reads as text: a number from a JSON client is the same value. */
 const asQueryText = (args: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(args).map(([key, value]) => [key, typeof value === 'number' && key !== 'priority' ? String(value) : value]));
+  Object.fromEntries(
+    Object.entries(args).map(([key, value]) => [key, typeof value === 'number' && key !== 'priority' ? String(value) : value]),
+  );
 
 /** Registers the job tools on a server, each as a task-capable tool; results in the content types of the session's protocol version. */
 export function registerJobTools(server: McpServer, ctx: StudioContext, store: JobTaskStore, protocolVersion: string): void {
@@ -97,10 +109,17 @@ export function registerJobTools(server: McpServer, ctx: StudioContext, store: J
           let requestId: string | undefined;
           try {
             const raw = tool.name === 'trace_to_svg' ? asQueryText(args as Record<string, unknown>) : args;
-            const input = parseWith(TOOL_INPUTS[tool.name] as never, raw, tool.parse) as Input<ToolName> & { requestId?: string; priority?: number };
+            const input = parseWith(TOOL_INPUTS[tool.name] as never, raw, tool.parse) as Input<ToolName> & {
+              requestId?: string;
+              priority?: number;
+            };
             requestId = input.requestId ?? randomUUID();
             const planned = await tool.plan(ctx, input as never, requestId);
-            const job: JobSpec<JobKind> = { ...planned, ...(input.priority !== undefined ? { priority: input.priority } : {}), fingerprint: fingerprintOf(planned.kind, input) };
+            const job: JobSpec<JobKind> = {
+              ...planned,
+              ...(input.priority !== undefined ? { priority: input.priority } : {}),
+              fingerprint: fingerprintOf(planned.kind, input),
+            };
             const onStep = stepReporter(server, extra, task.taskId);
             const followed = await submitAndFollow(ctx, job, progressSteps(onStep));
             store.bind(task.taskId, followed.requestId, cancel);

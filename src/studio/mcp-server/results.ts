@@ -28,8 +28,10 @@ type Content = CallToolResult['content'][number];
 /** The assets a job result saved to history, in order (a multimode batch: its successful slots). */
 export function assetsOf(result: JobResult): AssetRecord[] {
   if ('images' in result) return result.images;
-  if ('video' in result && typeof result.video === 'object' && result.video !== null && 'filename' in result.video) return [result.video as AssetRecord];
-  if ('results' in result && Array.isArray(result.results)) return result.results.flatMap((slot) => ('image' in slot && slot.image ? [slot.image] : []));
+  if ('video' in result && typeof result.video === 'object' && result.video !== null && 'filename' in result.video)
+    return [result.video as AssetRecord];
+  if ('results' in result && Array.isArray(result.results))
+    return result.results.flatMap((slot) => ('image' in slot && slot.image ? [slot.image] : []));
   if ('filename' in result && 'format' in result) return [result as AssetRecord];
   return [];
 }
@@ -62,7 +64,10 @@ async function resourceContent(ctx: StudioContext, asset: AssetRecord, protocolV
   const bytes = await ctx.assets.read('generated', asset.filename, { maxBytes: IMAGE_CONTENT_MAX_BYTES });
   if (!(bytes instanceof Buffer)) return uriText(asset);
   const resource = { uri: historyUri(asset.filename), mimeType: mimeOf(asset.format) };
-  return { type: 'resource', resource: asset.format === 'svg' ? { ...resource, text: bytes.toString('utf8') } : { ...resource, blob: bytes.toString('base64') } };
+  return {
+    type: 'resource',
+    resource: asset.format === 'svg' ? { ...resource, text: bytes.toString('utf8') } : { ...resource, blob: bytes.toString('base64') },
+  };
 }
 
 /** One asset as content: the image inline when it fits, else as a resource (in the session protocol's content types). */
@@ -74,7 +79,12 @@ export async function assetContent(ctx: StudioContext, asset: AssetRecord, proto
 }
 
 /** A finished job as a tool result: its assets, their history names, and the job's result as structured content. */
-export async function jobToolResult(ctx: StudioContext, requestId: string, result: JobResult, protocolVersion: string): Promise<CallToolResult> {
+export async function jobToolResult(
+  ctx: StudioContext,
+  requestId: string,
+  result: JobResult,
+  protocolVersion: string,
+): Promise<CallToolResult> {
   const assets = assetsOf(result);
   const names = assets.map((asset) => asset.filename);
   const text = names.length
@@ -99,4 +109,7 @@ export function errorToolResult(ctx: StudioContext, error: unknown, requestId?: 
 }
 
 /** Plain data as a tool result (the JSON in text too, for clients that read only text). */
-export const dataToolResult = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
+export const dataToolResult = (data: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(data) }],
+  structuredContent: data,
+});

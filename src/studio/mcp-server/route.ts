@@ -96,13 +96,19 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
     } catch (error) {
       // Hijacked: Fastify's error handler no longer answers for this request.
       request.log.error({ err: error }, 'mcp: the transport failed');
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(new ServiceError('INTERNAL_ERROR').toBody()));
+      if (!reply.raw.headersSent)
+        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(new ServiceError('INTERNAL_ERROR').toBody()));
       else reply.raw.destroy();
     }
   };
 
   async function open(request: FastifyRequest, reply: FastifyReply) {
-    if (!makeRoom()) return refuse(reply, 'SERVICE_UNAVAILABLE', `The studio holds ${MCP_MAX_SESSIONS} MCP sessions, each with a request in flight; try again when one ends.`);
+    if (!makeRoom())
+      return refuse(
+        reply,
+        'SERVICE_UNAVAILABLE',
+        `The studio holds ${MCP_MAX_SESSIONS} MCP sessions, each with a request in flight; try again when one ends.`,
+      );
     // The initialize request names the client's protocol version: the session answers in its content types.
     const requested = (request.body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
     const server = createStudioMcpServer(ctx, store, negotiatedProtocolVersion(requested));
@@ -121,7 +127,8 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post(MCP_PATH, async (request, reply) => {
     const id = sessionIdOf(request);
     if (id === undefined) {
-      if (!isInitializeRequest(request.body)) return refuse(reply, 'BAD_REQUEST', 'No Mcp-Session-Id: the first message of a session is initialize.');
+      if (!isInitializeRequest(request.body))
+        return refuse(reply, 'BAD_REQUEST', 'No Mcp-Session-Id: the first message of a session is initialize.');
       return open(request, reply);
     }
     const session = sessions.get(id);
@@ -133,7 +140,12 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
   const follow = async (request: FastifyRequest, reply: FastifyReply) => {
     const id = sessionIdOf(request);
     const session = id === undefined ? undefined : sessions.get(id);
-    if (!session) return refuse(reply, id === undefined ? 'BAD_REQUEST' : 'NOT_FOUND', id === undefined ? 'Mcp-Session-Id is required.' : `No MCP session ${id}.`);
+    if (!session)
+      return refuse(
+        reply,
+        id === undefined ? 'BAD_REQUEST' : 'NOT_FOUND',
+        id === undefined ? 'Mcp-Session-Id is required.' : `No MCP session ${id}.`,
+      );
     return handle(session, request, reply);
   };
   app.get(MCP_PATH, follow);

@@ -17,7 +17,8 @@ function typeless(node: unknown, path: string, found: string[]): string[] {
   const schema = node as Record<string, unknown>;
   if (!path.endsWith('.properties') && !KEYWORDS.some((keyword) => keyword in schema)) found.push(path || '(root)');
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'properties' && value && typeof value === 'object') for (const [name, child] of Object.entries(value)) typeless(child, `${path}.properties.${name}`, found);
+    if (key === 'properties' && value && typeof value === 'object')
+      for (const [name, child] of Object.entries(value)) typeless(child, `${path}.properties.${name}`, found);
     else if (['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf'].includes(key)) typeless(value, `${path}.${key}`, found);
   }
   return found;
@@ -31,7 +32,9 @@ describe('the tools’ JSON Schemas', () => {
   it('an input image is a string or { data, name? } or { filename }; a storyboard lists clips', () => {
     const edit = toolJsonSchema('edit_image') as { properties: Record<string, { anyOf?: { type: string }[] }> };
     expect(edit.properties.image.anyOf?.map((shape) => shape.type)).toEqual(['string', 'object', 'object']);
-    const video = toolJsonSchema('generate_video') as { properties: { storyboard: { properties: { clips: { items: { required: string[] } } } } } };
+    const video = toolJsonSchema('generate_video') as {
+      properties: { storyboard: { properties: { clips: { items: { required: string[] } } } } };
+    };
     expect(video.properties.storyboard.properties.clips.items.required).toEqual(['prompt']);
   });
 });

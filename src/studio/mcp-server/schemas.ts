@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { editRequest, generateRequest, historyQuery, LANE_IDS, REQUEST_ID_PATTERN, storyboardClip, videoGenerateRequest } from '../api/index.js';
+import {
+  editRequest,
+  generateRequest,
+  historyQuery,
+  LANE_IDS,
+  REQUEST_ID_PATTERN,
+  storyboardClip,
+  videoGenerateRequest,
+} from '../api/index.js';
 import { derivedQuery } from '../routes/assets.js';
 import { TRACE_PRESET_NAMES } from '../vector/presets.js';
 
@@ -48,7 +56,12 @@ type Shape = Record<string, z.ZodType>;
 
 /** The same object schema, each field with its description (the API's checks unchanged). */
 function described<S extends Shape>(schema: z.ZodObject<S>): z.ZodObject<S> {
-  const shape = Object.fromEntries(Object.entries(schema.shape).map(([key, field]) => [key, FIELD_DESCRIPTIONS[key] && !field.description ? field.describe(FIELD_DESCRIPTIONS[key]) : field]));
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => [
+      key,
+      FIELD_DESCRIPTIONS[key] && !field.description ? field.describe(FIELD_DESCRIPTIONS[key]) : field,
+    ]),
+  );
   return schema.extend(shape) as unknown as z.ZodObject<S>;
 }
 
@@ -68,7 +81,14 @@ export const TOOL_INPUTS = {
   get_asset: z.object({ filename: z.string().min(1).max(200).describe(FIELD_DESCRIPTIONS.filename) }).strict(),
   job_status: z.object({ requestId }).strict(),
   cancel_job: z.object({ requestId }).strict(),
-  list_models: z.object({ provider: z.enum(LANE_IDS as unknown as [string, ...string[]]).optional().describe('Only this lane.') }).strict(),
+  list_models: z
+    .object({
+      provider: z
+        .enum(LANE_IDS as unknown as [string, ...string[]])
+        .optional()
+        .describe('Only this lane.'),
+    })
+    .strict(),
 } as const;
 
 export type ToolName = keyof typeof TOOL_INPUTS;
@@ -94,7 +114,9 @@ const IMAGE_INPUT_JSON = {
 const OPTION_VALUE_JSON = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
 const STORYBOARD_JSON = {
   type: 'object',
-  properties: { clips: { type: 'array', items: (({ $schema: _schema, ...clip }) => clip)(z.toJSONSchema(storyboardClip, { io: 'input' })) } },
+  properties: {
+    clips: { type: 'array', items: (({ $schema: _schema, ...clip }) => clip)(z.toJSONSchema(storyboardClip, { io: 'input' })) },
+  },
   required: ['clips'],
   additionalProperties: false,
 };

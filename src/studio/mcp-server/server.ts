@@ -1,5 +1,14 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, ListResourcesRequestSchema, McpError, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  ListResourcesRequestSchema,
+  McpError,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES, ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
@@ -41,15 +50,29 @@ interface ReadTool<N extends ToolName> {
 const listHistoryTool: ReadTool<'list_history'> = {
   name: 'list_history',
   title: 'List history',
-  description: "Lists the studio's saved assets, newest first, with filters (prompt words, lane, model, kind, time) and pages (nextCursor). Read an asset with get_asset or resources/read of svc://history/<filename>.",
+  description:
+    "Lists the studio's saved assets, newest first, with filters (prompt words, lane, model, kind, time) and pages (nextCursor). Read an asset with get_asset or resources/read of svc://history/<filename>.",
   async run(ctx, query) {
     const page =
       query.groupBy === 'session'
-        ? await listHistoryGroups(ctx, { limit: query.limit ?? HISTORY_PAGE_DEFAULTS.groups, cursor: query.cursor, groupItems: query.groupItems ?? HISTORY_PAGE_DEFAULTS.groupItems })
+        ? await listHistoryGroups(ctx, {
+            limit: query.limit ?? HISTORY_PAGE_DEFAULTS.groups,
+            cursor: query.cursor,
+            groupItems: query.groupItems ?? HISTORY_PAGE_DEFAULTS.groupItems,
+          })
         : await listHistory(ctx, {
             limit: query.limit ?? HISTORY_PAGE_DEFAULTS.items,
             cursor: query.cursor,
-            filter: { ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}), sessionId: query.sessionId, provider: query.provider, model: query.model, kind: query.kind, since: query.since, until: query.until, q: query.q },
+            filter: {
+              ...(query.session !== undefined ? { sessionTitle: query.session.trim() || null } : {}),
+              sessionId: query.sessionId,
+              provider: query.provider,
+              model: query.model,
+              kind: query.kind,
+              since: query.since,
+              until: query.until,
+              q: query.q,
+            },
           });
     return dataToolResult(page as unknown as Record<string, unknown>);
   },
@@ -58,20 +81,30 @@ const listHistoryTool: ReadTool<'list_history'> = {
 const getAssetTool: ReadTool<'get_asset'> = {
   name: 'get_asset',
   title: 'Get an asset',
-  description: 'One history asset: its record (prompt, lane, model, size, settings) and the image itself (inline up to 1 MiB, else a resource link; a video or SVG is a link).',
+  description:
+    'One history asset: its record (prompt, lane, model, size, settings) and the image itself (inline up to 1 MiB, else a resource link; a video or SVG is a link).',
   async run(ctx, { filename }, session) {
     const record = await getHistoryAsset(ctx, filenameParam({ filename }));
-    return { content: [{ type: 'text', text: JSON.stringify(record) }, await assetContent(ctx, record, session.protocolVersion)], structuredContent: { asset: record } };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(record) }, await assetContent(ctx, record, session.protocolVersion)],
+      structuredContent: { asset: record },
+    };
   },
 };
 
 const jobStatusTool: ReadTool<'job_status'> = {
   name: 'job_status',
   title: 'Job status',
-  description: "A job by requestId (also after it ended): its state, phase, and its result or error. Every job of the studio is here, whoever made it.",
+  description:
+    'A job by requestId (also after it ended): its state, phase, and its result or error. Every job of the studio is here, whoever made it.',
   async run(ctx, { requestId }) {
     const job = await ctx.jobs.get(requestId);
-    if (!job) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`, { details: { requestId } });
+    if (!job)
+      throw new ServiceError(
+        'JOB_NOT_FOUND',
+        `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`,
+        { details: { requestId } },
+      );
     return dataToolResult({ job });
   },
 };
@@ -89,13 +122,27 @@ const cancelJobTool: ReadTool<'cancel_job'> = {
 const listModelsTool: ReadTool<'list_models'> = {
   name: 'list_models',
   title: 'List models',
-  description: "The studio's lanes and their models (ids to pass as `model`, with `provider` the lane), defaults, operations, capabilities, and each video lane's video models with their limits (durations, resolutions, aspect ratios, modes).",
+  description:
+    "The studio's lanes and their models (ids to pass as `model`, with `provider` the lane), defaults, operations, capabilities, and each video lane's video models with their limits (durations, resolutions, aspect ratios, modes).",
   async run(ctx, { provider }) {
     const body = withDiscoveredModels(capabilities(ctx.version), ctx);
     const lanes = body.providers.flatMap((lane) =>
       lane.routingMode || (provider && lane.id !== provider)
         ? []
-        : [{ id: lane.id, label: lane.label, description: lane.description, built: lane.built, operations: lane.operations, defaultModel: lane.defaultModel, defaultVideoModel: lane.defaultVideoModel, models: lane.models, capabilities: lane.capabilities, video: lane.video }],
+        : [
+            {
+              id: lane.id,
+              label: lane.label,
+              description: lane.description,
+              built: lane.built,
+              operations: lane.operations,
+              defaultModel: lane.defaultModel,
+              defaultVideoModel: lane.defaultVideoModel,
+              models: lane.models,
+              capabilities: lane.capabilities,
+              video: lane.video,
+            },
+          ],
     );
     return dataToolResult({ lanes });
   },
@@ -108,7 +155,8 @@ const TOOL_LIST = [...JOB_TOOLS, ...READ_TOOLS];
 
 /** A history resource URI's file name, or a NOT_FOUND refusal. */
 function filenameOfUri(uri: string): string {
-  if (!uri.startsWith(HISTORY_URI_PREFIX)) throw new ServiceError('NOT_FOUND', `No resource ${uri}: resources are ${HISTORY_URI_PREFIX}<filename>.`);
+  if (!uri.startsWith(HISTORY_URI_PREFIX))
+    throw new ServiceError('NOT_FOUND', `No resource ${uri}: resources are ${HISTORY_URI_PREFIX}<filename>.`);
   return filenameParam({ filename: decodeURIComponent(uri.slice(HISTORY_URI_PREFIX.length)) });
 }
 
@@ -120,7 +168,11 @@ function filenameOfUri(uri: string): string {
 function resourceError(ctx: StudioContext, error: unknown): McpError {
   const failure = (errorToolResult(ctx, error).structuredContent as { error: { code: string; message: string } }).error;
   const status = Object.hasOwn(ERROR_CODES, failure.code) ? ERROR_CODES[failure.code as keyof typeof ERROR_CODES].status : 500;
-  return new McpError(status >= 400 && status < 500 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, `${failure.code}: ${failure.message}`, failure);
+  return new McpError(
+    status >= 400 && status < 500 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
+    `${failure.code}: ${failure.message}`,
+    failure,
+  );
 }
 
 /** One MCP server over the studio, for one session (the SDK binds a server to one transport) of the protocol version it negotiated. */
@@ -130,7 +182,8 @@ export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore, p
     {
       capabilities: { tools: {}, resources: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
       taskStore: store,
-      instructions: 'A local image and video studio. generate_image / edit_image / generate_video / trace_to_svg make jobs whose results land in history (svc://history/<filename>); long ones can run as tasks.',
+      instructions:
+        'A local image and video studio. generate_image / edit_image / generate_video / trace_to_svg make jobs whose results land in history (svc://history/<filename>); long ones can run as tasks.',
     },
   );
   registerJobTools(server, ctx, store, protocolVersion);
@@ -175,7 +228,13 @@ export function createStudioMcpServer(ctx: StudioContext, store: JobTaskStore, p
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const page = await listHistory(ctx, { limit: RESOURCE_PAGE_SIZE, cursor: request.params?.cursor });
     return {
-      resources: page.items.map((asset) => ({ uri: historyUri(asset.filename), name: asset.filename, title: asset.prompt.slice(0, 120), mimeType: mimeOf(asset.format), size: asset.bytes })),
+      resources: page.items.map((asset) => ({
+        uri: historyUri(asset.filename),
+        name: asset.filename,
+        title: asset.prompt.slice(0, 120),
+        mimeType: mimeOf(asset.format),
+        size: asset.bytes,
+      })),
       ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
     };
   });

@@ -33,7 +33,11 @@ export interface AssetStore {
   /** Writes a derived file (a thumbnail) whole or not at all, replacing any; not flushed (it is made again when lost). */
   replace(space: AssetSpace, name: string, bytes: Buffer): Promise<void>;
   /** The bytes of a file; undefined when it is missing. Larger than `maxBytes`: `{ tooLarge: size }`, nothing read. */
-  read(space: AssetSpace, name: string, options?: { readonly maxBytes?: number }): Promise<Buffer | { readonly tooLarge: number } | undefined>;
+  read(
+    space: AssetSpace,
+    name: string,
+    options?: { readonly maxBytes?: number },
+  ): Promise<Buffer | { readonly tooLarge: number } | undefined>;
   /** A file to send; undefined when it is missing. */
   open(space: AssetSpace, name: string): Promise<AssetBody | undefined>;
   exists(space: AssetSpace, name: string): Promise<boolean>;

@@ -20,7 +20,11 @@ export const isValidAssetFilename = (name: unknown): name is string =>
 /** Throws INVALID_FILENAME unless the name passes the allow-list. The name is echoed only when it is short printable text. */
 export function assertValidFilename(name: unknown, details: Record<string, unknown> = {}): asserts name is string {
   if (isValidAssetFilename(name)) return;
-  throw new ServiceError('INVALID_FILENAME', 'The file name is not a valid asset name (letters, digits, ".", "_", "-", an image extension).', { details });
+  throw new ServiceError(
+    'INVALID_FILENAME',
+    'The file name is not a valid asset name (letters, digits, ".", "_", "-", an image extension).',
+    { details },
+  );
 }
 
 /** Lower-case ASCII words of the prompt joined by dashes, for a readable file name. */

@@ -22,7 +22,11 @@ describe('readImageHeader', () => {
   it('swaps the displayed sides of a JPEG whose EXIF orientation turns it', async () => {
     const turned = await base().jpeg().withMetadata({ orientation: 6 }).toBuffer();
     const meta = await sharp(turned).metadata();
-    expect(readImageHeader(turned, 'jpeg')).toEqual({ width: 300, height: 200, displayed: { width: meta.autoOrient.width, height: meta.autoOrient.height } });
+    expect(readImageHeader(turned, 'jpeg')).toEqual({
+      width: 300,
+      height: 200,
+      displayed: { width: meta.autoOrient.width, height: meta.autoOrient.height },
+    });
     expect(readImageHeader(turned, 'jpeg').displayed).toEqual({ width: 200, height: 300 });
   });
 

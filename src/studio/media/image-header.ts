@@ -22,7 +22,8 @@ const fail = (message: string): never => {
 const PNG_IEND = Buffer.from([0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
 
 function pngHeader(bytes: Buffer): ImageHeader {
-  if (bytes.length < 8 + 25 + 12 || bytes.toString('latin1', 12, 16) !== 'IHDR' || bytes.readUInt32BE(8) !== 13) fail('PNG without its IHDR header');
+  if (bytes.length < 8 + 25 + 12 || bytes.toString('latin1', 12, 16) !== 'IHDR' || bytes.readUInt32BE(8) !== 13)
+    fail('PNG without its IHDR header');
   if (!bytes.subarray(bytes.length - 12).equals(PNG_IEND)) fail('PNG cut short (no IEND chunk at its end)');
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
@@ -85,7 +86,8 @@ function jpegHeader(bytes: Buffer): ImageHeader {
 
 function webpHeader(bytes: Buffer): ImageHeader {
   const declared = bytes.readUInt32LE(4) + 8;
-  if (bytes.length < 30 || declared > bytes.length || declared + 1 < bytes.length) fail('WebP whose RIFF size does not match the file (cut short or padded)');
+  if (bytes.length < 30 || declared > bytes.length || declared + 1 < bytes.length)
+    fail('WebP whose RIFF size does not match the file (cut short or padded)');
   const chunk = bytes.toString('latin1', 12, 16);
   let width: number;
   let height: number;

@@ -4,7 +4,13 @@ export type { AssetFormat, ImageFormat } from '../api/index.js';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
-const MIME: Record<AssetFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', svg: 'image/svg+xml', mp4: 'video/mp4' };
+const MIME: Record<AssetFormat, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  mp4: 'video/mp4',
+};
 
 /** File extension we give each format (one per format; `jpeg` is saved as `.jpg`). */
 export const EXTENSION: Record<AssetFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp', svg: 'svg', mp4: 'mp4' };

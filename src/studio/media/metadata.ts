@@ -46,14 +46,30 @@ const payloadSchema = z.object({
 /** The embedded JSON text: our schema tag, then the metadata's own fields. */
 export function metadataPayload(metadata: AssetMetadata): string {
   const { prompt, lane, model, requestId, kind, settings, revisedPrompt, sessionTitle, createdAt } = metadata;
-  return JSON.stringify({ schema: METADATA_SCHEMA, prompt, lane, model, requestId, kind, settings, revisedPrompt, sessionTitle, createdAt });
+  return JSON.stringify({
+    schema: METADATA_SCHEMA,
+    prompt,
+    lane,
+    model,
+    requestId,
+    kind,
+    settings,
+    revisedPrompt,
+    sessionTitle,
+    createdAt,
+  });
 }
 
 /**
  * The image with the metadata embedded, byte-level (no re-encode). `size` is
  * the pixel size, needed when a simple WebP gains its extended header.
  */
-export function embedMetadata(bytes: Buffer, format: ImageFormat, metadata: AssetMetadata, size: { width: number; height: number }): Buffer {
+export function embedMetadata(
+  bytes: Buffer,
+  format: ImageFormat,
+  metadata: AssetMetadata,
+  size: { width: number; height: number },
+): Buffer {
   const json = metadataPayload(metadata);
   switch (format) {
     case 'png':

@@ -10,16 +10,44 @@ export class SvgRefused extends Error {}
 const ELEMENTS = new Set(['svg', 'g', 'path', 'rect', 'circle', 'ellipse', 'polygon', 'polyline', 'line', 'title', 'desc', 'metadata']);
 /** Attributes they may carry. No event handlers, no hrefs, no styles that could fetch. */
 const ATTRIBUTES = new Set([
-  'xmlns', 'version', 'width', 'height', 'viewbox', 'preserveaspectratio', 'id',
-  'd', 'transform', 'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-width', 'stroke-opacity', 'stroke-linecap', 'stroke-linejoin', 'opacity',
-  'x', 'y', 'cx', 'cy', 'r', 'rx', 'ry', 'x1', 'y1', 'x2', 'y2', 'points',
+  'xmlns',
+  'version',
+  'width',
+  'height',
+  'viewbox',
+  'preserveaspectratio',
+  'id',
+  'd',
+  'transform',
+  'fill',
+  'fill-opacity',
+  'fill-rule',
+  'stroke',
+  'stroke-width',
+  'stroke-opacity',
+  'stroke-linecap',
+  'stroke-linejoin',
+  'opacity',
+  'x',
+  'y',
+  'cx',
+  'cy',
+  'r',
+  'rx',
+  'ry',
+  'x1',
+  'y1',
+  'x2',
+  'y2',
+  'points',
 ]);
 const METADATA_ID = 'svc-metadata';
 /** An SVG document's start: an optional XML declaration and comments, then the <svg> root. */
 const SVG_START = /^(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/;
 
 /** The tags of a document: `<name attributes>` and `</name>`, comments and declarations as they are. */
-const TAG = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*(\/?)>|<!--[\s\S]*?-->|<\?xml[\s\S]*?\?>|<![\s\S]*?>|<!\[CDATA\[[\s\S]*?\]\]>/g;
+const TAG =
+  /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*(\/?)>|<!--[\s\S]*?-->|<\?xml[\s\S]*?\?>|<![\s\S]*?>|<!\[CDATA\[[\s\S]*?\]\]>/g;
 const ATTRIBUTE = /([^\s=/>]+)(?:\s*=\s*("[^"]*"|'[^']*'))?/g;
 
 /** Throws SvgRefused unless the text is one `<svg>` document of allowed elements and attributes. */
@@ -59,7 +87,13 @@ export function checkSvg(text: string): void {
 }
 
 /** Whether bytes look like an SVG document (its root, after an optional XML declaration). */
-export const isSvg = (bytes: Uint8Array): boolean => SVG_START.test(Buffer.from(bytes.subarray(0, 1024)).toString('utf8').replace(/^\uFEFF/, '').trimStart());
+export const isSvg = (bytes: Uint8Array): boolean =>
+  SVG_START.test(
+    Buffer.from(bytes.subarray(0, 1024))
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart(),
+  );
 
 const number = (value: string | undefined): number | undefined => {
   const parsed = value === undefined ? NaN : Number.parseFloat(value);
@@ -70,7 +104,10 @@ const number = (value: string | undefined): number | undefined => {
 export function svgSize(text: string): { width: number; height: number } {
   const root = /<svg\b([^>]*)>/.exec(text)?.[1] ?? '';
   const attribute = (name: string) => new RegExp(`\\s${name}\\s*=\\s*["']([^"']*)["']`, 'i').exec(root)?.[1];
-  const viewBox = attribute('viewBox')?.trim().split(/[\s,]+/).map(Number);
+  const viewBox = attribute('viewBox')
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
   const width = number(attribute('width')) ?? (viewBox && number(String(viewBox[2])));
   const height = number(attribute('height')) ?? (viewBox && number(String(viewBox[3])));
   if (!width || !height) throw new SvgRefused('the document declares no size');

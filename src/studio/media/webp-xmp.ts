@@ -58,7 +58,10 @@ export function withWebpXmp(webp: Buffer, json: string, size: { width: number; h
     parts.push(riffChunk('VP8X', data), ...chunks.slice(1).map((chunk) => webp.subarray(chunk.start, chunk.end)));
   } else {
     const alpha = chunks.some((chunk) => chunk.fourcc === 'VP8L' && vp8lHasAlpha(chunk.data));
-    parts.push(vp8x(VP8X_XMP | (alpha ? VP8X_ALPHA : 0), size.width, size.height), ...chunks.map((chunk) => webp.subarray(chunk.start, chunk.end)));
+    parts.push(
+      vp8x(VP8X_XMP | (alpha ? VP8X_ALPHA : 0), size.width, size.height),
+      ...chunks.map((chunk) => webp.subarray(chunk.start, chunk.end)),
+    );
   }
   parts.push(xmp);
   const body = Buffer.concat(parts);

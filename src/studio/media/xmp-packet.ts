@@ -22,12 +22,15 @@ function unescapeXml(text: string): string {
 const xmpmeta = (description: string): string =>
   `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">${description}</rdf:RDF></x:xmpmeta>`;
 
-const wrapPacket = (body: string): string =>
-  `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>${body}<?xpacket end="w"?>`;
+const wrapPacket = (body: string): string => `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>${body}<?xpacket end="w"?>`;
 
 /** A complete XMP packet holding the JSON payload. */
 export const buildXmpPacket = (json: string): string =>
-  wrapPacket(xmpmeta(`<rdf:Description rdf:about="" xmlns:svc="${SVC_XMP_NAMESPACE}"><svc:metadata>${escapeXml(json)}</svc:metadata></rdf:Description>`));
+  wrapPacket(
+    xmpmeta(
+      `<rdf:Description rdf:about="" xmlns:svc="${SVC_XMP_NAMESPACE}"><svc:metadata>${escapeXml(json)}</svc:metadata></rdf:Description>`,
+    ),
+  );
 
 /**
  * Adobe's "extended XMP" split for JPEG, whose standard packet must fit one
@@ -36,7 +39,9 @@ export const buildXmpPacket = (json: string): string =>
  */
 export function buildExtendedXmp(json: string): { standard: string; extended: Buffer; guid: string } {
   const extended = Buffer.from(
-    xmpmeta(`<rdf:Description rdf:about="" xmlns:svc="${SVC_XMP_NAMESPACE}"><svc:metadata>${escapeXml(json)}</svc:metadata></rdf:Description>`),
+    xmpmeta(
+      `<rdf:Description rdf:about="" xmlns:svc="${SVC_XMP_NAMESPACE}"><svc:metadata>${escapeXml(json)}</svc:metadata></rdf:Description>`,
+    ),
   );
   const guid = createHash('md5').update(extended).digest('hex').toUpperCase();
   const standard = wrapPacket(

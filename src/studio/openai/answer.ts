@@ -17,19 +17,26 @@ export interface JobImage {
 export function imagesOf(result: JobResult): { images: JobImage[]; usage?: Usage } {
   if ('results' in result) {
     const batch = result as MultimodeResult;
-    const images = batch.results.flatMap((slot) => (slot.ok && slot.image ? [{ image: slot.image, ...(slot.revisedPrompt ? { revisedPrompt: slot.revisedPrompt } : {}) }] : []));
+    const images = batch.results.flatMap((slot) =>
+      slot.ok && slot.image ? [{ image: slot.image, ...(slot.revisedPrompt ? { revisedPrompt: slot.revisedPrompt } : {}) }] : [],
+    );
     const failed = batch.results.find((slot) => !slot.ok)?.error;
-    if (images.length === 0 && failed) throw new ServiceError(isErrorCode(failed.code) ? failed.code : 'INTERNAL_ERROR', failed.message, { details: failed.details });
+    if (images.length === 0 && failed)
+      throw new ServiceError(isErrorCode(failed.code) ? failed.code : 'INTERNAL_ERROR', failed.message, { details: failed.details });
     return { images };
   }
   const single = result as GenerationResult;
-  return { images: single.images.map((image) => ({ image, ...(single.revisedPrompt ? { revisedPrompt: single.revisedPrompt } : {}) })), ...(single.usage ? { usage: single.usage } : {}) };
+  return {
+    images: single.images.map((image) => ({ image, ...(single.revisedPrompt ? { revisedPrompt: single.revisedPrompt } : {}) })),
+    ...(single.usage ? { usage: single.usage } : {}),
+  };
 }
 
 /** The base64 of a history image (read from the asset store, where the job saved it). */
 export async function base64Of(ctx: StudioContext, image: AssetRecord): Promise<string> {
   const bytes = await ctx.assets.read('generated', image.filename);
-  if (!bytes || !Buffer.isBuffer(bytes)) throw new ServiceError('NOT_FOUND', `The image ${image.filename} is no longer in history.`, { details: { filename: image.filename } });
+  if (!bytes || !Buffer.isBuffer(bytes))
+    throw new ServiceError('NOT_FOUND', `The image ${image.filename} is no longer in history.`, { details: { filename: image.filename } });
   return bytes.toString('base64');
 }
 
@@ -56,7 +63,8 @@ export function openaiWarnings(warnings: readonly LaneWarning[]): LaneWarning[] 
 }
 
 /** The warnings a planned job records (every slot's): known before it runs, so a stream's headers carry them too. */
-export const plannedWarnings = (request: ImageJobRequest): LaneWarning[] => openaiWarnings(request.slots.flatMap((slot) => slot.warnings ?? []));
+export const plannedWarnings = (request: ImageJobRequest): LaneWarning[] =>
+  openaiWarnings(request.slots.flatMap((slot) => slot.warnings ?? []));
 
 /** The warnings a finished job recorded (a batch: every slot's). */
 export function resultWarnings(result: JobResult): LaneWarning[] {
@@ -66,7 +74,8 @@ export function resultWarnings(result: JobResult): LaneWarning[] {
 
 /** The header that names the dropped fields (`quality, output_format`), for a client that reads headers only; the body's `warnings` has the lanes. */
 export const WARNINGS_HEADER = 'x-svc-warnings';
-export const warningsHeader = (warnings: readonly LaneWarning[]): string => [...new Set(warnings.map((warning) => warning.field))].join(', ');
+export const warningsHeader = (warnings: readonly LaneWarning[]): string =>
+  [...new Set(warnings.map((warning) => warning.field))].join(', ');
 
 const QUALITIES_OF_ANSWER = new Set(['low', 'medium', 'high', 'auto']);
 const BACKGROUNDS_OF_ANSWER = new Set(['opaque', 'transparent']);
@@ -80,8 +89,18 @@ export function settingsOf(request: OpenAIImageRequest, image: AssetRecord | und
   const applied = image?.settings ?? {};
   const dropped = (field: string) => warnings.some((warning) => warning.field === field);
   const asked = request.background && request.background !== 'auto' ? request.background : 'opaque';
-  const background = typeof applied.background === 'string' && BACKGROUNDS_OF_ANSWER.has(applied.background) ? applied.background : dropped('background') ? 'opaque' : asked;
-  const quality = typeof applied.quality === 'string' && QUALITIES_OF_ANSWER.has(applied.quality) ? applied.quality : dropped('quality') ? undefined : (qualityOf(request.quality) ?? 'auto');
+  const background =
+    typeof applied.background === 'string' && BACKGROUNDS_OF_ANSWER.has(applied.background)
+      ? applied.background
+      : dropped('background')
+        ? 'opaque'
+        : asked;
+  const quality =
+    typeof applied.quality === 'string' && QUALITIES_OF_ANSWER.has(applied.quality)
+      ? applied.quality
+      : dropped('quality')
+        ? undefined
+        : (qualityOf(request.quality) ?? 'auto');
   return {
     background,
     output_format: image?.format ?? request.output_format ?? 'png',

@@ -22,7 +22,9 @@ export function openaiErrorType(status: number): string {
 /** The studio's error payload in OpenAI's shape; `param` is the field the studio names, if any. */
 export function openaiError(status: number, error: ErrorPayload): OpenAIErrorBody {
   const field = error.details?.field;
-  return { error: { message: error.message, type: openaiErrorType(status), param: typeof field === 'string' ? field : null, code: error.code } };
+  return {
+    error: { message: error.message, type: openaiErrorType(status), param: typeof field === 'string' ? field : null, code: error.code },
+  };
 }
 
 /**

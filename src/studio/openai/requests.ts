@@ -12,16 +12,24 @@ import type { ImageFields } from '../jobs/plan.js';
 export const PARTIAL_IMAGES_MAX = 3;
 
 /** An integer, or its decimal text (a form field). */
-const int = (min: number, max: number) => z.preprocess((value) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+const int = (min: number, max: number) =>
+  z.preprocess((value) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
 /** A boolean, or `true` / `false` (a form field). */
 const bool = z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 
 /** OpenAI's qualities: the studio's, `auto` (the lane's default) and dall-e-3's `standard` / `hd`. */
-const QUALITY_OF = { auto: undefined, standard: 'medium', hd: 'high', ...Object.fromEntries(QUALITIES.map((quality) => [quality, quality])) } as const satisfies Record<string, (typeof QUALITIES)[number] | undefined>;
+const QUALITY_OF = {
+  auto: undefined,
+  standard: 'medium',
+  hd: 'high',
+  ...Object.fromEntries(QUALITIES.map((quality) => [quality, quality])),
+} as const satisfies Record<string, (typeof QUALITIES)[number] | undefined>;
 
 /** OpenAI's types allow `null` on every optional field (Python's `quality=None`): `null` means absent. */
 const withoutNulls = (body: unknown): unknown =>
-  body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) : body;
+  body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null))
+    : body;
 
 const imageRequestFields = {
   prompt: z.string().trim().min(1).max(API_LIMITS.promptMaxChars),
@@ -49,7 +57,10 @@ const imageRequestFields = {
 /** POST /v1/images/generations */
 export const openaiGenerateRequest = z.preprocess(withoutNulls, z.object(imageRequestFields).strict());
 /** POST /v1/images/edits: the form's text fields (its files are `image`, `image[]` and `mask`). */
-export const openaiEditRequest = z.preprocess(withoutNulls, z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict());
+export const openaiEditRequest = z.preprocess(
+  withoutNulls,
+  z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict(),
+);
 
 export type OpenAIImageRequest = z.infer<typeof openaiGenerateRequest>;
 
@@ -107,5 +118,6 @@ export function laneOptionsOf(request: OpenAIImageRequest): Partial<Record<Optio
 function checkSize(size: string | undefined): void {
   if (size === undefined || size === 'auto') return;
   const parsed = slotFields.size.safeParse(size);
-  if (!parsed.success) throw new ServiceError('BAD_REQUEST', `size: ${parsed.error.issues[0].message} (or auto)`, { details: { field: 'size' } });
+  if (!parsed.success)
+    throw new ServiceError('BAD_REQUEST', `size: ${parsed.error.issues[0].message} (or auto)`, { details: { field: 'size' } });
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.js';
-import { formFields, multipartBoundary, MultipartError, parseMultipart, type MultipartFile, type MultipartForm } from '../../common/multipart.js';
+import {
+  formFields,
+  multipartBoundary,
+  MultipartError,
+  parseMultipart,
+  type MultipartFile,
+  type MultipartForm,
+} from '../../common/multipart.js';
 import { parseWith } from '../../common/validation.js';
 import type { JobResult, LaneWarning, SlotPlan } from '../api/index.js';
 import { LIMITS } from '../catalog/limits.js';
@@ -13,7 +20,15 @@ import type { StudioRoutes } from '../routes/plugin.js';
 import { imagesResponse, plannedWarnings, WARNINGS_HEADER, warningsHeader } from './answer.js';
 import { rewriteErrorPayload } from './errors.js';
 import { openaiModel, openaiModels } from './models.js';
-import { imageFieldsOf, OPENAI_HINTS, OPTION_FIELDS, openaiEditRequest, openaiGenerateRequest, type OpenAIImageRequest, type OptionName } from './requests.js';
+import {
+  imageFieldsOf,
+  OPENAI_HINTS,
+  OPTION_FIELDS,
+  openaiEditRequest,
+  openaiGenerateRequest,
+  type OpenAIImageRequest,
+  type OptionName,
+} from './requests.js';
 import { streamJob, type StreamPrefix } from './stream.js';
 
 // The OpenAI-compatible images API under /v1 (issue 31): what the official
@@ -31,7 +46,8 @@ type FormRequest = FastifyRequest & { [FORM]?: MultipartForm };
 const FILE_PARTS = ['image', 'image[]', 'mask'];
 
 /** The form's text fields as an object (each sent once: the parser refuses a repeated one). */
-const fieldsOf = (form: MultipartForm): Record<string, string> => formFields({ fields: form.fields.filter(({ name }) => !FILE_PARTS.includes(name)), files: [] });
+const fieldsOf = (form: MultipartForm): Record<string, string> =>
+  formFields({ fields: form.fields.filter(({ name }) => !FILE_PARTS.includes(name)), files: [] });
 
 /** An uploaded file as the studio's image input (its bytes are checked when the planner loads it). */
 const imageInputOf = (file: MultipartFile) => ({ data: file.data.toString('base64'), name: file.filename || file.name });
@@ -41,11 +57,20 @@ function editInputs(form: MultipartForm): PlanInputs {
   const images = form.files.filter((file) => file.name === 'image' || file.name === 'image[]');
   const masks = form.files.filter((file) => file.name === 'mask');
   const [image, ...references] = images;
-  if (!image) throw new ServiceError('BAD_REQUEST', 'image: send the image to edit as a file part `image` (or `image[]`).', { details: { field: 'image' } });
+  if (!image)
+    throw new ServiceError('BAD_REQUEST', 'image: send the image to edit as a file part `image` (or `image[]`).', {
+      details: { field: 'image' },
+    });
   if (masks.length > 1) throw new ServiceError('BAD_REQUEST', 'mask: send at most one mask.', { details: { field: 'mask' } });
   const unknown = form.files.find((file) => !FILE_PARTS.includes(file.name));
-  if (unknown) throw new ServiceError('BAD_REQUEST', `${unknown.name}: unknown file part (valid: ${FILE_PARTS.join(', ')}).`, { details: { field: unknown.name, valid: FILE_PARTS } });
-  return { edit: { image: imageInputOf(image), ...(masks[0] ? { mask: imageInputOf(masks[0]) } : {}) }, references: references.map(imageInputOf) };
+  if (unknown)
+    throw new ServiceError('BAD_REQUEST', `${unknown.name}: unknown file part (valid: ${FILE_PARTS.join(', ')}).`, {
+      details: { field: unknown.name, valid: FILE_PARTS },
+    });
+  return {
+    edit: { image: imageInputOf(image), ...(masks[0] ? { mask: imageInputOf(masks[0]) } : {}) },
+    references: references.map(imageInputOf),
+  };
 }
 
 /**
@@ -54,7 +79,13 @@ function editInputs(form: MultipartForm): PlanInputs {
  * the common controls a lane lacks: OpenAI clients send them freely. A bad option value names the
  * OpenAI field the client sent.
  */
-async function planJob(ctx: StudioContext, body: OpenAIImageRequest, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<{ job: JobSpec; warnings: LaneWarning[] }> {
+async function planJob(
+  ctx: StudioContext,
+  body: OpenAIImageRequest,
+  inputs: PlanInputs,
+  operation: 'generate' | 'edit',
+  requestId: string,
+): Promise<{ job: JobSpec; warnings: LaneWarning[] }> {
   const fields = imageFieldsOf(body);
   const lacking: OptionName[] = [];
   for (;;) {
@@ -86,15 +117,29 @@ function openaiFieldError(error: unknown): unknown {
   const name = typeof field === 'string' && field.startsWith('options.') ? field.slice('options.'.length).split('.')[0] : undefined;
   if (!(error instanceof ServiceError) || name === undefined || !(name in OPTION_FIELDS)) return error;
   const openaiField = OPTION_FIELDS[name as OptionName];
-  return new ServiceError(error.code, error.message.replace(`options.${name}`, openaiField), { details: { ...error.details, field: openaiField } });
+  return new ServiceError(error.code, error.message.replace(`options.${name}`, openaiField), {
+    details: { ...error.details, field: openaiField },
+  });
 }
 
 /** A slot's plan with the /v1 fields dropped on its lane added to its warnings. */
 const withDropped = (slot: SlotPlan, fields: readonly string[]): SlotPlan =>
-  fields.length ? { ...slot, warnings: [...(slot.warnings ?? []), ...fields.map((field) => ({ type: 'unsupported' as const, field, lane: slot.lane }))] } : slot;
+  fields.length
+    ? {
+        ...slot,
+        warnings: [...(slot.warnings ?? []), ...fields.map((field) => ({ type: 'unsupported' as const, field, lane: slot.lane }))],
+      }
+    : slot;
 
 /** One output through the planner, or `n` slots of a batch (as /api/generate/multimode plans `n`). */
-async function planOutputs(ctx: StudioContext, fields: ImageFields, n: number, inputs: PlanInputs, operation: 'generate' | 'edit', requestId: string): Promise<ImagePlan> {
+async function planOutputs(
+  ctx: StudioContext,
+  fields: ImageFields,
+  n: number,
+  inputs: PlanInputs,
+  operation: 'generate' | 'edit',
+  requestId: string,
+): Promise<ImagePlan> {
   if (n === 1) return planImageJob(ctx, [{ requestId, fields }], inputs, operation);
   const slots = Array.from({ length: n }, (_, slot) => ({ requestId: `${requestId}.${slot}`, fields }));
   return planImageJob(ctx, slots, inputs, operation, { batch: true });
@@ -104,7 +149,13 @@ async function planOutputs(ctx: StudioContext, fields: ImageFields, n: number, i
 const originOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`;
 
 /** Registers one image route: parse, plan, then a JSON answer or an event stream. */
-function addImageRoute(app: FastifyInstance, ctx: StudioContext, url: string, prefix: StreamPrefix, read: (request: FormRequest) => { body: OpenAIImageRequest; inputs: PlanInputs }) {
+function addImageRoute(
+  app: FastifyInstance,
+  ctx: StudioContext,
+  url: string,
+  prefix: StreamPrefix,
+  read: (request: FormRequest) => { body: OpenAIImageRequest; inputs: PlanInputs },
+) {
   app.post(url, async (request: FormRequest, reply) => {
     const client = watchClient(request, reply);
     const { body, inputs } = read(request);
@@ -142,7 +193,10 @@ const v1Routes: StudioRoutes = async (app, { ctx }) => {
   });
 
   app.setNotFoundHandler(async (request) => {
-    throw new ServiceError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}: /v1 serves POST /v1/images/generations, POST /v1/images/edits and GET /v1/models.`);
+    throw new ServiceError(
+      'ROUTE_NOT_FOUND',
+      `No route ${request.method} ${request.url.split('?')[0]}: /v1 serves POST /v1/images/generations, POST /v1/images/edits and GET /v1/models.`,
+    );
   });
 
   app.get('/models', async () => ({ object: 'list', data: openaiModels(ctx) }));
@@ -150,13 +204,21 @@ const v1Routes: StudioRoutes = async (app, { ctx }) => {
   app.get('/models/*', async (request) => openaiModel(ctx, (request.params as { '*': string })['*']));
 
   addImageRoute(app, ctx, '/images/generations', 'image_generation', (request) => {
-    if (request[FORM]) throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'POST /v1/images/generations takes a JSON body.', { details: { accepted: ['application/json'] } });
+    if (request[FORM])
+      throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'POST /v1/images/generations takes a JSON body.', {
+        details: { accepted: ['application/json'] },
+      });
     return { body: parseWith(openaiGenerateRequest, request.body, { hints: OPENAI_HINTS }), inputs: {} };
   });
 
   addImageRoute(app, ctx, '/images/edits', 'image_edit', (request) => {
     const form = request[FORM];
-    if (!form) throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'POST /v1/images/edits takes a multipart/form-data body (files image or image[], mask).', { details: { accepted: ['multipart/form-data'] } });
+    if (!form)
+      throw new ServiceError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'POST /v1/images/edits takes a multipart/form-data body (files image or image[], mask).',
+        { details: { accepted: ['multipart/form-data'] } },
+      );
     const body = parseWith(openaiEditRequest, fieldsOf(form), { hints: OPENAI_HINTS });
     return { body, inputs: editInputs(form) };
   });

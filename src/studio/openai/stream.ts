@@ -66,7 +66,15 @@ export async function streamJob({ ctx, reply, client, job, request, prefix, plan
       const warnings = resultWarnings(result);
       for (const { image } of images) {
         const b64 = await base64Of(ctx, image);
-        out.write(frame(`${prefix}.completed`, { type: `${prefix}.completed`, b64_json: b64, created_at: created(), ...settingsOf(request, image, warnings), ...(usage ? { usage: openaiUsage(usage) } : {}) }));
+        out.write(
+          frame(`${prefix}.completed`, {
+            type: `${prefix}.completed`,
+            b64_json: b64,
+            created_at: created(),
+            ...settingsOf(request, image, warnings),
+            ...(usage ? { usage: openaiUsage(usage) } : {}),
+          }),
+        );
       }
       finish();
     } catch (error) {
@@ -90,7 +98,16 @@ export async function streamJob({ ctx, reply, client, job, request, prefix, plan
     if (finished || event.event !== 'partial' || partialsSent >= partialsWanted || typeof event.b64 !== 'string') return;
     const index = partialsSent++;
     const settings = settingsOf(request, undefined, planned);
-    out.write(frame(`${prefix}.partial_image`, { type: `${prefix}.partial_image`, b64_json: event.b64, partial_image_index: index, created_at: created(), ...settings, output_format: event.format ?? settings.output_format }));
+    out.write(
+      frame(`${prefix}.partial_image`, {
+        type: `${prefix}.partial_image`,
+        b64_json: event.b64,
+        partial_image_index: index,
+        created_at: created(),
+        ...settings,
+        output_format: event.format ?? settings.output_format,
+      }),
+    );
   };
   try {
     // A batch's partials come from its slots.

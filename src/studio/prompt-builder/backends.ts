@@ -27,6 +27,12 @@ export function backendLane(backend: PromptBuilderBackend): TextLane {
 }
 
 /** Sends the conversation to the backend's text model with the model; errors in the lane's codes. */
-export async function askBackend(ctx: StudioContext, backend: PromptBuilderBackend, model: string, conversation: Conversation, signal: AbortSignal): Promise<TextAnswer> {
+export async function askBackend(
+  ctx: StudioContext,
+  backend: PromptBuilderBackend,
+  model: string,
+  conversation: Conversation,
+  signal: AbortSignal,
+): Promise<TextAnswer> {
   return backendLane(backend).text.generate(ctx, { ...conversation, model }, { signal, deadline: Date.now() + textBudgetMs(ctx) });
 }

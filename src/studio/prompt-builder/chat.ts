@@ -20,12 +20,19 @@ export function splitSuggestion(text: string): { reply: string; suggestedPrompt:
   const matches = [...text.matchAll(PROMPT_LINE)];
   const last = matches.at(-1);
   if (!last || last.index === undefined) return { reply: text.trim(), suggestedPrompt: null };
-  const suggestedPrompt = last[1].trim().replace(/^["“]|["”]$/g, '').trim();
+  const suggestedPrompt = last[1]
+    .trim()
+    .replace(/^["“]|["”]$/g, '')
+    .trim();
   const reply = `${text.slice(0, last.index)}${text.slice(last.index + last[0].length)}`.trim();
   return { reply, suggestedPrompt: suggestedPrompt || null };
 }
 
-export async function builderChat(ctx: StudioContext, request: PromptBuilderChatRequest, signal: AbortSignal): Promise<PromptBuilderChatAnswer> {
+export async function builderChat(
+  ctx: StudioContext,
+  request: PromptBuilderChatRequest,
+  signal: AbortSignal,
+): Promise<PromptBuilderChatAnswer> {
   const routed = await routeBackend(ctx, { backend: request.backend, model: request.model });
   const messages = request.messages.map((message, index) => {
     const last = index === request.messages.length - 1;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ServiceError } from '../errors.js';
-import { PROMPT_BUILDER_CHOICES, type PromptBuilderBackend, type PromptBuilderChoice, type PromptBuilderConfig, type PromptBuilderConfigRequest } from '../api/index.js';
+import {
+  PROMPT_BUILDER_CHOICES,
+  type PromptBuilderBackend,
+  type PromptBuilderChoice,
+  type PromptBuilderConfig,
+  type PromptBuilderConfigRequest,
+} from '../api/index.js';
 import { TEXT_LANES } from '../catalog/registry.js';
 import { laneStatus } from '../catalog/status.js';
 import type { StudioContext } from '../context.js';
@@ -39,7 +45,9 @@ export function checkModel(backend: PromptBuilderChoice, model: string | null | 
   const backends = backend === 'auto' ? autoOrder() : [backend];
   if (backends.some((id) => backendModels(id).models.includes(model))) return;
   const valid = Object.fromEntries(backends.map((id) => [id, backendModels(id).models]));
-  throw new ServiceError('PROMPT_BUILDER_INVALID_MODEL', `"${model}" is not a model of the ${backend} prompt builder backend.`, { details: { field, backend, model, valid } });
+  throw new ServiceError('PROMPT_BUILDER_INVALID_MODEL', `"${model}" is not a model of the ${backend} prompt builder backend.`, {
+    details: { field, backend, model, valid },
+  });
 }
 
 /** The pair in force and where each part comes from. */
@@ -48,13 +56,19 @@ export function builderSettings(ctx: StudioContext): BuilderSettings {
   const envBackend = ctx.env[PROMPT_BUILDER_ENV.backend]?.trim();
   const envModel = ctx.env[PROMPT_BUILDER_ENV.model]?.trim();
   const backendFromEnv = PROMPT_BUILDER_CHOICES.find((choice) => choice === envBackend);
-  if (envBackend && !backendFromEnv) throw new ServiceError('INVALID_SETTING', `${PROMPT_BUILDER_ENV.backend}="${envBackend}" is not a prompt builder backend.`, { details: { env: PROMPT_BUILDER_ENV.backend, valid: PROMPT_BUILDER_CHOICES } });
+  if (envBackend && !backendFromEnv)
+    throw new ServiceError('INVALID_SETTING', `${PROMPT_BUILDER_ENV.backend}="${envBackend}" is not a prompt builder backend.`, {
+      details: { env: PROMPT_BUILDER_ENV.backend, valid: PROMPT_BUILDER_CHOICES },
+    });
   const backend = backendFromEnv ?? (saved.success ? saved.data.backend : 'auto');
   const model = envModel || (saved.success ? (saved.data.model ?? null) : null);
   return {
     backend,
     model,
-    source: { backend: backendFromEnv ? 'env' : saved.success ? 'config' : 'default', model: envModel ? 'env' : saved.success && saved.data.model ? 'config' : 'default' },
+    source: {
+      backend: backendFromEnv ? 'env' : saved.success ? 'config' : 'default',
+      model: envModel ? 'env' : saved.success && saved.data.model ? 'config' : 'default',
+    },
     locked: { backend: Boolean(backendFromEnv), model: Boolean(envModel) },
   };
 }
@@ -77,10 +91,14 @@ export async function saveBuilderConfig(ctx: StudioContext, body: PromptBuilderC
   const current = builderSettings(ctx);
   const model = body.model ?? null;
   if (current.locked.backend && body.backend !== current.backend) {
-    throw new ServiceError('PROMPT_BUILDER_ENV_LOCKED', `${PROMPT_BUILDER_ENV.backend} fixes the backend at "${current.backend}".`, { details: { field: 'backend', env: PROMPT_BUILDER_ENV.backend, value: current.backend } });
+    throw new ServiceError('PROMPT_BUILDER_ENV_LOCKED', `${PROMPT_BUILDER_ENV.backend} fixes the backend at "${current.backend}".`, {
+      details: { field: 'backend', env: PROMPT_BUILDER_ENV.backend, value: current.backend },
+    });
   }
   if (current.locked.model && model !== current.model) {
-    throw new ServiceError('PROMPT_BUILDER_ENV_LOCKED', `${PROMPT_BUILDER_ENV.model} fixes the model at "${current.model}".`, { details: { field: 'model', env: PROMPT_BUILDER_ENV.model, value: current.model } });
+    throw new ServiceError('PROMPT_BUILDER_ENV_LOCKED', `${PROMPT_BUILDER_ENV.model} fixes the model at "${current.model}".`, {
+      details: { field: 'model', env: PROMPT_BUILDER_ENV.model, value: current.model },
+    });
   }
   checkModel(body.backend, model);
   ctx.settings.update((draft) => {

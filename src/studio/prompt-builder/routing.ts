@@ -20,7 +20,10 @@ export interface RoutedBackend {
  * settings. A model saved for another backend than the one asked for does not
  * follow it there (models are scoped to their backend): that backend's default runs.
  */
-export async function routeBackend(ctx: StudioContext, asked: { backend?: PromptBuilderChoice; model?: string } = {}): Promise<RoutedBackend> {
+export async function routeBackend(
+  ctx: StudioContext,
+  asked: { backend?: PromptBuilderChoice; model?: string } = {},
+): Promise<RoutedBackend> {
   const settings = builderSettings(ctx);
   const requested = asked.backend ?? settings.backend;
   const model = asked.model ?? (requested === settings.backend ? (settings.model ?? undefined) : undefined);
@@ -28,9 +31,13 @@ export async function routeBackend(ctx: StudioContext, asked: { backend?: Prompt
   if (requested !== 'auto') {
     const status = await laneStatus(ctx, requested);
     if (status.state !== 'ready') {
-      throw new ServiceError('PROMPT_BUILDER_BACKEND_UNAVAILABLE', `The ${requested} prompt builder backend is not available: ${status.reason}`, {
-        details: { backend: requested, state: status.state, reason: status.reason },
-      });
+      throw new ServiceError(
+        'PROMPT_BUILDER_BACKEND_UNAVAILABLE',
+        `The ${requested} prompt builder backend is not available: ${status.reason}`,
+        {
+          details: { backend: requested, state: status.state, reason: status.reason },
+        },
+      );
     }
     return { requested, backend: requested, model: model ?? backendModels(requested).defaultModel };
   }

@@ -11,9 +11,18 @@ export const notSignedIn = (provider: string, reason: string): QuotaResult => ({
 export function probeFailed(provider: string, error: unknown, what: string): QuotaResult {
   if (error instanceof UpstreamError) {
     if (error.failure === 'http' && (error.status === 401 || error.status === 403)) {
-      return notSignedIn(provider, `The ${what} refused the credential (${error.status}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`);
+      return notSignedIn(
+        provider,
+        `The ${what} refused the credential (${error.status}${error.vendorMessage ? `: ${error.vendorMessage}` : ''}).`,
+      );
     }
-    return { provider, authenticated: true, windows: [], error: true, reason: `The ${what} could not be read: ${error.toServiceError().message}` };
+    return {
+      provider,
+      authenticated: true,
+      windows: [],
+      error: true,
+      reason: `The ${what} could not be read: ${error.toServiceError().message}`,
+    };
   }
   if (error instanceof ServiceError) return { provider, authenticated: true, windows: [], error: true, reason: error.message };
   throw error;

@@ -11,8 +11,11 @@ import type { StudioContext } from '../context.js';
 const isQuotaBody = (body: unknown): body is QuotaBody => quotaBody.strict().safeParse(body).success;
 
 export async function readQuota(ctx: StudioContext): Promise<QuotaBody> {
-  const bars = await Promise.all(LANE_MODULES.flatMap((lane) => (lane.quota ? [lane.quota(ctx).then((result) => [lane.id, result] as const)] : [])));
+  const bars = await Promise.all(
+    LANE_MODULES.flatMap((lane) => (lane.quota ? [lane.quota(ctx).then((result) => [lane.id, result] as const)] : [])),
+  );
   const body = Object.fromEntries(bars);
-  if (!isQuotaBody(body)) throw new ServiceError('INTERNAL_ERROR', `The lanes' quota probes (${Object.keys(body).join(', ')}) do not match the contract's bars.`);
+  if (!isQuotaBody(body))
+    throw new ServiceError('INTERNAL_ERROR', `The lanes' quota probes (${Object.keys(body).join(', ')}) do not match the contract's bars.`);
   return body;
 }

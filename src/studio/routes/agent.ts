@@ -1,8 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { parseWith } from '../../common/validation.js';
-import { agentTurnRequest, createAgentSessionRequest, REQUEST_ID_PATTERN, updateAgentSessionRequest, type AgentTurnRequest } from '../api/index.js';
-import { agentItem, agentQueueOf, agentSessionOf, cancelAgentItem, deleteAgentSessionAndItems, itemDelivered, planTurnJob, retryAgentItem } from '../agent/queue.js';
+import {
+  agentTurnRequest,
+  createAgentSessionRequest,
+  REQUEST_ID_PATTERN,
+  updateAgentSessionRequest,
+  type AgentTurnRequest,
+} from '../api/index.js';
+import {
+  agentItem,
+  agentQueueOf,
+  agentSessionOf,
+  cancelAgentItem,
+  deleteAgentSessionAndItems,
+  itemDelivered,
+  planTurnJob,
+  retryAgentItem,
+} from '../agent/queue.js';
 import { createAgentSession, listSessionsOf, updateAgentSession } from '../agent/sessions.js';
 import { fingerprintOf } from '../jobs/delivery.js';
 import { addJobRoute } from '../jobs/route.js';
@@ -18,7 +33,10 @@ const param = (request: FastifyRequest, name: 'id' | 'itemId'): string => String
 
 type TurnInput = AgentTurnRequest & { readonly sessionId: string };
 
-const parseTurn = (request: FastifyRequest): TurnInput => ({ ...parseWith(agentTurnRequest, request.body, { hints: HINTS }), sessionId: param(request, 'id') });
+const parseTurn = (request: FastifyRequest): TurnInput => ({
+  ...parseWith(agentTurnRequest, request.body, { hints: HINTS }),
+  sessionId: param(request, 'id'),
+});
 
 export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/agent/sessions', async () => listSessionsOf(ctx));
@@ -30,7 +48,9 @@ export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.get('/api/agent/sessions/:id', async (request) => agentSessionOf(ctx, param(request, 'id')));
 
-  app.patch('/api/agent/sessions/:id', async (request) => updateAgentSession(ctx, param(request, 'id'), parseWith(updateAgentSessionRequest, request.body)));
+  app.patch('/api/agent/sessions/:id', async (request) =>
+    updateAgentSession(ctx, param(request, 'id'), parseWith(updateAgentSessionRequest, request.body)),
+  );
 
   app.delete('/api/agent/sessions/:id', async (request) => deleteAgentSessionAndItems(ctx, param(request, 'id')));
 
@@ -59,5 +79,7 @@ export const agentRoutes: StudioRoutes = async (app, { ctx }) => {
 
   app.post('/api/agent/queue/:itemId/cancel', async (request) => cancelAgentItem(ctx, param(request, 'itemId')));
 
-  app.post('/api/agent/queue/:itemId/retry', async (request, reply) => reply.code(202).send(await retryAgentItem(ctx, param(request, 'itemId'))));
+  app.post('/api/agent/queue/:itemId/retry', async (request, reply) =>
+    reply.code(202).send(await retryAgentItem(ctx, param(request, 'itemId'))),
+  );
 };

@@ -39,7 +39,14 @@ export const assetRoutes: StudioRoutes = async (app, { ctx }) => {
     const image = await loadImageInput(ctx, { data: body.data, ...(body.name ? { name: body.name } : {}) }, 'data');
     const record = await saveAsset(ctx, {
       bytes: image.bytes,
-      metadata: { prompt: body.name ?? 'imported image', lane: 'import', model: 'none', requestId: randomUUID(), kind: 'import', settings: { source: 'import' } },
+      metadata: {
+        prompt: body.name ?? 'imported image',
+        lane: 'import',
+        model: 'none',
+        requestId: randomUUID(),
+        kind: 'import',
+        settings: { source: 'import' },
+      },
     });
     return reply.code(201).send(record);
   });
@@ -48,9 +55,17 @@ export const assetRoutes: StudioRoutes = async (app, { ctx }) => {
   addJobRoute(app, ctx, {
     url: '/api/assets/derived',
     parse: (request) =>
-      parseWith(derivedQuery, request.query, { code: 'TRACE_PARAMETER_INVALID', errors: ServiceError, what: 'query parameter', hints: { kind: DERIVED_KINDS, requestId: { pattern: REQUEST_ID_PATTERN.source } } }),
-    plan: async (ctx, { kind: _kind, source, preset, requestId: _id, async: _async, cancelOnDisconnect: _cancel, priority: _priority, ...parameters }, requestId) =>
-      planTrace(ctx, { source, preset, parameters }, requestId),
+      parseWith(derivedQuery, request.query, {
+        code: 'TRACE_PARAMETER_INVALID',
+        errors: ServiceError,
+        what: 'query parameter',
+        hints: { kind: DERIVED_KINDS, requestId: { pattern: REQUEST_ID_PATTERN.source } },
+      }),
+    plan: async (
+      ctx,
+      { kind: _kind, source, preset, requestId: _id, async: _async, cancelOnDisconnect: _cancel, priority: _priority, ...parameters },
+      requestId,
+    ) => planTrace(ctx, { source, preset, parameters }, requestId),
     syncStatus: 201,
   });
 };

@@ -8,7 +8,8 @@ import type { StudioRoutes } from './plugin.js';
  */
 export const demoGuideRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/demo', async () => {
-    if (!ctx.demoContent) throw new ServiceError('NOT_FOUND', 'This studio is not running the demo (svc serve --demo): it has no simulators to script.');
+    if (!ctx.demoContent)
+      throw new ServiceError('NOT_FOUND', 'This studio is not running the demo (svc serve --demo): it has no simulators to script.');
     return ctx.demoContent.guide;
   });
 };

@@ -21,7 +21,13 @@ const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
 /** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
-async function sendFile(reply: FastifyReply, assets: AssetStore, space: AssetSpace, filename: string, format: AssetFormat): Promise<FastifyReply> {
+async function sendFile(
+  reply: FastifyReply,
+  assets: AssetStore,
+  space: AssetSpace,
+  filename: string,
+  format: AssetFormat,
+): Promise<FastifyReply> {
   const body = await assets.open(space, filename);
   if (!body) throw notFound(filename);
   reply.headers({

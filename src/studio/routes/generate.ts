@@ -25,7 +25,13 @@ export const imageFields = ({
   references: _references,
   priority: _priority,
   ...fields
-}: ImageFields & { async?: boolean; requestId?: string; cancelOnDisconnect?: boolean; references?: unknown[]; priority?: number }): ImageFields => fields;
+}: ImageFields & {
+  async?: boolean;
+  requestId?: string;
+  cancelOnDisconnect?: boolean;
+  references?: unknown[];
+  priority?: number;
+}): ImageFields => fields;
 
 export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
   addJobRoute(app, ctx, {
@@ -41,7 +47,12 @@ export const generateRoutes: StudioRoutes = async (app, { ctx }) => {
     url: '/api/edit',
     parse: (request) => parseWith(editRequest, liftLaneOptions(request.body, editRequest), { hints: IMAGE_HINTS }),
     async plan(ctx, { image, mask, ...body }, requestId) {
-      const plan = await planImageJob(ctx, [{ requestId, fields: imageFields(body) }], { references: body.references, edit: { image, mask } }, 'edit');
+      const plan = await planImageJob(
+        ctx,
+        [{ requestId, fields: imageFields(body) }],
+        { references: body.references, edit: { image, mask } },
+        'edit',
+      );
       return { ...imageJob(plan, requestId), kind: 'edit', request: plan.request };
     },
   });

@@ -1,7 +1,15 @@
 import { parseWith } from '../../common/validation.js';
 import { historyDeleteQuery, historyQuery } from '../api/index.js';
 import { readEmbeddedMetadata } from '../assets.js';
-import { deleteHistoryAsset, getHistoryAsset, HISTORY_PAGE_DEFAULTS, listHistory, listHistoryGroups, purgeHistoryAsset, restoreHistoryAsset } from '../history.js';
+import {
+  deleteHistoryAsset,
+  getHistoryAsset,
+  HISTORY_PAGE_DEFAULTS,
+  listHistory,
+  listHistoryGroups,
+  purgeHistoryAsset,
+  restoreHistoryAsset,
+} from '../history.js';
 import { filenameParam } from '../media/filename.js';
 import { listRecentlyDeleted } from '../recently-deleted.js';
 import type { StudioRoutes } from './plugin.js';

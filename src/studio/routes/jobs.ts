@@ -15,7 +15,12 @@ export const jobRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/jobs/:requestId', async (request) => {
     const { requestId } = parseWith(requestIdParam, request.params, { what: 'path parameter' });
     const job = await ctx.jobs.get(requestId);
-    if (!job) throw new ServiceError('JOB_NOT_FOUND', `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`, { details: { requestId } });
+    if (!job)
+      throw new ServiceError(
+        'JOB_NOT_FOUND',
+        `No job with requestId "${requestId}" (finished jobs are kept for a while, then forgotten).`,
+        { details: { requestId } },
+      );
     return job;
   });
 

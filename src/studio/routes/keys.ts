@@ -22,16 +22,25 @@ const providerParams = z.object({ provider: z.string() });
 /** The namespace a route names; only the spec's four have key routes. */
 function managedNamespace(provider: string): KeyNamespace {
   if ((MANAGED_KEY_NAMESPACES as readonly string[]).includes(provider)) return provider as KeyNamespace;
-  const other = provider in KEY_NAMESPACES ? ` ${provider} keys are set with ${KEY_NAMESPACES[provider as KeyNamespace].env} or under "keys" in config.json.` : '';
-  throw new ServiceError('BAD_REQUEST', `provider: must be one of ${MANAGED_KEY_NAMESPACES.join(', ')}.${other}`, { details: { field: 'provider', valid: MANAGED_KEY_NAMESPACES } });
+  const other =
+    provider in KEY_NAMESPACES
+      ? ` ${provider} keys are set with ${KEY_NAMESPACES[provider as KeyNamespace].env} or under "keys" in config.json.`
+      : '';
+  throw new ServiceError('BAD_REQUEST', `provider: must be one of ${MANAGED_KEY_NAMESPACES.join(', ')}.${other}`, {
+    details: { field: 'provider', valid: MANAGED_KEY_NAMESPACES },
+  });
 }
 
 function refuseEnvironmentKey(ctx: StudioContext, namespace: KeyNamespace): void {
   if (!isEnvironmentKey(ctx, namespace)) return;
   const variable = KEY_NAMESPACES[namespace].env;
-  throw new ServiceError('ENV_KEY_IMMUTABLE', `The ${namespace} key comes from the environment (${variable}) and cannot be changed or removed here; change or unset ${variable} and restart the studio.`, {
-    details: { provider: namespace, env: variable },
-  });
+  throw new ServiceError(
+    'ENV_KEY_IMMUTABLE',
+    `The ${namespace} key comes from the environment (${variable}) and cannot be changed or removed here; change or unset ${variable} and restart the studio.`,
+    {
+      details: { provider: namespace, env: variable },
+    },
+  );
 }
 
 /** The value a save brings, checked for shape (never echoed): a key, or a service-account key file. */
@@ -42,7 +51,9 @@ function valueToSave(ctx: StudioContext, namespace: KeyNamespace, body: unknown)
       KEY_CHECKS.cloud.parse?.(serviceAccountJson, 'serviceAccountJson');
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      throw new ServiceError('BAD_REQUEST', error.message, { details: { field: `serviceAccountJson${error.details?.field ? `.${String(error.details.field)}` : ''}` } });
+      throw new ServiceError('BAD_REQUEST', error.message, {
+        details: { field: `serviceAccountJson${error.details?.field ? `.${String(error.details.field)}` : ''}` },
+      });
     }
     return serviceAccountJson;
   }
@@ -50,7 +61,9 @@ function valueToSave(ctx: StudioContext, namespace: KeyNamespace, body: unknown)
   const check = KEY_CHECKS[namespace];
   // The vendor's own form applies when the studio talks to the vendor; a proxy or compatible server has keys of its own.
   if (check.form && talksToVendor(ctx, check) && !check.form.pattern.test(apiKey)) {
-    throw new ServiceError('BAD_REQUEST', `apiKey: does not look like a ${namespace} key (a ${namespace} key ${check.form.description}).`, { details: { field: 'apiKey', provider: namespace } });
+    throw new ServiceError('BAD_REQUEST', `apiKey: does not look like a ${namespace} key (a ${namespace} key ${check.form.description}).`, {
+      details: { field: 'apiKey', provider: namespace },
+    });
   }
   return apiKey;
 }
@@ -68,7 +81,10 @@ export const keyRoutes: StudioRoutes = async (app, { ctx }) => {
     const outcome = await checkKey(ctx, namespace, value, { timeoutMs: SAVE_CHECK_TIMEOUT_MS });
     if (outcome.verdict !== 'valid') {
       const error = outcome.error ?? new ServiceError('UPSTREAM_FAILED', outcome.reason);
-      throw new ServiceError(error.code, `The ${namespace} key was not saved: ${error.message}`, { details: { ...error.details, provider: namespace }, headers: error.headers });
+      throw new ServiceError(error.code, `The ${namespace} key was not saved: ${error.message}`, {
+        details: { ...error.details, provider: namespace },
+        headers: error.headers,
+      });
     }
     ctx.keyStore.save(namespace, value);
     rememberCheck(ctx, namespace, value, outcome);

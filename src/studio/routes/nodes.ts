@@ -1,5 +1,13 @@
 import { parseWith } from '../../common/validation.js';
-import { API_LIMITS, COMMON_SIZES, GRAPH_ID_PATTERN, nodeGenerateRequest, nodeIdParam, REQUEST_ID_PATTERN, SIZE_RULE } from '../api/index.js';
+import {
+  API_LIMITS,
+  COMMON_SIZES,
+  GRAPH_ID_PATTERN,
+  nodeGenerateRequest,
+  nodeIdParam,
+  REQUEST_ID_PATTERN,
+  SIZE_RULE,
+} from '../api/index.js';
 import { getNode, planNode } from '../graphs/nodes.js';
 import { imageJob, planImageJob } from '../jobs/plan.js';
 import { addJobRoute } from '../jobs/route.js';
@@ -25,13 +33,31 @@ export const nodeRoutes: StudioRoutes = async (app, { ctx }) => {
     url: '/api/node/generate',
     parse: (request) => parseWith(nodeGenerateRequest, request.body, { hints: HINTS }),
     async plan(ctx, body, requestId) {
-      const { async: _async, requestId: _requestId, cancelOnDisconnect: _cancel, priority: _priority, references, sessionId, parentNodeId, addToGraph, position, ...fields } = body;
+      const {
+        async: _async,
+        requestId: _requestId,
+        cancelOnDisconnect: _cancel,
+        priority: _priority,
+        references,
+        sessionId,
+        parentNodeId,
+        addToGraph,
+        position,
+        ...fields
+      } = body;
       const { spec, parent } = await planNode(ctx, { sessionId, parentNodeId, addToGraph, position });
       // A child edits its parent's image, named by its history file: it counts as an input image of the lane.
-      const plan = await planImageJob(ctx, [{ requestId, fields }], { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) }, parent ? 'edit' : 'generate');
+      const plan = await planImageJob(
+        ctx,
+        [{ requestId, fields }],
+        { references, ...(parent ? { edit: { image: parent.asset_filename } } : {}) },
+        parent ? 'edit' : 'generate',
+      );
       return { ...imageJob(plan, requestId), kind: 'node', request: { ...plan.request, node: spec } };
     },
   });
 
-  app.get('/api/node/:nodeId', async (request) => getNode(ctx, parseWith(nodeIdParam, request.params, { what: 'path parameter', hints: HINTS }).nodeId));
+  app.get('/api/node/:nodeId', async (request) =>
+    getNode(ctx, parseWith(nodeIdParam, request.params, { what: 'path parameter', hints: HINTS }).nodeId),
+  );
 };

@@ -1,6 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { parseWith } from '../../common/validation.js';
-import { API_LIMITS, createSessionRequest, GRAPH_ID_PATTERN, GRAPH_LIMITS, renameSessionRequest, sessionIdParam, sessionsQuery } from '../api/index.js';
+import {
+  API_LIMITS,
+  createSessionRequest,
+  GRAPH_ID_PATTERN,
+  GRAPH_LIMITS,
+  renameSessionRequest,
+  sessionIdParam,
+  sessionsQuery,
+} from '../api/index.js';
 import { etagOf } from '../graphs/preconditions.js';
 import { createSession, deleteSession, getGraph, getSession, listSessions, renameSession, saveGraph } from '../graphs/sessions.js';
 import type { StudioRoutes } from './plugin.js';
@@ -12,10 +20,15 @@ import type { StudioRoutes } from './plugin.js';
 /** Page size when the client does not say. */
 const SESSIONS_PAGE_DEFAULT = 50;
 
-const HINTS = { id: { pattern: GRAPH_ID_PATTERN.source }, title: { minLength: 1, maxLength: GRAPH_LIMITS.titleMaxChars }, limit: { min: 1, max: API_LIMITS.historyPageMax } };
+const HINTS = {
+  id: { pattern: GRAPH_ID_PATTERN.source },
+  title: { minLength: 1, maxLength: GRAPH_LIMITS.titleMaxChars },
+  limit: { min: 1, max: API_LIMITS.historyPageMax },
+};
 
 /** A session's answers carry its graph version as a strong ETag, and are never cached: a rename keeps the version. */
-const versioned = (reply: FastifyReply, version: number): FastifyReply => reply.header('etag', etagOf(version)).header('cache-control', 'no-store');
+const versioned = (reply: FastifyReply, version: number): FastifyReply =>
+  reply.header('etag', etagOf(version)).header('cache-control', 'no-store');
 
 const idOf = (params: unknown): string => parseWith(sessionIdParam, params, { what: 'path parameter', hints: HINTS }).id;
 

@@ -10,9 +10,20 @@ export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
   app.get('/api/storage/status', async () => {
     const { paths } = ctx;
     // Each store says what it holds and the room it has (the state dir's files and disk today).
-    const [generated, thumbnails, database, disk] = await Promise.all([ctx.assets.usage('generated'), ctx.assets.usage('thumbnails'), ctx.store.size(), ctx.assets.capacity()]);
+    const [generated, thumbnails, database, disk] = await Promise.all([
+      ctx.assets.usage('generated'),
+      ctx.assets.usage('thumbnails'),
+      ctx.store.size(),
+      ctx.assets.capacity(),
+    ]);
     return {
-      paths: { home: paths.home, config: paths.configFile, database: paths.databaseFile, generated: paths.generatedDir, descriptor: paths.descriptorFile },
+      paths: {
+        home: paths.home,
+        config: paths.configFile,
+        database: paths.databaseFile,
+        generated: paths.generatedDir,
+        descriptor: paths.descriptorFile,
+      },
       generated,
       thumbnails,
       database: { bytes: database },
@@ -28,7 +39,11 @@ export const storageRoutes: StudioRoutes = async (app, { ctx }) => {
     const program = OPENERS[process.platform];
     const opener = program ? findExecutable(program, ctx.env.PATH) : undefined;
     if (!opener) {
-      throw new ServiceError('OPENER_UNAVAILABLE', `This machine has no program to open folders${program ? ` (${program} is not installed)` : ''}; the folder is ${path}.`, { details: { path } });
+      throw new ServiceError(
+        'OPENER_UNAVAILABLE',
+        `This machine has no program to open folders${program ? ` (${program} is not installed)` : ''}; the folder is ${path}.`,
+        { details: { path } },
+      );
     }
     const child = spawn(opener, [path], { detached: true, stdio: 'ignore', env: { ...ctx.env } as NodeJS.ProcessEnv });
     child.on('error', () => {});

@@ -1,5 +1,13 @@
 import { parseWith } from '../../common/validation.js';
-import { videoAnalyzeRequest, videoEditRequest, videoExtendRequest, videoFrameQuery, videoGenerateRequest, API_LIMITS, REQUEST_ID_PATTERN } from '../api/index.js';
+import {
+  videoAnalyzeRequest,
+  videoEditRequest,
+  videoExtendRequest,
+  videoFrameQuery,
+  videoGenerateRequest,
+  API_LIMITS,
+  REQUEST_ID_PATTERN,
+} from '../api/index.js';
 import { watchClient } from '../jobs/delivery.js';
 import { addJobRoute } from '../jobs/route.js';
 import { analyzeVideo, framePosition, historyFrames } from '../video/frames.js';
@@ -33,7 +41,8 @@ export const videoRoutes: StudioRoutes = async (app, { ctx }) => {
     url: '/api/video/extend',
     parse: (request) => parseWith(videoExtendRequest, request.body, { hints: VIDEO_HINTS }),
     // A remote source is fetched and kept in history; the job extends that file.
-    plan: (ctx, body, requestId) => planVideoExtend(ctx, body, requestId, async (url) => (await importRemoteVideo(ctx, url, requestId)).filename),
+    plan: (ctx, body, requestId) =>
+      planVideoExtend(ctx, body, requestId, async (url) => (await importRemoteVideo(ctx, url, requestId)).filename),
   });
 
   app.get('/api/video/frame', async (request, reply) => {

@@ -81,12 +81,19 @@ const NOT_BUILT_HTML = (dir: string) => `<!doctype html>
 
 /** The build is missing: an HTML page for a browser, the usual error shape for anything else. */
 function notBuilt(request: FastifyRequest, reply: FastifyReply, dir: string): FastifyReply {
-  const error = new ServiceError('SERVICE_UNAVAILABLE', `The studio's web UI is not built (${dir}): run npm run build.`, { details: { webDir: dir } });
+  const error = new ServiceError('SERVICE_UNAVAILABLE', `The studio's web UI is not built (${dir}): run npm run build.`, {
+    details: { webDir: dir },
+  });
   if (!(request.headers.accept ?? '').includes('text/html')) return sendError(reply, error);
   // The page's only style is inline, so this answer gets its own policy.
   return reply
     .code(503)
-    .headers({ ...SECURITY_HEADERS, 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", 'cache-control': 'no-store' })
+    .headers({
+      ...SECURITY_HEADERS,
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'cache-control': 'no-store',
+    })
     .type('text/html; charset=utf-8')
     .send(NOT_BUILT_HTML(dir));
 }
@@ -115,7 +122,10 @@ export function studioNotFoundPage(env: Readonly<Record<string, string | undefin
   const dir = studioWebDir(env);
   return (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
     const path = request.url.split('?')[0] ?? '';
-    const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html');
+    const wantsPage =
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      !path.startsWith('/api/') &&
+      (request.headers.accept ?? '').includes('text/html');
     return wantsPage ? sendIndex(dir, request, reply, 404) : undefined;
   };
 }
@@ -134,7 +144,10 @@ export const webRoutes: StudioRoutes = async (app, { ctx }) => {
       name = undefined;
     }
     if (!name) throw new ServiceError('NOT_FOUND', 'No favicon: the web UI is not built.');
-    return reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'public, max-age=86400' }).type(ASSET_TYPES['.svg']).send(await readFile(join(dir, 'assets', name)));
+    return reply
+      .headers({ ...SECURITY_HEADERS, 'cache-control': 'public, max-age=86400' })
+      .type(ASSET_TYPES['.svg'])
+      .send(await readFile(join(dir, 'assets', name)));
   });
 
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
@@ -149,6 +162,9 @@ export const webRoutes: StudioRoutes = async (app, { ctx }) => {
     } catch {
       throw new ServiceError('NOT_FOUND', `No asset ${file}.`);
     }
-    return reply.headers({ ...SECURITY_HEADERS, 'cache-control': ASSET_CACHE }).type(type).send(body);
+    return reply
+      .headers({ ...SECURITY_HEADERS, 'cache-control': ASSET_CACHE })
+      .type(type)
+      .send(body);
   });
 };

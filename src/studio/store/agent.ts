@@ -53,8 +53,34 @@ export type NewAgentTurnRow = Pick<AgentTurnRow, 'id' | 'session_id' | 'job_id' 
 export type AgentTurnUpdate = Partial<Omit<AgentTurnRow, 'seq' | 'id' | 'session_id' | 'created_at'>>;
 export type AgentSessionUpdate = Partial<Omit<AgentSessionRow, 'id' | 'created_at'>>;
 
-const TURN_FIELDS = ['job_id', 'attempt', 'state', 'prompt', 'command', 'plan', 'final_prompt', 'provider', 'model', 'input_image', 'images', 'timings', 'error', 'started_at', 'finished_at'] as const;
-const SESSION_FIELDS = ['title', 'settings', 'web_search', 'style_lock', 'subject_lock', 'current_image', 'previous_images', 'images', 'updated_at'] as const;
+const TURN_FIELDS = [
+  'job_id',
+  'attempt',
+  'state',
+  'prompt',
+  'command',
+  'plan',
+  'final_prompt',
+  'provider',
+  'model',
+  'input_image',
+  'images',
+  'timings',
+  'error',
+  'started_at',
+  'finished_at',
+] as const;
+const SESSION_FIELDS = [
+  'title',
+  'settings',
+  'web_search',
+  'style_lock',
+  'subject_lock',
+  'current_image',
+  'previous_images',
+  'images',
+  'updated_at',
+] as const;
 
 function statements(db: StudioDatabase) {
   return {
@@ -72,7 +98,9 @@ function statements(db: StudioDatabase) {
     turn: db.prepare<[string], AgentTurnRow>('SELECT * FROM agent_turns WHERE id = ?'),
     deleteQueuedTurn: db.prepare<[string, string]>("DELETE FROM agent_turns WHERE id = ? AND job_id = ? AND state = 'queued'"),
     turns: db.prepare<[string], AgentTurnRow>('SELECT * FROM agent_turns WHERE session_id = ? ORDER BY seq'),
-    counts: db.prepare<[string], { state: AgentItemState; count: number }>('SELECT state, COUNT(*) AS count FROM agent_turns WHERE session_id = ? GROUP BY state'),
+    counts: db.prepare<[string], { state: AgentItemState; count: number }>(
+      'SELECT state, COUNT(*) AS count FROM agent_turns WHERE session_id = ? GROUP BY state',
+    ),
   };
 }
 
@@ -81,7 +109,14 @@ const prepared = statementsOf(statements);
 const updates = statementsOf(() => new Map<string, Statement>());
 
 /** `UPDATE table SET a = @a, ...` for the given fields of an allow-list (names never come from a request). */
-function update(db: StudioDatabase, table: 'agent_sessions' | 'agent_turns', allowed: readonly string[], id: string, fields: Record<string, unknown>, where = ''): boolean {
+function update(
+  db: StudioDatabase,
+  table: 'agent_sessions' | 'agent_turns',
+  allowed: readonly string[],
+  id: string,
+  fields: Record<string, unknown>,
+  where = '',
+): boolean {
   const names = Object.keys(fields).filter((name) => allowed.includes(name) && fields[name] !== undefined);
   if (names.length === 0) return false;
   const sql = `UPDATE ${table} SET ${names.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id${where}`;
@@ -109,7 +144,11 @@ export function deleteAgentSession(db: StudioDatabase, id: string): boolean {
  * (no other writer comes between the read and the write): `change` answers the
  * fields to write (and a turn's, written with them), or undefined to leave it.
  */
-export function changeAgentSession(db: StudioDatabase, id: string, change: (row: AgentSessionRow) => AgentSessionChange | undefined): AgentSessionRow | undefined {
+export function changeAgentSession(
+  db: StudioDatabase,
+  id: string,
+  change: (row: AgentSessionRow) => AgentSessionChange | undefined,
+): AgentSessionRow | undefined {
   const s = prepared(db);
   return db
     .transaction(() => {
@@ -127,7 +166,8 @@ export function changeAgentSession(db: StudioDatabase, id: string, change: (row:
 /** A new turn (queued); nothing when a turn with that id exists (the same request again). */
 export const insertAgentTurn = (db: StudioDatabase, row: NewAgentTurnRow): boolean => prepared(db).insertTurn.run(row).changes === 1;
 /** Removes a turn still queued on the job `jobId` (an item whose job was never accepted). */
-export const deleteQueuedAgentTurn = (db: StudioDatabase, id: string, jobId: string): boolean => prepared(db).deleteQueuedTurn.run(id, jobId).changes === 1;
+export const deleteQueuedAgentTurn = (db: StudioDatabase, id: string, jobId: string): boolean =>
+  prepared(db).deleteQueuedTurn.run(id, jobId).changes === 1;
 export const findAgentTurn = (db: StudioDatabase, id: string): AgentTurnRow | undefined => prepared(db).turn.get(id);
 export const listAgentTurns = (db: StudioDatabase, sessionId: string): AgentTurnRow[] => prepared(db).turns.all(sessionId);
 
@@ -138,5 +178,9 @@ export function updateAgentTurn(db: StudioDatabase, id: string, fields: AgentTur
 }
 
 export function countAgentTurns(db: StudioDatabase, sessionId: string): Partial<Record<AgentItemState, number>> {
-  return Object.fromEntries(prepared(db).counts.all(sessionId).map((row) => [row.state, row.count]));
+  return Object.fromEntries(
+    prepared(db)
+      .counts.all(sessionId)
+      .map((row) => [row.state, row.count]),
+  );
 }

@@ -32,7 +32,8 @@ export class LocalAssetStore implements AssetStore {
   private path(space: AssetSpace, name: string): string {
     // Inputs are named by their content's hash; the other spaces by asset file names.
     if (space === 'inputs') {
-      if (!INPUT_NAME.test(name)) throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
+      if (!INPUT_NAME.test(name))
+        throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
       return join(this.dirs.inputs, name);
     }
     return pathInside(this.dirs[space], name);
@@ -63,7 +64,11 @@ export class LocalAssetStore implements AssetStore {
     return open(this.path(space, name), 'r').catch(() => undefined);
   }
 
-  async read(space: AssetSpace, name: string, options: { readonly maxBytes?: number } = {}): Promise<Buffer | { readonly tooLarge: number } | undefined> {
+  async read(
+    space: AssetSpace,
+    name: string,
+    options: { readonly maxBytes?: number } = {},
+  ): Promise<Buffer | { readonly tooLarge: number } | undefined> {
     const handle = await this.opened(space, name);
     if (!handle) return undefined;
     try {

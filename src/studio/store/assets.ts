@@ -104,13 +104,21 @@ function statements(db: StudioDatabase) {
     ),
     markDeleted: db.prepare<[string, string]>('UPDATE assets SET deleted_at = ? WHERE filename = ? AND deleted_at IS NULL'),
     markRestored: db.prepare<[string]>('UPDATE assets SET deleted_at = NULL WHERE filename = ? AND deleted_at IS NOT NULL'),
-    tombstonesBefore: db.prepare<[string], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at <= ? ORDER BY deleted_at'),
+    tombstonesBefore: db.prepare<[string], AssetRow>(
+      'SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at <= ? ORDER BY deleted_at',
+    ),
     remove: db.prepare<[string]>('DELETE FROM assets WHERE filename = ? AND deleted_at IS NOT NULL'),
     purge: db.prepare<[string]>('DELETE FROM assets WHERE filename = ?'),
     thumbnailState: db.prepare<[string, string]>('UPDATE assets SET thumbnail_state = ? WHERE filename = ?'),
-    deletedSince: db.prepare<[string, number], AssetRow>('SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at > ? ORDER BY deleted_at DESC, id DESC LIMIT ?'),
-    broken: db.prepare<[string, string]>("UPDATE assets SET thumbnail_state = 'failed', deleted_at = COALESCE(deleted_at, ?) WHERE filename = ?"),
-    pendingThumbnails: db.prepare<[], AssetRow>(`SELECT * FROM assets WHERE thumbnail_state = 'pending' AND deleted_at IS NULL ORDER BY id`),
+    deletedSince: db.prepare<[string, number], AssetRow>(
+      'SELECT * FROM assets WHERE deleted_at IS NOT NULL AND deleted_at > ? ORDER BY deleted_at DESC, id DESC LIMIT ?',
+    ),
+    broken: db.prepare<[string, string]>(
+      "UPDATE assets SET thumbnail_state = 'failed', deleted_at = COALESCE(deleted_at, ?) WHERE filename = ?",
+    ),
+    pendingThumbnails: db.prepare<[], AssetRow>(
+      `SELECT * FROM assets WHERE thumbnail_state = 'pending' AND deleted_at IS NULL ORDER BY id`,
+    ),
   };
 }
 
@@ -126,7 +134,8 @@ export const findAsset = (db: StudioDatabase, filename: string): AssetRow | unde
 export const isNameTaken = (db: StudioDatabase, filename: string, thumbnail: string): boolean =>
   prepared(db).nameTaken.get(filename, thumbnail) !== undefined;
 
-export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined => prepared(db).liveByThumbnail.get(thumbnail);
+export const findLiveByThumbnail = (db: StudioDatabase, thumbnail: string): AssetRow | undefined =>
+  prepared(db).liveByThumbnail.get(thumbnail);
 
 /** What narrows a listing; every field combines with the others. */
 export interface AssetFilter {
@@ -232,7 +241,10 @@ export function listLiveAssets(db: StudioDatabase, options: { limit: number; aft
  * assets_live_session_id) and merged, so a group's first items cost the same however deep in the
  * library they are. The same rows as the `sessionTitle` filter (its continuation), read faster.
  */
-export function listGroupItems(db: StudioDatabase, options: { title: string | null; sessionIds: readonly string[]; limit: number }): AssetRow[] {
+export function listGroupItems(
+  db: StudioDatabase,
+  options: { title: string | null; sessionIds: readonly string[]; limit: number },
+): AssetRow[] {
   const arm = (where: string) => `SELECT * FROM (${SELECT_ASSETS} WHERE a.deleted_at IS NULL AND ${where} ${ITEM_ORDER})`;
   const params: Record<string, unknown> = { title: options.title, limit: options.limit };
   const arms = [arm('a.session_id IS NULL AND a.session_title IS @title')];
@@ -251,7 +263,10 @@ export function listGroupItems(db: StudioDatabase, options: { title: string | nu
  * page's end, so a page costs the same whatever the library's size or the
  * number of matches. (CROSS JOIN keeps the index as the outer loop.)
  */
-export function searchLiveAssets(db: StudioDatabase, options: { match: string; limit: number; afterId?: number; filter?: AssetFilter }): AssetRow[] {
+export function searchLiveAssets(
+  db: StudioDatabase,
+  options: { match: string; limit: number; afterId?: number; filter?: AssetFilter },
+): AssetRow[] {
   const { conditions, params } = filterConditions(options.filter ?? {});
   conditions.unshift('assets_fts MATCH @match');
   if (options.afterId !== undefined) {
@@ -265,7 +280,9 @@ export function searchLiveAssets(db: StudioDatabase, options: { match: string; l
 
 /** Session groups over all live rows, most recently active first. */
 export const listSessionGroups = (db: StudioDatabase, options: { limit: number; after?: GroupPosition }): SessionGroupRow[] =>
-  options.after ? prepared(db).groupsAfter.all({ limit: options.limit, ...options.after }) : prepared(db).groups.all({ limit: options.limit });
+  options.after
+    ? prepared(db).groupsAfter.all({ limit: options.limit, ...options.after })
+    : prepared(db).groups.all({ limit: options.limit });
 
 /** Tombstones a live row; false when there was none. */
 export const markAssetDeleted = (db: StudioDatabase, filename: string, deletedAt: string): boolean =>
@@ -282,7 +299,8 @@ export const removeTombstone = (db: StudioDatabase, filename: string): boolean =
 /** Removes an asset's row, live or not (a permanent delete, after its files). */
 export const removeAsset = (db: StudioDatabase, filename: string): boolean => prepared(db).purge.run(filename).changes === 1;
 
-export const setThumbnailState = (db: StudioDatabase, filename: string, state: AssetRow['thumbnail_state']): void => void prepared(db).thumbnailState.run(state, filename);
+export const setThumbnailState = (db: StudioDatabase, filename: string, state: AssetRow['thumbnail_state']): void =>
+  void prepared(db).thumbnailState.run(state, filename);
 
 /** Live assets whose thumbnail is still to be made (a crash came between the answer and the thumbnail). */
 export const assetsWithPendingThumbnails = (db: StudioDatabase): AssetRow[] => prepared(db).pendingThumbnails.all();
@@ -291,4 +309,5 @@ export const assetsWithPendingThumbnails = (db: StudioDatabase): AssetRow[] => p
 export const deletedSince = (db: StudioDatabase, since: string, limit: number): AssetRow[] => prepared(db).deletedSince.all(since, limit);
 
 /** An image that did not decode: thumbnail failed and tombstoned, in one statement. */
-export const markAssetBroken = (db: StudioDatabase, filename: string, deletedAt: string): void => void prepared(db).broken.run(deletedAt, filename);
+export const markAssetBroken = (db: StudioDatabase, filename: string, deletedAt: string): void =>
+  void prepared(db).broken.run(deletedAt, filename);

@@ -33,7 +33,9 @@ const SUMMARY_COLUMNS = 'id, label, origin, media_kind, bind, params, created_at
 /** Rows within the bounds (sizes read from the record header, the values not loaded): others are never parsed. */
 const WITHIN_BOUNDS = `octet_length(graph) <= ${FLOW_WORKFLOW_LIMITS.maxGraphBytes} AND octet_length(params) <= ${FLOW_WORKFLOW_LIMITS.maxParamsBytes} AND octet_length(bind) <= 65536`;
 
-const flowSummary = flowWorkflow.omit({ graph: true }).extend({ bind: flowBind, params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams) });
+const flowSummary = flowWorkflow
+  .omit({ graph: true })
+  .extend({ bind: flowBind, params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams) });
 
 function summaryOf(row: SummaryRow): FlowWorkflowSummary | undefined {
   try {

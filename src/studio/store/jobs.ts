@@ -32,12 +32,18 @@ function statements(db: StudioDatabase) {
     byId: db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`),
     attempts: db.prepare<[string, string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ? OR retry_of = ? ORDER BY attempt`),
     unfinished: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NULL ORDER BY rowid`),
-    finishedSince: db.prepare<[string, number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NOT NULL AND finished_at >= ? ORDER BY finished_at DESC, rowid DESC LIMIT ?`),
-    active: db.prepare<[], { lane: string | null; count: number }>(`SELECT lane, COUNT(*) AS count FROM jobs WHERE ${ACTIVE} GROUP BY lane`),
+    finishedSince: db.prepare<[string, number], JobRow>(
+      `SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NOT NULL AND finished_at >= ? ORDER BY finished_at DESC, rowid DESC LIMIT ?`,
+    ),
+    active: db.prepare<[], { lane: string | null; count: number }>(
+      `SELECT lane, COUNT(*) AS count FROM jobs WHERE ${ACTIVE} GROUP BY lane`,
+    ),
     queued: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rowid LIMIT ?`),
     anyQueued: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM jobs WHERE state = 'queued' LIMIT 1`),
     // Strict FIFO per ordering key: a job waits while an older unfinished job of its key exists.
-    keyAhead: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM jobs WHERE ordering_key = ? AND finished_at IS NULL AND rowid < ? LIMIT 1'),
+    keyAhead: db.prepare<[string, number], { one: number }>(
+      'SELECT 1 AS one FROM jobs WHERE ordering_key = ? AND finished_at IS NULL AND rowid < ? LIMIT 1',
+    ),
     position: db.prepare<{ priority: number; seq: number }, { ahead: number }>(
       `SELECT COUNT(*) AS ahead FROM jobs WHERE state = 'queued' AND (priority > @priority OR (priority = @priority AND rowid < @seq))`,
     ),
@@ -47,8 +53,12 @@ function statements(db: StudioDatabase) {
        WHERE id = @id AND state = 'queued'`,
     ),
     release: db.prepare<[string]>(`UPDATE jobs SET lease_expires_at = 0 WHERE lease_owner = ? AND ${ACTIVE}`),
-    renew: db.prepare<{ owner: string; until: number }>(`UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`),
-    expired: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND (lease_expires_at IS NULL OR lease_expires_at < ?) ORDER BY rowid`),
+    renew: db.prepare<{ owner: string; until: number }>(
+      `UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`,
+    ),
+    expired: db.prepare<[number], JobRow>(
+      `SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND (lease_expires_at IS NULL OR lease_expires_at < ?) ORDER BY rowid`,
+    ),
     ownedActive: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY rowid`),
     takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
       `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
@@ -58,24 +68,44 @@ function statements(db: StudioDatabase) {
       `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, phase = 'queued', updated_at = @at
        WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from AND reached_upstream = 0`,
     ),
-    phase: db.prepare<{ id: string; phase: string; at: string }>('UPDATE jobs SET phase = @phase, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
+    phase: db.prepare<{ id: string; phase: string; at: string }>(
+      'UPDATE jobs SET phase = @phase, updated_at = @at WHERE id = @id AND finished_at IS NULL',
+    ),
     state: db.prepare<{ id: string; state: 'running' | 'waiting'; next: number | null; at: string }>(
       `UPDATE jobs SET state = @state, next_check_at = @next, updated_at = @at WHERE id = @id AND ${ACTIVE}`,
     ),
-    reached: db.prepare<{ id: string; at: string }>('UPDATE jobs SET reached_upstream = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
+    reached: db.prepare<{ id: string; at: string }>(
+      'UPDATE jobs SET reached_upstream = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL',
+    ),
     operation: db.prepare<{ id: string; operation: string; operation_id: string; state: string | null; at: string }>(
       `UPDATE jobs SET operation = @operation, upstream_operation_id = @operation_id, upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL`,
     ),
-    upstreamState: db.prepare<{ id: string; state: string | null; at: string }>('UPDATE jobs SET upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL'),
+    upstreamState: db.prepare<{ id: string; state: string | null; at: string }>(
+      'UPDATE jobs SET upstream_state = @state, updated_at = @at WHERE id = @id AND finished_at IS NULL',
+    ),
     cancelConfirmed: db.prepare<{ id: string; confirmed: number }>('UPDATE jobs SET cancel_confirmed = @confirmed WHERE id = @id'),
-    requestCancel: db.prepare<{ id: string; at: string }>(`UPDATE jobs SET cancel_requested = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL`),
-    cancelRequested: db.prepare<[string], { id: string }>(`SELECT id FROM jobs WHERE lease_owner = ? AND cancel_requested = 1 AND ${ACTIVE}`),
-    finish: db.prepare<{ id: string; state: JobState; phase: string | null; result: string | null; error: string | null; at: string; from: string | null }>(
+    requestCancel: db.prepare<{ id: string; at: string }>(
+      `UPDATE jobs SET cancel_requested = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL`,
+    ),
+    cancelRequested: db.prepare<[string], { id: string }>(
+      `SELECT id FROM jobs WHERE lease_owner = ? AND cancel_requested = 1 AND ${ACTIVE}`,
+    ),
+    finish: db.prepare<{
+      id: string;
+      state: JobState;
+      phase: string | null;
+      result: string | null;
+      error: string | null;
+      at: string;
+      from: string | null;
+    }>(
       `UPDATE jobs SET state = @state, phase = COALESCE(@phase, phase), result = @result, error = @error, updated_at = @at, finished_at = @at,
          lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL
        WHERE id = @id AND finished_at IS NULL AND (@from IS NULL OR state = @from)`,
     ),
-    sweepInputs: db.prepare<[string]>('DELETE FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)'),
+    sweepInputs: db.prepare<[string]>(
+      'DELETE FROM job_inputs WHERE job_id IN (SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?)',
+    ),
     sweep: db.prepare<[string]>('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?'),
     inputsOf: db.prepare<[string], { hash: string }>('SELECT hash FROM job_inputs WHERE job_id = ?'),
     inputInUse: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM job_inputs WHERE hash = ? LIMIT 1'),
@@ -92,12 +122,7 @@ type Statements = ReturnType<typeof statements>;
  * and what the pass claimed (the job itself when a slot was free), or the row
  * that already has the id (the caller decides: same job, or a conflict).
  */
-export function insertJob(
-  db: StudioDatabase,
-  row: NewJobRow,
-  inputHashes: readonly string[],
-  limits?: ClaimLimits,
-): Inserted {
+export function insertJob(db: StudioDatabase, row: NewJobRow, inputHashes: readonly string[], limits?: ClaimLimits): Inserted {
   const s = prepared(db);
   return db
     .transaction(() => {
@@ -149,8 +174,21 @@ function claimOnInsert(s: Statements, row: NewJobRow, limits: ClaimLimits): JobR
   if (!limits.accepts(pending)) return undefined;
   const claim = limits.claim(pending);
   const reached = claim.reachesUpstream ? 1 : 0;
-  const seq = Number(s.insertClaimed.run({ ...row, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached }).lastInsertRowid);
-  return { ...pending, seq, state: 'running', lease_owner: claim.owner, lease_expires_at: claim.leaseUntil, started_at: claim.at, deadline_at: claim.deadline, reached_upstream: reached, updated_at: claim.at };
+  const seq = Number(
+    s.insertClaimed.run({ ...row, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached })
+      .lastInsertRowid,
+  );
+  return {
+    ...pending,
+    seq,
+    state: 'running',
+    lease_owner: claim.owner,
+    lease_expires_at: claim.leaseUntil,
+    started_at: claim.at,
+    deadline_at: claim.deadline,
+    reached_upstream: reached,
+    updated_at: claim.at,
+  };
 }
 
 export const findJob = (db: StudioDatabase, id: string): JobRow | undefined => prepared(db).byId.get(id);
@@ -160,7 +198,8 @@ export const jobAttempts = (db: StudioDatabase, root: string): JobRow[] => prepa
 
 export const unfinishedJobs = (db: StudioDatabase): JobRow[] => prepared(db).unfinished.all();
 /** Jobs that ended at or after `since` (ISO), the newest end first. */
-export const jobsFinishedSince = (db: StudioDatabase, since: string, limit: number): JobRow[] => prepared(db).finishedSince.all(since, limit);
+export const jobsFinishedSince = (db: StudioDatabase, since: string, limit: number): JobRow[] =>
+  prepared(db).finishedSince.all(since, limit);
 
 /** 1 for the next job to start, 2 for the one after, ... (priority first, then the order they came in). */
 export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
@@ -207,7 +246,14 @@ function claimPass(s: Statements, limits: ClaimLimits): JobRow[] {
     if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, row.seq)) continue;
     if (!limits.accepts(row)) continue;
     const claim = limits.claim(row);
-    const changed = s.claim.run({ id: row.id, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached: claim.reachesUpstream ? 1 : 0 }).changes;
+    const changed = s.claim.run({
+      id: row.id,
+      owner: claim.owner,
+      until: claim.leaseUntil,
+      at: claim.at,
+      deadline: claim.deadline,
+      reached: claim.reachesUpstream ? 1 : 0,
+    }).changes;
     if (changed !== 1) continue;
     byLane.set(row.lane, running + 1);
     total += 1;
@@ -247,9 +293,11 @@ export const takeOverJob = (db: StudioDatabase, row: JobRow, owner: string, unti
   prepared(db).takeOver.run({ id: row.id, from: row.lease_owner, owner, until, at }).changes === 1;
 
 /** Puts an orphaned job that never reached its upstream back in the queue; false when it did, or another process acted first. */
-export const requeueJob = (db: StudioDatabase, row: JobRow, at: string): boolean => prepared(db).requeue.run({ id: row.id, from: row.lease_owner, at }).changes === 1;
+export const requeueJob = (db: StudioDatabase, row: JobRow, at: string): boolean =>
+  prepared(db).requeue.run({ id: row.id, from: row.lease_owner, at }).changes === 1;
 
-export const setJobPhase = (db: StudioDatabase, id: string, phase: string, at: string): void => void prepared(db).phase.run({ id, phase, at });
+export const setJobPhase = (db: StudioDatabase, id: string, phase: string, at: string): void =>
+  void prepared(db).phase.run({ id, phase, at });
 
 /** running (a step is under way) or waiting (until `next`, the next status call). */
 export const setJobActivity = (db: StudioDatabase, id: string, state: 'running' | 'waiting', next: number | null, at: string): void =>
@@ -258,17 +306,29 @@ export const setJobActivity = (db: StudioDatabase, id: string, state: 'running' 
 /** The checkpoint: the job's first billable upstream call is about to be sent. */
 export const markReachedUpstream = (db: StudioDatabase, id: string, at: string): void => void prepared(db).reached.run({ id, at });
 
-export const setJobOperation = (db: StudioDatabase, id: string, operation: unknown, operationId: string, state: string | null, at: string): void =>
-  void prepared(db).operation.run({ id, operation: JSON.stringify(operation), operation_id: operationId, state, at });
+export const setJobOperation = (
+  db: StudioDatabase,
+  id: string,
+  operation: unknown,
+  operationId: string,
+  state: string | null,
+  at: string,
+): void => void prepared(db).operation.run({ id, operation: JSON.stringify(operation), operation_id: operationId, state, at });
 
-export const setUpstreamState = (db: StudioDatabase, id: string, state: string | null, at: string): void => void prepared(db).upstreamState.run({ id, state, at });
+export const setUpstreamState = (db: StudioDatabase, id: string, state: string | null, at: string): void =>
+  void prepared(db).upstreamState.run({ id, state, at });
 
-export const setCancelConfirmed = (db: StudioDatabase, id: string, confirmed: boolean): void => void prepared(db).cancelConfirmed.run({ id, confirmed: confirmed ? 1 : 0 });
+export const setCancelConfirmed = (db: StudioDatabase, id: string, confirmed: boolean): void =>
+  void prepared(db).cancelConfirmed.run({ id, confirmed: confirmed ? 1 : 0 });
 
 /** Asks the process that runs a job to cancel it (it looks at each heartbeat). */
-export const requestJobCancel = (db: StudioDatabase, id: string, at: string): boolean => prepared(db).requestCancel.run({ id, at }).changes === 1;
+export const requestJobCancel = (db: StudioDatabase, id: string, at: string): boolean =>
+  prepared(db).requestCancel.run({ id, at }).changes === 1;
 
-export const cancelRequestedJobs = (db: StudioDatabase, owner: string): string[] => prepared(db).cancelRequested.all(owner).map((row) => row.id);
+export const cancelRequestedJobs = (db: StudioDatabase, owner: string): string[] =>
+  prepared(db)
+    .cancelRequested.all(owner)
+    .map((row) => row.id);
 
 /**
  * Ends a job (in its last phase, when given); false when it had already ended,
@@ -285,7 +345,10 @@ export const finishJob = (db: StudioDatabase, id: string, end: JobEnd, at: strin
     from: end.from ?? null,
   }).changes === 1;
 
-export const jobInputHashes = (db: StudioDatabase, id: string): string[] => prepared(db).inputsOf.all(id).map((row) => row.hash);
+export const jobInputHashes = (db: StudioDatabase, id: string): string[] =>
+  prepared(db)
+    .inputsOf.all(id)
+    .map((row) => row.hash);
 
 /** Removes jobs that ended before the cutoff (ISO time), and which input files they held; answers how many. */
 export function sweepFinishedJobs(db: StudioDatabase, cutoff: string): number {

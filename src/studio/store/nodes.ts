@@ -53,7 +53,11 @@ export const insertNode = (db: StudioDatabase, row: NodeRow): void => void prepa
 export const findNode = (db: StudioDatabase, id: string): NodeView | undefined => prepared(db).view.get(id);
 
 /** A node and, with `graph`, its session's graph replaced (replaceGraph), in one immediate transaction. */
-export function recordNode(db: StudioDatabase, row: NodeRow, graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined }): GraphReplacement | undefined {
+export function recordNode(
+  db: StudioDatabase,
+  row: NodeRow,
+  graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined },
+): GraphReplacement | undefined {
   return db
     .transaction((): GraphReplacement | undefined => {
       insertNode(db, row);

@@ -25,13 +25,22 @@ export interface AssetRepository {
   /** Live rows, newest first by (created_at, id), after a position, narrowed by the filter (its `search` aside). */
   listLive(options: { readonly limit: number; readonly after?: ItemPosition; readonly filter?: AssetFilter }): Promise<AssetRow[]>;
   /** The newest live rows of one title group: title-only rows of that title and the rows of its graph sessions. */
-  listGroupItems(options: { readonly title: string | null; readonly sessionIds: readonly string[]; readonly limit: number }): Promise<AssetRow[]>;
+  listGroupItems(options: {
+    readonly title: string | null;
+    readonly sessionIds: readonly string[];
+    readonly limit: number;
+  }): Promise<AssetRow[]>;
   /**
    * Live rows whose prompt or revised prompt holds every word of `text` (a word of two characters
    * or more also matches the words it begins; case and accents folded), narrowed by the filter,
    * newest first by id, after the row `afterId`. No word in the text: no row.
    */
-  search(options: { readonly text: string; readonly limit: number; readonly afterId?: number; readonly filter?: AssetFilter }): Promise<AssetRow[]>;
+  search(options: {
+    readonly text: string;
+    readonly limit: number;
+    readonly afterId?: number;
+    readonly filter?: AssetFilter;
+  }): Promise<AssetRow[]>;
   /** Title groups over the live rows, most recently active first, after a position. */
   listSessionGroups(options: { readonly limit: number; readonly after?: GroupPosition }): Promise<SessionGroupRow[]>;
   /** Tombstones a live row; false when there was none. */
@@ -80,7 +89,10 @@ export interface NodeRepository {
    * unit of work: the node never lands without the graph change it asked for, nor the change without it.
    * Answers the graph's replacement (undefined without `graph`).
    */
-  record(row: NodeRow, graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined }): Promise<GraphReplacement | undefined>;
+  record(
+    row: NodeRow,
+    graph?: { readonly sessionId: string; readonly next: (current: SessionRow) => string | undefined },
+  ): Promise<GraphReplacement | undefined>;
 }
 
 /** A change of an agent session, made from what it is now (AgentRepository.changeSession). */

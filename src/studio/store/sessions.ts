@@ -40,9 +40,13 @@ function statements(db: StudioDatabase) {
        WHERE deleted_at IS NULL AND (@createdAt IS NULL OR created_at < @createdAt OR (created_at = @createdAt AND id < @id))
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     ),
-    rename: db.prepare<{ id: string; title: string; at: string }>('UPDATE sessions SET title = @title, updated_at = @at WHERE id = @id AND deleted_at IS NULL'),
+    rename: db.prepare<{ id: string; title: string; at: string }>(
+      'UPDATE sessions SET title = @title, updated_at = @at WHERE id = @id AND deleted_at IS NULL',
+    ),
     // The graph goes with the session; the row stays so its images keep a title to be grouped under.
-    markDeleted: db.prepare<{ id: string; graph: string; at: string }>('UPDATE sessions SET deleted_at = @at, graph = @graph, updated_at = @at WHERE id = @id AND deleted_at IS NULL'),
+    markDeleted: db.prepare<{ id: string; graph: string; at: string }>(
+      'UPDATE sessions SET deleted_at = @at, graph = @graph, updated_at = @at WHERE id = @id AND deleted_at IS NULL',
+    ),
     setGraph: db.prepare<{ id: string; graph: string; at: string; version: number }>(
       'UPDATE sessions SET graph = @graph, version = version + 1, updated_at = @at WHERE id = @id AND version = @version AND deleted_at IS NULL',
     ),
@@ -61,7 +65,8 @@ export const listLiveSessions = (db: StudioDatabase, options: { limit: number; a
   prepared(db).live.all({ limit: options.limit, createdAt: options.after?.createdAt ?? null, id: options.after?.id ?? null });
 
 /** Renames a live session; false when there is none. */
-export const renameSession = (db: StudioDatabase, id: string, title: string, at: string): boolean => prepared(db).rename.run({ id, title, at }).changes === 1;
+export const renameSession = (db: StudioDatabase, id: string, title: string, at: string): boolean =>
+  prepared(db).rename.run({ id, title, at }).changes === 1;
 
 /** Deletes a live session (its graph becomes `emptyGraph`); false when there is none. */
 export const markSessionDeleted = (db: StudioDatabase, id: string, emptyGraph: string, at: string): boolean =>
@@ -80,7 +85,12 @@ export type GraphReplacement =
  * answers the new graph's JSON, or undefined to keep it. The version goes up
  * by one with each replacement.
  */
-export function replaceGraph(db: StudioDatabase, id: string, next: (current: SessionRow) => string | undefined, at: string): GraphReplacement {
+export function replaceGraph(
+  db: StudioDatabase,
+  id: string,
+  next: (current: SessionRow) => string | undefined,
+  at: string,
+): GraphReplacement {
   const s = prepared(db);
   return db
     .transaction((): GraphReplacement => {
@@ -89,7 +99,8 @@ export function replaceGraph(db: StudioDatabase, id: string, next: (current: Ses
       const graph = next(current);
       if (graph === undefined) return { outcome: 'kept', row: current };
       // The version condition repeats the read's: a replacement never lands on a version it did not see.
-      if (s.setGraph.run({ id, graph, at, version: current.version }).changes !== 1) return { outcome: 'kept', row: s.byId.get(id) as SessionRow };
+      if (s.setGraph.run({ id, graph, at, version: current.version }).changes !== 1)
+        return { outcome: 'kept', row: s.byId.get(id) as SessionRow };
       return { outcome: 'replaced', row: { ...current, graph, version: current.version + 1, updated_at: at } };
     })
     .immediate();

@@ -101,10 +101,11 @@ export function sqliteAgentRepository(db: StudioDatabase): AgentRepository {
   };
 }
 
-const fileSize = (path: string): Promise<number> => stat(path).then(
-  (found) => found.size,
-  () => 0,
-);
+const fileSize = (path: string): Promise<number> =>
+  stat(path).then(
+    (found) => found.size,
+    () => 0,
+  );
 
 /** Every repository over one open database (`file`: where it is, for its size). */
 export function sqliteStudioStore(db: StudioDatabase, file: string): StudioStore {

@@ -59,7 +59,10 @@ const transportReason = (error: unknown): string => {
  * cancelled job throws its signal's reason, a spent budget throws `timeout`,
  * and a transport failure throws `network`.
  */
-export async function callUpstream<T>(request: UpstreamRequest, read: (response: UpstreamResponse, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function callUpstream<T>(
+  request: UpstreamRequest,
+  read: (response: UpstreamResponse, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { lane, signal: jobSignal } = request;
   const controller = new AbortController();
   let timedOut = false;
@@ -75,7 +78,13 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
   const failure = (error: unknown, stage: 'connect' | 'stream'): Error => {
     if (jobSignal?.aborted) return jobSignal.reason instanceof Error ? jobSignal.reason : new ServiceError('JOB_CANCELLED');
     if (timedOut) {
-      return new UpstreamError(`The upstream did not finish within ${Math.round(request.timeoutMs / 1000)} s.`, { lane, failure: 'timeout', stage, timeoutMs: request.timeoutMs, cause: error });
+      return new UpstreamError(`The upstream did not finish within ${Math.round(request.timeoutMs / 1000)} s.`, {
+        lane,
+        failure: 'timeout',
+        stage,
+        timeoutMs: request.timeoutMs,
+        cause: error,
+      });
     }
     if (error instanceof UpstreamError || error instanceof ServiceError) return error;
     const reason = transportReason(error);
@@ -90,7 +99,10 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
   try {
     try {
       const method = request.method ?? (request.body === undefined ? 'GET' : 'POST');
-      sent = await abortable(exchange({ url: request.url, method, headers: request.headers, body: request.body, signal: controller.signal }), controller.signal);
+      sent = await abortable(
+        exchange({ url: request.url, method, headers: request.headers, body: request.body, signal: controller.signal }),
+        controller.signal,
+      );
     } catch (error) {
       throw failure(error, 'connect');
     }
@@ -99,7 +111,13 @@ export async function callUpstream<T>(request: UpstreamRequest, read: (response:
       // Not a hop to somewhere unchecked: a transport failure of this call, said as what it is.
       const reason = `a redirect (${response.status}), never followed`;
       // Asking again gets the same redirect: it fails the call at once, never retried until the deadline.
-      throw new UpstreamError(`The upstream answered with ${reason}.`, { lane, failure: 'network', stage: 'connect', reason, retryable: false });
+      throw new UpstreamError(`The upstream answered with ${reason}.`, {
+        lane,
+        failure: 'network',
+        stage: 'connect',
+        reason,
+        retryable: false,
+      });
     }
     if (!response.ok) {
       let body = '';

@@ -117,7 +117,10 @@ export function linkForMessage(url: URL): string {
 }
 
 /** Why a result link is not fetched (and whether asking again may help), or undefined when it may be. */
-export async function linkRefusal(url: URL, ownOrigin: string | undefined): Promise<{ readonly reason: string; readonly retryable: boolean } | undefined> {
+export async function linkRefusal(
+  url: URL,
+  ownOrigin: string | undefined,
+): Promise<{ readonly reason: string; readonly retryable: boolean } | undefined> {
   if (url.username || url.password) return { reason: 'it carries credentials', retryable: false };
   if (ownOrigin !== undefined && url.origin === ownOrigin) return undefined;
   if (url.protocol !== 'https:') return { reason: "only https, or the lane's own origin, is fetched", retryable: false };
@@ -127,6 +130,7 @@ export async function linkRefusal(url: URL, ownOrigin: string | undefined): Prom
   } catch (error) {
     return { reason: `its host does not resolve (${(error as Error).message})`, retryable: true };
   }
-  if (addresses.length === 0 || addresses.some(isInternalAddress)) return { reason: 'it is on an internal address; only public ones are fetched', retryable: false };
+  if (addresses.length === 0 || addresses.some(isInternalAddress))
+    return { reason: 'it is on an internal address; only public ones are fetched', retryable: false };
   return undefined;
 }

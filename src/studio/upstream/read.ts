@@ -10,12 +10,14 @@ import { UpstreamError } from './upstream-error.js';
 /** Most bytes of one upstream JSON answer, or of one event of a stream (a 4K image's base64 is some 30 MB). */
 export const UPSTREAM_BODY_MAX_BYTES = 64 * 1024 * 1024;
 
-const protocolError = (lane: string, message: string, cause?: unknown) => new UpstreamError(message, { lane, failure: 'protocol', stage: 'stream', cause });
+const protocolError = (lane: string, message: string, cause?: unknown) =>
+  new UpstreamError(message, { lane, failure: 'protocol', stage: 'stream', cause });
 
 /** The body's bytes, refusing more than `maxBytes` (declared or received). */
 export async function readBytes(lane: string, response: UpstreamResponse, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) throw protocolError(lane, `The upstream body is ${declared} bytes; the limit is ${maxBytes}.`);
+  if (Number.isFinite(declared) && declared > maxBytes)
+    throw protocolError(lane, `The upstream body is ${declared} bytes; the limit is ${maxBytes}.`);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of response.body) {
@@ -27,7 +29,12 @@ export async function readBytes(lane: string, response: UpstreamResponse, maxByt
 }
 
 /** A JSON body checked against `schema`. */
-export async function readJson<T>(lane: string, response: UpstreamResponse, schema: z.ZodType<T>, maxBytes = UPSTREAM_BODY_MAX_BYTES): Promise<T> {
+export async function readJson<T>(
+  lane: string,
+  response: UpstreamResponse,
+  schema: z.ZodType<T>,
+  maxBytes = UPSTREAM_BODY_MAX_BYTES,
+): Promise<T> {
   const text = (await readBytes(lane, response, maxBytes)).toString('utf8');
   let value: unknown;
   try {
@@ -54,11 +61,13 @@ export function parseWithSchema<T>(lane: string, value: unknown, schema: z.ZodTy
  */
 export async function* readEventStream(lane: string, response: UpstreamResponse): AsyncGenerator<SseFrame> {
   const type = response.headers.get('content-type') ?? '';
-  if (!/text\/event-stream/i.test(type)) throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
+  if (!/text\/event-stream/i.test(type))
+    throw protocolError(lane, `The upstream answered ${type || 'without a content type'} where an event stream was expected.`);
   try {
     yield* readSseFrames(response.body, { maxEventBytes: UPSTREAM_BODY_MAX_BYTES });
   } catch (error) {
-    if (error instanceof SseEventTooLarge) throw protocolError(lane, `An event of the upstream's stream exceeds the limit of ${error.maxEventBytes} bytes.`, error);
+    if (error instanceof SseEventTooLarge)
+      throw protocolError(lane, `An event of the upstream's stream exceeds the limit of ${error.maxEventBytes} bytes.`, error);
     throw error;
   }
 }

@@ -110,7 +110,10 @@ export async function exchange(request: ExchangeRequest): Promise<Exchange> {
   if (!body) outgoing.end();
   else if (!(body.data instanceof Blob)) outgoing.end(body.data);
   // The server may answer (an error) before reading all of a large body; the answer is what counts.
-  else pipeline(Readable.fromWeb(body.data.stream() as import('node:stream/web').ReadableStream<Uint8Array>), outgoing).catch(() => outgoing.destroy());
+  else
+    pipeline(Readable.fromWeb(body.data.stream() as import('node:stream/web').ReadableStream<Uint8Array>), outgoing).catch(() =>
+      outgoing.destroy(),
+    );
   try {
     answer = await answered;
   } catch (error) {

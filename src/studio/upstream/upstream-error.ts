@@ -14,7 +14,19 @@ import { maskVendorError } from './vendor-error.js';
 export type UpstreamFailure = 'http' | 'vendor' | 'network' | 'timeout' | 'protocol';
 
 /** What an HTTP error status means, whatever the vendor. */
-export type StatusClass = 'bad_request' | 'auth' | 'payment' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'unprocessable' | 'rate_limited' | 'timeout' | 'server' | 'other';
+export type StatusClass =
+  | 'bad_request'
+  | 'auth'
+  | 'payment'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'timeout'
+  | 'server'
+  | 'other';
 
 const STATUS_TABLE: Readonly<Record<number, { class: StatusClass; retryable: boolean }>> = {
   400: { class: 'bad_request', retryable: false },
@@ -85,7 +97,13 @@ export class UpstreamError extends Error {
     const { credentials, ...rest } = init;
     super(maskSecrets(message, credentials), { cause: init.cause });
     const said = maskVendorError(rest, credentials);
-    init = { ...rest, code: said.code, type: said.type, message: said.message, reason: rest.reason === undefined ? undefined : maskSecrets(rest.reason, credentials) };
+    init = {
+      ...rest,
+      code: said.code,
+      type: said.type,
+      message: said.message,
+      reason: rest.reason === undefined ? undefined : maskSecrets(rest.reason, credentials),
+    };
     this.init = init;
     this.name = 'UpstreamError';
     this.lane = init.lane;
@@ -124,7 +142,8 @@ export class UpstreamError extends Error {
 
   /** A ServiceError with `code`, carrying these details (and Retry-After when known). */
   as(code: ServiceError['code'], message: string = this.message): ServiceError {
-    const headers = this.retryAfterSeconds !== undefined && ERROR_STATUS_RATE.has(code) ? { 'Retry-After': String(this.retryAfterSeconds) } : undefined;
+    const headers =
+      this.retryAfterSeconds !== undefined && ERROR_STATUS_RATE.has(code) ? { 'Retry-After': String(this.retryAfterSeconds) } : undefined;
     return new ServiceError(code, maskSecrets(message), { details: this.details(), headers, cause: this });
   }
 
@@ -143,10 +162,18 @@ export class UpstreamError extends Error {
       case 'http':
         if (this.statusClass === 'rate_limited') return this.as('RATE_LIMITED', `The upstream rate limit was reached${said}`);
         if (this.statusClass === 'timeout') return this.as('UPSTREAM_TIMEOUT', `The upstream timed out (${this.status}).`);
-        return this.as('UPSTREAM_FAILED', `The upstream ${this.statusClass === 'server' ? 'failed' : 'rejected the request'} (${this.status})${said}`);
+        return this.as(
+          'UPSTREAM_FAILED',
+          `The upstream ${this.statusClass === 'server' ? 'failed' : 'rejected the request'} (${this.status})${said}`,
+        );
     }
   }
 }
 
 /** Codes whose answers carry Retry-After (HTTP 429). */
-const ERROR_STATUS_RATE = new Set<ServiceError['code']>(['RATE_LIMITED', 'ALPHA_RATE_LIMITED', 'BETA_API_RATE_LIMITED', 'CLIGEN_QUOTA_EXHAUSTED']);
+const ERROR_STATUS_RATE = new Set<ServiceError['code']>([
+  'RATE_LIMITED',
+  'ALPHA_RATE_LIMITED',
+  'BETA_API_RATE_LIMITED',
+  'CLIGEN_QUOTA_EXHAUSTED',
+]);

@@ -51,7 +51,9 @@ export function maskVendorError(vendor: VendorError, credentials: readonly (stri
   };
   const code = token(vendor.code);
   const type = token(vendor.type);
-  const said = new Set([vendor.message === undefined ? '' : maskSecrets(vendor.message, credentials), ...texts].filter((text) => text !== ''));
+  const said = new Set(
+    [vendor.message === undefined ? '' : maskSecrets(vendor.message, credentials), ...texts].filter((text) => text !== ''),
+  );
   const message = said.size > 0 ? [...said].join('; ').slice(0, VENDOR_TEXT_MAX_CHARS) : undefined;
   return { code, type, message, retryAfterSeconds: vendor.retryAfterSeconds };
 }

@@ -84,7 +84,13 @@ export class UpstreamSocket {
 
   private error(message: string, failure: 'network' | 'timeout' | 'protocol', cause?: unknown): UpstreamError {
     const text = maskCredentials(message, this.options.credentials);
-    return new UpstreamError(text, { lane: this.options.lane, failure, stage: failure === 'protocol' ? 'stream' : 'connect', ...(failure === 'timeout' ? { timeoutMs: this.options.connectTimeoutMs } : {}), cause });
+    return new UpstreamError(text, {
+      lane: this.options.lane,
+      failure,
+      stage: failure === 'protocol' ? 'stream' : 'connect',
+      ...(failure === 'timeout' ? { timeoutMs: this.options.connectTimeoutMs } : {}),
+      cause,
+    });
   }
 
   private connect(): Promise<void> {
@@ -95,7 +101,13 @@ export class UpstreamSocket {
       }
       const { url, connectTimeoutMs, maxMessageBytes } = this.options;
       let settled = false;
-      const socket = new WebSocket(url, { headers: { ...this.options.headers }, handshakeTimeout: connectTimeoutMs, maxPayload: maxMessageBytes, followRedirects: false, perMessageDeflate: false });
+      const socket = new WebSocket(url, {
+        headers: { ...this.options.headers },
+        handshakeTimeout: connectTimeoutMs,
+        maxPayload: maxMessageBytes,
+        followRedirects: false,
+        perMessageDeflate: false,
+      });
       this.socket = socket;
       socket.on('open', () => {
         settled = true;

@@ -61,7 +61,9 @@ export async function traceImage(
   const stopped = () =>
     options.signal.aborted
       ? new ServiceError('JOB_CANCELLED', 'The client left before the trace finished.')
-      : new ServiceError('TRACE_TIMEOUT', `Tracing took longer than ${Math.round(options.budgetMs / 1000)} s.`, { details: { timeoutMs: options.budgetMs } });
+      : new ServiceError('TRACE_TIMEOUT', `Tracing took longer than ${Math.round(options.budgetMs / 1000)} s.`, {
+          details: { timeoutMs: options.budgetMs },
+        });
   let release: (() => void) | undefined;
   try {
     release = await slot(signal);

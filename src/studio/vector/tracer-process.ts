@@ -22,7 +22,12 @@ type Size = { width: number; height: number };
 /** What the child said in its last stderr line. */
 export type TracerOutcome =
   | { readonly ok: true; readonly sourceSize: Size; readonly tracedSize: Size; readonly tracerMs: number }
-  | { readonly ok: false; readonly code: 'TRACE_TOO_COMPLEX' | 'TRACE_SOURCE_TOO_LARGE' | 'TRACE_FAILED'; readonly message: string; readonly details?: Record<string, unknown> };
+  | {
+      readonly ok: false;
+      readonly code: 'TRACE_TOO_COMPLEX' | 'TRACE_SOURCE_TOO_LARGE' | 'TRACE_FAILED';
+      readonly message: string;
+      readonly details?: Record<string, unknown>;
+    };
 
 export type TracerResult =
   | { readonly kind: 'done'; readonly svg: Buffer; readonly outcome: TracerOutcome }
@@ -157,7 +162,11 @@ export function runTracerProcess(source: Buffer, job: TracerJob, signal: AbortSi
   return new Promise((resolve) => {
     if (signal.aborted) return resolve({ kind: 'aborted' });
     // No environment: the tracer needs none, and so sees no credential; and no inherited flags.
-    const child = spawn(process.execPath, ['-e', TRACER_SOURCE, ...modulePaths!, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'pipe'], env: {}, windowsHide: true });
+    const child = spawn(process.execPath, ['-e', TRACER_SOURCE, ...modulePaths!, JSON.stringify(job)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {},
+      windowsHide: true,
+    });
     running.add(child);
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
@@ -190,7 +199,11 @@ export function runTracerProcess(source: Buffer, job: TracerJob, signal: AbortSi
       if (overflow) {
         const { maxPaths, maxSvgBytes } = job.limits;
         const message = `The trace is larger than ${Math.round(maxSvgBytes / 1048576)} MB, the most the studio keeps.`;
-        return resolve({ kind: 'done', svg: Buffer.alloc(0), outcome: { ok: false, code: 'TRACE_TOO_COMPLEX', message, details: { reason: 'bytes', maxPaths, maxSvgBytes } } });
+        return resolve({
+          kind: 'done',
+          svg: Buffer.alloc(0),
+          outcome: { ok: false, code: 'TRACE_TOO_COMPLEX', message, details: { reason: 'bytes', maxPaths, maxSvgBytes } },
+        });
       }
       const outcome = lastOutcome(stderr);
       if (outcome) return resolve({ kind: 'done', svg: Buffer.concat(stdout), outcome });

@@ -5,12 +5,24 @@ import { spec } from '../../common/error-spec.js';
 // refusal names its rule and the allowed values in `details`. Plain data: studio/errors.ts merges it.
 
 export const VIDEO_CODES = {
-  INVALID_VIDEO_MODEL: spec(400, 'bad_request', 'Not a video model of the lane (each lane\'s video models are listed by GET /api/capabilities).'),
+  INVALID_VIDEO_MODEL: spec(
+    400,
+    'bad_request',
+    "Not a video model of the lane (each lane's video models are listed by GET /api/capabilities).",
+  ),
   VIDEO_DURATION_OUT_OF_RANGE: spec(400, 'bad_request', 'The duration is outside what this video mode and model allow.'),
   VIDEO_RESOLUTION_UNSUPPORTED: spec(400, 'bad_request', 'This resolution is not available for this video mode and model.'),
-  VIDEO_ASPECT_RATIO_UNSUPPORTED: spec(400, 'bad_request', 'This aspect ratio is not one this video model takes (alpha: 16:9, 4:3, 3:2, 1:1, 2:3, 3:4, 9:16).'),
+  VIDEO_ASPECT_RATIO_UNSUPPORTED: spec(
+    400,
+    'bad_request',
+    'This aspect ratio is not one this video model takes (alpha: 16:9, 4:3, 3:2, 1:1, 2:3, 3:4, 9:16).',
+  ),
   VIDEO_REFERENCES_TOO_MANY: spec(400, 'bad_request', 'More reference images than this video model takes (alpha: at most 14).'),
-  VIDEO_MODE_UNSUPPORTED: spec(400, 'bad_request', 'This video model does not take this mode (its modes are listed in GET /api/capabilities).'),
+  VIDEO_MODE_UNSUPPORTED: spec(
+    400,
+    'bad_request',
+    'This video model does not take this mode (its modes are listed in GET /api/capabilities).',
+  ),
   VIDEO_OPERATION_UNSUPPORTED: spec(400, 'bad_request', 'This video model does not edit or extend videos.'),
   STORYBOARD_INVALID: spec(400, 'bad_request', 'The storyboard is not valid.'),
   VIDEO_SOURCE_NOT_FOUND: spec(404, 'bad_request', 'The video is not a generated MP4 in history.'),

@@ -15,9 +15,16 @@ import { linkRefusal } from '../upstream/public-link.js';
 
 const where = (url: URL): string => `${url.origin}${url.pathname}`.slice(0, 200);
 
-export async function downloadVideoOutput(ctx: StudioContext, lane: string, output: { readonly url: string; readonly ownOrigin?: string; readonly failureCode?: string }, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
+export async function downloadVideoOutput(
+  ctx: StudioContext,
+  lane: string,
+  output: { readonly url: string; readonly ownOrigin?: string; readonly failureCode?: string },
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Buffer> {
   const code = (output.failureCode ?? 'VIDEO_DOWNLOAD_FAILED') as 'VIDEO_DOWNLOAD_FAILED';
-  const refused = (message: string, retryable: boolean, details: Record<string, unknown> = {}) => new ServiceError(code, message, { details: { lane, retryable, ...details } });
+  const refused = (message: string, retryable: boolean, details: Record<string, unknown> = {}) =>
+    new ServiceError(code, message, { details: { lane, retryable, ...details } });
   let url: URL;
   try {
     url = new URL(output.url);
@@ -27,7 +34,10 @@ export async function downloadVideoOutput(ctx: StudioContext, lane: string, outp
   const configured = isLaneId(lane) ? ctx.configuredUpstreamUrl(lane) : undefined;
   const ownOrigin = output.ownOrigin ?? (configured ? new URL(configured).origin : undefined);
   const refusal = await linkRefusal(url, ownOrigin);
-  if (refusal) throw refused(`${lane} gave a video link the studio does not fetch (${where(url)}): ${refusal.reason}.`, refusal.retryable, { output: where(url) });
+  if (refusal)
+    throw refused(`${lane} gave a video link the studio does not fetch (${where(url)}): ${refusal.reason}.`, refusal.retryable, {
+      output: where(url),
+    });
   let bytes: Buffer;
   try {
     bytes = await callUpstream({ lane, url: url.href, timeoutMs, signal }, (response) => readBytes(lane, response, VIDEO_MAX_BYTES));

@@ -13,12 +13,19 @@ import { videoLanes, videoTarget } from './target.js';
 export function framePosition(at: string | undefined): FramePosition {
   if (at === undefined || at === 'first' || at === 'last') return at ?? 'first';
   const seconds = Number(at);
-  if (at.trim() === '' || !Number.isFinite(seconds) || seconds < 0) throw new ServiceError('VIDEO_FRAME_OUT_OF_RANGE', `at must be first, last or a time in seconds; got "${at}".`, { details: { field: 'at', valid: ['first', 'last', '<seconds>'] } });
+  if (at.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
+    throw new ServiceError('VIDEO_FRAME_OUT_OF_RANGE', `at must be first, last or a time in seconds; got "${at}".`, {
+      details: { field: 'at', valid: ['first', 'last', '<seconds>'] },
+    });
   return seconds;
 }
 
 /** The PNG of frames of a history MP4, with the video's duration. */
-export async function historyFrames(ctx: StudioContext, filename: string, positions: readonly FramePosition[]): Promise<{ frames: Buffer[]; durationSeconds: number }> {
+export async function historyFrames(
+  ctx: StudioContext,
+  filename: string,
+  positions: readonly FramePosition[],
+): Promise<{ frames: Buffer[]; durationSeconds: number }> {
   const row = await historyVideoRow(ctx, filename, 'filename');
   return withHistoryVideo(
     ctx,
@@ -34,13 +41,24 @@ export async function historyFrames(ctx: StudioContext, filename: string, positi
 
 /** POST /api/video/analyze: the lane's planner model describes the first and the last frame. */
 export async function analyzeVideo(ctx: StudioContext, body: VideoAnalyzeRequest, signal: AbortSignal): Promise<VideoAnalysis> {
-  if (body.url !== undefined) throw new ServiceError('VIDEO_REMOTE_UNSUPPORTED', 'analyze takes generated MP4s of history only (video: <filename>), not remote URLs.', { details: { field: 'url' } });
+  if (body.url !== undefined)
+    throw new ServiceError(
+      'VIDEO_REMOTE_UNSUPPORTED',
+      'analyze takes generated MP4s of history only (video: <filename>), not remote URLs.',
+      { details: { field: 'url' } },
+    );
   if (!body.video) throw new ServiceError('BAD_REQUEST', 'video (a history MP4 filename) is required.', { details: { field: 'video' } });
   const { lane } = videoTarget(ctx, body.provider ? { provider: body.provider } : {});
   const describer = lane.video.frames;
   if (!describer) {
-    const valid = videoLanes().filter((entry) => entry.video.frames).map((entry) => entry.id);
-    throw new ServiceError('VIDEO_PROVIDER_UNSUPPORTED', `The ${lane.id} lane does not analyze videos; use provider ${valid.join(' or ')}.`, { details: { provider: lane.id, valid } });
+    const valid = videoLanes()
+      .filter((entry) => entry.video.frames)
+      .map((entry) => entry.id);
+    throw new ServiceError(
+      'VIDEO_PROVIDER_UNSUPPORTED',
+      `The ${lane.id} lane does not analyze videos; use provider ${valid.join(' or ')}.`,
+      { details: { provider: lane.id, valid } },
+    );
   }
   const plannerModel = describer.model(ctx, body.plannerModel);
   const { frames, durationSeconds } = await historyFrames(ctx, body.video, ['first', 'last']);
@@ -53,5 +71,12 @@ export async function analyzeVideo(ctx: StudioContext, body: VideoAnalyzeRequest
   };
   const first = await describe(frames[0], 'first');
   const last = await describe(frames[1], 'last');
-  return { filename: body.video, provider: lane.id, plannerModel, first: { atSeconds: 0, description: first }, last: { atSeconds: durationSeconds, description: last }, usage };
+  return {
+    filename: body.video,
+    provider: lane.id,
+    plannerModel,
+    first: { atSeconds: 0, description: first },
+    last: { atSeconds: durationSeconds, description: last },
+    usage,
+  };
 }

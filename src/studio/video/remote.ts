@@ -12,7 +12,8 @@ import { saveVideoAsset } from './save-video.js';
 // be MP4, then kept in history as an imported video (kind `import`), so the
 // extension job works from a durable file like any other.
 
-const refused = (message: string, url: string): ServiceError => new ServiceError('VIDEO_URL_REFUSED', message, { details: { field: 'url', url: url.slice(0, 200) } });
+const refused = (message: string, url: string): ServiceError =>
+  new ServiceError('VIDEO_URL_REFUSED', message, { details: { field: 'url', url: url.slice(0, 200) } });
 
 async function checkedUrl(text: string): Promise<URL> {
   let url: URL;
@@ -32,14 +33,26 @@ export async function importRemoteVideo(ctx: StudioContext, text: string, reques
   const url = await checkedUrl(text);
   let bytes: Buffer;
   try {
-    bytes = await callUpstream({ lane: 'video', url: url.href, timeoutMs: 120_000 }, (response) => readBytes('video', response, VIDEO_MAX_BYTES));
+    bytes = await callUpstream({ lane: 'video', url: url.href, timeoutMs: 120_000 }, (response) =>
+      readBytes('video', response, VIDEO_MAX_BYTES),
+    );
   } catch (error) {
-    if (error instanceof UpstreamError && error.failure === 'protocol') throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', `The video at url is larger than ${VIDEO_MAX_BYTES / 1024 / 1024} MiB.`, { details: { field: 'url', limitBytes: VIDEO_MAX_BYTES } });
+    if (error instanceof UpstreamError && error.failure === 'protocol')
+      throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', `The video at url is larger than ${VIDEO_MAX_BYTES / 1024 / 1024} MiB.`, {
+        details: { field: 'url', limitBytes: VIDEO_MAX_BYTES },
+      });
     throw refused(`The video at url could not be fetched (${(error as Error).message}); redirects are not followed.`, text);
   }
   if (!looksLikeMp4(bytes)) throw new ServiceError('VIDEO_SOURCE_INVALID', 'The file at url is not an MP4.', { details: { field: 'url' } });
   return saveVideoAsset(ctx, {
     bytes,
-    metadata: { prompt: `${url.host}${url.pathname}`.slice(0, 200), lane: 'import', model: 'remote', requestId, kind: 'import', settings: { operation: 'import', source: `${url.origin}${url.pathname}`.slice(0, 500) } },
+    metadata: {
+      prompt: `${url.host}${url.pathname}`.slice(0, 200),
+      lane: 'import',
+      model: 'remote',
+      requestId,
+      kind: 'import',
+      settings: { operation: 'import', source: `${url.origin}${url.pathname}`.slice(0, 500) },
+    },
   });
 }

@@ -5,7 +5,16 @@ import { VIDEO_SHAPE_RATIOS, type AssetRecord, type VideoFacts } from '../api/in
 import { normalizeSessionTitle, recordOf, rowOf, writeUnderFreshName } from '../assets.js';
 import type { StudioContext } from '../context.js';
 import { parseMetadataPayload, type AssetMetadata } from '../media/metadata.js';
-import { checkVideoDecodes, embedVideoMetadata, extractFrame, looksLikeMp4, nearestRatio, probeVideo, withTempDir, type VideoFacts as ProbedFacts } from '../media/video/index.js';
+import {
+  checkVideoDecodes,
+  embedVideoMetadata,
+  extractFrame,
+  looksLikeMp4,
+  nearestRatio,
+  probeVideo,
+  withTempDir,
+  type VideoFacts as ProbedFacts,
+} from '../media/video/index.js';
 import { makeThumbnail, thumbnailNameOf } from '../media/thumbnail.js';
 import { isValidAssetFilename } from '../media/filename.js';
 
@@ -25,7 +34,12 @@ const resolutionOf = (width: number, height: number): string => `${Math.min(widt
 
 /** What history keeps of a probed video. */
 /** The poster thumbnail of a video file (a frame a moment in). */
-async function posterOf(file: string, dir: string, durationSeconds: number, run: { env: StudioContext['env']; signal?: AbortSignal }): Promise<Buffer> {
+async function posterOf(
+  file: string,
+  dir: string,
+  durationSeconds: number,
+  run: { env: StudioContext['env']; signal?: AbortSignal },
+): Promise<Buffer> {
   return makeThumbnail(await extractFrame(file, dir, Math.min(POSTER_AT_SECONDS, durationSeconds / 2), durationSeconds, run));
 }
 
@@ -57,7 +71,10 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
     const original = join(dir, 'original.mp4');
     const embedded = join(dir, 'video.mp4');
     await writeFile(original, input.bytes);
-    const damaged = (error: unknown) => (error instanceof ServiceError && error.code === 'VIDEO_SOURCE_INVALID' ? new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: ${error.message}`, { cause: error }) : error);
+    const damaged = (error: unknown) =>
+      error instanceof ServiceError && error.code === 'VIDEO_SOURCE_INVALID'
+        ? new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: ${error.message}`, { cause: error })
+        : error;
     let facts: ProbedFacts;
     try {
       // A cut download probes as whole (its index names every frame): it is decoded, never a half MP4 in history.
@@ -75,14 +92,30 @@ export async function saveVideoAsset(ctx: StudioContext, input: SaveVideoInput):
     await embedVideoMetadata(original, embedded, metadata, run);
     // History keeps the facts of the file written (the copy with its metadata), not of the download.
     const written = await probeVideo(embedded, run).catch((error: unknown) => Promise.reject(damaged(error)));
-    if (Math.abs(written.durationSeconds - facts.durationSeconds) > 0.05) throw new ServiceError('UPSTREAM_FAILED', `The upstream returned a damaged video: it lasts ${written.durationSeconds} s once written, not the ${facts.durationSeconds} s it declared.`);
-    return { bytes: await readFile(embedded), thumbnail: await posterOf(embedded, dir, written.durationSeconds, run), facts: written, metadata };
+    if (Math.abs(written.durationSeconds - facts.durationSeconds) > 0.05)
+      throw new ServiceError(
+        'UPSTREAM_FAILED',
+        `The upstream returned a damaged video: it lasts ${written.durationSeconds} s once written, not the ${facts.durationSeconds} s it declared.`,
+      );
+    return {
+      bytes: await readFile(embedded),
+      thumbnail: await posterOf(embedded, dir, written.durationSeconds, run),
+      facts: written,
+      metadata,
+    };
   });
   const { facts, metadata, thumbnail } = prepared;
   const size = prepared.bytes.length;
   const filename = await writeUnderFreshName(ctx, prepared.bytes, new Date(metadata.createdAt as string), metadata.prompt, 'mp4');
   const row = {
-    ...rowOf({ filename, thumbnail: thumbnailNameOf(filename), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: size, metadata }),
+    ...rowOf({
+      filename,
+      thumbnail: thumbnailNameOf(filename),
+      format: 'mp4',
+      size: { width: facts.width, height: facts.height },
+      bytes: size,
+      metadata,
+    }),
     thumbnail_state: 'ready' as const,
     derived_from: input.derivedFrom ?? null,
     session_id: input.session?.id ?? null,
@@ -114,7 +147,17 @@ export async function adoptOrphanVideo(ctx: StudioContext, name: string): Promis
     const facts = await probeVideo(file, { env: ctx.env }).catch(() => undefined);
     const metadata = facts?.tags.comment === undefined ? undefined : parseMetadataPayload(facts.tags.comment);
     if (!facts || !metadata) return false;
-    const row = { ...rowOf({ filename: name, thumbnail: thumbnailNameOf(name), format: 'mp4', size: { width: facts.width, height: facts.height }, bytes: bytes.length, metadata }), thumbnail_state: 'ready' as const };
+    const row = {
+      ...rowOf({
+        filename: name,
+        thumbnail: thumbnailNameOf(name),
+        format: 'mp4',
+        size: { width: facts.width, height: facts.height },
+        bytes: bytes.length,
+        metadata,
+      }),
+      thumbnail_state: 'ready' as const,
+    };
     await ctx.assets.replace('thumbnails', row.thumbnail, await posterOf(file, dir, facts.durationSeconds, { env: ctx.env }));
     await ctx.store.assets.insert(row);
     return true;

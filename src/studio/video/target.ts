@@ -37,7 +37,10 @@ function refuse(lane: LaneModule, provider: string): ServiceError {
   const valid = videoLanes().map((entry) => entry.id);
   const code = lane.codes.videoUnsupported ?? 'VIDEO_PROVIDER_UNSUPPORTED';
   const named = valid.length > 1 ? `${valid.slice(0, -1).join(', ')} or ${valid[valid.length - 1]}` : valid.join('');
-  const message = code === 'VIDEO_PROVIDER_UNSUPPORTED' ? `Video needs provider ${named}, not ${provider}.` : `The ${provider} lane does not generate video; use provider ${named}.`;
+  const message =
+    code === 'VIDEO_PROVIDER_UNSUPPORTED'
+      ? `Video needs provider ${named}, not ${provider}.`
+      : `The ${provider} lane does not generate video; use provider ${named}.`;
   return new ServiceError(code, message, { details: { provider, valid } });
 }
 
@@ -45,10 +48,15 @@ function laneOf(ctx: StudioContext, provider: string | undefined, modelLane: str
   const asked = provider !== undefined && provider !== 'auto' ? provider : modelLane;
   if (asked !== undefined) {
     if (modelLane !== undefined && modelLane !== asked) {
-      throw new ServiceError('INVALID_VIDEO_MODEL', `The model names the ${modelLane} lane but provider is ${asked}.`, { details: { field: 'model', provider: asked, lane: modelLane } });
+      throw new ServiceError('INVALID_VIDEO_MODEL', `The model names the ${modelLane} lane but provider is ${asked}.`, {
+        details: { field: 'model', provider: asked, lane: modelLane },
+      });
     }
     const lane = isLaneId(asked) ? LANES[asked] : undefined;
-    if (!lane) throw new ServiceError('VIDEO_PROVIDER_UNSUPPORTED', `Unknown provider ${asked}.`, { details: { provider: asked, valid: videoLanes().map((entry) => entry.id) } });
+    if (!lane)
+      throw new ServiceError('VIDEO_PROVIDER_UNSUPPORTED', `Unknown provider ${asked}.`, {
+        details: { provider: asked, valid: videoLanes().map((entry) => entry.id) },
+      });
     if (!hasVideo(lane)) throw refuse(lane, asked);
     return lane;
   }
@@ -73,9 +81,13 @@ export function videoModelOf(lane: VideoLane, asked: string): VideoModelSpec {
   const model = models.find((entry) => entry.id === (aliases[asked] ?? asked));
   if (!model) {
     const valid = models.map((entry) => entry.id);
-    throw new ServiceError('INVALID_VIDEO_MODEL', `"${asked}" is not a video model of the ${lane.id} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`, {
-      details: { field: 'model', lane: lane.id, model: asked, valid, aliases },
-    });
+    throw new ServiceError(
+      'INVALID_VIDEO_MODEL',
+      `"${asked}" is not a video model of the ${lane.id} lane (valid: ${[...valid, ...Object.keys(aliases)].join(', ')}).`,
+      {
+        details: { field: 'model', lane: lane.id, model: asked, valid, aliases },
+      },
+    );
   }
   return model;
 }

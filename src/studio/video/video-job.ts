@@ -71,7 +71,9 @@ async function savedRecord(ctx: StudioContext, filename: string): Promise<AssetR
 
 /** The last frame of a history MP4, as a PNG (a storyboard's continuity, an extension's start). */
 const lastFrameOf = async (ctx: StudioContext, filename: string): Promise<LaneInputImage> => ({
-  bytes: await withHistoryVideo(ctx, filename, (file, dir, durationSeconds) => extractFrame(file, dir, 'last', durationSeconds, { env: ctx.env })),
+  bytes: await withHistoryVideo(ctx, filename, (file, dir, durationSeconds) =>
+    extractFrame(file, dir, 'last', durationSeconds, { env: ctx.env }),
+  ),
   mime: 'image/png',
 });
 
@@ -112,7 +114,12 @@ function clipRequest(ctx: StudioContext, job: JobContext<'video'>, index: number
 }
 
 /** The clip's input images: a storyboard's later clip starts from the last frame of the one before. */
-async function clipImages(ctx: StudioContext, job: JobContext<'video'>, clip: VideoClipRequest, state: VideoOperation): Promise<readonly LaneInputImage[]> {
+async function clipImages(
+  ctx: StudioContext,
+  job: JobContext<'video'>,
+  clip: VideoClipRequest,
+  state: VideoOperation,
+): Promise<readonly LaneInputImage[]> {
   if (clip.index > 0) return [await lastFrameOf(ctx, state.saved[clip.index - 1])];
   if (clip.mode !== 'image-to-video' && clip.mode !== 'reference-to-video') return [];
   const references = await referencesOf(ctx, job);
@@ -126,7 +133,13 @@ interface ClipOutput {
 }
 
 /** One clip's steps: the lane's start (planning, submit), then one lane status per engine step, the MP4 when done. */
-function clipSteps(ctx: StudioContext, job: JobContext<'video'>, video: VideoModel, index: number, state: () => VideoOperation): Steps<ClipOutput> {
+function clipSteps(
+  ctx: StudioContext,
+  job: JobContext<'video'>,
+  video: VideoModel,
+  index: number,
+  state: () => VideoOperation,
+): Steps<ClipOutput> {
   const { request, requestId, events } = job;
   const lane = request.lane;
   const plan: VideoClipPlan = request.clips[index];
@@ -159,13 +172,31 @@ function clipSteps(ctx: StudioContext, job: JobContext<'video'>, video: VideoMod
     pollIntervalsMs: video.pollIntervalsMs(ctx),
     async start() {
       job.recordPhase('planning');
-      events.planning({ ...where, provider: lane, model: plan.model.id, ...(request.plannerModel ? { plannerModel: request.plannerModel } : {}) });
+      events.planning({
+        ...where,
+        provider: lane,
+        model: plan.model.id,
+        ...(request.plannerModel ? { plannerModel: request.plannerModel } : {}),
+      });
       const started = await video.start(ctx, { ...clip, images: await clipImages(ctx, job, clip, state()) }, handle);
-      events.submitted({ ...where, provider: lane, upstreamId: started.id, requestedModel: plan.model.requested, model: plan.model.id, mode: plan.mode });
+      events.submitted({
+        ...where,
+        provider: lane,
+        upstreamId: started.id,
+        requestedModel: plan.model.requested,
+        model: plan.model.id,
+        mode: plan.mode,
+      });
       movedAt = Date.now();
       const current = state();
       const revised = started.revisedPrompt ?? plan.prompt;
-      const operation: VideoOperation = { ...current, clip: index, upstreamId: started.id, upstream: started.operation, revisedPrompts: [...current.revisedPrompts.slice(0, index), revised] };
+      const operation: VideoOperation = {
+        ...current,
+        clip: index,
+        upstreamId: started.id,
+        upstream: started.operation,
+        revisedPrompts: [...current.revisedPrompts.slice(0, index), revised],
+      };
       return { operation, id: started.id, state: started.state ?? 'pending' };
     },
     async status(stored) {
@@ -192,20 +223,35 @@ function clipSteps(ctx: StudioContext, job: JobContext<'video'>, video: VideoMod
       }
       return { done: true, state: answer.state ?? 'done', result: { bytes, costUsd: answer.costUsd, settings: answer.settings } };
     },
-    ...(video.cancel ? { cancel: (stored: UpstreamOperation) => (video.cancel as NonNullable<VideoModel['cancel']>)(ctx, upstreamOf(stored)) } : {}),
+    ...(video.cancel
+      ? { cancel: (stored: UpstreamOperation) => (video.cancel as NonNullable<VideoModel['cancel']>)(ctx, upstreamOf(stored)) }
+      : {}),
     timeout: (stored) => video.timeout(clip, stored ? upstreamOf(stored) : null),
   };
 }
 
 /** The asset metadata of one saved output. */
-function metadataOf(job: JobContext<'video'>, clip: VideoClipPlan, prompt: string, revisedPrompt: string | undefined, settings: Record<string, unknown>) {
+function metadataOf(
+  job: JobContext<'video'>,
+  clip: VideoClipPlan,
+  prompt: string,
+  revisedPrompt: string | undefined,
+  settings: Record<string, unknown>,
+) {
   return {
     prompt,
     lane: job.request.lane,
     model: clip.model.id,
     requestId: job.requestId,
     kind: 'video' as const,
-    settings: { operation: job.request.operation, mode: clip.mode, requestedModel: clip.model.requested, upstreamModel: clip.model.upstreamId, ...(job.request.plannerModel ? { plannerModel: job.request.plannerModel } : {}), ...settings },
+    settings: {
+      operation: job.request.operation,
+      mode: clip.mode,
+      requestedModel: clip.model.requested,
+      upstreamModel: clip.model.upstreamId,
+      ...(job.request.plannerModel ? { plannerModel: job.request.plannerModel } : {}),
+      ...settings,
+    },
     ...(revisedPrompt ? { revisedPrompt } : {}),
   };
 }
@@ -228,7 +274,9 @@ async function joined(ctx: StudioContext, parts: readonly (string | Buffer)[], s
 async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<VideoResult> {
   const started = performance.now();
   const { request } = job;
-  let state: VideoOperation = job.operation ? videoOperation.parse(job.operation) : { clip: 0, upstreamId: null, saved: [], revisedPrompts: [], costUsd: 0 };
+  let state: VideoOperation = job.operation
+    ? videoOperation.parse(job.operation)
+    : { clip: 0, upstreamId: null, saved: [], revisedPrompts: [], costUsd: 0 };
   let upstreamMs = 0;
   let saveMs = 0;
   /** Stores the operation; `id` stays the last upstream job's (what the job record shows). */
@@ -246,7 +294,10 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
       recordOperation: (operation, id, upstreamState) => record(videoOperation.parse(operation), id, upstreamState),
     };
     const upstreamStarted = performance.now();
-    const output = await runSteps(clipJob, clipSteps(ctx, job, lane, index, () => state));
+    const output = await runSteps(
+      clipJob,
+      clipSteps(ctx, job, lane, index, () => state),
+    );
     upstreamMs += performance.now() - upstreamStarted;
     if (job.signal.aborted) throw job.signal.reason;
     const saveStarted = performance.now();
@@ -267,11 +318,21 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     const bytes = keepsClip ? output.bytes : await joined(ctx, [request.inputs.source as string, output.bytes], job.signal);
     const asset = await saveVideoAsset(ctx, {
       bytes,
-      metadata: metadataOf(job, clip, clip.prompt, state.revisedPrompts[index], keepsClip ? settings : { ...settings, extendedBy: clip.duration }),
+      metadata: metadataOf(
+        job,
+        clip,
+        clip.prompt,
+        state.revisedPrompts[index],
+        keepsClip ? settings : { ...settings, extendedBy: clip.duration },
+      ),
       ...(request.inputs.source ? { derivedFrom: request.inputs.source } : {}),
     });
     saveMs += performance.now() - saveStarted;
-    await record({ ...state, clip: index + 1, upstreamId: null, upstream: null, saved: [...state.saved, asset.filename], costUsd }, state.upstreamId ?? asset.filename, 'saved');
+    await record(
+      { ...state, clip: index + 1, upstreamId: null, upstream: null, saved: [...state.saved, asset.filename], costUsd },
+      state.upstreamId ?? asset.filename,
+      'saved',
+    );
   }
   const clips = await Promise.all(state.saved.map((filename) => savedRecord(ctx, filename)));
   let video = clips[clips.length - 1];
@@ -279,7 +340,14 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     const saveStarted = performance.now();
     const bytes = await joined(ctx, state.saved, job.signal);
     const shared = request.clips.map((clip) => clip.prompt).join(' / ');
-    video = await saveVideoAsset(ctx, { bytes, metadata: metadataOf(job, request.clips[0], shared, undefined, { storyboard: true, clips: clips.map((entry) => entry.filename), costUsd: state.costUsd }) });
+    video = await saveVideoAsset(ctx, {
+      bytes,
+      metadata: metadataOf(job, request.clips[0], shared, undefined, {
+        storyboard: true,
+        clips: clips.map((entry) => entry.filename),
+        costUsd: state.costUsd,
+      }),
+    });
     saveMs += performance.now() - saveStarted;
   }
   const last = request.clips[request.clips.length - 1];
@@ -294,7 +362,12 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     video,
     ...(request.storyboard ? { clips } : {}),
     revisedPrompts: state.revisedPrompts,
-    settings: { ...(request.plannerModel ? { plannerModel: request.plannerModel } : {}), ...(request.resolution ? { resolution: request.resolution } : {}), ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}), costUsd: state.costUsd },
+    settings: {
+      ...(request.plannerModel ? { plannerModel: request.plannerModel } : {}),
+      ...(request.resolution ? { resolution: request.resolution } : {}),
+      ...(request.aspectRatio ? { aspectRatio: request.aspectRatio } : {}),
+      costUsd: state.costUsd,
+    },
     timings: { upstreamMs: round(upstreamMs), saveMs: round(saveMs), totalMs: round(performance.now() - started) },
   };
 }
@@ -307,4 +380,3 @@ export const videoJobHandler: JobHandler<'video'> = {
   budgetMs: (ctx, job) => job.request.clips.length * (videoModelOf(job.request.lane).budgetMs(ctx) + SAVE_BUDGET_MS),
   run: (ctx, job) => runVideo(ctx, job),
 };
-

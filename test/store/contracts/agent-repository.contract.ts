@@ -21,7 +21,14 @@ const sessionRow = (id: string, createdAt: string): AgentSessionRow => ({
   updated_at: createdAt,
 });
 
-const turn = (id: string, sessionId = 's1') => ({ id, session_id: sessionId, job_id: id, prompt: `prompt ${id}`, command: null, created_at: minute(1) });
+const turn = (id: string, sessionId = 's1') => ({
+  id,
+  session_id: sessionId,
+  job_id: id,
+  prompt: `prompt ${id}`,
+  command: null,
+  created_at: minute(1),
+});
 
 export function describeAgentRepositoryContract(name: string, makeStore: MakeStore): void {
   describe(`AgentRepository contract: ${name}`, () => {
@@ -47,7 +54,16 @@ export function describeAgentRepositoryContract(name: string, makeStore: MakeSto
       expect(await agent.insertTurn(turn('t1'))).toBe(true);
       expect(await agent.insertTurn({ ...turn('t1'), prompt: 'another' })).toBe(false);
       expect(await agent.insertTurn(turn('t0'))).toBe(true);
-      expect(await agent.findTurn('t1')).toMatchObject({ ...turn('t1'), state: 'queued', attempt: 1, images: '[]', plan: null, error: null, started_at: null, finished_at: null });
+      expect(await agent.findTurn('t1')).toMatchObject({
+        ...turn('t1'),
+        state: 'queued',
+        attempt: 1,
+        images: '[]',
+        plan: null,
+        error: null,
+        started_at: null,
+        finished_at: null,
+      });
       expect(await agent.findTurn('nope')).toBeUndefined();
       expect((await agent.listTurns('s1')).map((row) => row.id)).toEqual(['t1', 't0']);
       expect(await agent.updateTurn('t0', { state: 'running', started_at: minute(2) })).toBe(true);
@@ -72,7 +88,10 @@ export function describeAgentRepositoryContract(name: string, makeStore: MakeSto
     it("changes a session from what it is now, with a turn's fields in the same unit of work", async () => {
       await agent.insertSession(sessionRow('s1', minute(1)));
       await agent.insertTurn(turn('t1'));
-      const changed = await agent.changeSession('s1', (row) => ({ session: { title: `${row.title}!`, updated_at: minute(2) }, turn: { id: 't1', fields: { plan: '{"action":"answer"}' } } }));
+      const changed = await agent.changeSession('s1', (row) => ({
+        session: { title: `${row.title}!`, updated_at: minute(2) },
+        turn: { id: 't1', fields: { plan: '{"action":"answer"}' } },
+      }));
       expect(changed).toMatchObject({ title: 'agent s1!', updated_at: minute(2) });
       expect((await agent.findTurn('t1'))?.plan).toBe('{"action":"answer"}');
       expect(await agent.changeSession('s1', () => undefined)).toMatchObject({ title: 'agent s1!' });
@@ -89,7 +108,11 @@ export function describeAgentRepositoryContract(name: string, makeStore: MakeSto
     it('lets concurrent changes of a session each see the one before', async () => {
       await agent.insertSession(sessionRow('s1', minute(1)));
       const names = Array.from({ length: 8 }, (_, index) => `image-${index}.png`);
-      await Promise.all(names.map((name) => agent.changeSession('s1', (row) => ({ session: { images: JSON.stringify([...(JSON.parse(row.images) as string[]), name]) } }))));
+      await Promise.all(
+        names.map((name) =>
+          agent.changeSession('s1', (row) => ({ session: { images: JSON.stringify([...(JSON.parse(row.images) as string[]), name]) } })),
+        ),
+      );
       expect((JSON.parse((await agent.findSession('s1'))?.images ?? '[]') as string[]).sort()).toEqual(names);
     });
 

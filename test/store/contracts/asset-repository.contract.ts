@@ -21,7 +21,12 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
     const filenames = (rows: readonly { filename: string }[]) => rows.map((row) => row.filename);
 
     it('answers a row as it was inserted, unknown names as undefined, and refuses a name taken', async () => {
-      const row = assetRow('a.png', { prompt: 'a red fox', revised_prompt: 'a red fox, detailed', settings: '{"size":"1024x1024"}', derived_from: 'b.png' });
+      const row = assetRow('a.png', {
+        prompt: 'a red fox',
+        revised_prompt: 'a red fox, detailed',
+        settings: '{"size":"1024x1024"}',
+        derived_from: 'b.png',
+      });
       await assets.insert(row);
       const found = await assets.find('a.png');
       expect(found).toMatchObject({ ...row, deleted_at: null, session_current_title: null });
@@ -63,7 +68,9 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
 
     it('searches prompts and revised prompts: every word required, prefixes match, case folded, newest entry first, paged by id', async () => {
       await assets.insert(assetRow('fox.png', { prompt: 'A Red fox at dawn', created_at: minute(5) }));
-      await assets.insert(assetRow('kite.png', { prompt: 'kite over hills', revised_prompt: 'a red kite over green hills', created_at: minute(1) }));
+      await assets.insert(
+        assetRow('kite.png', { prompt: 'kite over hills', revised_prompt: 'a red kite over green hills', created_at: minute(1) }),
+      );
       await assets.insert(assetRow('light.png', { prompt: 'a lighthouse at dusk', created_at: minute(2) }));
       await assets.insert(assetRow('deleted.png', { prompt: 'red herring' }));
       await assets.markDeleted('deleted.png', minute(9));
@@ -98,7 +105,8 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
     });
 
     it('answers the tombstones deleted since a time (newest deletion first) and those before a cutoff (oldest first)', async () => {
-      for (const [index, name] of ['a.png', 'b.png', 'c.png', 'live.png'].entries()) await assets.insert(assetRow(name, { created_at: minute(index) }));
+      for (const [index, name] of ['a.png', 'b.png', 'c.png', 'live.png'].entries())
+        await assets.insert(assetRow(name, { created_at: minute(index) }));
       await assets.markDeleted('b.png', minute(20));
       await assets.markDeleted('a.png', minute(30));
       await assets.markDeleted('c.png', minute(10));
@@ -123,18 +131,41 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
     });
 
     it('groups by the title a row shows now: its graph session title (a rename moves it), else its own; untitled rows apart', async () => {
-      await store.graphSessions.insert({ id: 's1', title: 'Trip', version: 1, graph: '{"nodes":[],"edges":[]}', created_at: minute(0), updated_at: minute(0) });
+      await store.graphSessions.insert({
+        id: 's1',
+        title: 'Trip',
+        version: 1,
+        graph: '{"nodes":[],"edges":[]}',
+        created_at: minute(0),
+        updated_at: minute(0),
+      });
       await assets.insert(assetRow('linked.png', { session_id: 's1', session_title: 'Trip', created_at: minute(3) }));
       await assets.insert(assetRow('titled.png', { session_title: 'Trip', created_at: minute(2) }));
       await assets.insert(assetRow('untitled.png', { created_at: minute(1) }));
       const groups = await assets.listSessionGroups({ limit: 10 });
-      expect(groups.map((group) => ({ key: group.groupKey, title: group.sessionTitle, ids: JSON.parse(group.sessionIds) as string[], unlinked: group.unlinked, count: group.count, latestAt: group.latestAt }))).toEqual([
+      expect(
+        groups.map((group) => ({
+          key: group.groupKey,
+          title: group.sessionTitle,
+          ids: JSON.parse(group.sessionIds) as string[],
+          unlinked: group.unlinked,
+          count: group.count,
+          latestAt: group.latestAt,
+        })),
+      ).toEqual([
         { key: 't:Trip', title: 'Trip', ids: ['s1'], unlinked: 1, count: 2, latestAt: minute(3) },
         { key: '', title: null, ids: [], unlinked: 1, count: 1, latestAt: minute(1) },
       ]);
-      expect(filenames(await assets.listGroupItems({ title: 'Trip', sessionIds: ['s1'], limit: 10 }))).toEqual(['linked.png', 'titled.png']);
+      expect(filenames(await assets.listGroupItems({ title: 'Trip', sessionIds: ['s1'], limit: 10 }))).toEqual([
+        'linked.png',
+        'titled.png',
+      ]);
       const page = await assets.listSessionGroups({ limit: 1 });
-      expect((await assets.listSessionGroups({ limit: 10, after: { latestAt: page[0].latestAt, key: page[0].groupKey } })).map((group) => group.groupKey)).toEqual(['']);
+      expect(
+        (await assets.listSessionGroups({ limit: 10, after: { latestAt: page[0].latestAt, key: page[0].groupKey } })).map(
+          (group) => group.groupKey,
+        ),
+      ).toEqual(['']);
 
       expect(await store.graphSessions.rename('s1', 'Holiday', minute(5))).toBe(true);
       expect((await assets.find('linked.png'))?.session_current_title).toBe('Holiday');

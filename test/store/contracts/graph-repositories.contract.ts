@@ -9,7 +9,14 @@ import { assetRow, minute, type MakeStore, type StoreHarness } from './harness.j
 
 const EMPTY = '{"nodes":[],"edges":[]}';
 const graphWith = (ids: readonly string[]) => JSON.stringify({ nodes: ids.map((id) => ({ id, type: 'image', data: {} })), edges: [] });
-const session = (id: string, createdAt: string, title = `session ${id}`) => ({ id, title, version: 1, graph: EMPTY, created_at: createdAt, updated_at: createdAt });
+const session = (id: string, createdAt: string, title = `session ${id}`) => ({
+  id,
+  title,
+  version: 1,
+  graph: EMPTY,
+  created_at: createdAt,
+  updated_at: createdAt,
+});
 
 export function describeGraphRepositoriesContract(name: string, makeStore: MakeStore): void {
   describe(`GraphSessionRepository and NodeRepository contract: ${name}`, () => {
@@ -59,12 +66,19 @@ export function describeGraphRepositoriesContract(name: string, makeStore: MakeS
       expect(kept).toMatchObject({ outcome: 'kept', row: { version: 2 } });
       expect((await store.graphSessions.replaceGraph('nope', () => EMPTY, minute(3))).outcome).toBe('missing');
       await store.graphSessions.markDeleted('a', EMPTY, minute(4));
-      expect(await store.graphSessions.replaceGraph('a', () => graphWith(['n3']), minute(5))).toMatchObject({ outcome: 'missing', row: { deleted_at: minute(4) } });
+      expect(await store.graphSessions.replaceGraph('a', () => graphWith(['n3']), minute(5))).toMatchObject({
+        outcome: 'missing',
+        row: { deleted_at: minute(4) },
+      });
     });
 
     it('lets exactly one of two saves made from the same version land', async () => {
       await store.graphSessions.insert(session('a', minute(1)));
-      const outcomes = await Promise.all(['x', 'y'].map((id) => store.graphSessions.replaceGraph('a', (row) => (row.version === 1 ? graphWith([id]) : undefined), minute(2))));
+      const outcomes = await Promise.all(
+        ['x', 'y'].map((id) =>
+          store.graphSessions.replaceGraph('a', (row) => (row.version === 1 ? graphWith([id]) : undefined), minute(2)),
+        ),
+      );
       expect(outcomes.map((outcome) => outcome.outcome).sort()).toEqual(['kept', 'replaced']);
       expect((await store.graphSessions.find('a'))?.version).toBe(2);
     });
@@ -89,7 +103,13 @@ export function describeGraphRepositoriesContract(name: string, makeStore: MakeS
       await store.graphSessions.insert(session('a', minute(1), 'Trip'));
       await store.assets.insert(assetRow('n1.png'));
       expect(await store.nodes.record(node('n1'))).toBeUndefined();
-      expect(await store.nodes.find('n1')).toMatchObject({ ...node('n1'), session_title: 'Trip', session_deleted_at: null, asset_id: expect.any(Number), asset_deleted_at: null });
+      expect(await store.nodes.find('n1')).toMatchObject({
+        ...node('n1'),
+        session_title: 'Trip',
+        session_deleted_at: null,
+        asset_id: expect.any(Number),
+        asset_deleted_at: null,
+      });
       expect(await store.nodes.find('nope')).toBeUndefined();
       await store.assets.markDeleted('n1.png', minute(6));
       await store.graphSessions.markDeleted('a', EMPTY, minute(7));

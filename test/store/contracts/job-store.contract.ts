@@ -29,12 +29,21 @@ const newJob = (id: string, overrides: Partial<NewJobRow> = {}): NewJobRow => ({
 });
 
 /** Limits of a claim pass: `overall`, per lane, claimed by `owner` with a lease until `until`. */
-function limits(overall: number, options: { lanes?: Record<string, number>; owner?: string; until?: number; reaches?: boolean; accepts?: (row: JobRow) => boolean } = {}): ClaimLimits {
+function limits(
+  overall: number,
+  options: { lanes?: Record<string, number>; owner?: string; until?: number; reaches?: boolean; accepts?: (row: JobRow) => boolean } = {},
+): ClaimLimits {
   return {
     overall,
     laneLimit: (lane) => (lane === null ? Infinity : (options.lanes?.[lane] ?? Infinity)),
     accepts: options.accepts ?? (() => true),
-    claim: () => ({ owner: options.owner ?? 'engine-a', leaseUntil: options.until ?? Date.now() + 60_000, at: minute(1), deadline: null, reachesUpstream: options.reaches ?? false }),
+    claim: () => ({
+      owner: options.owner ?? 'engine-a',
+      leaseUntil: options.until ?? Date.now() + 60_000,
+      at: minute(1),
+      deadline: null,
+      reachesUpstream: options.reaches ?? false,
+    }),
   };
 }
 
@@ -53,7 +62,13 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
     it('inserts a queued job once, answering its place; the same id again answers the row that has it', async () => {
       const inserted = await store.insert(newJob('a'), []);
       expect(inserted).toMatchObject({ position: 1, claimed: [] });
-      expect(await store.find('a')).toMatchObject({ ...newJob('a'), state: 'queued', finished_at: null, lease_owner: null, reached_upstream: 0 });
+      expect(await store.find('a')).toMatchObject({
+        ...newJob('a'),
+        state: 'queued',
+        finished_at: null,
+        lease_owner: null,
+        reached_upstream: 0,
+      });
       expect(await store.insert(newJob('b'), [])).toMatchObject({ position: 2 });
       expect(await store.insert(newJob('a', { request: '{}' }), [])).toMatchObject({ existing: { id: 'a', request: newJob('a').request } });
       expect(await store.find('nope')).toBeUndefined();
@@ -100,7 +115,11 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
 
     it('lets two claim passes at once take no more than the limit together', async () => {
       for (const id of ['a', 'b', 'c', 'd']) await store.insert(newJob(id), []);
-      const passes = await Promise.all([store.claim(limits(2, { owner: 'engine-a' })), store.claim(limits(2, { owner: 'engine-b' })), store.claim(limits(2, { owner: 'engine-c' }))]);
+      const passes = await Promise.all([
+        store.claim(limits(2, { owner: 'engine-a' })),
+        store.claim(limits(2, { owner: 'engine-b' })),
+        store.claim(limits(2, { owner: 'engine-c' })),
+      ]);
       const claimed = passes.flat();
       expect(claimed).toHaveLength(2);
       expect(new Set(ids(claimed)).size).toBe(2);
@@ -128,7 +147,15 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
       await store.setUpstreamState('a', 'running', minute(3));
       await store.setCancelConfirmed('a', true);
       const row = await store.find('a');
-      expect(row).toMatchObject({ phase: 'generating', state: 'waiting', next_check_at: 12345, reached_upstream: 1, upstream_operation_id: 'op-1', upstream_state: 'running', cancel_confirmed: 1 });
+      expect(row).toMatchObject({
+        phase: 'generating',
+        state: 'waiting',
+        next_check_at: 12345,
+        reached_upstream: 1,
+        upstream_operation_id: 'op-1',
+        upstream_state: 'running',
+        cancel_confirmed: 1,
+      });
       expect(JSON.parse(row?.operation ?? 'null')).toEqual({ kind: 'poll', id: 'op-1' });
       expect(await store.cancelRequested('engine-a')).toEqual([]);
       expect(await store.requestCancel('a', minute(4))).toBe(true);
@@ -168,7 +195,11 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
       expect(await store.orphans(now + 60_000, () => false)).toEqual([]);
       await store.releaseLeases('engine-a');
       expect(ids(await store.orphans(now, () => false))).toEqual(['a']);
-      const adopted = await store.adopt(await store.orphans(now, () => false), () => ({ owner: 'engine-b', until: now + 60_000, at: minute(3) }), () => ({ action: 'resumed' }));
+      const adopted = await store.adopt(
+        await store.orphans(now, () => false),
+        () => ({ owner: 'engine-b', until: now + 60_000, at: minute(3) }),
+        () => ({ action: 'resumed' }),
+      );
       expect(adopted).toMatchObject([{ action: 'requeued' }]);
     });
 

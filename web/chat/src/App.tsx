@@ -9,7 +9,8 @@ import { Sidebar } from './Sidebar';
 import { WorkBar } from './WorkBar';
 
 /** Typing in a field: single-key shortcuts (`?`, `/`) are then text. */
-const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 
 export function App() {
   const chat = useChat();
@@ -69,7 +70,13 @@ export function App() {
           </button>
           <h2 id="session-title">{chat.currentSession ? chat.currentSession.title || 'Untitled session' : '…'}</h2>
           <QueueState />
-          <button type="button" className="help" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelp(true)}>
+          <button
+            type="button"
+            className="help"
+            aria-label="Keyboard shortcuts"
+            title="Keyboard shortcuts (?)"
+            onClick={() => setHelp(true)}
+          >
             ?
           </button>
         </header>

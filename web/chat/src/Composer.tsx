@@ -6,7 +6,9 @@ import { elapsed } from './time';
 export function Composer({ promptRef }: { promptRef: RefObject<HTMLTextAreaElement | null> }) {
   const chat = useChat();
   const [text, setText] = useState('');
-  const waiting = chat.items.flatMap((item) => (item.kind === 'user' && item.message.traceId && chat.runs.get(item.message.traceId)?.status === 'waiting' ? [item.message] : []));
+  const waiting = chat.items.flatMap((item) =>
+    item.kind === 'user' && item.message.traceId && chat.runs.get(item.message.traceId)?.status === 'waiting' ? [item.message] : [],
+  );
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
@@ -28,10 +30,20 @@ export function Composer({ promptRef }: { promptRef: RefObject<HTMLTextAreaEleme
           {waiting.map((message) => (
             <li key={message.id}>
               <span className="waiting-text">{message.content}</span>
-              <button type="button" className="steer-now" title="Stop the running answer and run this one now" onClick={() => void chat.steerNow(message)}>
+              <button
+                type="button"
+                className="steer-now"
+                title="Stop the running answer and run this one now"
+                onClick={() => void chat.steerNow(message)}
+              >
                 Steer now
               </button>
-              <button type="button" className="withdraw" title="Take this message out of the queue" onClick={() => void chat.withdraw(message)}>
+              <button
+                type="button"
+                className="withdraw"
+                title="Take this message out of the queue"
+                onClick={() => void chat.withdraw(message)}
+              >
                 Remove
               </button>
             </li>

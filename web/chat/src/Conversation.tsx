@@ -27,9 +27,16 @@ const UserBubble = memo(function UserBubble({ message }: { message: ChatMessage 
 const AutomaticLine = memo(function AutomaticLine({ message }: { message: ChatMessage }) {
   const [open, setOpen] = useState(false);
   return (
-    <details className="automatic" data-origin={message.automatic?.origin} data-message-id={message.id} open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+    <details
+      className="automatic"
+      data-origin={message.automatic?.origin}
+      data-message-id={message.id}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
       <summary>
-        <span className="automatic-badge">{message.automatic?.origin === 'orc' ? 'PABCD' : 'goal'}</span> {message.automatic?.label || 'automatic turn'}
+        <span className="automatic-badge">{message.automatic?.origin === 'orc' ? 'PABCD' : 'goal'}</span>{' '}
+        {message.automatic?.label || 'automatic turn'}
         <time dateTime={message.createdAt}>{clock(message.createdAt)}</time>
       </summary>
       {open && <pre className="automatic-prompt">{message.content}</pre>}
@@ -72,7 +79,11 @@ function Row({ item }: { item: Item }) {
       return run ? <RunBubble run={run} rev={run.rev} /> : null;
     }
     case 'note':
-      return <div className={`bubble note${item.tone ? ` ${item.tone}-note` : ''}`}>{item.pre ? <CommandOutput text={item.text} /> : item.text}</div>;
+      return (
+        <div className={`bubble note${item.tone ? ` ${item.tone}-note` : ''}`}>
+          {item.pre ? <CommandOutput text={item.text} /> : item.text}
+        </div>
+      );
   }
 }
 
@@ -111,7 +122,13 @@ export function Conversation() {
       ) : (
         <div className="rows" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((row) => (
-            <div key={row.key} className="row" data-index={row.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${row.start}px)` }}>
+            <div
+              key={row.key}
+              className="row"
+              data-index={row.index}
+              ref={virtualizer.measureElement}
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
               <Row item={items[row.index]} />
             </div>
           ))}

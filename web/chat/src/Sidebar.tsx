@@ -9,7 +9,9 @@ export function Sidebar({ searchRef, onPicked }: { searchRef: RefObject<HTMLInpu
   const [editing, setEditing] = useState<string>();
   const [draft, setDraft] = useState('');
   const needle = query.trim().toLowerCase();
-  const shown = needle ? chat.sessions.filter((session) => (session.title || 'Untitled session').toLowerCase().includes(needle)) : chat.sessions;
+  const shown = needle
+    ? chat.sessions.filter((session) => (session.title || 'Untitled session').toLowerCase().includes(needle))
+    : chat.sessions;
   return (
     <aside className="sidebar">
       <header className="sidebar-header">
@@ -41,7 +43,14 @@ export function Sidebar({ searchRef, onPicked }: { searchRef: RefObject<HTMLInpu
                   void chat.renameSession(session.id, draft);
                 }}
               >
-                <input aria-label="Session title" autoFocus value={draft} maxLength={80} onChange={(event) => setDraft(event.target.value)} onKeyDown={(event) => event.key === 'Escape' && setEditing(undefined)} />
+                <input
+                  aria-label="Session title"
+                  autoFocus
+                  value={draft}
+                  maxLength={80}
+                  onChange={(event) => setDraft(event.target.value)}
+                  onKeyDown={(event) => event.key === 'Escape' && setEditing(undefined)}
+                />
                 <button type="submit">Save</button>
               </form>
             </li>
@@ -75,7 +84,10 @@ export function Sidebar({ searchRef, onPicked }: { searchRef: RefObject<HTMLInpu
                   className="delete"
                   title="Delete"
                   aria-label={`Delete ${session.title || 'Untitled session'}`}
-                  onClick={() => window.confirm(`Delete “${session.title || 'Untitled session'}” and its messages?`) && void chat.deleteSession(session.id)}
+                  onClick={() =>
+                    window.confirm(`Delete “${session.title || 'Untitled session'}” and its messages?`) &&
+                    void chat.deleteSession(session.id)
+                  }
                 >
                   🗑
                 </button>

@@ -8,8 +8,9 @@ export function Welcome() {
     <div className="welcome">
       <h2>Start a conversation</h2>
       <p>
-        Each message runs a coding agent program on this machine ({installed.length > 0 ? installed.map((agent) => agent.label).join(', ') : 'none installed yet'}) and shows its thinking,
-        tool calls and answer as they come. Messages sent while one runs wait in the queue.
+        Each message runs a coding agent program on this machine (
+        {installed.length > 0 ? installed.map((agent) => agent.label).join(', ') : 'none installed yet'}) and shows its thinking, tool calls
+        and answer as they come. Messages sent while one runs wait in the queue.
       </p>
       <ul>
         <li>

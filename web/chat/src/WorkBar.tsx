@@ -3,11 +3,16 @@ import type { GoalView, OrcState } from './contract';
 
 function goalText(goal: GoalView | null): string {
   if (!goal) return 'none';
-  const extra = goal.autoStopped ? ` — automatic turns stopped: ${goal.autoStopped}` : goal.pauseGate ? ` — pause gate armed: ${goal.pauseGate}` : '';
+  const extra = goal.autoStopped
+    ? ` — automatic turns stopped: ${goal.autoStopped}`
+    : goal.pauseGate
+      ? ` — pause gate armed: ${goal.pauseGate}`
+      : '';
   return `${goal.objective} (${goal.status}${goal.continuations ? `, ${goal.continuations} automatic turns` : ''})${extra}`;
 }
 
-const orcText = (orc: OrcState | null): string => (!orc || orc.phase === 'idle' ? 'idle' : `${orc.phase} (${orc.status})${orc.task ? ` — ${orc.task}` : ''}`);
+const orcText = (orc: OrcState | null): string =>
+  !orc || orc.phase === 'idle' ? 'idle' : `${orc.phase} (${orc.status})${orc.task ? ` — ${orc.task}` : ''}`;
 
 /**
  * The goal and the PABCD phase. Both are instance-wide on the server (one goal,
@@ -17,13 +22,21 @@ const orcText = (orc: OrcState | null): string => (!orc || orc.phase === 'idle' 
 export function WorkBar() {
   const chat = useChat();
   const { goal, orc } = chat;
-  const titleOf = (sessionId: string | undefined) => chat.sessions.find((session) => session.id === sessionId)?.title || 'an untitled session';
-  const scope = (sessionId: string | undefined) => (sessionId === undefined ? '' : sessionId === chat.currentSessionId ? 'this session' : `global, runs in “${titleOf(sessionId)}”`);
+  const titleOf = (sessionId: string | undefined) =>
+    chat.sessions.find((session) => session.id === sessionId)?.title || 'an untitled session';
+  const scope = (sessionId: string | undefined) =>
+    sessionId === undefined ? '' : sessionId === chat.currentSessionId ? 'this session' : `global, runs in “${titleOf(sessionId)}”`;
   const goalScope = goal && (goal.status === 'active' || goal.status === 'paused') ? scope(goal.sessionId) : '';
   const orcScope = orc && orc.phase !== 'idle' ? scope(orc.sessionId) : '';
   return (
     <div className="work-state">
-      <div id="goal" className="goal" data-status={goal ? goal.status : 'none'} data-stopped={String(Boolean(goal?.autoStopped))} data-here={String(goal?.sessionId === chat.currentSessionId)}>
+      <div
+        id="goal"
+        className="goal"
+        data-status={goal ? goal.status : 'none'}
+        data-stopped={String(Boolean(goal?.autoStopped))}
+        data-here={String(goal?.sessionId === chat.currentSessionId)}
+      >
         <span className="label">Goal</span> <span id="goal-text">{goalText(goal)}</span>
         {goalScope && <span className="scope"> · {goalScope}</span>}
       </div>

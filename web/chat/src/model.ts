@@ -5,7 +5,18 @@
 import { useSyncExternalStore } from 'react';
 import type { ChannelEvent, ConnectionState } from '../../shared/event-stream';
 import { errorOf, json, ndjsonLines, request } from './api';
-import type { AgentInfo, AgentsAnswer, ChatMessage, ChatSession, GoalView, MessagesAnswer, OrcState, QueueState, SessionsAnswer, StatusAnswer } from './contract';
+import type {
+  AgentInfo,
+  AgentsAnswer,
+  ChatMessage,
+  ChatSession,
+  GoalView,
+  MessagesAnswer,
+  OrcState,
+  QueueState,
+  SessionsAnswer,
+  StatusAnswer,
+} from './contract';
 
 export interface ToolCall {
   name: string;
@@ -128,7 +139,15 @@ export class ChatModel {
       return;
     }
     const run = this.run(message.traceId ?? message.id);
-    Object.assign(run, { messageId: message.id, final: true, text: message.content, status: message.status ?? 'ok', reason: message.reason, agent: message.agent ?? run.agent, at: message.createdAt });
+    Object.assign(run, {
+      messageId: message.id,
+      final: true,
+      text: message.content,
+      status: message.status ?? 'ok',
+      reason: message.reason,
+      agent: message.agent ?? run.agent,
+      at: message.createdAt,
+    });
     this.touch(run);
   }
 
@@ -312,7 +331,11 @@ export class ChatModel {
         break;
       }
       case 'queue_update':
-        this.queue = { pending: Number(event.pending), active: Boolean(event.active), activeTraceId: event.activeTraceId as string | undefined };
+        this.queue = {
+          pending: Number(event.pending),
+          active: Boolean(event.active),
+          activeTraceId: event.activeTraceId as string | undefined,
+        };
         break;
       case 'steer_started':
         this.addNote(`Steered: ${String(event.prompt)}`, 'steer');
@@ -355,7 +378,10 @@ export class ChatModel {
 
   /** A new session, unless the current one or another is still untouched (no messages): then that one. */
   async newSession(): Promise<void> {
-    const empty = this.currentSession?.messageCount === 0 ? this.currentSession : this.sessions.find((session) => session.messageCount === 0 && !session.title);
+    const empty =
+      this.currentSession?.messageCount === 0
+        ? this.currentSession
+        : this.sessions.find((session) => session.messageCount === 0 && !session.title);
     if (empty) {
       if (empty.id !== this.currentSessionId) await this.switchSession(empty.id);
       return;
@@ -386,7 +412,8 @@ export class ChatModel {
     }
     for await (const line of ndjsonLines(response)) {
       if (line.type === 'text') this.addNote(line.content, 'command', true);
-      else if (line.type === 'done' && line.status !== 'ok') this.addNote(`${text}: ${line.status}${line.reason ? ` — ${line.reason}` : ''}`);
+      else if (line.type === 'done' && line.status !== 'ok')
+        this.addNote(`${text}: ${line.status}${line.reason ? ` — ${line.reason}` : ''}`);
     }
   }
 
@@ -435,13 +462,19 @@ export class ChatModel {
 
   /** Takes a waiting message out of the queue (it ends `cancelled` without running). */
   async withdraw(message: ChatMessage): Promise<void> {
-    const response = await request(`/api/sessions/${encodeURIComponent(message.sessionId)}/queue/${encodeURIComponent(String(message.traceId))}`, { method: 'DELETE' });
+    const response = await request(
+      `/api/sessions/${encodeURIComponent(message.sessionId)}/queue/${encodeURIComponent(String(message.traceId))}`,
+      { method: 'DELETE' },
+    );
     if (!response.ok) this.addNote(`Could not remove it: ${await errorOf(response)}`);
   }
 
   /** A waiting message run now: taken out of the queue, then sent again as a /steer (which stops the running answer). */
   async steerNow(message: ChatMessage): Promise<void> {
-    const response = await request(`/api/sessions/${encodeURIComponent(message.sessionId)}/queue/${encodeURIComponent(String(message.traceId))}`, { method: 'DELETE' });
+    const response = await request(
+      `/api/sessions/${encodeURIComponent(message.sessionId)}/queue/${encodeURIComponent(String(message.traceId))}`,
+      { method: 'DELETE' },
+    );
     if (!response.ok) {
       this.addNote(`Could not steer with it: ${await errorOf(response)}`);
       return;

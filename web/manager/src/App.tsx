@@ -17,7 +17,8 @@ const FILTERS = {
   offline: (instance: InstanceSummary) => instance.health !== 'online',
   busy: (instance: InstanceSummary) => instance.queue.active || instance.queue.pending > 0,
   idle: (instance: InstanceSummary) => instance.health === 'online' && !instance.queue.active && instance.queue.pending === 0,
-  errors: (instance: InstanceSummary) => Boolean(instance.lastError) || ['error', 'crashed', 'timeout'].includes(instance.turns.at(-1)?.status ?? ''),
+  errors: (instance: InstanceSummary) =>
+    Boolean(instance.lastError) || ['error', 'crashed', 'timeout'].includes(instance.turns.at(-1)?.status ?? ''),
 } as const;
 type Filter = keyof typeof FILTERS;
 
@@ -63,7 +64,9 @@ export function App() {
         <span className="counts">
           {plural(list.length, 'worker')} · {online} online
         </span>
-        <span className={`channel channel-${channel}`}>{channel === 'open' ? 'live' : channel === 'disconnected' ? 'disconnected, reconnecting…' : 'connecting…'}</span>
+        <span className={`channel channel-${channel}`}>
+          {channel === 'open' ? 'live' : channel === 'disconnected' ? 'disconnected, reconnecting…' : 'connecting…'}
+        </span>
         <form className="add" onSubmit={onAdd}>
           <input aria-label="Worker URL" placeholder="http://127.0.0.1:3344" value={url} onChange={(event) => setUrl(event.target.value)} />
           <button type="submit" disabled={add.isPending}>
@@ -87,7 +90,14 @@ export function App() {
       {list.length > 0 && (
         <nav className="filters" aria-label="Filter by state">
           {(Object.keys(FILTERS) as Filter[]).map((name) => (
-            <button key={name} type="button" className="filter" data-filter={name} aria-pressed={filter === name} onClick={() => setFilter(name)}>
+            <button
+              key={name}
+              type="button"
+              className="filter"
+              data-filter={name}
+              aria-pressed={filter === name}
+              onClick={() => setFilter(name)}
+            >
               {name} <span className="count">{list.filter(FILTERS[name]).length}</span>
             </button>
           ))}

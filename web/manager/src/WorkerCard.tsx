@@ -30,7 +30,12 @@ function Timeline({ turns, busy }: { turns: TurnView[]; busy: boolean }) {
   return (
     <ol className="timeline" aria-label="Recent turns">
       {turns.map((turn) => (
-        <li key={turn.traceId} className={`turn turn-${turnClass(turn.status)}`} data-status={turn.status} title={`${turn.status} at ${time(turn.at)}`} />
+        <li
+          key={turn.traceId}
+          className={`turn turn-${turnClass(turn.status)}`}
+          data-status={turn.status}
+          title={`${turn.status} at ${time(turn.at)}`}
+        />
       ))}
       <li className={`turn turn-now turn-${busy ? 'busy' : 'idle'}`} title={busy ? 'busy now' : 'idle now'} />
     </ol>
@@ -41,17 +46,29 @@ function Timeline({ turns, busy }: { turns: TurnView[]; busy: boolean }) {
 export function WorkerCard({ instance, onError, onChanged }: Props) {
   const [more, setMore] = useState(false);
   const limit = more ? EVENTS_MORE : EVENTS_SHOWN;
-  const events = useQuery({ queryKey: ['events', instance.id, limit], queryFn: () => recentEvents(instance.id, limit), refetchInterval: EVENTS_POLL_MS });
+  const events = useQuery({
+    queryKey: ['events', instance.id, limit],
+    queryFn: () => recentEvents(instance.id, limit),
+    refetchInterval: EVENTS_POLL_MS,
+  });
   const act = useMutation({
     mutationFn: (action: 'start' | 'stop' | 'restart' | 'remove') =>
-      action === 'remove' ? api(`/api/instances/${instance.id}`, { method: 'DELETE' }) : api(`/api/instances/${instance.id}/${action}`, { method: 'POST' }),
+      action === 'remove'
+        ? api(`/api/instances/${instance.id}`, { method: 'DELETE' })
+        : api(`/api/instances/${instance.id}/${action}`, { method: 'POST' }),
     onSuccess: onChanged,
     onError,
   });
   const message = instance.latestMessage;
   const busy = instance.queue.active;
   return (
-    <article className="card" data-instance-id={instance.id} data-url={instance.url ?? ''} data-health={instance.health} data-agent-state={instance.agentState}>
+    <article
+      className="card"
+      data-instance-id={instance.id}
+      data-url={instance.url ?? ''}
+      data-health={instance.health}
+      data-agent-state={instance.agentState}
+    >
       <header>
         <span className={`health health-${instance.health}`}>{instance.health}</span>
         <span className="url">{instance.url ?? '(not started)'}</span>
@@ -67,7 +84,8 @@ export function WorkerCard({ instance, onError, onChanged }: Props) {
         {message ? (
           <p className={`message role-${message.role}`}>
             <strong>{message.role}</strong>
-            {message.status && message.status !== 'ok' ? <em> ({message.status})</em> : null}: <span className="content">{message.content}</span>
+            {message.status && message.status !== 'ok' ? <em> ({message.status})</em> : null}:{' '}
+            <span className="content">{message.content}</span>
           </p>
         ) : (
           <p className="message none">none yet</p>
@@ -81,7 +99,9 @@ export function WorkerCard({ instance, onError, onChanged }: Props) {
           {busy ? 'running' : 'idle'}, {instance.queue.pending} waiting
         </dd>
         <dt>Goal</dt>
-        <dd className="goal">{instance.goal ? `${instance.goal.objective} (${instance.goal.status})${instance.goal.autoStopped ? ' — stopped' : ''}` : 'none'}</dd>
+        <dd className="goal">
+          {instance.goal ? `${instance.goal.objective} (${instance.goal.status})${instance.goal.autoStopped ? ' — stopped' : ''}` : 'none'}
+        </dd>
         <dt>PABCD</dt>
         <dd className="orc">{instance.orc.phase === 'idle' ? 'idle' : `${instance.orc.phase} (${instance.orc.status})`}</dd>
         <dt>Turns</dt>
@@ -97,7 +117,11 @@ export function WorkerCard({ instance, onError, onChanged }: Props) {
         {events.data && events.data.length > 0 ? (
           <ol className="events">
             {events.data.map((event, index) => (
-              <li key={`${event.at}-${index}`} className={event.replayed ? 'replayed' : undefined} title={event.replayed ? 'from before the manager followed this worker' : time(event.at)}>
+              <li
+                key={`${event.at}-${index}`}
+                className={event.replayed ? 'replayed' : undefined}
+                title={event.replayed ? 'from before the manager followed this worker' : time(event.at)}
+              >
                 <code>{event.event}</code> {event.summary}
               </li>
             ))}

@@ -22,7 +22,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   const headers: Record<string, string> = {};
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(path, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
   if (!response.ok) throw new ApiError(body.error?.message ?? `HTTP ${response.status}`, body.error?.code ?? 'HTTP_ERROR', response.status);
   return body as T;
@@ -30,4 +34,5 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 
 export const listInstances = () => api<{ instances: InstanceSummary[] }>('/api/instances').then((body) => body.instances);
 /** A worker's recent events, newest first. */
-export const recentEvents = (id: string, limit: number) => api<{ events: RecentEvent[] }>(`/api/instances/${id}/events?limit=${limit}`).then((body) => body.events);
+export const recentEvents = (id: string, limit: number) =>
+  api<{ events: RecentEvent[] }>(`/api/instances/${id}/events?limit=${limit}`).then((body) => body.events);

@@ -7,7 +7,16 @@ import { token, type InstanceSummary } from './api';
 export type ChannelStatus = 'connecting' | 'open' | 'disconnected';
 
 /** Changes of a worker after which its events list is read again. */
-const EVENTS_CHANGES: ReadonlySet<string> = new Set(['backlog', 'snapshot', 'message', 'agent_tool', 'agent_done', 'goal_update', 'orc_state', 'session_switched']);
+const EVENTS_CHANGES: ReadonlySet<string> = new Set([
+  'backlog',
+  'snapshot',
+  'message',
+  'agent_tool',
+  'agent_done',
+  'goal_update',
+  'orc_state',
+  'session_switched',
+]);
 
 /**
  * Follows the manager's channel (web/shared/event-stream.ts: resume by cursor,
@@ -27,7 +36,9 @@ export function useManagerEvents(): { status: ChannelStatus; opens: number } {
         onEvent: (event) => {
           if (event.event === 'instance_update' && event.instance) {
             const updated = event.instance as InstanceSummary;
-            queryClient.setQueryData<InstanceSummary[]>(['instances'], (list) => list?.map((instance) => (instance.id === updated.id ? updated : instance)));
+            queryClient.setQueryData<InstanceSummary[]>(['instances'], (list) =>
+              list?.map((instance) => (instance.id === updated.id ? updated : instance)),
+            );
             // Its recent events: read again when something worth listing happened (not on every output piece).
             if (EVENTS_CHANGES.has(String(event.change))) void queryClient.invalidateQueries({ queryKey: ['events', updated.id] });
           } else if (event.event === 'instance_added' || event.event === 'instance_removed' || event.event === 'replay_gap') {

@@ -43,12 +43,15 @@ export function App() {
         Skip to content
       </a>
       <header className="topbar">
-        <span className="brand">
-          svc studio{health.data?.demo && <DemoBadge />}
-        </span>
+        <span className="brand">svc studio{health.data?.demo && <DemoBadge />}</span>
         <nav aria-label="Views" className="views-nav">
           {VIEWS.map((entry) => (
-            <a key={entry.view} href={VIEW_PATHS[entry.view]} onClick={followLink} aria-current={known && entry.view === view ? 'page' : undefined}>
+            <a
+              key={entry.view}
+              href={VIEW_PATHS[entry.view]}
+              onClick={followLink}
+              aria-current={known && entry.view === view ? 'page' : undefined}
+            >
               {entry.label}
             </a>
           ))}

@@ -6,7 +6,14 @@ import { useUi } from './store/ui';
 
 export type View = 'classic' | 'node' | 'agent' | 'video' | 'history' | 'settings';
 
-export const VIEW_PATHS: Readonly<Record<View, string>> = { classic: '/', node: '/node', agent: '/agent', video: '/video', history: '/history', settings: '/settings' };
+export const VIEW_PATHS: Readonly<Record<View, string>> = {
+  classic: '/',
+  node: '/node',
+  agent: '/agent',
+  video: '/video',
+  history: '/history',
+  settings: '/settings',
+};
 
 export function viewOf(path: string): View {
   if (path.startsWith('/node')) return 'node';
@@ -19,7 +26,10 @@ export function viewOf(path: string): View {
 
 /** Whether the app has a page at this path: a view's path or one below it (the view reads the rest); else the not-found view. */
 export function isAppPath(path: string): boolean {
-  return path === '/' || (Object.values(VIEW_PATHS) as string[]).some((prefix) => prefix !== '/' && (path === prefix || path.startsWith(`${prefix}/`)));
+  return (
+    path === '/' ||
+    (Object.values(VIEW_PATHS) as string[]).some((prefix) => prefix !== '/' && (path === prefix || path.startsWith(`${prefix}/`)))
+  );
 }
 
 /** Goes to a path of the app (with an optional `#hash`), keeping the browser's back button working. */

@@ -21,12 +21,21 @@ export interface AlphaCredential {
 }
 
 /** The session file and issuer of the `alpha` lane. */
-export const sessionTarget = (ctx: LaneEnv): SessionTarget => ({ file: ctx.sessionFile('alpha'), issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), secrets: ctx.secrets });
+export const sessionTarget = (ctx: LaneEnv): SessionTarget => ({
+  file: ctx.sessionFile('alpha'),
+  issuerUrl: ctx.upstreamUrl('alpha', 'issuer'),
+  secrets: ctx.secrets,
+});
 
 /** ALPHA_API_KEY (environment, then config.json); API_KEY_REQUIRED without one. */
 export function alphaApiKey(ctx: LaneEnv): string {
   const key = ctx.key('alpha');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The alpha-api lane needs ALPHA_API_KEY: set it in the environment or under "keys".alpha in config.json.', { details: { lane: 'alpha-api', env: 'ALPHA_API_KEY' } });
+  if (!key)
+    throw new ServiceError(
+      'API_KEY_REQUIRED',
+      'The alpha-api lane needs ALPHA_API_KEY: set it in the environment or under "keys".alpha in config.json.',
+      { details: { lane: 'alpha-api', env: 'ALPHA_API_KEY' } },
+    );
   return key.value;
 }
 
@@ -84,7 +93,11 @@ export async function alphaClient(ctx: LaneEnv, lane: AlphaLaneId, signal: Abort
             lane,
             url: `${baseUrl}${path}`,
             method: body === undefined ? 'GET' : 'POST',
-            headers: { authorization: `Bearer ${credential.bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json' },
+            headers: {
+              authorization: `Bearer ${credential.bearer}`,
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+              accept: 'application/json',
+            },
             ...(body === undefined ? {} : { body }),
             credentials: [credential.bearer],
             timeoutMs: remainingMs(),
@@ -93,7 +106,11 @@ export async function alphaClient(ctx: LaneEnv, lane: AlphaLaneId, signal: Abort
           },
           read,
         );
-      const send = async <T>(path: string, body: string | Blob | undefined, read: (response: UpstreamResponse) => Promise<T>): Promise<T> => {
+      const send = async <T>(
+        path: string,
+        body: string | Blob | undefined,
+        read: (response: UpstreamResponse) => Promise<T>,
+      ): Promise<T> => {
         try {
           return await post(path, body, read);
         } catch (error) {

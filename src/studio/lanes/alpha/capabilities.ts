@@ -25,7 +25,13 @@ export const ALPHA_CAPABILITIES: CapabilityExtras = {
     /** Every native selection with its pixels (the size picker's values). */
     alphaSizes: ALPHA_SIZE_TABLE,
     /** The pipeline's steps, in order: the phase each publishes, its budget, its variable, its timeout code. */
-    alphaPhases: Object.entries(ALPHA_PHASES).map(([step, phase]) => ({ step, phase: phase.jobPhase, budgetSeconds: phase.budgetMs / 1000, variable: phase.env, timeoutCode: phase.timeoutCode })),
+    alphaPhases: Object.entries(ALPHA_PHASES).map(([step, phase]) => ({
+      step,
+      phase: phase.jobPhase,
+      budgetSeconds: phase.budgetMs / 1000,
+      variable: phase.env,
+      timeoutCode: phase.timeoutCode,
+    })),
     videoResolutions: VIDEO_RESOLUTIONS,
     videoAspectRatios: VIDEO_ASPECT_RATIOS,
     videoDurationSeconds: VIDEO_DURATION_SECONDS,

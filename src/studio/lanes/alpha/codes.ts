@@ -13,7 +13,11 @@ export const ALPHA_CODES = {
   ALPHA_SEARCH_TIMEOUT: spec(504, 'timeout', 'The alpha web search exceeded its time budget.'),
   ALPHA_PLANNER_TIMEOUT: spec(504, 'timeout', 'The alpha planner exceeded its time budget.'),
   ALPHA_IMAGE_TIMEOUT: spec(504, 'timeout', 'The alpha image step exceeded its time budget.'),
-  ALPHA_SPEND_CAP_REACHED: spec(402, 'auth', 'The alpha account used its credits or reached its monthly spending limit (retrying will not help).'),
+  ALPHA_SPEND_CAP_REACHED: spec(
+    402,
+    'auth',
+    'The alpha account used its credits or reached its monthly spending limit (retrying will not help).',
+  ),
   INVALID_ALPHA_PLANNER_MODEL: spec(400, 'bad_request', 'Unknown alpha planner model (alpha-4.3, alpha-4.5, alpha-4.6).'),
   ALPHA_OUTPUT_DOWNLOAD_FAILED: spec(502, 'upstream', 'The alpha image could not be downloaded safely.'),
 } as const;

@@ -37,10 +37,14 @@ export type AlphaAspectRatio = keyof typeof ALPHA_PIXELS;
 export const ALPHA_ASPECT_RATIOS = Object.keys(ALPHA_PIXELS) as AlphaAspectRatio[];
 
 /** Without a size or options: square at 1k. */
-export const ALPHA_DEFAULT_SELECTION = { aspectRatio: '1:1', resolution: '1k' } as const satisfies { aspectRatio: AlphaAspectRatio; resolution: AlphaResolution };
+export const ALPHA_DEFAULT_SELECTION = { aspectRatio: '1:1', resolution: '1k' } as const satisfies {
+  aspectRatio: AlphaAspectRatio;
+  resolution: AlphaResolution;
+};
 
 /** `WxH` of a selection. */
-export const alphaPixelSize = (aspectRatio: AlphaAspectRatio, resolution: AlphaResolution): string => ALPHA_PIXELS[aspectRatio][resolution].join('x');
+export const alphaPixelSize = (aspectRatio: AlphaAspectRatio, resolution: AlphaResolution): string =>
+  ALPHA_PIXELS[aspectRatio][resolution].join('x');
 
 export const VIDEO_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
 /** The video API's aspect ratios (contract §5); omitted: 16:9 for text, the image's own for image-to-video. */

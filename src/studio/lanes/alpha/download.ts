@@ -28,7 +28,11 @@ export async function checkedLink(call: AlphaCall, link: string, ownOrigin: stri
     throw refused(call.lane, `${call.lane} gave a result link that is not a URL.`);
   }
   const refusal = await linkRefusal(url, ownOrigin);
-  if (refusal) throw refused(call.lane, `${call.lane} gave a result link the studio does not fetch (${where(url)}): ${refusal.reason}.`, { output: where(url), retryable: refusal.retryable });
+  if (refusal)
+    throw refused(call.lane, `${call.lane} gave a result link the studio does not fetch (${where(url)}): ${refusal.reason}.`, {
+      output: where(url),
+      retryable: refusal.retryable,
+    });
   return url;
 }
 
@@ -36,11 +40,16 @@ export async function downloadImage(call: AlphaCall, link: string, ownOrigin: st
   const url = await checkedLink(call, link, ownOrigin);
   let bytes: Buffer;
   try {
-    bytes = await callUpstream({ lane: call.lane, url: url.href, timeoutMs: call.remainingMs(), signal: call.signal }, (response) => readBytes(call.lane, response, ALPHA_OUTPUT_MAX_BYTES));
+    bytes = await callUpstream({ lane: call.lane, url: url.href, timeoutMs: call.remainingMs(), signal: call.signal }, (response) =>
+      readBytes(call.lane, response, ALPHA_OUTPUT_MAX_BYTES),
+    );
   } catch (error) {
     throw call.fail(error, 'download');
   }
   const format = sniffImageType(bytes);
-  if (!format) throw refused(call.lane, `The ${call.lane} image link (${where(url)}) did not serve a PNG, JPEG or WebP image.`, { output: where(url) });
+  if (!format)
+    throw refused(call.lane, `The ${call.lane} image link (${where(url)}) did not serve a PNG, JPEG or WebP image.`, {
+      output: where(url),
+    });
   return { bytes, format };
 }

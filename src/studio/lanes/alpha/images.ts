@@ -49,7 +49,10 @@ function imageBody(input: ImageCallInput): Blob {
 }
 
 const imageItem = z.looseObject({ url: z.string().optional(), b64_json: z.string().optional(), revised_prompt: z.string().nullish() });
-const imagesAnswer = z.looseObject({ data: z.array(imageItem), usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).nullish() });
+const imagesAnswer = z.looseObject({
+  data: z.array(imageItem),
+  usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).nullish(),
+});
 
 export type ImageOutput = { readonly kind: 'link'; readonly url: string } | { readonly kind: 'inline'; readonly image: LaneImage };
 
@@ -66,15 +69,27 @@ export async function createImage(call: AlphaCall, input: ImageCallInput): Promi
   const path = input.sources.length ? '/images/edits' : '/images/generations';
   const answer = await call.send(path, imageBody(input), (response) => readJson(call.lane, response, imagesAnswer, 96 * 1024 * 1024));
   const item = answer.data[0];
-  const noImage = () => new ServiceError('UPSTREAM_FAILED', `The ${call.lane} image API answered without an image.`, { details: { lane: call.lane, step: 'image', retryable: true } });
+  const noImage = () =>
+    new ServiceError('UPSTREAM_FAILED', `The ${call.lane} image API answered without an image.`, {
+      details: { lane: call.lane, step: 'image', retryable: true },
+    });
   if (!item) throw noImage();
   const ticks = answer.usage?.cost_in_usd_ticks;
-  const common = { ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}), ...(ticks !== undefined ? { costUsd: ticks / TICKS_PER_USD } : {}) };
+  const common = {
+    ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}),
+    ...(ticks !== undefined ? { costUsd: ticks / TICKS_PER_USD } : {}),
+  };
   if (item.b64_json) {
-    if ((item.b64_json.length * 3) / 4 > INLINE_MAX_BYTES) throw new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', `The ${call.lane} inline image is over ${INLINE_MAX_BYTES} bytes.`, { details: { lane: call.lane, step: 'image' } });
+    if ((item.b64_json.length * 3) / 4 > INLINE_MAX_BYTES)
+      throw new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', `The ${call.lane} inline image is over ${INLINE_MAX_BYTES} bytes.`, {
+        details: { lane: call.lane, step: 'image' },
+      });
     const bytes = Buffer.from(item.b64_json, 'base64');
     const format = sniffImageType(bytes);
-    if (!format) throw new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', `The ${call.lane} inline image is not a PNG, JPEG or WebP image.`, { details: { lane: call.lane, step: 'image' } });
+    if (!format)
+      throw new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', `The ${call.lane} inline image is not a PNG, JPEG or WebP image.`, {
+        details: { lane: call.lane, step: 'image' },
+      });
     return { output: { kind: 'inline', image: { bytes, format } }, ...common };
   }
   if (item.url) return { output: { kind: 'link', url: item.url }, ...common };

@@ -35,14 +35,18 @@ const plannerSetting: LaneSetting<AlphaPlanner> = {
   config: 'plannerModel',
   builtin: DEFAULT_ALPHA_PLANNER,
   parse: (text) => {
-    if (!(ALPHA_PLANNER_VERSIONS as readonly string[]).includes(text)) throw new Error(`must be one of ${ALPHA_PLANNER_VERSIONS.join(', ')}`);
+    if (!(ALPHA_PLANNER_VERSIONS as readonly string[]).includes(text))
+      throw new Error(`must be one of ${ALPHA_PLANNER_VERSIONS.join(', ')}`);
     return text as AlphaPlanner;
   },
 };
 
 const shared = {
   // The video models are declared with their limits in video-rules.ts.
-  models: withVideoModels({ list: MODELS, default: 'alpha-image-2.0' }, { models: ALPHA_VIDEO_MODELS, defaultModel: ALPHA_DEFAULT_VIDEO_MODEL, aliases: ALPHA_VIDEO_ALIASES }),
+  models: withVideoModels(
+    { list: MODELS, default: 'alpha-image-2.0' },
+    { models: ALPHA_VIDEO_MODELS, defaultModel: ALPHA_DEFAULT_VIDEO_MODEL, aliases: ALPHA_VIDEO_ALIASES },
+  ),
   // The vendor answers JPEG and takes no format; size maps to aspect_ratio and resolution (sizes.ts).
   controls: ['quality', 'size'],
   options: alphaOptions,

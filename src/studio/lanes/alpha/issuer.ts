@@ -38,10 +38,17 @@ export interface AlphaIssuerEndpoints {
 
 /** The endpoints of `{issuer}/.well-known/openid-configuration`, checked. */
 export async function discoverAlphaIssuer(issuerUrl: string, signal?: AbortSignal): Promise<AlphaIssuerEndpoints> {
-  const document = await callUpstream({ lane: 'alpha', url: `${issuerUrl}/.well-known/openid-configuration`, timeoutMs: DISCOVERY_TIMEOUT_MS, signal }, (response) => readJson('alpha', response, discoverySchema, 256 * 1024));
+  const document = await callUpstream(
+    { lane: 'alpha', url: `${issuerUrl}/.well-known/openid-configuration`, timeoutMs: DISCOVERY_TIMEOUT_MS, signal },
+    (response) => readJson('alpha', response, discoverySchema, 256 * 1024),
+  );
   for (const url of [document.device_authorization_endpoint, document.token_endpoint]) {
     if (!isTrustedAuthEndpoint(url, issuerUrl)) {
-      throw new ServiceError('UPSTREAM_FAILED', `The alpha issuer names an endpoint the studio does not use (${url.slice(0, 120)}): only https on the vendor's auth hosts, or the issuer's own origin.`, { details: { lane: 'alpha', endpoint: url.slice(0, 200) } });
+      throw new ServiceError(
+        'UPSTREAM_FAILED',
+        `The alpha issuer names an endpoint the studio does not use (${url.slice(0, 120)}): only https on the vendor's auth hosts, or the issuer's own origin.`,
+        { details: { lane: 'alpha', endpoint: url.slice(0, 200) } },
+      );
     }
   }
   return { deviceAuthorizationUrl: document.device_authorization_endpoint, tokenUrl: document.token_endpoint };

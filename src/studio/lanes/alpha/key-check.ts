@@ -6,5 +6,6 @@ import { listAlphaModels } from './status.js';
 export const ALPHA_KEY_CHECK: KeyCheck = {
   form: { pattern: /^xai-[A-Za-z0-9_-]{20,}$/, description: 'starts with xai-' },
   verify: async (ctx, value, options) => void (await listAlphaModels(ctx, value, { lane: 'alpha-api', ...options })),
-  refused: (error) => isRefusal(error) || (error.status === 400 && /api[ _]?key/i.test(`${error.vendorCode ?? ''} ${error.vendorMessage ?? ''}`)),
+  refused: (error) =>
+    isRefusal(error) || (error.status === 400 && /api[ _]?key/i.test(`${error.vendorCode ?? ''} ${error.vendorMessage ?? ''}`)),
 };

@@ -22,9 +22,19 @@ export interface AlphaLoginTarget {
   readonly file: string;
 }
 
-export async function startAlphaLogin(target: AlphaLoginTarget, options: { signal?: AbortSignal; onSaved?: (session: AlphaSession) => void } = {}): Promise<AlphaLogin> {
+export async function startAlphaLogin(
+  target: AlphaLoginTarget,
+  options: { signal?: AbortSignal; onSaved?: (session: AlphaSession) => void } = {},
+): Promise<AlphaLogin> {
   const endpoints = await discoverAlphaIssuer(target.issuerUrl, options.signal);
-  const grant: DeviceCodeGrant = { lane: 'alpha', variant: RFC_8628, clientId: ALPHA_CLIENT_ID, scope: ALPHA_SCOPE, deviceAuthorizationUrl: endpoints.deviceAuthorizationUrl, tokenUrl: endpoints.tokenUrl };
+  const grant: DeviceCodeGrant = {
+    lane: 'alpha',
+    variant: RFC_8628,
+    clientId: ALPHA_CLIENT_ID,
+    scope: ALPHA_SCOPE,
+    deviceAuthorizationUrl: endpoints.deviceAuthorizationUrl,
+    tokenUrl: endpoints.tokenUrl,
+  };
   const authorization = await requestDeviceCode(grant, { signal: options.signal });
   const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) => {
     const session = saveAlphaSession(target.file, tokens, { tokenEndpoint: endpoints.tokenUrl });
@@ -39,5 +49,8 @@ export async function startAlphaLogin(target: AlphaLoginTarget, options: { signa
 
 /** A login through the studio (its account switch): its issuer and session file; server.json follows. */
 export function startStudioAlphaLogin(ctx: LaneEnv, options: { signal?: AbortSignal } = {}): Promise<AlphaLogin> {
-  return startAlphaLogin({ issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.sessionFile('alpha') }, { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) });
+  return startAlphaLogin(
+    { issuerUrl: ctx.upstreamUrl('alpha', 'issuer'), file: ctx.sessionFile('alpha') },
+    { signal: options.signal, onSaved: () => noteAlphaSessionChanged(ctx) },
+  );
 }

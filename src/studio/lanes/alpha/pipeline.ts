@@ -16,7 +16,12 @@ import { alphaSelection } from './sizes.js';
 // search's citations, the planner and the vendor's cost (USD) are in its
 // settings, which the asset and its file metadata keep.
 
-export async function runAlpha(ctx: LaneEnv, lane: LaneModule, request: LaneImageRequest<AlphaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function runAlpha(
+  ctx: LaneEnv,
+  lane: LaneModule,
+  request: LaneImageRequest<AlphaOptions>,
+  job: LaneJob,
+): Promise<LaneImageResult> {
   const laneId = lane.id as AlphaLaneId;
   const { options } = request;
   // Before any upstream call: a size and native options together are refused here.
@@ -31,8 +36,17 @@ export async function runAlpha(ctx: LaneEnv, lane: LaneModule, request: LaneImag
   const planned = await planPrompt(client.step('planner'), planner, request.prompt, search, sources.length);
   job.phase(ALPHA_PHASES.image.jobPhase);
   const imageCall = client.step('image');
-  const answer = await createImage(imageCall, { model: request.model.upstreamId, prompt: planned.prompt, selection, quality: request.quality, sources });
-  const image = answer.output.kind === 'inline' ? answer.output.image : await downloadImage(imageCall, answer.output.url, new URL(ctx.upstreamUrl(laneId)).origin);
+  const answer = await createImage(imageCall, {
+    model: request.model.upstreamId,
+    prompt: planned.prompt,
+    selection,
+    quality: request.quality,
+    sources,
+  });
+  const image =
+    answer.output.kind === 'inline'
+      ? answer.output.image
+      : await downloadImage(imageCall, answer.output.url, new URL(ctx.upstreamUrl(laneId)).origin);
 
   const inputTokens = search.usage.inputTokens + planned.usage.inputTokens;
   const outputTokens = search.usage.outputTokens + planned.usage.outputTokens;

@@ -28,7 +28,12 @@ const responseBody = z.looseObject({
   id: z.string().optional(),
   output: z.array(outputItem),
   usage: z
-    .looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional(), total_tokens: z.number().optional(), num_sources_used: z.number().optional() })
+    .looseObject({
+      input_tokens: z.number().optional(),
+      output_tokens: z.number().optional(),
+      total_tokens: z.number().optional(),
+      num_sources_used: z.number().optional(),
+    })
     .nullish(),
 });
 type ResponseBody = z.infer<typeof responseBody>;
@@ -45,16 +50,35 @@ export interface TokenUsage {
 
 /** The assistant's text (every output_text part) and its url_citation annotations, deduplicated. */
 function readAnswer(body: ResponseBody): { text: string; citations: Citation[] } {
-  const parts = body.output.filter((item) => item.type === 'message').flatMap((item) => item.content ?? []).filter((part) => part.type === 'output_text');
+  const parts = body.output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content ?? [])
+    .filter((part) => part.type === 'output_text');
   const citations = new Map<string, Citation>();
   for (const found of parts.flatMap((part) => part.annotations ?? [])) {
-    if (found.type !== 'url_citation' || !found.url || !/^https?:\/\//i.test(found.url) || citations.has(found.url) || citations.size >= MAX_CITATIONS) continue;
+    if (
+      found.type !== 'url_citation' ||
+      !found.url ||
+      !/^https?:\/\//i.test(found.url) ||
+      citations.has(found.url) ||
+      citations.size >= MAX_CITATIONS
+    )
+      continue;
     citations.set(found.url, { url: found.url.slice(0, 2000), ...(found.title ? { title: found.title.slice(0, 200) } : {}) });
   }
-  return { text: parts.map((part) => part.text ?? '').join('').trim(), citations: [...citations.values()] };
+  return {
+    text: parts
+      .map((part) => part.text ?? '')
+      .join('')
+      .trim(),
+    citations: [...citations.values()],
+  };
 }
 
-const usageOf = (body: ResponseBody): TokenUsage => ({ inputTokens: body.usage?.input_tokens ?? 0, outputTokens: body.usage?.output_tokens ?? 0 });
+const usageOf = (body: ResponseBody): TokenUsage => ({
+  inputTokens: body.usage?.input_tokens ?? 0,
+  outputTokens: body.usage?.output_tokens ?? 0,
+});
 
 async function respond(call: AlphaCall, body: Record<string, unknown>): Promise<ResponseBody> {
   return call.send('/responses', JSON.stringify(body), (response) => readJson(call.lane, response, responseBody, 8 * 1024 * 1024));
@@ -86,7 +110,13 @@ export interface PlannedPrompt {
 }
 
 /** The final prompt; UPSTREAM_FAILED when the planner answered none. */
-export async function planPrompt(call: AlphaCall, planner: string, prompt: string, search: SearchResult, inputImages: number): Promise<PlannedPrompt> {
+export async function planPrompt(
+  call: AlphaCall,
+  planner: string,
+  prompt: string,
+  search: SearchResult,
+  inputImages: number,
+): Promise<PlannedPrompt> {
   const sources = search.citations.map((citation) => `- ${citation.title ? `${citation.title}: ` : ''}${citation.url}`).join('\n');
   const findings = [
     `Web findings:\n${search.summary || '(nothing specific)'}`,
@@ -96,21 +126,40 @@ export async function planPrompt(call: AlphaCall, planner: string, prompt: strin
   const body = await respond(call, {
     model: planner,
     instructions: PLANNER_INSTRUCTIONS,
-    input: [{ role: 'user', content: [{ type: 'input_text', text: prompt }, { type: 'input_text', text: findings }] }],
+    input: [
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: prompt },
+          { type: 'input_text', text: findings },
+        ],
+      },
+    ],
     store: false,
     stream: false,
   });
   const { text } = readAnswer(body);
-  if (!text) throw new ServiceError('UPSTREAM_FAILED', `The ${call.lane} planner answered without an image prompt.`, { details: { lane: call.lane, step: 'planner', retryable: true } });
+  if (!text)
+    throw new ServiceError('UPSTREAM_FAILED', `The ${call.lane} planner answered without an image prompt.`, {
+      details: { lane: call.lane, step: 'planner', retryable: true },
+    });
   return { prompt: text, usage: usageOf(body) };
 }
 
 /** A conversation turned into one answer by the planner model, no tools (the prompt builder, Agent Mode's planner). */
-export async function converse(call: AlphaCall, planner: string, instructions: string, messages: readonly { role: 'user' | 'assistant'; text: string }[]): Promise<{ text: string; usage: TokenUsage }> {
+export async function converse(
+  call: AlphaCall,
+  planner: string,
+  instructions: string,
+  messages: readonly { role: 'user' | 'assistant'; text: string }[],
+): Promise<{ text: string; usage: TokenUsage }> {
   const body = await respond(call, {
     model: planner,
     instructions,
-    input: messages.map((message) => ({ role: message.role, content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: message.text }] })),
+    input: messages.map((message) => ({
+      role: message.role,
+      content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: message.text }],
+    })),
     store: false,
     stream: false,
   });

@@ -32,13 +32,30 @@ const creditsAnswer = z.looseObject({
   }),
 });
 const billingAnswer = z.looseObject({
-  config: z.looseObject({ monthlyLimit: z.looseObject({ val: z.number() }), used: z.looseObject({ val: z.number() }), billingPeriodEnd: z.string().nullish() }),
+  config: z.looseObject({
+    monthlyLimit: z.looseObject({ val: z.number() }),
+    used: z.looseObject({ val: z.number() }),
+    billingPeriodEnd: z.string().nullish(),
+  }),
 });
 const userAnswer = z.looseObject({ email: z.string().nullish() });
 
-function get<T>(ctx: LaneEnv, session: AlphaSession, path: string, schema: z.ZodType<T>, timeoutMs: number, headers: Record<string, string> = {}): Promise<T> {
+function get<T>(
+  ctx: LaneEnv,
+  session: AlphaSession,
+  path: string,
+  schema: z.ZodType<T>,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<T> {
   return callUpstream(
-    { lane: PROVIDER, url: `${ctx.upstreamUrl('alpha', 'billing')}${path}`, headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...headers }, credentials: [session.accessToken], timeoutMs },
+    {
+      lane: PROVIDER,
+      url: `${ctx.upstreamUrl('alpha', 'billing')}${path}`,
+      headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...headers },
+      credentials: [session.accessToken],
+      timeoutMs,
+    },
     (response) => readJson(PROVIDER, response, schema, 1024 * 1024),
   );
 }
@@ -77,7 +94,9 @@ async function monthly(ctx: LaneEnv, session: AlphaSession): Promise<QuotaResult
     provider: PROVIDER,
     authenticated: true,
     account: { email: user.email ?? session.email ?? null, plan },
-    windows: [{ label: 'monthly', percent: limit > 0 ? clampPercent((used / limit) * 100) : 0, resetsAt: isoTime(billing.config.billingPeriodEnd) }],
+    windows: [
+      { label: 'monthly', percent: limit > 0 ? clampPercent((used / limit) * 100) : 0, resetsAt: isoTime(billing.config.billingPeriodEnd) },
+    ],
     billing: { usedUsd: used / 100, limitUsd: limit / 100 },
   };
 }
@@ -85,7 +104,8 @@ async function monthly(ctx: LaneEnv, session: AlphaSession): Promise<QuotaResult
 export async function alphaQuota(ctx: LaneEnv): Promise<QuotaResult> {
   let session: AlphaSession;
   try {
-    if (!readAlphaSession(ctx.sessionFile('alpha'))) return notSignedIn(PROVIDER, 'No alpha session: run `svc alpha login` (or POST /api/auth/switch {"provider":"alpha"}).');
+    if (!readAlphaSession(ctx.sessionFile('alpha')))
+      return notSignedIn(PROVIDER, 'No alpha session: run `svc alpha login` (or POST /api/auth/switch {"provider":"alpha"}).');
     session = await freshAlphaSession(sessionTarget(ctx));
   } catch (error) {
     if (isLoginRequired(error)) return notSignedIn(PROVIDER, (error as Error).message);

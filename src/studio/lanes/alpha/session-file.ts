@@ -47,13 +47,17 @@ export function readAlphaSession(file: string): AlphaSession | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new ServiceError('ALPHA_AUTH_FAILED', `The alpha session file cannot be read (${code}).`, { details: { file, reason: 'unreadable' } });
+    throw new ServiceError('ALPHA_AUTH_FAILED', `The alpha session file cannot be read (${code}).`, {
+      details: { file, reason: 'unreadable' },
+    });
   }
   let parsed: z.infer<typeof sessionSchema>;
   try {
     parsed = sessionSchema.parse(JSON.parse(text));
   } catch {
-    throw new ServiceError('ALPHA_AUTH_FAILED', 'The alpha session file is not valid (no accessToken); run `svc alpha login` again.', { details: { file, reason: 'invalid' } });
+    throw new ServiceError('ALPHA_AUTH_FAILED', 'The alpha session file is not valid (no accessToken); run `svc alpha login` again.', {
+      details: { file, reason: 'invalid' },
+    });
   }
   const { accessToken, refreshToken, expiresAt, tokenEndpoint, email, idToken, accountId } = parsed;
   return { file, accessToken, refreshToken, expiresAt, tokenEndpoint, email, idToken, accountId, raw: parsed };
@@ -72,7 +76,11 @@ export interface AlphaTokenAnswer {
  * token when no new one came; `email` and `accountId` come from the id (or access) token's
  * unverified claims.
  */
-export function saveAlphaSession(file: string, tokens: AlphaTokenAnswer, options: { tokenEndpoint?: string; previous?: AlphaSession; now?: number } = {}): AlphaSession {
+export function saveAlphaSession(
+  file: string,
+  tokens: AlphaTokenAnswer,
+  options: { tokenEndpoint?: string; previous?: AlphaSession; now?: number } = {},
+): AlphaSession {
   const claims = jwtClaims(tokens.idToken) ?? jwtClaims(tokens.accessToken) ?? {};
   const claim = (name: string) => (typeof claims[name] === 'string' && claims[name] !== '' ? (claims[name] as string) : undefined);
   const previous = options.previous?.raw ?? {};

@@ -27,12 +27,15 @@ const LOGIN_REQUIRED_CODES = new Set(['invalid_grant', 'refresh_token_reused', '
 
 /** ALPHA_AUTH_FAILED with `details.reason: login_required`: there is no usable session. */
 export function loginRequired(file: string, why: string): ServiceError {
-  return new ServiceError('ALPHA_AUTH_FAILED', `${why} Run \`svc alpha login\`.`, { details: { lane: 'alpha', file, reason: 'login_required' } });
+  return new ServiceError('ALPHA_AUTH_FAILED', `${why} Run \`svc alpha login\`.`, {
+    details: { lane: 'alpha', file, reason: 'login_required' },
+  });
 }
 
 export const isLoginRequired = (error: unknown): boolean => error instanceof ServiceError && error.details?.reason === 'login_required';
 
-export const needsRefresh = (session: AlphaSession, now = Date.now()): boolean => session.expiresAt !== undefined && session.expiresAt - REFRESH_MARGIN_MS <= now;
+export const needsRefresh = (session: AlphaSession, now = Date.now()): boolean =>
+  session.expiresAt !== undefined && session.expiresAt - REFRESH_MARGIN_MS <= now;
 
 const refreshing = new Map<string, Promise<AlphaSession>>();
 /** Refresh tokens the issuer refused lately, by file. */
@@ -52,7 +55,10 @@ export interface SessionTarget {
  * holds that token. A cancelled job stops waiting at once; the refresh itself goes on (its
  * answer carries the rotated refresh token, which nobody else has).
  */
-export async function freshAlphaSession(target: SessionTarget, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<AlphaSession> {
+export async function freshAlphaSession(
+  target: SessionTarget,
+  options: { rejected?: string; signal?: AbortSignal } = {},
+): Promise<AlphaSession> {
   const session = readAlphaSession(target.file);
   if (!session) throw loginRequired(target.file, 'There is no alpha session.');
   const held = (fresh: AlphaSession): AlphaSession => {
@@ -81,7 +87,8 @@ const tokenAnswer = z.looseObject({
 function parseOauthError(body: string): VendorError {
   try {
     const parsed = JSON.parse(body) as { error?: unknown; error_description?: unknown };
-    if (typeof parsed.error === 'string') return { code: parsed.error, message: typeof parsed.error_description === 'string' ? parsed.error_description : undefined };
+    if (typeof parsed.error === 'string')
+      return { code: parsed.error, message: typeof parsed.error_description === 'string' ? parsed.error_description : undefined };
   } catch {
     // Below.
   }
@@ -89,12 +96,19 @@ function parseOauthError(body: string): VendorError {
 }
 
 const transient = (error: unknown): error is UpstreamError =>
-  error instanceof UpstreamError && (error.failure === 'network' || error.failure === 'timeout' || (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500)));
+  error instanceof UpstreamError &&
+  (error.failure === 'network' ||
+    error.failure === 'timeout' ||
+    (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500)));
 
 async function tokenEndpointOf(target: SessionTarget, session: AlphaSession): Promise<string> {
   if (session.tokenEndpoint === undefined) return (await discoverAlphaIssuer(target.issuerUrl)).tokenUrl;
   if (!isTrustedAuthEndpoint(session.tokenEndpoint, target.issuerUrl)) {
-    throw new ServiceError('ALPHA_AUTH_FAILED', 'The alpha session file names a token endpoint the studio does not send tokens to; run `svc alpha login` again.', { details: { lane: 'alpha', file: target.file, reason: 'untrusted_token_endpoint' } });
+    throw new ServiceError(
+      'ALPHA_AUTH_FAILED',
+      'The alpha session file names a token endpoint the studio does not send tokens to; run `svc alpha login` again.',
+      { details: { lane: 'alpha', file: target.file, reason: 'untrusted_token_endpoint' } },
+    );
   }
   return session.tokenEndpoint;
 }
@@ -103,14 +117,19 @@ async function refreshSession(target: SessionTarget, session: AlphaSession): Pro
   const { file } = target;
   if (!session.refreshToken) throw loginRequired(file, 'The alpha session expired and holds no refresh token.');
   const memory = refused.get(file);
-  if (memory && memory.refreshToken === session.refreshToken && memory.until > Date.now()) throw loginRequired(file, 'The alpha session could not be refreshed.');
+  if (memory && memory.refreshToken === session.refreshToken && memory.until > Date.now())
+    throw loginRequired(file, 'The alpha session could not be refreshed.');
   let tokenUrl: string;
   try {
     tokenUrl = await tokenEndpointOf(target, session);
   } catch (error) {
     throw refreshFailure(file, session, error);
   }
-  const body = new URLSearchParams({ grant_type: 'refresh_token', client_id: ALPHA_CLIENT_ID, refresh_token: session.refreshToken }).toString();
+  const body = new URLSearchParams({
+    grant_type: 'refresh_token',
+    client_id: ALPHA_CLIENT_ID,
+    refresh_token: session.refreshToken,
+  }).toString();
   let answer: z.infer<typeof tokenAnswer> | undefined;
   for (let attempt = 1; answer === undefined; attempt += 1) {
     try {
@@ -129,7 +148,10 @@ async function refreshSession(target: SessionTarget, session: AlphaSession): Pro
       );
     } catch (error) {
       if (transient(error) && attempt < REFRESH_ATTEMPTS) {
-        const waitMs = error.retryAfterSeconds !== undefined ? Math.min(error.retryAfterSeconds, RETRY_AFTER_CAP_SECONDS) * 1000 : 100 + Math.random() * 150;
+        const waitMs =
+          error.retryAfterSeconds !== undefined
+            ? Math.min(error.retryAfterSeconds, RETRY_AFTER_CAP_SECONDS) * 1000
+            : 100 + Math.random() * 150;
         await sleep(waitMs);
         continue;
       }
@@ -143,7 +165,12 @@ async function refreshSession(target: SessionTarget, session: AlphaSession): Pro
   const expiresIn = Number(answer.expires_in);
   return saveAlphaSession(
     file,
-    { accessToken: answer.access_token, refreshToken: answer.refresh_token, idToken: answer.id_token, expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : undefined },
+    {
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token,
+      idToken: answer.id_token,
+      expiresInSeconds: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : undefined,
+    },
     { previous: current, tokenEndpoint: tokenUrl },
   );
 }
@@ -151,11 +178,19 @@ async function refreshSession(target: SessionTarget, session: AlphaSession): Pro
 /** A refresh that failed, in our codes: a dead refresh token means logging in again. */
 function refreshFailure(file: string, session: AlphaSession, error: unknown): unknown {
   if (!(error instanceof UpstreamError)) return error;
-  if (error.failure === 'network') return error.as('NETWORK_FAILED', `The alpha session could not be refreshed: the sign-in server is unreachable (${error.reason ?? 'network'}).`);
-  if (error.failure === 'timeout') return error.as('UPSTREAM_TIMEOUT', 'The alpha session could not be refreshed: the sign-in server did not answer in time.');
+  if (error.failure === 'network')
+    return error.as(
+      'NETWORK_FAILED',
+      `The alpha session could not be refreshed: the sign-in server is unreachable (${error.reason ?? 'network'}).`,
+    );
+  if (error.failure === 'timeout')
+    return error.as('UPSTREAM_TIMEOUT', 'The alpha session could not be refreshed: the sign-in server did not answer in time.');
   if (error.failure === 'http' && (error.status === 401 || LOGIN_REQUIRED_CODES.has(error.vendorCode ?? ''))) {
     refused.set(file, { refreshToken: session.refreshToken ?? '', until: Date.now() + LOGIN_REQUIRED_MEMORY_MS });
     return loginRequired(file, `The alpha session could not be refreshed (${error.vendorCode ?? error.status}).`);
   }
-  return new ServiceError('UPSTREAM_FAILED', `Refreshing the alpha session failed: ${error.message}`, { details: { ...error.details(), reason: 'refresh_failed' }, cause: error });
+  return new ServiceError('UPSTREAM_FAILED', `Refreshing the alpha session failed: ${error.message}`, {
+    details: { ...error.details(), reason: 'refresh_failed' },
+    cause: error,
+  });
 }

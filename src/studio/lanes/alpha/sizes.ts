@@ -1,6 +1,13 @@
 import { ServiceError } from '../../errors.js';
 import { parseSize } from '../../api/index.js';
-import { ALPHA_ASPECT_RATIOS, ALPHA_DEFAULT_SELECTION, ALPHA_PIXELS, ALPHA_RESOLUTIONS, type AlphaAspectRatio, type AlphaResolution } from './controls.js';
+import {
+  ALPHA_ASPECT_RATIOS,
+  ALPHA_DEFAULT_SELECTION,
+  ALPHA_PIXELS,
+  ALPHA_RESOLUTIONS,
+  type AlphaAspectRatio,
+  type AlphaResolution,
+} from './controls.js';
 import type { AlphaOptions } from './options.js';
 
 // From a request to the vendor's two controls. A `<w>x<h>` size maps to the
@@ -37,7 +44,9 @@ export function nearestAspectRatio(width: number, height: number): AlphaAspectRa
 export function alphaSelection(size: string | undefined, options: Pick<AlphaOptions, 'aspectRatio' | 'resolution'>): AlphaSelection {
   if (size !== undefined) {
     if (options.aspectRatio !== undefined || options.resolution !== undefined) {
-      throw new ServiceError('BAD_REQUEST', 'Give alpha either a size or options.aspectRatio / options.resolution, not both.', { details: { field: 'size', lane: 'alpha' } });
+      throw new ServiceError('BAD_REQUEST', 'Give alpha either a size or options.aspectRatio / options.resolution, not both.', {
+        details: { field: 'size', lane: 'alpha' },
+      });
     }
     const parsed = parseSize(size);
     if (!parsed) throw new ServiceError('BAD_REQUEST', `size must look like 1024x1024, got "${size}".`, { details: { field: 'size' } });
@@ -47,7 +56,10 @@ export function alphaSelection(size: string | undefined, options: Pick<AlphaOpti
       requestedSize: size,
     };
   }
-  return { aspectRatio: options.aspectRatio ?? ALPHA_DEFAULT_SELECTION.aspectRatio, resolution: options.resolution ?? ALPHA_DEFAULT_SELECTION.resolution };
+  return {
+    aspectRatio: options.aspectRatio ?? ALPHA_DEFAULT_SELECTION.aspectRatio,
+    resolution: options.resolution ?? ALPHA_DEFAULT_SELECTION.resolution,
+  };
 }
 
 /** Every selection and its pixels: the size table (docs, capabilities). */

@@ -30,10 +30,22 @@ const modelsAnswer = z.looseObject({ data: z.array(z.looseObject({ id: z.string(
  * `GET {base}/models` with a bearer: the model ids. The light authenticated call that also
  * checks a key (a refused key is an UpstreamError with status 400, 401 or 403).
  */
-export async function listAlphaModels(ctx: LaneEnv, bearer: string, options: { lane?: 'alpha' | 'alpha-api'; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<string[]> {
+export async function listAlphaModels(
+  ctx: LaneEnv,
+  bearer: string,
+  options: { lane?: 'alpha' | 'alpha-api'; timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<string[]> {
   const lane = options.lane ?? 'alpha';
   const answer = await callUpstream(
-    { lane, url: `${ctx.upstreamUrl(lane)}/models`, headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' }, credentials: [bearer], timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS, signal: options.signal, parseError: parseAlphaError },
+    {
+      lane,
+      url: `${ctx.upstreamUrl(lane)}/models`,
+      headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' },
+      credentials: [bearer],
+      timeoutMs: options.timeoutMs ?? PROBE_TIMEOUT_MS,
+      signal: options.signal,
+      parseError: parseAlphaError,
+    },
     (response) => readJson(lane, response, modelsAnswer, 4 * 1024 * 1024),
   );
   return answer.data.map((model) => model.id);

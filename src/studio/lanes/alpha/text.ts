@@ -23,7 +23,13 @@ export function alphaText(lane: AlphaLaneId): TextModel {
         // The search step first; its findings go with the newest message.
         const found = await searchWeb(client.step('search'), call.model, last.text);
         const sources = found.citations.map((citation) => `- ${citation.title ? `${citation.title}: ` : ''}${citation.url}`).join('\n');
-        messages = [...messages.slice(0, -1), { role: last.role, text: `${last.text}\n\nWeb findings: ${found.summary || '(nothing specific)'}${sources ? `\n${sources}` : ''}` }];
+        messages = [
+          ...messages.slice(0, -1),
+          {
+            role: last.role,
+            text: `${last.text}\n\nWeb findings: ${found.summary || '(nothing specific)'}${sources ? `\n${sources}` : ''}`,
+          },
+        ];
       }
       const answer = await converse(client.step('planner'), call.model, call.instructions, messages);
       if (answer.text) call.onDelta?.(answer.text);

@@ -14,7 +14,9 @@ const ANALYZE_INSTRUCTIONS =
   'You describe one frame of a video. Answer with two or three sentences in English: what is shown, the composition, colours and any motion the frame suggests. No preamble.';
 
 const responseBody = z.looseObject({
-  output: z.array(z.looseObject({ type: z.string(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() })),
+  output: z.array(
+    z.looseObject({ type: z.string(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() }),
+  ),
   usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).nullish(),
 });
 
@@ -29,14 +31,31 @@ export function alphaFrameDescriber(lane: AlphaLaneId, planner: (ctx: LaneEnv) =
         JSON.stringify({
           model,
           instructions: ANALYZE_INSTRUCTIONS,
-          input: [{ role: 'user', content: [{ type: 'input_text', text: `The ${which} frame of the video.` }, { type: 'input_image', image_url: `data:${frame.mime};base64,${frame.bytes.toString('base64')}` }] }],
+          input: [
+            {
+              role: 'user',
+              content: [
+                { type: 'input_text', text: `The ${which} frame of the video.` },
+                { type: 'input_image', image_url: `data:${frame.mime};base64,${frame.bytes.toString('base64')}` },
+              ],
+            },
+          ],
           store: false,
           stream: false,
         }),
         (response) => readJson(lane, response, responseBody, 8 * 1024 * 1024),
       );
-      const text = answer.output.filter((item) => item.type === 'message').flatMap((item) => item.content ?? []).filter((part) => part.type === 'output_text').map((part) => part.text ?? '').join('').trim();
-      if (!text) throw new ServiceError('UPSTREAM_FAILED', `The ${lane} planner answered without a description of the ${which} frame.`, { details: { lane, step: 'planner', retryable: true } });
+      const text = answer.output
+        .filter((item) => item.type === 'message')
+        .flatMap((item) => item.content ?? [])
+        .filter((part) => part.type === 'output_text')
+        .map((part) => part.text ?? '')
+        .join('')
+        .trim();
+      if (!text)
+        throw new ServiceError('UPSTREAM_FAILED', `The ${lane} planner answered without a description of the ${which} frame.`, {
+          details: { lane, step: 'planner', retryable: true },
+        });
       return { text, usage: { inputTokens: answer.usage?.input_tokens ?? 0, outputTokens: answer.usage?.output_tokens ?? 0 } };
     },
   };

@@ -24,7 +24,9 @@ const created = z.looseObject({ request_id: z.string().min(1) });
 const pollBody = z.looseObject({
   status: z.string().optional(),
   progress: z.number().optional(),
-  video: z.looseObject({ url: z.string().optional(), duration: z.number().optional(), respect_moderation: z.boolean().optional() }).optional(),
+  video: z
+    .looseObject({ url: z.string().optional(), duration: z.number().optional(), respect_moderation: z.boolean().optional() })
+    .optional(),
   model: z.string().optional(),
   usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).optional(),
   error: z.union([z.looseObject({ code: z.string().optional(), message: z.string().optional() }), z.string()]).optional(),
@@ -42,14 +44,25 @@ async function withCall<T>(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal,
 }
 
 /** Creates the upstream job; answers its request_id. */
-export function createVideoJob(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSignal, endpoint: VideoEndpoint, body: Record<string, unknown>): Promise<string> {
+export function createVideoJob(
+  ctx: LaneEnv,
+  lane: AlphaLaneId,
+  signal: AbortSignal,
+  endpoint: VideoEndpoint,
+  body: Record<string, unknown>,
+): Promise<string> {
   return withCall(ctx, lane, signal, async (call) => {
     try {
-      const answer = await call.send(`/videos/${endpoint}`, JSON.stringify(body), (response) => readJson(lane, response, created, ANSWER_MAX_BYTES));
+      const answer = await call.send(`/videos/${endpoint}`, JSON.stringify(body), (response) =>
+        readJson(lane, response, created, ANSWER_MAX_BYTES),
+      );
       return answer.request_id;
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_ALPHA_IMAGE_MODEL') {
-        throw new ServiceError('INVALID_VIDEO_MODEL', `${lane} does not offer the video model ${String(body.model)}: ${error.message}`, { details: { lane, model: body.model }, cause: error });
+        throw new ServiceError('INVALID_VIDEO_MODEL', `${lane} does not offer the video model ${String(body.model)}: ${error.message}`, {
+          details: { lane, model: body.model },
+          cause: error,
+        });
       }
       throw error;
     }
@@ -68,7 +81,10 @@ export function pollVideoJob(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSigna
       });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'INVALID_ALPHA_IMAGE_MODEL') {
-        throw new ServiceError('VIDEO_EXPIRED', `${lane} no longer knows the video job ${requestId} (404).`, { details: { lane, upstreamId: requestId }, cause: error });
+        throw new ServiceError('VIDEO_EXPIRED', `${lane} no longer knows the video job ${requestId} (404).`, {
+          details: { lane, upstreamId: requestId },
+          cause: error,
+        });
       }
       throw error;
     }
@@ -77,17 +93,29 @@ export function pollVideoJob(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSigna
     const status = body.status ?? (body.video?.url ? 'done' : 'pending');
     if (status === 'done') {
       if (body.video?.respect_moderation === false) {
-        throw new ServiceError('MODERATION_REFUSED', `${lane}'s moderation blocked the video (respect_moderation: false); no video was made.`, { details: { lane, upstreamId: requestId } });
+        throw new ServiceError(
+          'MODERATION_REFUSED',
+          `${lane}'s moderation blocked the video (respect_moderation: false); no video was made.`,
+          { details: { lane, upstreamId: requestId } },
+        );
       }
-      if (!body.video?.url) throw new ServiceError('UPSTREAM_PROTOCOL_ERROR', `${lane} answered a done video job without a video link.`, { details: { lane, upstreamId: requestId } });
+      if (!body.video?.url)
+        throw new ServiceError('UPSTREAM_PROTOCOL_ERROR', `${lane} answered a done video job without a video link.`, {
+          details: { lane, upstreamId: requestId },
+        });
       const ticks = body.usage?.cost_in_usd_ticks;
       return { state: 'done', url: body.video.url, costUsd: ticks === undefined ? undefined : ticks / TICKS_PER_USD, model: body.model };
     }
     if (status === 'failed') {
       const error = typeof body.error === 'string' ? { message: body.error } : (body.error ?? {});
-      throw new ServiceError('VIDEO_GENERATION_FAILED', `${lane} could not make the video${error.message ? `: ${error.message}` : '.'}`, { details: { lane, upstreamId: requestId, ...(error.code ? { upstreamCode: error.code } : {}) } });
+      throw new ServiceError('VIDEO_GENERATION_FAILED', `${lane} could not make the video${error.message ? `: ${error.message}` : '.'}`, {
+        details: { lane, upstreamId: requestId, ...(error.code ? { upstreamCode: error.code } : {}) },
+      });
     }
-    if (status === 'expired') throw new ServiceError('VIDEO_EXPIRED', `${lane}'s video job ${requestId} expired before its result was fetched.`, { details: { lane, upstreamId: requestId } });
+    if (status === 'expired')
+      throw new ServiceError('VIDEO_EXPIRED', `${lane}'s video job ${requestId} expired before its result was fetched.`, {
+        details: { lane, upstreamId: requestId },
+      });
     // pending, and anything else that is not terminal (queued, processing).
     return { state: 'pending', status, fraction };
   });
@@ -99,11 +127,18 @@ export function downloadVideo(ctx: LaneEnv, lane: AlphaLaneId, signal: AbortSign
     const url = await checkedLink(call, link, new URL(ctx.upstreamUrl(lane)).origin);
     let bytes: Buffer;
     try {
-      bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.remainingMs(), signal }, (response) => readBytes(lane, response, VIDEO_MAX_BYTES));
+      bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.remainingMs(), signal }, (response) =>
+        readBytes(lane, response, VIDEO_MAX_BYTES),
+      );
     } catch (error) {
       throw call.fail(error, 'download');
     }
-    if (!looksLikeMp4(bytes)) throw new ServiceError('ALPHA_OUTPUT_DOWNLOAD_FAILED', `The ${lane} video link (${url.origin}${url.pathname}) did not serve an MP4.`, { details: { lane, step: 'download' } });
+    if (!looksLikeMp4(bytes))
+      throw new ServiceError(
+        'ALPHA_OUTPUT_DOWNLOAD_FAILED',
+        `The ${lane} video link (${url.origin}${url.pathname}) did not serve an MP4.`,
+        { details: { lane, step: 'download' } },
+      );
     return bytes;
   });
 }

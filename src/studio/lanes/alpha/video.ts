@@ -41,7 +41,9 @@ async function canvasShim(aspectRatio: string): Promise<Buffer> {
   const [w, h] = aspectRatio.split(':').map(Number);
   const sharp = await loadSharp();
   const [width, height] = [Math.round(w * 40), Math.round(h * 40)];
-  return sharp(Buffer.alloc(width * height * 3, 128), { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(Buffer.alloc(width * height * 3, 128), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** The upstream endpoint and body of one clip. */
@@ -49,15 +51,29 @@ async function clipCall(clip: VideoClipRequest, prompt: string): Promise<{ endpo
   const base = { model: clip.model.upstreamId, prompt };
   if (clip.operation === 'edit' || clip.operation === 'extend') {
     const source = dataUrl('video/mp4', await (clip.source as NonNullable<VideoClipRequest['source']>).mp4());
-    return clip.operation === 'edit' ? { endpoint: 'edits', body: { ...base, video: { url: source } } } : { endpoint: 'extensions', body: { ...base, video: { url: source }, duration: clip.duration } };
+    return clip.operation === 'edit'
+      ? { endpoint: 'edits', body: { ...base, video: { url: source } } }
+      : { endpoint: 'extensions', body: { ...base, video: { url: source }, duration: clip.duration } };
   }
-  const shape = { duration: clip.duration, ...(clip.resolution ? { resolution: clip.resolution } : {}), ...(clip.aspectRatio ? { aspect_ratio: clip.aspectRatio } : {}) };
-  if (clip.mode === 'reference-to-video') return { endpoint: 'generations', body: { ...base, ...shape, reference_images: clip.images.map((image) => ({ url: dataUrl(image.mime, image.bytes) })) } };
-  if (clip.mode === 'image-to-video') return { endpoint: 'generations', body: { ...base, ...shape, image: { url: dataUrl(clip.images[0].mime, clip.images[0].bytes) } } };
+  const shape = {
+    duration: clip.duration,
+    ...(clip.resolution ? { resolution: clip.resolution } : {}),
+    ...(clip.aspectRatio ? { aspect_ratio: clip.aspectRatio } : {}),
+  };
+  if (clip.mode === 'reference-to-video')
+    return {
+      endpoint: 'generations',
+      body: { ...base, ...shape, reference_images: clip.images.map((image) => ({ url: dataUrl(image.mime, image.bytes) })) },
+    };
+  if (clip.mode === 'image-to-video')
+    return { endpoint: 'generations', body: { ...base, ...shape, image: { url: dataUrl(clip.images[0].mime, clip.images[0].bytes) } } };
   // Text-to-video: the 1.5 model takes a first frame, so it gets a plain canvas of the ratio.
   if (clip.model.id === 'alpha-video-1.5') {
     const ratio = clip.aspectRatio ?? '16:9';
-    return { endpoint: 'generations', body: { ...base, ...shape, aspect_ratio: ratio, image: { url: dataUrl('image/png', await canvasShim(ratio)) } } };
+    return {
+      endpoint: 'generations',
+      body: { ...base, ...shape, aspect_ratio: ratio, image: { url: dataUrl('image/png', await canvasShim(ratio)) } },
+    };
   }
   return { endpoint: 'generations', body: { ...base, ...shape } };
 }
@@ -81,7 +97,13 @@ export function alphaVideo(id: AlphaLaneId, lane: () => LaneModule): VideoModel 
     budgetMs: (ctx) => phaseBudgetMs(ctx, 'planner') + (envMs(ctx, 'SVC_VIDEO_TIMEOUT_MS') ?? CLIP_TIMEOUT_MS),
     async start(ctx, clip, job) {
       const client = await alphaClient(ctx, id, job.signal);
-      const planned = await planPrompt(client.step('planner'), clip.plannerModel ?? planner(ctx), clip.prompt, EMPTY_SEARCH, clip.images.length);
+      const planned = await planPrompt(
+        client.step('planner'),
+        clip.plannerModel ?? planner(ctx),
+        clip.prompt,
+        EMPTY_SEARCH,
+        clip.images.length,
+      );
       const { endpoint, body } = await clipCall(clip, planned.prompt);
       job.rendering();
       const upstreamId = await createVideoJob(ctx, id, job.signal, endpoint, body);
@@ -91,19 +113,30 @@ export function alphaVideo(id: AlphaLaneId, lane: () => LaneModule): VideoModel 
       const { upstreamId } = alphaOperation.parse(operation);
       try {
         const poll = await pollVideoJob(ctx, id, job.signal, upstreamId);
-        if (poll.state === 'pending') return { done: false, state: poll.status, ...(poll.fraction !== undefined ? { fraction: poll.fraction } : {}) };
-        return { done: true, state: 'done', output: { bytes: await downloadVideo(ctx, id, job.signal, poll.url) }, ...(poll.costUsd !== undefined ? { costUsd: poll.costUsd } : {}) };
+        if (poll.state === 'pending')
+          return { done: false, state: poll.status, ...(poll.fraction !== undefined ? { fraction: poll.fraction } : {}) };
+        return {
+          done: true,
+          state: 'done',
+          output: { bytes: await downloadVideo(ctx, id, job.signal, poll.url) },
+          ...(poll.costUsd !== undefined ? { costUsd: poll.costUsd } : {}),
+        };
       } catch (error) {
         // A poll or a download lost to the network or a vendor hiccup is tried again at the next
         // interval, within the deadline (the done job answers its link again).
-        if (!job.signal.aborted && error instanceof ServiceError && error.details?.retryable === true) return { done: false, state: 'unreachable' };
+        if (!job.signal.aborted && error instanceof ServiceError && error.details?.retryable === true)
+          return { done: false, state: 'unreachable' };
         throw error;
       }
     },
     timeout: (clip, operation) =>
-      new ServiceError('VIDEO_TIMEOUT', `Clip ${clip.index + 1} of ${clip.clips} did not finish within the job's time budget (SVC_VIDEO_TIMEOUT_MS per clip).`, {
-        details: { lane: id, clip: clip.index + 1, upstreamId: alphaOperation.safeParse(operation).data?.upstreamId ?? null },
-      }),
+      new ServiceError(
+        'VIDEO_TIMEOUT',
+        `Clip ${clip.index + 1} of ${clip.clips} did not finish within the job's time budget (SVC_VIDEO_TIMEOUT_MS per clip).`,
+        {
+          details: { lane: id, clip: clip.index + 1, upstreamId: alphaOperation.safeParse(operation).data?.upstreamId ?? null },
+        },
+      ),
     frames: alphaFrameDescriber(id, planner),
   };
 }

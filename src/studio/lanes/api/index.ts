@@ -16,7 +16,12 @@ import type { LaneImageRequest, LaneImageResult, LaneJob, LaneModule } from '../
 
 function apiKey(ctx: LaneEnv): string {
   const key = ctx.key('omni');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The api lane needs OMNI_API_KEY: set it in the environment or under "keys".omni in config.json.', { details: { lane: 'api', env: 'OMNI_API_KEY' } });
+  if (!key)
+    throw new ServiceError(
+      'API_KEY_REQUIRED',
+      'The api lane needs OMNI_API_KEY: set it in the environment or under "keys".omni in config.json.',
+      { details: { lane: 'api', env: 'OMNI_API_KEY' } },
+    );
   return key.value;
 }
 
@@ -41,7 +46,12 @@ const text: TextModel = {
   webSearch: true,
   generate: (ctx, call, job) => {
     const key = apiKey(ctx);
-    return responsesText('api', call, call.model, job, { url: `${ctx.upstreamUrl('api')}/responses`, headers: { authorization: `Bearer ${key}` }, credential: key, webSearch: true });
+    return responsesText('api', call, call.model, job, {
+      url: `${ctx.upstreamUrl('api')}/responses`,
+      headers: { authorization: `Bearer ${key}` },
+      credential: key,
+      webSearch: true,
+    });
   },
 };
 
@@ -51,10 +61,24 @@ export const apiLane: LaneModule = defineLane({
   description: 'The vendor responses API with the hosted image tool, billed to OMNI_API_KEY.',
   credential: { kind: 'key', namespaces: ['omni'] },
   // Responses contract: the API's model list (`{ object: "list", data: [...] }`) with the bearer key.
-  keyChecks: { omni: { form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' }, verify: keyedGet('api', '/models', bearer, z.object({ data: z.array(z.unknown()) })) } },
+  keyChecks: {
+    omni: {
+      form: { pattern: /^sk-[A-Za-z0-9_-]{20,}$/, description: 'starts with sk-' },
+      verify: keyedGet('api', '/models', bearer, z.object({ data: z.array(z.unknown()) })),
+    },
+  },
   codes: {
     missingCredential: 'API_KEY_REQUIRED',
-    answers: ['AUTH_API_KEY_INVALID', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],
+    answers: [
+      'AUTH_API_KEY_INVALID',
+      'SAFETY_REFUSAL',
+      'MODERATION_REFUSED',
+      'RATE_LIMITED',
+      'IMAGE_MODEL_UNSUPPORTED',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_TIMEOUT',
+      'NETWORK_FAILED',
+    ],
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],

@@ -51,15 +51,25 @@ function transporterTo(tokenUrl: string, timeoutMs: () => number): Transporter {
 }
 
 /** Where a service account's token is exchanged: the studio's token URL (a proxy, the simulator) wins over the key file's. */
-export const cloudTokenUrl = (ctx: LaneEnv, account: ServiceAccount): string => ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL;
+export const cloudTokenUrl = (ctx: LaneEnv, account: ServiceAccount): string =>
+  ctx.configuredUpstreamUrl('beta-api', 'token') ?? account.token_uri ?? DEFAULT_TOKEN_URL;
 
 /**
  * One fresh exchange for a key file, nothing cached: how a service account is
  * checked before it is saved (`PUT /api/keys/cloud`) and when its key is verified.
  */
-export async function exchangeOnce(ctx: LaneEnv, account: ServiceAccount, options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+export async function exchangeOnce(
+  ctx: LaneEnv,
+  account: ServiceAccount,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<void> {
   const { GoogleToken } = await import('google-auth-library');
-  const holder = new GoogleToken({ email: account.client_email, key: account.private_key, scope: CLOUD_SCOPE, transporter: transporterTo(cloudTokenUrl(ctx, account), () => options.timeoutMs) });
+  const holder = new GoogleToken({
+    email: account.client_email,
+    key: account.private_key,
+    scope: CLOUD_SCOPE,
+    transporter: transporterTo(cloudTokenUrl(ctx, account), () => options.timeoutMs),
+  });
   const token = await (options.signal ? abortable(holder.getToken(), options.signal) : holder.getToken());
   if (!token.access_token) throw new Error('The token endpoint answered without an access token.');
 }
@@ -88,7 +98,11 @@ async function holderFor(ctx: LaneEnv, account: ServiceAccount, tokenUrl: string
 }
 
 /** A valid access token for the service account; exchanges (once, for every waiting job) when there is none. */
-export async function cloudAccessToken(ctx: LaneEnv, account: ServiceAccount, options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal }): Promise<string> {
+export async function cloudAccessToken(
+  ctx: LaneEnv,
+  account: ServiceAccount,
+  options: { tokenUrl: string; timeoutMs: () => number; signal: AbortSignal },
+): Promise<string> {
   const holder = await holderFor(ctx, account, options.tokenUrl, options.timeoutMs);
   try {
     const token = await abortable(holder.getToken(), options.signal);

@@ -9,21 +9,69 @@ export type BetaResolutionTier = (typeof BETA_RESOLUTION_TIERS)[number];
 export type BetaModelId = 'nano-fruit-2' | 'nano-fruit-pro';
 
 /** Without options: square, at the vendor's default tier. */
-export const BETA_DEFAULT_SELECTION = { aspectRatio: '1:1', resolution: '1K' } as const satisfies { aspectRatio: BetaAspectRatio; resolution: BetaResolutionTier };
+export const BETA_DEFAULT_SELECTION = { aspectRatio: '1:1', resolution: '1K' } as const satisfies {
+  aspectRatio: BetaAspectRatio;
+  resolution: BetaResolutionTier;
+};
 
 /**
  * Exact pixels (width × height) of each selection: the vendor's documented
  * sizes at 1K, 2K and 4K; 512px is half of 1K. Every side is a multiple of 8.
  */
 export const BETA_PIXEL_SIZES: Readonly<Record<BetaResolutionTier, Readonly<Record<BetaAspectRatio, readonly [number, number]>>>> = {
-  '512px': { '1:1': [512, 512], '2:3': [424, 632], '3:2': [632, 424], '3:4': [448, 600], '4:3': [600, 448], '4:5': [464, 576], '5:4': [576, 464], '9:16': [384, 688], '16:9': [688, 384], '21:9': [792, 336] },
-  '1K': { '1:1': [1024, 1024], '2:3': [848, 1264], '3:2': [1264, 848], '3:4': [896, 1200], '4:3': [1200, 896], '4:5': [928, 1152], '5:4': [1152, 928], '9:16': [768, 1376], '16:9': [1376, 768], '21:9': [1584, 672] },
-  '2K': { '1:1': [2048, 2048], '2:3': [1696, 2528], '3:2': [2528, 1696], '3:4': [1792, 2400], '4:3': [2400, 1792], '4:5': [1856, 2304], '5:4': [2304, 1856], '9:16': [1536, 2752], '16:9': [2752, 1536], '21:9': [3168, 1344] },
-  '4K': { '1:1': [4096, 4096], '2:3': [3392, 5056], '3:2': [5056, 3392], '3:4': [3584, 4800], '4:3': [4800, 3584], '4:5': [3712, 4608], '5:4': [4608, 3712], '9:16': [3072, 5504], '16:9': [5504, 3072], '21:9': [6336, 2688] },
+  '512px': {
+    '1:1': [512, 512],
+    '2:3': [424, 632],
+    '3:2': [632, 424],
+    '3:4': [448, 600],
+    '4:3': [600, 448],
+    '4:5': [464, 576],
+    '5:4': [576, 464],
+    '9:16': [384, 688],
+    '16:9': [688, 384],
+    '21:9': [792, 336],
+  },
+  '1K': {
+    '1:1': [1024, 1024],
+    '2:3': [848, 1264],
+    '3:2': [1264, 848],
+    '3:4': [896, 1200],
+    '4:3': [1200, 896],
+    '4:5': [928, 1152],
+    '5:4': [1152, 928],
+    '9:16': [768, 1376],
+    '16:9': [1376, 768],
+    '21:9': [1584, 672],
+  },
+  '2K': {
+    '1:1': [2048, 2048],
+    '2:3': [1696, 2528],
+    '3:2': [2528, 1696],
+    '3:4': [1792, 2400],
+    '4:3': [2400, 1792],
+    '4:5': [1856, 2304],
+    '5:4': [2304, 1856],
+    '9:16': [1536, 2752],
+    '16:9': [2752, 1536],
+    '21:9': [3168, 1344],
+  },
+  '4K': {
+    '1:1': [4096, 4096],
+    '2:3': [3392, 5056],
+    '3:2': [5056, 3392],
+    '3:4': [3584, 4800],
+    '4:3': [4800, 3584],
+    '4:5': [3712, 4608],
+    '5:4': [4608, 3712],
+    '9:16': [3072, 5504],
+    '16:9': [5504, 3072],
+    '21:9': [6336, 2688],
+  },
 };
 
 /** `WxH` of a selection. */
-export const betaPixelSize = (aspectRatio: BetaAspectRatio, resolution: BetaResolutionTier): string => BETA_PIXEL_SIZES[resolution][aspectRatio].join('x');
+export const betaPixelSize = (aspectRatio: BetaAspectRatio, resolution: BetaResolutionTier): string =>
+  BETA_PIXEL_SIZES[resolution][aspectRatio].join('x');
 
 /** The vendor's `imageSize` enum value of each tier (it spells 512px as `512`). */
 export const BETA_IMAGE_SIZE_ENUM: Readonly<Record<BetaResolutionTier, string>> = { '512px': '512', '1K': '1K', '2K': '2K', '4K': '4K' };
@@ -38,7 +86,10 @@ export const BETA_RENDERED_TIER: Readonly<Record<BetaModelId, Readonly<Record<Be
 };
 
 /** The `cloud` mode's endpoint takes neither control: its output is 1K, 1:1 (spec: Beta lane details 4). */
-export const BETA_CLOUD_SELECTION = { aspectRatio: '1:1', resolution: '1K' } as const satisfies { aspectRatio: BetaAspectRatio; resolution: BetaResolutionTier };
+export const BETA_CLOUD_SELECTION = { aspectRatio: '1:1', resolution: '1K' } as const satisfies {
+  aspectRatio: BetaAspectRatio;
+  resolution: BetaResolutionTier;
+};
 
 /** Estimated USD per image by model and tier (output tokens × official rate). */
 export const BETA_COST_TABLE: Record<BetaModelId, { ratePerMillionTokensUsd: number; perImageUsd: Record<BetaResolutionTier, number> }> = {

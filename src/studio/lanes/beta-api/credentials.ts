@@ -21,7 +21,8 @@ const serviceAccountSchema = z.object({
 });
 export type ServiceAccount = z.infer<typeof serviceAccountSchema>;
 
-export type BetaCredential = { readonly mode: 'apikey'; readonly key: string } | { readonly mode: 'cloud'; readonly account: ServiceAccount };
+export type BetaCredential =
+  { readonly mode: 'apikey'; readonly key: string } | { readonly mode: 'cloud'; readonly account: ServiceAccount };
 
 /**
  * A service-account JSON as the user gave it. Its text never goes into an error:
@@ -32,14 +33,20 @@ export function parseServiceAccount(text: string, source: string): ServiceAccoun
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ServiceError('AUTH_API_KEY_INVALID', `The service account (${source}) is not JSON: paste the key file's whole content.`, { details: { lane: 'beta-api', mode: 'cloud' } });
+    throw new ServiceError('AUTH_API_KEY_INVALID', `The service account (${source}) is not JSON: paste the key file's whole content.`, {
+      details: { lane: 'beta-api', mode: 'cloud' },
+    });
   }
   const parsed = serviceAccountSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const field = parsed.error.issues[0]?.path.map(String).join('.') || '(root)';
-  throw new ServiceError('AUTH_API_KEY_INVALID', `The service account (${source}) is not a service-account key file: "${field}" is missing or wrong.`, {
-    details: { lane: 'beta-api', mode: 'cloud', field },
-  });
+  throw new ServiceError(
+    'AUTH_API_KEY_INVALID',
+    `The service account (${source}) is not a service-account key file: "${field}" is missing or wrong.`,
+    {
+      details: { lane: 'beta-api', mode: 'cloud', field },
+    },
+  );
 }
 
 /** The saved mode (config.json `betaAuthMode`) and the one in force: with both configured the saved one, and without one the service account. */
@@ -58,11 +65,16 @@ export function betaCredential(ctx: LaneEnv): BetaCredential {
   if (effective === 'apikey' && key) return { mode: 'apikey', key: key.value };
   const account = ctx.key('cloud');
   if (!account) {
-    throw new ServiceError('BETA_API_KEY_MISSING', 'beta-api needs BETA_API_KEY or CLOUD_SERVICE_ACCOUNT_JSON: set one in the environment or under "keys" in config.json.', {
-      details: { lane: 'beta-api', env: ['BETA_API_KEY', 'CLOUD_SERVICE_ACCOUNT_JSON'] },
-    });
+    throw new ServiceError(
+      'BETA_API_KEY_MISSING',
+      'beta-api needs BETA_API_KEY or CLOUD_SERVICE_ACCOUNT_JSON: set one in the environment or under "keys" in config.json.',
+      {
+        details: { lane: 'beta-api', env: ['BETA_API_KEY', 'CLOUD_SERVICE_ACCOUNT_JSON'] },
+      },
+    );
   }
-  const source = account.source === 'env' ? 'CLOUD_SERVICE_ACCOUNT_JSON' : account.source === 'demo' ? 'the demo' : 'keys.cloud in config.json';
+  const source =
+    account.source === 'env' ? 'CLOUD_SERVICE_ACCOUNT_JSON' : account.source === 'demo' ? 'the demo' : 'keys.cloud in config.json';
   const parsed = parseServiceAccount(account.value, source);
   // The signing key joins the studio's secrets (the whole file did as a key): a vendor may quote it alone.
   ctx.secrets.add(parsed.private_key);

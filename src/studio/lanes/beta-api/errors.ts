@@ -57,22 +57,34 @@ export function parseTokenError(body: string): VendorError {
   }
 }
 
-const AUTH_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'ACCESS_TOKEN_EXPIRED', 'CREDENTIALS_MISSING', 'ACCESS_TOKEN_TYPE_UNSUPPORTED']);
+const AUTH_REASONS = new Set([
+  'API_KEY_INVALID',
+  'API_KEY_SERVICE_BLOCKED',
+  'ACCESS_TOKEN_EXPIRED',
+  'CREDENTIALS_MISSING',
+  'ACCESS_TOKEN_TYPE_UNSUPPORTED',
+]);
 
 /** Maps a failure of the `:generateContent` call; anything else passes unchanged. */
 export function betaCallError(error: unknown, model: string, budgetMs: number): unknown {
   if (!(error instanceof UpstreamError)) return error;
-  if (error.failure === 'timeout') return error.as('GENERATION_TIMEOUT', `beta-api generation exceeded its budget of ${budgetMs / 1000} s.`);
+  if (error.failure === 'timeout')
+    return error.as('GENERATION_TIMEOUT', `beta-api generation exceeded its budget of ${budgetMs / 1000} s.`);
   if (error.failure !== 'http') return error.toServiceError();
   const { status, vendorCode: code = '', vendorType: type = '' } = error;
   const said = error.vendorMessage ? `: ${error.vendorMessage}` : '.';
   if (status === 429 || code === 'RESOURCE_EXHAUSTED') {
     const daily = type.includes('PerDay');
-    return error.as('BETA_API_RATE_LIMITED', daily ? 'beta-api daily quota is used up; it resets tomorrow (Pacific time).' : `beta-api rate limit reached${said}`);
+    return error.as(
+      'BETA_API_RATE_LIMITED',
+      daily ? 'beta-api daily quota is used up; it resets tomorrow (Pacific time).' : `beta-api rate limit reached${said}`,
+    );
   }
-  if (status === 401 || status === 403 || AUTH_REASONS.has(type)) return error.as('AUTH_API_KEY_INVALID', `beta-api refused the credential (${status})${said}`);
+  if (status === 401 || status === 403 || AUTH_REASONS.has(type))
+    return error.as('AUTH_API_KEY_INVALID', `beta-api refused the credential (${status})${said}`);
   if (status === 404) return error.as('IMAGE_MODEL_UNSUPPORTED', `The upstream does not offer ${model} here${said}`);
-  if (status === 504 || code === 'DEADLINE_EXCEEDED') return error.as('GENERATION_TIMEOUT', `beta-api generation ran out of time upstream (${status})${said}`);
+  if (status === 504 || code === 'DEADLINE_EXCEEDED')
+    return error.as('GENERATION_TIMEOUT', `beta-api generation ran out of time upstream (${status})${said}`);
   if (status !== undefined && status >= 500) return error.as('UPSTREAM_FAILED', `beta-api failed (${status})${said}`);
   return error.as('UPSTREAM_FAILED', `beta-api rejected the request (${status})${said}`);
 }
@@ -80,9 +92,11 @@ export function betaCallError(error: unknown, model: string, budgetMs: number): 
 /** Maps a failure of the service account's token exchange. */
 export function tokenExchangeError(error: unknown): unknown {
   if (!(error instanceof UpstreamError)) return error;
-  if (error.failure === 'timeout') return error.as('GENERATION_TIMEOUT', 'The service account token exchange did not finish within the generation budget.');
+  if (error.failure === 'timeout')
+    return error.as('GENERATION_TIMEOUT', 'The service account token exchange did not finish within the generation budget.');
   if (error.failure !== 'http') return error.toServiceError();
   const said = error.vendorMessage ? ` (${error.vendorCode ?? 'refused'}: ${error.vendorMessage})` : '';
-  if (error.status !== undefined && error.status < 500) return error.as('AUTH_API_KEY_INVALID', `The token endpoint refused the service account${said}.`);
+  if (error.status !== undefined && error.status < 500)
+    return error.as('AUTH_API_KEY_INVALID', `The token endpoint refused the service account${said}.`);
   return error.as('UPSTREAM_FAILED', `The token endpoint failed (${error.status}).`);
 }

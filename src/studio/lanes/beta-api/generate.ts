@@ -38,10 +38,20 @@ function selectionOf(credential: BetaCredential, model: BetaModelId, options: Be
 }
 
 /** The URL and headers of the call, after the token exchange in the cloud mode. */
-async function target(ctx: LaneEnv, credential: BetaCredential, upstreamModel: string, deadline: () => number, job: LaneJob): Promise<{ url: string; headers: Record<string, string>; secret: string }> {
+async function target(
+  ctx: LaneEnv,
+  credential: BetaCredential,
+  upstreamModel: string,
+  deadline: () => number,
+  job: LaneJob,
+): Promise<{ url: string; headers: Record<string, string>; secret: string }> {
   const action = `${encodeURIComponent(upstreamModel)}:generateContent`;
   if (credential.mode === 'apikey') {
-    return { url: `${ctx.upstreamUrl('beta-api')}/v1beta/models/${action}`, headers: { 'x-goog-api-key': credential.key }, secret: credential.key };
+    return {
+      url: `${ctx.upstreamUrl('beta-api')}/v1beta/models/${action}`,
+      headers: { 'x-goog-api-key': credential.key },
+      secret: credential.key,
+    };
   }
   const { account } = credential;
   const token = await cloudAccessToken(ctx, account, {
@@ -53,7 +63,12 @@ async function target(ctx: LaneEnv, credential: BetaCredential, upstreamModel: s
   return { url: `${ctx.upstreamUrl('beta-api', 'cloud')}${path}`, headers: { authorization: `Bearer ${token}` }, secret: token };
 }
 
-export async function betaImage(ctx: LaneEnv, lane: LaneModule, request: LaneImageRequest<BetaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function betaImage(
+  ctx: LaneEnv,
+  lane: LaneModule,
+  request: LaneImageRequest<BetaOptions>,
+  job: LaneJob,
+): Promise<LaneImageResult> {
   const credential = betaCredential(ctx);
   const model = request.model.id as BetaModelId;
   const selection = selectionOf(credential, model, request.options);
@@ -88,7 +103,9 @@ export async function betaImage(ctx: LaneEnv, lane: LaneModule, request: LaneIma
   const usage = answer.usageMetadata;
   return {
     images: [image],
-    ...(usage ? { usage: { inputTokens: usage.promptTokenCount, outputTokens: usage.candidatesTokenCount, totalTokens: usage.totalTokenCount } } : {}),
+    ...(usage
+      ? { usage: { inputTokens: usage.promptTokenCount, outputTokens: usage.candidatesTokenCount, totalTokens: usage.totalTokenCount } }
+      : {}),
     settings: {
       mode: credential.mode,
       upstreamModel: request.model.upstreamId,

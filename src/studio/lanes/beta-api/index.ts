@@ -66,6 +66,10 @@ export const betaApiLane: LaneModule = defineLane({
   },
   capabilities: {
     values: { betaAspectRatios: BETA_ASPECT_RATIOS, betaResolutionTiers: BETA_RESOLUTION_TIERS, betaCost: BETA_COST_TABLE },
-    limits: { betaGenerationTimeoutSeconds: TIMEOUT_MS / 1000, betaAspectRatios: BETA_ASPECT_RATIOS.length, betaResolutionTiers: BETA_RESOLUTION_TIERS.length },
+    limits: {
+      betaGenerationTimeoutSeconds: TIMEOUT_MS / 1000,
+      betaAspectRatios: BETA_ASPECT_RATIOS.length,
+      betaResolutionTiers: BETA_RESOLUTION_TIERS.length,
+    },
   },
 });

@@ -28,7 +28,11 @@ async function verifyServiceAccount(ctx: LaneEnv, value: string, options: { time
     await exchangeOnce(ctx, account, options);
   } catch (error) {
     if (error instanceof UpstreamError || error instanceof ServiceError || options.signal?.aborted) throw error;
-    throw new ServiceError('AUTH_API_KEY_INVALID', "The service account's private_key cannot sign a token request: paste the key file as downloaded.", { details: { field: 'private_key' } });
+    throw new ServiceError(
+      'AUTH_API_KEY_INVALID',
+      "The service account's private_key cannot sign a token request: paste the key file as downloaded.",
+      { details: { field: 'private_key' } },
+    );
   }
 }
 
@@ -41,7 +45,11 @@ export const CLOUD_KEY_CHECK: KeyCheck = {
   describe: (value) => {
     try {
       const account = parseServiceAccount(value, 'the service account');
-      return { masked: account.private_key_id ? maskKey(account.private_key_id) : null, projectId: account.project_id, clientEmail: account.client_email };
+      return {
+        masked: account.private_key_id ? maskKey(account.private_key_id) : null,
+        projectId: account.project_id,
+        clientEmail: account.client_email,
+      };
     } catch {
       return { masked: null };
     }

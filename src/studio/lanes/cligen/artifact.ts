@@ -55,19 +55,29 @@ export async function takeArtifact(path: string, places: CliPlaces, maxBytes = A
   } catch {
     throw failed('artifact_not_found', `The CLI named an artifact that does not exist: ${shown.path}`, shown);
   }
-  if (before.isSymbolicLink() || !before.isFile()) throw failed('path_rejected', `The CLI's artifact is not a regular file (a link or a folder): ${shown.path}`, shown);
+  if (before.isSymbolicLink() || !before.isFile())
+    throw failed('path_rejected', `The CLI's artifact is not a regular file (a link or a folder): ${shown.path}`, shown);
   const canonical = join(await realpath(dirname(path)), path.slice(dirname(path).length + 1));
   const roots = await realRoots(places.roots);
   if (!roots.some((root) => inside(canonical, root))) {
-    throw failed('path_rejected', `The CLI's artifact is outside its folders (${places.roots.join(', ')}): ${shown.path}`, { ...shown, roots: places.roots });
+    throw failed('path_rejected', `The CLI's artifact is outside its folders (${places.roots.join(', ')}): ${shown.path}`, {
+      ...shown,
+      roots: places.roots,
+    });
   }
-  if (before.size > maxBytes) throw failed('artifact_too_large', `The CLI's artifact is ${before.size} bytes; the limit is ${maxBytes}.`, { ...shown, bytes: before.size, maxBytes });
+  if (before.size > maxBytes)
+    throw failed('artifact_too_large', `The CLI's artifact is ${before.size} bytes; the limit is ${maxBytes}.`, {
+      ...shown,
+      bytes: before.size,
+      maxBytes,
+    });
 
   const file = await open(canonical, constants.O_RDONLY | constants.O_NOFOLLOW);
   let bytes: Buffer;
   try {
     const opened = await file.stat();
-    if (opened.dev !== before.dev || opened.ino !== before.ino) throw failed('path_rejected', `The CLI's artifact changed while it was being opened: ${shown.path}`, shown);
+    if (opened.dev !== before.dev || opened.ino !== before.ino)
+      throw failed('path_rejected', `The CLI's artifact changed while it was being opened: ${shown.path}`, shown);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -75,7 +85,8 @@ export async function takeArtifact(path: string, places: CliPlaces, maxBytes = A
       const { bytesRead } = await file.read(block, 0, BLOCK_BYTES, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > maxBytes) throw failed('artifact_too_large', `The CLI's artifact grew past ${maxBytes} bytes while it was read.`, { ...shown, maxBytes });
+      if (total > maxBytes)
+        throw failed('artifact_too_large', `The CLI's artifact grew past ${maxBytes} bytes while it was read.`, { ...shown, maxBytes });
       chunks.push(block.subarray(0, bytesRead));
     }
     bytes = Buffer.concat(chunks, total);
@@ -83,7 +94,8 @@ export async function takeArtifact(path: string, places: CliPlaces, maxBytes = A
     await file.close();
   }
   const after = await lstat(canonical).catch(() => undefined);
-  if (!after || after.dev !== before.dev || after.ino !== before.ino) throw failed('path_rejected', `The CLI's artifact was replaced while it was read: ${shown.path}`, shown);
+  if (!after || after.dev !== before.dev || after.ino !== before.ino)
+    throw failed('path_rejected', `The CLI's artifact was replaced while it was read: ${shown.path}`, shown);
   const format = sniffImageType(bytes);
   if (!format) throw failed('not_an_image', `The CLI's artifact is not a PNG, JPEG or WebP image: ${shown.path}`, shown);
 

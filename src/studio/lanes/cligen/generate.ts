@@ -37,7 +37,8 @@ const failed = (reason: string, message: string, details: Record<string, unknown
 /** The program to run, or CLIGEN_GENERATION_FAILED saying how to install it. */
 export function cligenProgram(ctx: LaneEnv, credential: ProgramCredential): { path: string; offPath: boolean } {
   const found = locateProgram(credential, ctx.env);
-  if (!found.path) throw failed('binary_not_found', programMissing(credential, found), { program: credential.program, env: credential.overrideEnv });
+  if (!found.path)
+    throw failed('binary_not_found', programMissing(credential, found), { program: credential.program, env: credential.overrideEnv });
   return { path: found.path, offPath: found.offPath };
 }
 
@@ -72,7 +73,13 @@ function endedBadly(run: RunProcessResult): string | undefined {
   return said ? `${how}: ${said}` : how;
 }
 
-export async function cligenImage(ctx: LaneEnv, lane: LaneModule, credential: ProgramCredential, request: LaneImageRequest, job: LaneJob): Promise<LaneImageResult> {
+export async function cligenImage(
+  ctx: LaneEnv,
+  lane: LaneModule,
+  credential: ProgramCredential,
+  request: LaneImageRequest,
+  job: LaneJob,
+): Promise<LaneImageResult> {
   const program = cligenProgram(ctx, credential);
   const { home, tmp, places } = placesOf(ctx, credential);
   const imageName = `${ARTIFACT_STEM}_${randomBytes(6).toString('hex')}`;
@@ -96,16 +103,31 @@ export async function cligenImage(ctx: LaneEnv, lane: LaneModule, credential: Pr
       maxOutputBytes: OUTPUT_MAX_BYTES,
     });
     if (run.aborted) throw job.signal.reason instanceof Error ? job.signal.reason : new ServiceError('JOB_CANCELLED');
-    if (run.timedOut) throw new ServiceError('CLIGEN_TIMEOUT', `The CLI did not finish within ${timeoutMs / 1000} s; its process tree was killed.`, { details: { lane: 'cligen', timeoutMs } });
-    if (run.spawnError) throw failed('process_error', `The CLI could not be started (${run.spawnError}): install it or set ${credential.overrideEnv}.`, { program: program.path });
+    if (run.timedOut)
+      throw new ServiceError('CLIGEN_TIMEOUT', `The CLI did not finish within ${timeoutMs / 1000} s; its process tree was killed.`, {
+        details: { lane: 'cligen', timeoutMs },
+      });
+    if (run.spawnError)
+      throw failed('process_error', `The CLI could not be started (${run.spawnError}): install it or set ${credential.overrideEnv}.`, {
+        program: program.path,
+      });
     const badEnd = endedBadly(run);
-    if (badEnd && run.stdout.trim() === '') throw failed('process_error', `The CLI ${badEnd}`, { exitCode: run.exitCode, signal: run.signal });
+    if (badEnd && run.stdout.trim() === '')
+      throw failed('process_error', `The CLI ${badEnd}`, { exitCode: run.exitCode, signal: run.signal });
 
     const output = parseCliOutput(run.stdout, run.stderr, CLI_HOME_DIR);
-    if (output.kind === 'error' && output.quota) throw new ServiceError('CLIGEN_QUOTA_EXHAUSTED', `The CLI's quota is exhausted: ${maskSecrets(output.message).slice(0, 300)}`, { details: { lane: 'cligen' } });
-    if (output.kind === 'quota') throw new ServiceError('CLIGEN_QUOTA_EXHAUSTED', `The CLI's quota is exhausted: ${maskSecrets(output.text).slice(0, 300)}`, { details: { lane: 'cligen' } });
-    if (output.kind === 'error') throw failed('cli_error', `The CLI could not make the image: ${maskSecrets(output.message).slice(0, 300)}`);
-    if (output.kind === 'malformed-result') throw failed('malformed_result', `The CLI's RESULT line names no path or extension: ${output.line}`);
+    if (output.kind === 'error' && output.quota)
+      throw new ServiceError('CLIGEN_QUOTA_EXHAUSTED', `The CLI's quota is exhausted: ${maskSecrets(output.message).slice(0, 300)}`, {
+        details: { lane: 'cligen' },
+      });
+    if (output.kind === 'quota')
+      throw new ServiceError('CLIGEN_QUOTA_EXHAUSTED', `The CLI's quota is exhausted: ${maskSecrets(output.text).slice(0, 300)}`, {
+        details: { lane: 'cligen' },
+      });
+    if (output.kind === 'error')
+      throw failed('cli_error', `The CLI could not make the image: ${maskSecrets(output.message).slice(0, 300)}`);
+    if (output.kind === 'malformed-result')
+      throw failed('malformed_result', `The CLI's RESULT line names no path or extension: ${output.line}`);
     const path = output.kind === 'artifact' ? output.path : await findArtifact(places, imageName, spawnedAt);
     if (!path) {
       if (badEnd) throw failed('process_error', `The CLI ${badEnd}, and named no image.`, { exitCode: run.exitCode, signal: run.signal });

@@ -34,7 +34,15 @@ export const cligenLane: LaneModule = {
     tooManyReferences: 'CLIGEN_REF_TOO_MANY',
     maskUnsupported: 'CLIGEN_MASK_UNSUPPORTED',
     videoUnsupported: 'CLIGEN_VIDEO_UNSUPPORTED',
-    answers: ['CLIGEN_TIMEOUT', 'CLIGEN_QUOTA_EXHAUSTED', 'CLIGEN_GENERATION_FAILED', 'LANE_UNSUPPORTED', 'INVALID_IMAGE_MODEL', 'IMAGE_MODEL_UNSUPPORTED', 'JOB_CANCELLED'],
+    answers: [
+      'CLIGEN_TIMEOUT',
+      'CLIGEN_QUOTA_EXHAUSTED',
+      'CLIGEN_GENERATION_FAILED',
+      'LANE_UNSUPPORTED',
+      'INVALID_IMAGE_MODEL',
+      'IMAGE_MODEL_UNSUPPORTED',
+      'JOB_CANCELLED',
+    ],
   },
   models: { list: [NANO_FRUIT_2], default: NANO_FRUIT_2.id },
   controls: [],
@@ -52,5 +60,7 @@ export const cligenLane: LaneModule = {
     generate: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
     edit: (ctx, request, job) => cligenImage(ctx, cligenLane, credential, request, job),
   },
-  capabilities: { limits: { cligenReferences: MAX_INPUT_IMAGES, cligenOutput: CLIGEN_OUTPUT, cligenProcessTimeoutSeconds: TIMEOUT_MS / 1000 } },
+  capabilities: {
+    limits: { cligenReferences: MAX_INPUT_IMAGES, cligenOutput: CLIGEN_OUTPUT, cligenProcessTimeoutSeconds: TIMEOUT_MS / 1000 },
+  },
 };

@@ -17,11 +17,17 @@ const QUOTA_IN_ERROR = /resource exhausted|exhausted your capacity|quota will re
 const QUOTA_ANYWHERE = /resource exhausted|exhausted your capacity/i;
 /** An absolute image path inside a CLI data folder (`/brain/`, `/artifacts/`, or the CLI home's own name). */
 const ARTIFACT_PATH = (cliHomeName: string) =>
-  new RegExp(`((?:[A-Za-z]:)?/[^\\s"'|<>]*?/(?:brain|artifacts|${cliHomeName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})/[^\\s"'|<>]*?\\.(?:png|jpe?g|webp))`, 'i');
+  new RegExp(
+    `((?:[A-Za-z]:)?/[^\\s"'|<>]*?/(?:brain|artifacts|${cliHomeName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})/[^\\s"'|<>]*?\\.(?:png|jpe?g|webp))`,
+    'i',
+  );
 
 export function parseCliOutput(stdout: string, stderr: string, cliHomeName: string): CliOutput {
   const text = `${stdout}\n${stderr}`.replace(/\r/g, '');
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const result = lines.find((line) => line.startsWith('RESULT|'));
   if (result) {
     const [, path, extension] = result.split('|');
@@ -36,7 +42,8 @@ export function parseCliOutput(stdout: string, stderr: string, cliHomeName: stri
   const quota = lines.find((line) => QUOTA_ANYWHERE.test(line));
   if (quota) return { kind: 'quota', text: quota };
   const saved = lines.find((line) => line.startsWith('SAVED_PATH='));
-  if (saved && saved.length > 'SAVED_PATH='.length) return { kind: 'artifact', path: saved.slice('SAVED_PATH='.length).trim(), via: 'saved-path' };
+  if (saved && saved.length > 'SAVED_PATH='.length)
+    return { kind: 'artifact', path: saved.slice('SAVED_PATH='.length).trim(), via: 'saved-path' };
   const match = ARTIFACT_PATH(cliHomeName).exec(text.replace(/\\/g, '/'));
   if (match) return { kind: 'artifact', path: match[1], via: 'path' };
   return { kind: 'none' };

@@ -21,7 +21,11 @@ export const DELTA_STATUS_CODES: Readonly<Record<number, BaseRespRule>> = {
   1000: { code: 'UPSTREAM_FAILED', retryable: true, meaning: 'unknown error; try again later' },
   1001: { code: 'UPSTREAM_TIMEOUT', retryable: true, meaning: 'the request timed out upstream; try again later' },
   1002: { code: 'RATE_LIMITED', retryable: true, meaning: 'rate limit reached; back off and retry', backoffSeconds: 10 },
-  1004: { code: 'AUTH_API_KEY_INVALID', retryable: false, meaning: 'not authorized: check DELTA_API_KEY and that the base URL is the region the key belongs to' },
+  1004: {
+    code: 'AUTH_API_KEY_INVALID',
+    retryable: false,
+    meaning: 'not authorized: check DELTA_API_KEY and that the base URL is the region the key belongs to',
+  },
   1008: { code: 'DELTA_INSUFFICIENT_BALANCE', retryable: false, meaning: 'insufficient balance: top up the account' },
   1024: { code: 'UPSTREAM_FAILED', retryable: true, meaning: 'internal error upstream; try again later' },
   1026: { code: 'SAFETY_REFUSAL', retryable: false, meaning: 'the prompt or reference was flagged as sensitive' },
@@ -33,7 +37,8 @@ export const DELTA_STATUS_CODES: Readonly<Record<number, BaseRespRule>> = {
   2049: { code: 'AUTH_API_KEY_INVALID', retryable: false, meaning: 'invalid API key' },
 };
 
-const asRecord = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** An error answer's body: a `base_resp` envelope when there is one, else its text. */
 export function parseDeltaError(body: string): VendorError {
@@ -67,7 +72,8 @@ export function deltaError(error: unknown): unknown {
   const statusCode = error.vendorCode === undefined ? undefined : Number(error.vendorCode);
   const rule = statusCode === undefined ? undefined : DELTA_STATUS_CODES[statusCode];
   if (rule) return laneError(error, rule.code, `delta: ${rule.meaning} [status_code ${statusCode}]${said}.`, rule.retryable);
-  if (statusCode !== undefined && statusCode !== 0) return laneError(error, 'UPSTREAM_FAILED', `delta answered status_code ${statusCode}${said}.`, false);
+  if (statusCode !== undefined && statusCode !== 0)
+    return laneError(error, 'UPSTREAM_FAILED', `delta answered status_code ${statusCode}${said}.`, false);
   // An HTTP error without a known envelope code: the status decides.
   const status = error.status ?? 0;
   if (status === 401 || status === 403) return laneError(error, 'AUTH_API_KEY_INVALID', `delta refused the key (${status})${said}.`, false);

@@ -35,20 +35,32 @@ type DeltaAnswer = z.infer<typeof answerSchema>;
 
 function checkRequest(request: LaneImageRequest): void {
   if (request.prompt.length > DELTA_PROMPT_MAX_CHARS) {
-    throw new ServiceError('BAD_REQUEST', `prompt: delta takes at most ${DELTA_PROMPT_MAX_CHARS} characters; this one has ${request.prompt.length}.`, {
-      details: { lane: 'delta', field: 'prompt', max: DELTA_PROMPT_MAX_CHARS, got: request.prompt.length },
-    });
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `prompt: delta takes at most ${DELTA_PROMPT_MAX_CHARS} characters; this one has ${request.prompt.length}.`,
+      {
+        details: { lane: 'delta', field: 'prompt', max: DELTA_PROMPT_MAX_CHARS, got: request.prompt.length },
+      },
+    );
   }
   for (const [index, reference] of request.references.entries()) {
     if (!DELTA_REFERENCE_TYPES.includes(reference.mime)) {
-      throw new ServiceError('REFERENCE_TYPE_UNSUPPORTED', `references[${index}]: delta takes JPEG or PNG references, not ${reference.mime}.`, {
-        details: { lane: 'delta', field: 'references', index, valid: DELTA_REFERENCE_TYPES },
-      });
+      throw new ServiceError(
+        'REFERENCE_TYPE_UNSUPPORTED',
+        `references[${index}]: delta takes JPEG or PNG references, not ${reference.mime}.`,
+        {
+          details: { lane: 'delta', field: 'references', index, valid: DELTA_REFERENCE_TYPES },
+        },
+      );
     }
     if (reference.bytes.length >= DELTA_REFERENCE_MAX_BYTES) {
-      throw new ServiceError('REFERENCE_TOO_LARGE', `references[${index}]: delta takes references under ${DELTA_REFERENCE_MAX_BYTES} bytes.`, {
-        details: { lane: 'delta', field: 'references', index, maxBytes: DELTA_REFERENCE_MAX_BYTES - 1, bytes: reference.bytes.length },
-      });
+      throw new ServiceError(
+        'REFERENCE_TOO_LARGE',
+        `references[${index}]: delta takes references under ${DELTA_REFERENCE_MAX_BYTES} bytes.`,
+        {
+          details: { lane: 'delta', field: 'references', index, maxBytes: DELTA_REFERENCE_MAX_BYTES - 1, bytes: reference.bytes.length },
+        },
+      );
     }
   }
 }
@@ -62,12 +74,21 @@ function imagesOf(answer: DeltaAnswer): LaneImage[] {
   return list.map((text) => {
     const bytes = Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64');
     const format = sniffImageType(bytes);
-    if (!format) throw new ServiceError('UPSTREAM_FAILED', 'delta answered an image that is not PNG, JPEG or WebP.', { details: { lane: 'delta', retryable: true } });
+    if (!format)
+      throw new ServiceError('UPSTREAM_FAILED', 'delta answered an image that is not PNG, JPEG or WebP.', {
+        details: { lane: 'delta', retryable: true },
+      });
     return { bytes, format };
   });
 }
 
-export async function deltaGenerate(ctx: LaneEnv, lane: LaneModule, key: string, request: LaneImageRequest<DeltaOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function deltaGenerate(
+  ctx: LaneEnv,
+  lane: LaneModule,
+  key: string,
+  request: LaneImageRequest<DeltaOptions>,
+  job: LaneJob,
+): Promise<LaneImageResult> {
   checkRequest(request);
   const model = request.model.upstreamId;
   const size = deltaSize(model, request.size);
@@ -83,7 +104,9 @@ export async function deltaGenerate(ctx: LaneEnv, lane: LaneModule, key: string,
     prompt_optimizer: promptOptimizer,
     aigc_watermark: false,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(request.references.length ? { subject_reference: request.references.map((reference) => ({ type: 'character', image_file: dataUrl(reference) })) } : {}),
+    ...(request.references.length
+      ? { subject_reference: request.references.map((reference) => ({ type: 'character', image_file: dataUrl(reference) })) }
+      : {}),
   };
   job.phase('planning');
   let answer: DeltaAnswer;
@@ -103,7 +126,8 @@ export async function deltaGenerate(ctx: LaneEnv, lane: LaneModule, key: string,
         job.phase('rendering');
         const parsed = await readJson('delta', response, answerSchema);
         // HTTP 200 with a non-zero code is a failure all the same.
-        if (parsed.base_resp.status_code !== 0) throw baseRespFailure(parsed.base_resp.status_code, parsed.base_resp.status_msg ?? undefined);
+        if (parsed.base_resp.status_code !== 0)
+          throw baseRespFailure(parsed.base_resp.status_code, parsed.base_resp.status_msg ?? undefined);
         return parsed;
       },
     );
@@ -115,14 +139,18 @@ export async function deltaGenerate(ctx: LaneEnv, lane: LaneModule, key: string,
     // Success without images is how the vendor's silent moderation looks.
     const failed = Number(answer.metadata?.failed_count ?? 0);
     const why = failed > 0 ? `${failed} image(s) were filtered upstream` : 'the answer held no image';
-    throw new ServiceError('DELTA_NO_IMAGE', `delta succeeded but ${why}.`, { details: { lane: 'delta', failedCount: failed, retryable: false } });
+    throw new ServiceError('DELTA_NO_IMAGE', `delta succeeded but ${why}.`, {
+      details: { lane: 'delta', failedCount: failed, retryable: false },
+    });
   }
   return {
     images,
     settings: {
       model,
       size: size.size,
-      ...('aspect_ratio' in size.fields ? { aspectRatio: size.fields.aspect_ratio } : { width: size.fields.width, height: size.fields.height }),
+      ...('aspect_ratio' in size.fields
+        ? { aspectRatio: size.fields.aspect_ratio }
+        : { width: size.fields.width, height: size.fields.height }),
       promptOptimizer,
       seed: options.seed ?? null,
       references: request.references.length,

@@ -11,7 +11,12 @@ import { deltaOptions, type DeltaOptions } from './options.js';
 
 function deltaKey(ctx: LaneEnv): string {
   const key = ctx.key('delta');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The delta lane needs DELTA_API_KEY: set it in the environment or under "keys".delta in config.json.', { details: { lane: 'delta', env: 'DELTA_API_KEY' } });
+  if (!key)
+    throw new ServiceError(
+      'API_KEY_REQUIRED',
+      'The delta lane needs DELTA_API_KEY: set it in the environment or under "keys".delta in config.json.',
+      { details: { lane: 'delta', env: 'DELTA_API_KEY' } },
+    );
   return key.value;
 }
 

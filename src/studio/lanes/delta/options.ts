@@ -4,7 +4,13 @@ import { z } from 'zod';
 
 export const deltaOptions = z
   .object({
-    seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe('The same seed and prompt give the same image.'),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .optional()
+      .describe('The same seed and prompt give the same image.'),
     promptOptimizer: z.boolean().optional().describe('Let the vendor rewrite the prompt (default false).'),
   })
   .strict();

@@ -45,8 +45,14 @@ export function deltaSize(model: string, size: string = DELTA_DEFAULT_SIZE): Del
   const free = DELTA_FREE_SIZE;
   const side = (value: number) => value >= free.min && value <= free.max && value % free.multipleOf === 0;
   if ((free.models as readonly string[]).includes(model) && side(width) && side(height)) return { size, fields: { width, height } };
-  const freeRule = (free.models as readonly string[]).includes(model) ? `, or any size with sides ${free.min}–${free.max} in multiples of ${free.multipleOf}` : '';
-  throw new ServiceError('BAD_REQUEST', `size ${size} is not one delta's ${model} makes: ${ratios.map((entry) => `${entry.size} (${entry.ratio})`).join(', ')}${freeRule}.`, {
-    details: { lane: 'delta', field: 'size', model, valid: ratios.map((entry) => entry.size), ...(freeRule ? { free } : {}) },
-  });
+  const freeRule = (free.models as readonly string[]).includes(model)
+    ? `, or any size with sides ${free.min}–${free.max} in multiples of ${free.multipleOf}`
+    : '';
+  throw new ServiceError(
+    'BAD_REQUEST',
+    `size ${size} is not one delta's ${model} makes: ${ratios.map((entry) => `${entry.size} (${entry.ratio})`).join(', ')}${freeRule}.`,
+    {
+      details: { lane: 'delta', field: 'size', model, valid: ratios.map((entry) => entry.size), ...(freeRule ? { free } : {}) },
+    },
+  );
 }

@@ -15,7 +15,13 @@ import { EPSILON_ENTRY_MAX_BYTES, readEpsilonZip } from './zip-reader.js';
 /** The archive is read whole: one entry of at most 50 MB, stored or deflated, plus its headers. */
 const BODY_MAX_BYTES = EPSILON_ENTRY_MAX_BYTES + 1024 * 1024;
 
-export async function epsilonGenerate(ctx: LaneEnv, lane: LaneModule, key: string, request: LaneImageRequest<EpsilonOptions>, job: LaneJob): Promise<LaneImageResult> {
+export async function epsilonGenerate(
+  ctx: LaneEnv,
+  lane: LaneModule,
+  key: string,
+  request: LaneImageRequest<EpsilonOptions>,
+  job: LaneJob,
+): Promise<LaneImageResult> {
   const call = epsilonCall(request);
   job.phase('planning');
   let body: Buffer;
@@ -37,7 +43,8 @@ export async function epsilonGenerate(ctx: LaneEnv, lane: LaneModule, key: strin
       },
     );
   } catch (error) {
-    if (error instanceof UpstreamError && error.failure === 'http' && error.status === 402) throw await paymentRequired(ctx, key, request.model.id, error, job.signal);
+    if (error instanceof UpstreamError && error.failure === 'http' && error.status === 402)
+      throw await paymentRequired(ctx, key, request.model.id, error, job.signal);
     throw epsilonError(error);
   }
   const png = await readEpsilonZip(body);

@@ -15,7 +15,12 @@ import { epsilonQuota } from './quota.js';
 
 function epsilonKey(ctx: LaneEnv): string {
   const key = ctx.key('epsilon');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The epsilon lane needs EPSILON_API_KEY (a persistent token): set it in the environment or under "keys".epsilon in config.json.', { details: { lane: 'epsilon', env: 'EPSILON_API_KEY' } });
+  if (!key)
+    throw new ServiceError(
+      'API_KEY_REQUIRED',
+      'The epsilon lane needs EPSILON_API_KEY (a persistent token): set it in the environment or under "keys".epsilon in config.json.',
+      { details: { lane: 'epsilon', env: 'EPSILON_API_KEY' } },
+    );
   return key.value;
 }
 

@@ -7,7 +7,14 @@ import { z } from 'zod';
 // naming the field and what it allows: the user chose them, so they are never
 // silently dropped or clamped.
 
-export const EPSILON_SAMPLERS = ['k_euler', 'k_euler_ancestral', 'k_dpmpp_2s_ancestral', 'k_dpmpp_2m', 'k_dpmpp_sde', 'k_dpmpp_2m_sde'] as const;
+export const EPSILON_SAMPLERS = [
+  'k_euler',
+  'k_euler_ancestral',
+  'k_dpmpp_2s_ancestral',
+  'k_dpmpp_2m',
+  'k_dpmpp_sde',
+  'k_dpmpp_2m_sde',
+] as const;
 export const EPSILON_NOISE_SCHEDULES = ['native', 'karras', 'exponential', 'polyexponential'] as const;
 export const EPSILON_UC_PRESETS = ['heavy', 'light', 'furryFocus', 'humanFocus', 'none'] as const;
 export const EPSILON_QUALITY_PRESETS = ['standard', 'light', 'none'] as const;
@@ -56,11 +63,19 @@ export const epsilonOptions = z
     cfgRescale: ranged('cfgRescale').optional().meta({ title: 'Guidance rescale', default: EPSILON_DEFAULTS.cfgRescale }),
     seed: ranged('seed').optional().meta({ title: 'Seed' }).describe('Omitted: the vendor picks one.'),
     ucPresetId: z.enum(EPSILON_UC_PRESETS).optional().meta({ title: 'Undesired content preset', default: EPSILON_DEFAULTS.ucPresetId }),
-    qualityPresetId: z.enum(EPSILON_QUALITY_PRESETS).optional().meta({ title: 'Quality tags preset', default: EPSILON_DEFAULTS.qualityPresetId }).describe('Version 5 models only; 4.5 models always run standard.'),
+    qualityPresetId: z
+      .enum(EPSILON_QUALITY_PRESETS)
+      .optional()
+      .meta({ title: 'Quality tags preset', default: EPSILON_DEFAULTS.qualityPresetId })
+      .describe('Version 5 models only; 4.5 models always run standard.'),
     autoSmea: z.boolean().optional().meta({ title: 'SMEA (auto)', default: EPSILON_DEFAULTS.autoSmea }),
     decrisper: z.boolean().optional().meta({ title: 'Decrisper', default: EPSILON_DEFAULTS.decrisper }),
     varietyPlus: z.boolean().optional().meta({ title: 'Variety+', default: EPSILON_DEFAULTS.varietyPlus }),
-    straightAlpha: z.boolean().optional().meta({ title: 'Straight alpha', default: EPSILON_DEFAULTS.straightAlpha }).describe('Version 5 models only (an RGBA PNG); off on 4.5 models.'),
+    straightAlpha: z
+      .boolean()
+      .optional()
+      .meta({ title: 'Straight alpha', default: EPSILON_DEFAULTS.straightAlpha })
+      .describe('Version 5 models only (an RGBA PNG); off on 4.5 models.'),
   })
   .strict();
 

@@ -20,14 +20,27 @@ export async function epsilonQuota(ctx: LaneEnv): Promise<QuotaResult> {
   let raw: unknown;
   try {
     raw = await callUpstream(
-      { lane: PROVIDER, url: `${ctx.upstreamUrl('epsilon')}/user/subscription`, headers: { authorization: `Bearer ${key.value}`, accept: 'application/json' }, credentials: [key.value], timeoutMs: SUBSCRIPTION_TIMEOUT_MS },
+      {
+        lane: PROVIDER,
+        url: `${ctx.upstreamUrl('epsilon')}/user/subscription`,
+        headers: { authorization: `Bearer ${key.value}`, accept: 'application/json' },
+        credentials: [key.value],
+        timeoutMs: SUBSCRIPTION_TIMEOUT_MS,
+      },
       (response) => readJson(PROVIDER, response, z.unknown(), 1024 * 1024),
     );
   } catch (error) {
     return probeFailed(PROVIDER, error, 'epsilon subscription route');
   }
   const parsed = subscriptionSchema.safeParse(raw);
-  if (!parsed.success) return { provider: PROVIDER, authenticated: true, windows: [], error: true, reason: 'The epsilon subscription answer has no `active` field.' };
+  if (!parsed.success)
+    return {
+      provider: PROVIDER,
+      authenticated: true,
+      windows: [],
+      error: true,
+      reason: 'The epsilon subscription answer has no `active` field.',
+    };
   const subscription = parsed.data;
   const meter = chargeMeter(raw);
   const credits = subscription.trainingStepsLeft;
@@ -36,7 +49,14 @@ export async function epsilonQuota(ctx: LaneEnv): Promise<QuotaResult> {
     authenticated: true,
     account: { email: null, plan: subscription.active ? `Tier ${subscription.tier ?? 0}` : 'inactive' },
     windows: meter
-      ? [{ label: 'v5-battery', percent: clampPercent(100 - meter.percent), resetsAt: meter.timeUntilNextPercent === undefined ? null : new Date(Date.now() + meter.timeUntilNextPercent * 1000).toISOString() }]
+      ? [
+          {
+            label: 'v5-battery',
+            percent: clampPercent(100 - meter.percent),
+            resetsAt:
+              meter.timeUntilNextPercent === undefined ? null : new Date(Date.now() + meter.timeUntilNextPercent * 1000).toISOString(),
+          },
+        ]
       : [],
     epsilonAccount: {
       active: subscription.active,

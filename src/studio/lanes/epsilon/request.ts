@@ -35,9 +35,13 @@ export function epsilonCall(request: LaneImageRequest<EpsilonOptions>): EpsilonC
   const { width, height } = dimensions(size);
   const negative = request.negativePrompt ?? '';
   if (negative.length > EPSILON_NEGATIVE_PROMPT_MAX) {
-    throw new ServiceError('BAD_REQUEST', `negativePrompt: epsilon takes at most ${EPSILON_NEGATIVE_PROMPT_MAX} characters; this one has ${negative.length}.`, {
-      details: { lane: 'epsilon', field: 'negativePrompt', max: EPSILON_NEGATIVE_PROMPT_MAX, got: negative.length },
-    });
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `negativePrompt: epsilon takes at most ${EPSILON_NEGATIVE_PROMPT_MAX} characters; this one has ${negative.length}.`,
+      {
+        details: { lane: 'epsilon', field: 'negativePrompt', max: EPSILON_NEGATIVE_PROMPT_MAX, got: negative.length },
+      },
+    );
   }
   const { options } = request;
   const chosen = { ...EPSILON_DEFAULTS, ...options };

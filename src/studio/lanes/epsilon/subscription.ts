@@ -16,7 +16,9 @@ const SUBSCRIPTION_TIMEOUT_MS = 5000;
 export const subscriptionSchema = z.looseObject({
   active: z.boolean(),
   tier: z.number().nullish(),
-  trainingStepsLeft: z.looseObject({ fixedTrainingStepsLeft: z.number().nullish(), purchasedTrainingSteps: z.number().nullish() }).nullish(),
+  trainingStepsLeft: z
+    .looseObject({ fixedTrainingStepsLeft: z.number().nullish(), purchasedTrainingSteps: z.number().nullish() })
+    .nullish(),
 });
 
 export interface ChargeMeter {
@@ -32,7 +34,11 @@ export function chargeMeter(value: unknown, depth = 0): ChargeMeter | undefined 
   if (!value || typeof value !== 'object' || depth > 4) return undefined;
   const record = value as Record<string, unknown>;
   if (typeof record.percent === 'number') {
-    return { percent: record.percent, isNegative: record.isNegative === true, ...(typeof record.timeUntilNextPercent === 'number' ? { timeUntilNextPercent: record.timeUntilNextPercent } : {}) };
+    return {
+      percent: record.percent,
+      isNegative: record.isNegative === true,
+      ...(typeof record.timeUntilNextPercent === 'number' ? { timeUntilNextPercent: record.timeUntilNextPercent } : {}),
+    };
   }
   for (const inner of Object.values(record)) {
     const found = chargeMeter(inner, depth + 1);
@@ -45,12 +51,20 @@ export function chargeMeter(value: unknown, depth = 0): ChargeMeter | undefined 
 async function usageExhausted(ctx: LaneEnv, key: string, signal: AbortSignal): Promise<boolean | undefined> {
   try {
     const raw = await callUpstream(
-      { lane: 'epsilon', url: `${ctx.upstreamUrl('epsilon')}/user/subscription`, headers: { authorization: `Bearer ${key}` }, credentials: [key], timeoutMs: SUBSCRIPTION_TIMEOUT_MS, signal },
+      {
+        lane: 'epsilon',
+        url: `${ctx.upstreamUrl('epsilon')}/user/subscription`,
+        headers: { authorization: `Bearer ${key}` },
+        credentials: [key],
+        timeoutMs: SUBSCRIPTION_TIMEOUT_MS,
+        signal,
+      },
       (response) => readJson('epsilon', response, z.unknown(), 1024 * 1024),
     );
     const subscription = subscriptionSchema.parse(raw);
     const meter = chargeMeter(raw);
-    const credits = (subscription.trainingStepsLeft?.fixedTrainingStepsLeft ?? 0) + (subscription.trainingStepsLeft?.purchasedTrainingSteps ?? 0);
+    const credits =
+      (subscription.trainingStepsLeft?.fixedTrainingStepsLeft ?? 0) + (subscription.trainingStepsLeft?.purchasedTrainingSteps ?? 0);
     return subscription.active && meter !== undefined && (meter.percent <= 0 || meter.isNegative) && credits <= 0;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
@@ -62,7 +76,12 @@ async function usageExhausted(ctx: LaneEnv, key: string, signal: AbortSignal): P
 export async function paymentRequired(ctx: LaneEnv, key: string, model: string, error: UpstreamError, signal: AbortSignal) {
   const said = error.vendorMessage ? ` (${error.vendorMessage})` : '';
   if (isVersion5(model) && (await usageExhausted(ctx, key, signal))) {
-    return laneError(error, 'EPSILON_USAGE_EXHAUSTED', `epsilon: the subscription is active but its charge meter and credits are empty${said}; wait for the meter to recharge or buy credits.`, false);
+    return laneError(
+      error,
+      'EPSILON_USAGE_EXHAUSTED',
+      `epsilon: the subscription is active but its charge meter and credits are empty${said}; wait for the meter to recharge or buy credits.`,
+      false,
+    );
   }
   return laneError(error, 'EPSILON_SUBSCRIPTION_REQUIRED', `epsilon needs an active subscription for this${said}.`, false);
 }

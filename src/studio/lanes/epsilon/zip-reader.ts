@@ -24,7 +24,20 @@ const ZIP64_MARKER = 0xffffffff;
 const METHOD_STORED = 0;
 const METHOD_DEFLATE = 8;
 
-type Defect = 'empty' | 'not_zip' | 'truncated' | 'entries' | 'header_mismatch' | 'crc' | 'size_mismatch' | 'encrypted' | 'data_descriptor' | 'zip64' | 'method' | 'too_large' | 'not_png';
+type Defect =
+  | 'empty'
+  | 'not_zip'
+  | 'truncated'
+  | 'entries'
+  | 'header_mismatch'
+  | 'crc'
+  | 'size_mismatch'
+  | 'encrypted'
+  | 'data_descriptor'
+  | 'zip64'
+  | 'method'
+  | 'too_large'
+  | 'not_png';
 
 const CODES: Readonly<Record<Defect, ErrorCode>> = {
   empty: 'EPSILON_EMPTY_IMAGE',
@@ -56,9 +69,12 @@ function notZip(body: Buffer): ServiceError {
     } catch {
       // Cut-off JSON: named as JSON all the same.
     }
-    return defect('not_zip', `epsilon answered JSON instead of a ZIP archive${said ? `: ${said.slice(0, 200)}` : '.'}`, { bodyType: 'json' });
+    return defect('not_zip', `epsilon answered JSON instead of a ZIP archive${said ? `: ${said.slice(0, 200)}` : '.'}`, {
+      bodyType: 'json',
+    });
   }
-  if (body.subarray(0, 2).toString('latin1') === 'PK') return defect('truncated', 'The epsilon answer starts like a ZIP archive but has no file entry first.');
+  if (body.subarray(0, 2).toString('latin1') === 'PK')
+    return defect('truncated', 'The epsilon answer starts like a ZIP archive but has no file entry first.');
   return defect('not_zip', 'epsilon answered something that is neither a ZIP archive nor JSON.', { bodyType: 'other' });
 }
 
@@ -72,17 +88,35 @@ function onlyEntry(zip: ZipFile): Promise<Entry> {
   });
 }
 
-const usesZip64 = (extraFields: readonly { id: number }[], sizes: readonly number[]) => extraFields.some((field) => field.id === ZIP64_EXTRA_FIELD) || sizes.includes(ZIP64_MARKER);
+const usesZip64 = (extraFields: readonly { id: number }[], sizes: readonly number[]) =>
+  extraFields.some((field) => field.id === ZIP64_EXTRA_FIELD) || sizes.includes(ZIP64_MARKER);
 
 /** The guards on what an entry (central directory or local header) declares. */
-function checkDeclared(where: string, flags: number, method: number, zip64: boolean, compressedSize: number, uncompressedSize: number): void {
+function checkDeclared(
+  where: string,
+  flags: number,
+  method: number,
+  zip64: boolean,
+  compressedSize: number,
+  uncompressedSize: number,
+): void {
   if (flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) throw defect('encrypted', `The epsilon ZIP entry is encrypted (${where}).`);
-  if (flags & FLAG_DATA_DESCRIPTOR) throw defect('data_descriptor', `The epsilon ZIP entry keeps its sizes in a trailing data descriptor (${where}); only sizes in the header are read.`);
+  if (flags & FLAG_DATA_DESCRIPTOR)
+    throw defect(
+      'data_descriptor',
+      `The epsilon ZIP entry keeps its sizes in a trailing data descriptor (${where}); only sizes in the header are read.`,
+    );
   if (zip64) throw defect('zip64', `The epsilon ZIP entry uses ZIP64 sizes (${where}).`);
-  if (method !== METHOD_STORED && method !== METHOD_DEFLATE) throw defect('method', `The epsilon ZIP entry uses compression method ${method}; only stored (0) and deflate (8) are read.`, { method });
+  if (method !== METHOD_STORED && method !== METHOD_DEFLATE)
+    throw defect('method', `The epsilon ZIP entry uses compression method ${method}; only stored (0) and deflate (8) are read.`, {
+      method,
+    });
   const largest = Math.max(compressedSize, uncompressedSize);
   if (largest > EPSILON_ENTRY_MAX_BYTES) {
-    throw defect('too_large', `The epsilon ZIP entry declares ${largest} bytes; the limit is ${EPSILON_ENTRY_MAX_BYTES}.`, { maxBytes: EPSILON_ENTRY_MAX_BYTES, declaredBytes: largest });
+    throw defect('too_large', `The epsilon ZIP entry declares ${largest} bytes; the limit is ${EPSILON_ENTRY_MAX_BYTES}.`, {
+      maxBytes: EPSILON_ENTRY_MAX_BYTES,
+      declaredBytes: largest,
+    });
   }
 }
 
@@ -100,7 +134,9 @@ function readAtMost(stream: Readable, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    stream.once('error', (error: Error) => reject(defect('size_mismatch', `The epsilon ZIP entry does not inflate to what it declares (${error.message}).`)));
+    stream.once('error', (error: Error) =>
+      reject(defect('size_mismatch', `The epsilon ZIP entry does not inflate to what it declares (${error.message}).`)),
+    );
     stream.once('end', () => resolve(Buffer.concat(chunks, size)));
   });
 }
@@ -134,9 +170,19 @@ function firstLocalHeader(body: Buffer): LocalHeader {
     dataStart,
   };
   const extra = yauzl.parseExtraFields(body.subarray(30 + nameLength, dataStart));
-  checkDeclared('local header', header.flags, header.method, usesZip64(extra, [header.compressedSize, header.uncompressedSize]), header.compressedSize, header.uncompressedSize);
+  checkDeclared(
+    'local header',
+    header.flags,
+    header.method,
+    usesZip64(extra, [header.compressedSize, header.uncompressedSize]),
+    header.compressedSize,
+    header.uncompressedSize,
+  );
   if (dataStart + header.compressedSize > body.length) {
-    throw defect('truncated', `The epsilon ZIP entry is truncated: ${header.compressedSize} bytes declared, ${body.length - dataStart} present.`);
+    throw defect(
+      'truncated',
+      `The epsilon ZIP entry is truncated: ${header.compressedSize} bytes declared, ${body.length - dataStart} present.`,
+    );
   }
   return header;
 }
@@ -153,15 +199,28 @@ export async function readEpsilonZip(body: Buffer): Promise<Buffer> {
     throw defect('truncated', `The epsilon ZIP archive cannot be read: it is truncated or damaged (${(error as Error).message}).`);
   }
   try {
-    if (zip.entryCount !== 1) throw defect('entries', `The epsilon ZIP archive holds ${zip.entryCount} entries; one was expected.`, { entries: zip.entryCount });
+    if (zip.entryCount !== 1)
+      throw defect('entries', `The epsilon ZIP archive holds ${zip.entryCount} entries; one was expected.`, { entries: zip.entryCount });
     let entry: Entry;
     try {
       entry = await onlyEntry(zip);
     } catch (error) {
       throw defect('truncated', `The epsilon ZIP entry cannot be read (${(error as Error).message}).`);
     }
-    checkDeclared('central directory', entry.generalPurposeBitFlag, entry.compressionMethod, usesZip64(entry.extraFields, [entry.compressedSize, entry.uncompressedSize]), entry.compressedSize, entry.uncompressedSize);
-    if (entry.relativeOffsetOfLocalHeader !== 0 || local.method !== entry.compressionMethod || local.compressedSize !== entry.compressedSize || local.uncompressedSize !== entry.uncompressedSize) {
+    checkDeclared(
+      'central directory',
+      entry.generalPurposeBitFlag,
+      entry.compressionMethod,
+      usesZip64(entry.extraFields, [entry.compressedSize, entry.uncompressedSize]),
+      entry.compressedSize,
+      entry.uncompressedSize,
+    );
+    if (
+      entry.relativeOffsetOfLocalHeader !== 0 ||
+      local.method !== entry.compressionMethod ||
+      local.compressedSize !== entry.compressedSize ||
+      local.uncompressedSize !== entry.uncompressedSize
+    ) {
       throw defect('header_mismatch', 'The epsilon ZIP entry says one thing in its local header and another in the central directory.');
     }
     let stream: Readable;
@@ -171,9 +230,14 @@ export async function readEpsilonZip(body: Buffer): Promise<Buffer> {
       throw defect('truncated', `The epsilon ZIP entry cannot be opened (${(error as Error).message}).`);
     }
     const bytes = await readAtMost(stream, entry.uncompressedSize);
-    if (bytes.length !== entry.uncompressedSize) throw defect('size_mismatch', `The epsilon ZIP entry inflated to ${bytes.length} bytes, not the ${entry.uncompressedSize} it declares.`);
+    if (bytes.length !== entry.uncompressedSize)
+      throw defect(
+        'size_mismatch',
+        `The epsilon ZIP entry inflated to ${bytes.length} bytes, not the ${entry.uncompressedSize} it declares.`,
+      );
     if (crc32(bytes) >>> 0 !== entry.crc32 >>> 0) throw defect('crc', 'The epsilon ZIP entry fails its CRC-32 check: its data is damaged.');
-    if (!bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) throw defect('not_png', `The epsilon ZIP entry "${entry.fileName.slice(0, 100)}" is not a PNG image.`);
+    if (!bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE))
+      throw defect('not_png', `The epsilon ZIP entry "${entry.fileName.slice(0, 100)}" is not a PNG image.`);
     return bytes;
   } finally {
     zip.close();

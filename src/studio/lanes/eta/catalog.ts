@@ -22,14 +22,18 @@ let latest: readonly McpModel[] = [];
 export const latestEtaModels = (): readonly McpModel[] => latest;
 const refreshing = new WeakSet<LaneEnv>();
 
-const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 function parameterOf(value: unknown): McpParameter | undefined {
   const entry = record(value);
   if (!entry || typeof entry.name !== 'string') return undefined;
   const type = entry.type === 'number' ? 'number' : entry.type === 'bool' || entry.type === 'boolean' ? 'boolean' : 'string';
-  const options = Array.isArray(entry.options) ? entry.options.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number') : undefined;
+  const options = Array.isArray(entry.options)
+    ? entry.options.filter((item): item is string | number => typeof item === 'string' || typeof item === 'number')
+    : undefined;
   return {
     name: entry.name,
     type,
@@ -47,16 +51,27 @@ function modelOf(kind: McpMediaKind, value: unknown): McpModel | undefined {
   const item = record(value);
   if (!item || typeof item.id !== 'string') return undefined;
   const roles = new Set<McpInputRole>(['text']);
-  for (const media of Array.isArray(item.medias) ? item.medias : []) for (const role of strings(record(media)?.roles)) if (ROLE[role]) roles.add(ROLE[role]);
-  const parameters = (Array.isArray(item.parameters) ? item.parameters : []).map(parameterOf).filter((entry): entry is McpParameter => entry !== undefined);
+  for (const media of Array.isArray(item.medias) ? item.medias : [])
+    for (const role of strings(record(media)?.roles)) if (ROLE[role]) roles.add(ROLE[role]);
+  const parameters = (Array.isArray(item.parameters) ? item.parameters : [])
+    .map(parameterOf)
+    .filter((entry): entry is McpParameter => entry !== undefined);
   // A video's durations become its `duration` parameter (a list, or a range).
   const durations = Array.isArray(item.durations) ? item.durations.filter((entry): entry is number => typeof entry === 'number') : [];
   const range = record(item.duration_range);
   if (kind === 'video' && !parameters.some((entry) => entry.name === 'duration')) {
     if (durations.length) parameters.push({ name: 'duration', type: 'number', options: durations });
-    else if (typeof range?.min === 'number' && typeof range.max === 'number') parameters.push({ name: 'duration', type: 'number', min: range.min, max: range.max });
+    else if (typeof range?.min === 'number' && typeof range.max === 'number')
+      parameters.push({ name: 'duration', type: 'number', min: range.min, max: range.max });
   }
-  return { id: item.id, kind, ...(typeof item.description === 'string' ? { description: item.description } : {}), aspectRatios: strings(item.aspect_ratios), inputRoles: [...roles], parameters };
+  return {
+    id: item.id,
+    kind,
+    ...(typeof item.description === 'string' ? { description: item.description } : {}),
+    aspectRatios: strings(item.aspect_ratios),
+    inputRoles: [...roles],
+    parameters,
+  };
 }
 
 /**
@@ -80,14 +95,23 @@ export function cachedEtaModels(ctx: LaneEnv, lane: McpLaneDialect): readonly Mc
 export async function etaModels(ctx: LaneEnv, lane: McpLaneDialect, signal?: AbortSignal): Promise<readonly McpModel[]> {
   const cached = cache.get(ctx);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.models;
-  const call = { ctx, lane, target: mcpTarget(ctx, lane), signal: signal ?? new AbortController().signal, timeoutMs: () => CALL_TIMEOUT_MS };
+  const call = {
+    ctx,
+    lane,
+    target: mcpTarget(ctx, lane),
+    signal: signal ?? new AbortController().signal,
+    timeoutMs: () => CALL_TIMEOUT_MS,
+  };
   const models: McpModel[] = [];
   for (const kind of MCP_MEDIA_KINDS) {
     let after: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const answer = await callTool(call, 'models_explore', { action: 'list', type: kind, limit: PAGE_LIMIT, ...(after ? { after } : {}) });
       const data = record(answer.structuredContent);
-      if (!data) throw new ServiceError('MCP_TOOL_FAILED', 'eta models_explore answered without structured content.', { details: { lane: 'eta', retryable: true } });
+      if (!data)
+        throw new ServiceError('MCP_TOOL_FAILED', 'eta models_explore answered without structured content.', {
+          details: { lane: 'eta', retryable: true },
+        });
       for (const item of Array.isArray(data.items) ? data.items : []) {
         const model = modelOf(kind, item);
         if (model) models.push(model);

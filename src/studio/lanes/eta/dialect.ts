@@ -20,9 +20,15 @@ export const ETA_EXECUTABLE_ENV = 'SVC_ETA_EXECUTABLE';
 
 /** Why the plan does not allow generation, or undefined when it does. */
 export const etaLock = (ctx: LaneEnv): string | undefined =>
-  /^(1|true)$/i.test(ctx.env[ETA_EXECUTABLE_ENV] ?? '') ? undefined : `The eta plan is catalog-only (free plan): generation is locked. Set ${ETA_EXECUTABLE_ENV}=1 once a paid plan unlocks it.`;
+  /^(1|true)$/i.test(ctx.env[ETA_EXECUTABLE_ENV] ?? '')
+    ? undefined
+    : `The eta plan is catalog-only (free plan): generation is locked. Set ${ETA_EXECUTABLE_ENV}=1 once a paid plan unlocks it.`;
 
-const MEDIA_ROLES: Partial<Record<McpTaskInput['role'], string>> = { image_references: 'image', start_image: 'start_image', end_image: 'end_image' };
+const MEDIA_ROLES: Partial<Record<McpTaskInput['role'], string>> = {
+  image_references: 'image',
+  start_image: 'start_image',
+  end_image: 'end_image',
+};
 
 function submitCall(request: McpTaskRequest, refs: readonly string[]): { tool: string; args: Record<string, unknown> } {
   const medias = request.inputs.map((input, index) => ({ value: refs[index], role: MEDIA_ROLES[input.role] as string }));

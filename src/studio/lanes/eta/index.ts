@@ -18,7 +18,12 @@ export const etaLane: LaneModule = {
   description: 'MCP catalog only until a paid plan unlocks execution (then POST /api/generate for images, POST /api/mcp/generate).',
   ...mcpLaneParts(etaDialect, 'SVC_ETA_BASE_URL'),
   // Read live and cached: the registry lists the last catalog read, and a stale one is read again meanwhile.
-  models: { list: [], default: etaDialect.defaults.image, defaultVideo: etaDialect.defaults.video, discover: (ctx) => cachedEtaModels(ctx, etaDialect).map(mcpModelSpec) },
+  models: {
+    list: [],
+    default: etaDialect.defaults.image,
+    defaultVideo: etaDialect.defaults.video,
+    discover: (ctx) => cachedEtaModels(ctx, etaDialect).map(mcpModelSpec),
+  },
   timeoutMs: MCP_DEADLINE_MS.image,
   // Its video models, from the last catalog read (GET /api/mcp/models, the registry's listing read it).
   video: mcpVideoModel(etaDialect, latestEtaModels),

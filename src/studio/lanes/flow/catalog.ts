@@ -1,9 +1,29 @@
 import { ServiceError } from '../../errors.js';
-import { FLOW_WORKFLOW_ID, FLOW_WORKFLOW_LIMITS, type FlowHealth, type FlowInspectRequest, type FlowInspectResult, type FlowRegisterRequest, type FlowWorkflow, type FlowWorkflowListing } from '../../api/flow.js';
+import {
+  FLOW_WORKFLOW_ID,
+  FLOW_WORKFLOW_LIMITS,
+  type FlowHealth,
+  type FlowInspectRequest,
+  type FlowInspectResult,
+  type FlowRegisterRequest,
+  type FlowWorkflow,
+  type FlowWorkflowListing,
+} from '../../api/flow.js';
 import type { LaneEnv } from '../env.js';
 import type { FlowWorkflowRepository, FlowWorkflowSummary } from '../../store/repositories.js';
 import type { LaneStatus, ModelSpec } from '../types.js';
-import { bindCandidates, checkBind, checkMediaKind, checkParams, deriveParams, inferredBind, mediaKindOfOutput, needsConfirmation, workflowOptions, type NodeCatalog } from './binding.js';
+import {
+  bindCandidates,
+  checkBind,
+  checkMediaKind,
+  checkParams,
+  deriveParams,
+  inferredBind,
+  mediaKindOfOutput,
+  needsConfirmation,
+  workflowOptions,
+  type NodeCatalog,
+} from './binding.js';
 import { readGraphInput } from './graph-input.js';
 import { checkOrigin } from './origin.js';
 import { readObjectInfo, readSystemStats } from './server.js';
@@ -27,9 +47,19 @@ const OBJECT_INFO_TIMEOUT_MS = 5_000;
 /** Params (given or derived from a large graph) within the bounds a stored record is read back with. */
 function checkParamsSize(params: readonly unknown[]): void {
   const { maxParams, maxParamsBytes } = FLOW_WORKFLOW_LIMITS;
-  if (params.length > maxParams) throw new ServiceError('FLOW_WORKFLOW_TOO_LARGE', `A workflow has at most ${maxParams} params; this one has ${params.length}: bind or supply fewer.`, { details: { field: 'params', bound: 'params', max: maxParams, got: params.length } });
+  if (params.length > maxParams)
+    throw new ServiceError(
+      'FLOW_WORKFLOW_TOO_LARGE',
+      `A workflow has at most ${maxParams} params; this one has ${params.length}: bind or supply fewer.`,
+      { details: { field: 'params', bound: 'params', max: maxParams, got: params.length } },
+    );
   const bytes = Buffer.byteLength(JSON.stringify(params), 'utf8');
-  if (bytes > maxParamsBytes) throw new ServiceError('FLOW_WORKFLOW_TOO_LARGE', `A workflow's params are at most ${maxParamsBytes} bytes as JSON; these are ${bytes}.`, { details: { field: 'params', bound: 'bytes', max: maxParamsBytes, got: bytes } });
+  if (bytes > maxParamsBytes)
+    throw new ServiceError(
+      'FLOW_WORKFLOW_TOO_LARGE',
+      `A workflow's params are at most ${maxParamsBytes} bytes as JSON; these are ${bytes}.`,
+      { details: { field: 'params', bound: 'bytes', max: maxParamsBytes, got: bytes } },
+    );
 }
 
 export class FlowCatalog {
@@ -64,7 +94,9 @@ export class FlowCatalog {
 
   private withHeld<T extends FlowWorkflowSummary>(stored: T[]): (T | FlowWorkflow)[] {
     if (this.held.size === 0) return stored;
-    return [...stored.filter((workflow) => !this.held.has(workflow.id)), ...this.held.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...stored.filter((workflow) => !this.held.has(workflow.id)), ...this.held.values()].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
   }
 
   /** A workflow by id, or FLOW_WORKFLOW_NOT_FOUND. */
@@ -75,7 +107,9 @@ export class FlowCatalog {
   }
 
   private notFound(id: string): ServiceError {
-    return new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, { details: { id: id.slice(0, 64), registered: this.summaries().map((entry) => entry.id) } });
+    return new ServiceError('FLOW_WORKFLOW_NOT_FOUND', `No workflow "${id.slice(0, 64)}" is registered.`, {
+      details: { id: id.slice(0, 64), registered: this.summaries().map((entry) => entry.id) },
+    });
   }
 
   /** The server's node catalogue, or undefined when it does not answer (params are then typed by their values). */
@@ -96,7 +130,11 @@ export class FlowCatalog {
     const mediaKind = outputs.length === 1 ? mediaKindOfOutput(graph, outputs[0].node) : undefined;
     return {
       ok: true,
-      nodes: Object.entries(graph).map(([id, node]) => ({ id, classType: node.class_type, ...(node._meta?.title ? { title: node._meta.title } : {}) })),
+      nodes: Object.entries(graph).map(([id, node]) => ({
+        id,
+        classType: node.class_type,
+        ...(node._meta?.title ? { title: node._meta.title } : {}),
+      })),
       candidates,
       ...(mediaKind ? { mediaKind } : {}),
       needsConfirmation: needsConfirmation(candidates),
@@ -111,7 +149,11 @@ export class FlowCatalog {
    */
   async register(request: FlowRegisterRequest, { inMemory = false } = {}): Promise<FlowWorkflow> {
     if (!FLOW_WORKFLOW_ID.test(request.id)) {
-      throw new ServiceError('FLOW_WORKFLOW_ID_INVALID', `"${request.id.slice(0, 80)}" is not a workflow id: 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit.`, { details: { field: 'id', pattern: FLOW_WORKFLOW_ID.source } });
+      throw new ServiceError(
+        'FLOW_WORKFLOW_ID_INVALID',
+        `"${request.id.slice(0, 80)}" is not a workflow id: 1–64 characters of a-z, 0-9, "_" and "-", starting with a letter or digit.`,
+        { details: { field: 'id', pattern: FLOW_WORKFLOW_ID.source } },
+      );
     }
     const origin = request.origin !== undefined ? checkOrigin(request.origin) : this.defaultOrigin();
     const graph = readGraphInput(request);
@@ -120,7 +162,17 @@ export class FlowCatalog {
     const params = request.params ? checkParams(graph, request.params) : deriveParams(graph, bind, await this.nodeCatalog(origin));
     checkParamsSize(params);
     const now = Date.now();
-    const workflow: FlowWorkflow = { id: request.id, label: request.label ?? request.id, origin, mediaKind, graph, bind, params, createdAt: now, updatedAt: now };
+    const workflow: FlowWorkflow = {
+      id: request.id,
+      label: request.label ?? request.id,
+      origin,
+      mediaKind,
+      graph,
+      bind,
+      params,
+      createdAt: now,
+      updatedAt: now,
+    };
     if (inMemory) {
       this.held.set(workflow.id, workflow);
       return workflow;
@@ -129,7 +181,12 @@ export class FlowCatalog {
       this.held.delete(workflow.id);
       return this.store.replace(workflow);
     }
-    if (this.held.has(workflow.id) || !this.store.insert(workflow)) throw new ServiceError('FLOW_WORKFLOW_ID_TAKEN', `A workflow "${request.id}" is registered already; send replace: true to replace it.`, { details: { id: request.id } });
+    if (this.held.has(workflow.id) || !this.store.insert(workflow))
+      throw new ServiceError(
+        'FLOW_WORKFLOW_ID_TAKEN',
+        `A workflow "${request.id}" is registered already; send replace: true to replace it.`,
+        { details: { id: request.id } },
+      );
     return workflow;
   }
 
@@ -161,12 +218,21 @@ export class FlowCatalog {
   /** Contract §2: no workflow → disconnected; any server live → ready (saying when some are not); none → disconnected. */
   async laneStatus(): Promise<LaneStatus> {
     const origins = [...new Set(this.summaries().map((workflow) => workflow.origin))];
-    if (origins.length === 0) return { state: 'disconnected', reason: 'No workflow registered: add one with svc flow workflows add <file> --id <id>.' };
+    if (origins.length === 0)
+      return { state: 'disconnected', reason: 'No workflow registered: add one with svc flow workflows add <file> --id <id>.' };
     const health = await Promise.all(origins.map((origin) => this.probe(origin)));
     const live = origins.filter((_origin, index) => health[index].ok);
-    if (live.length === 0) return { state: 'disconnected', reason: `No node-graph server answers (${origins.map((origin, index) => `${origin}: ${health[index].reason ?? 'down'}`).join('; ')}).` };
-    if (live.length < origins.length) return { state: 'ready', reason: `Some instances offline: ${origins.filter((origin) => !live.includes(origin)).join(', ')}.` };
-    return { state: 'ready', reason: `${origins.length === 1 ? 'The node-graph server answers' : 'Every node-graph server answers'} (${origins.join(', ')}).` };
+    if (live.length === 0)
+      return {
+        state: 'disconnected',
+        reason: `No node-graph server answers (${origins.map((origin, index) => `${origin}: ${health[index].reason ?? 'down'}`).join('; ')}).`,
+      };
+    if (live.length < origins.length)
+      return { state: 'ready', reason: `Some instances offline: ${origins.filter((origin) => !live.includes(origin)).join(', ')}.` };
+    return {
+      state: 'ready',
+      reason: `${origins.length === 1 ? 'The node-graph server answers' : 'Every node-graph server answers'} (${origins.join(', ')}).`,
+    };
   }
 
   /** The workflows as models of the lane: id, kind, label, origin, and their params as options. */

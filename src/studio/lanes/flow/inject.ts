@@ -24,7 +24,12 @@ export function injectGraph(workflow: FlowWorkflow, values: FlowValues): FlowGra
   const set = (field: string, ref: { node: string; input: string } | undefined, value: unknown) => {
     if (value === undefined || !ref) return;
     const node = ownValue(graph, ref.node);
-    if (!node) throw new ServiceError('FLOW_WORKFLOW_BIND_INVALID', `The binding ${field} names node "${ref.node}", which the workflow's graph does not have.`, { details: { workflow: workflow.id, bindField: field, node: ref.node } });
+    if (!node)
+      throw new ServiceError(
+        'FLOW_WORKFLOW_BIND_INVALID',
+        `The binding ${field} names node "${ref.node}", which the workflow's graph does not have.`,
+        { details: { workflow: workflow.id, bindField: field, node: ref.node } },
+      );
     node.inputs[ref.input] = value;
   };
   const { bind } = workflow;

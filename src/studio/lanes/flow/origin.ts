@@ -13,9 +13,13 @@ export function checkOrigin(text: string): string {
   const match = ORIGIN.exec(text.trim());
   const port = match ? Number(match[2]) : 0;
   if (!match || port < 1 || port > 65535) {
-    throw new ServiceError('FLOW_URL_NOT_LOCAL', `"${text.slice(0, 200)}" is not a local node-graph server: use http://127.0.0.1:<port> (or localhost, [::1]) with nothing after the port.`, {
-      details: { field: 'origin', origin: text.slice(0, 200) },
-    });
+    throw new ServiceError(
+      'FLOW_URL_NOT_LOCAL',
+      `"${text.slice(0, 200)}" is not a local node-graph server: use http://127.0.0.1:<port> (or localhost, [::1]) with nothing after the port.`,
+      {
+        details: { field: 'origin', origin: text.slice(0, 200) },
+      },
+    );
   }
   return `http://${match[1].toLowerCase()}:${port}`;
 }

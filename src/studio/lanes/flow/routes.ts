@@ -16,7 +16,8 @@ export const flowRoutes: LaneRoutes = async (app, { ctx }) => {
 
   // The demo's workflows (its sample), on the demo's node-graph simulator (whose port changes each start):
   // held for this run only, never written over a workflow of the user's.
-  for (const workflow of ctx.demoContent?.flowWorkflows ?? []) await catalog.register({ ...workflow, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
+  for (const workflow of ctx.demoContent?.flowWorkflows ?? [])
+    await catalog.register({ ...workflow, origin: ctx.upstreamUrl('flow') }, { inMemory: true });
 
   app.post('/api/flow/inspect', async (request) => catalog.inspect(parseWith(flowInspectRequest, request.body ?? {})));
 

@@ -9,7 +9,16 @@ import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus, UpstreamOperatio
 import { workflowOptions } from './binding.js';
 import { flowCatalog } from './catalog.js';
 import { injectGraph } from './inject.js';
-import { cancelPrompt, downloadImage, readHistory, readQueuePlace, submitPrompt, uploadImage, type Call, type HistoryEntry } from './server.js';
+import {
+  cancelPrompt,
+  downloadImage,
+  readHistory,
+  readQueuePlace,
+  submitPrompt,
+  uploadImage,
+  type Call,
+  type HistoryEntry,
+} from './server.js';
 import { flowClientId, flowSockets } from './sockets.js';
 
 // One flow job as steps of the engine (contract: flow-workflow-catalog §3):
@@ -20,7 +29,13 @@ import { flowClientId, flowSockets } from './sockets.js';
 // waiting). The operation `{ origin, promptId, clientId, ... }` is stored on
 // the job, so a restarted studio re-attaches to the same prompt.
 
-const operationSchema = z.object({ origin: z.string(), promptId: z.string().min(1), clientId: z.string(), workflowId: z.string(), outputNode: z.string() });
+const operationSchema = z.object({
+  origin: z.string(),
+  promptId: z.string().min(1),
+  clientId: z.string(),
+  workflowId: z.string(),
+  outputNode: z.string(),
+});
 type FlowOperation = z.infer<typeof operationSchema>;
 
 /** One status call waits this long for news on the socket before it looks itself. */
@@ -40,10 +55,18 @@ const EDIT_PREFIX = 'Edit this image: ';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const target = (origin: string, job: Pick<LaneJob, 'deadline' | 'signal'>): Call => ({ origin, timeoutMs: Math.max(1, Math.min(CALL_MS, job.deadline - Date.now())), signal: job.signal });
+const target = (origin: string, job: Pick<LaneJob, 'deadline' | 'signal'>): Call => ({
+  origin,
+  timeoutMs: Math.max(1, Math.min(CALL_MS, job.deadline - Date.now())),
+  signal: job.signal,
+});
 
 const bindMissing = (workflow: FlowWorkflow, what: string, field: string) =>
-  new ServiceError('FLOW_WORKFLOW_BIND_INVALID', `The workflow "${workflow.id}" binds no ${field}, so it cannot take ${what}; register it again with a ${field} binding.`, { details: { workflow: workflow.id, bindField: field } });
+  new ServiceError(
+    'FLOW_WORKFLOW_BIND_INVALID',
+    `The workflow "${workflow.id}" binds no ${field}, so it cannot take ${what}; register it again with a ${field} binding.`,
+    { details: { workflow: workflow.id, bindField: field } },
+  );
 
 /** The request's values for the workflow, refusing what it has no place for (never dropped silently). */
 function valuesOf(workflow: FlowWorkflow, request: LaneImageRequest) {
@@ -51,7 +74,11 @@ function valuesOf(workflow: FlowWorkflow, request: LaneImageRequest) {
   const parsed = workflowOptions(bind, workflow.params).safeParse(request.options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ServiceError('BAD_REQUEST', `options.${issue.path.map(String).join('.')}: ${issue.message} (the workflow "${workflow.id}" changed since the job was accepted?)`, { details: { lane: 'flow', field: `options.${issue.path.map(String).join('.')}` } });
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `options.${issue.path.map(String).join('.')}: ${issue.message} (the workflow "${workflow.id}" changed since the job was accepted?)`,
+      { details: { lane: 'flow', field: `options.${issue.path.map(String).join('.')}` } },
+    );
   }
   const { seed, ...params } = parsed.data as Record<string, unknown>;
   if (request.negativePrompt !== undefined && !bind.negativePrompt) throw bindMissing(workflow, 'a negative prompt', 'negativePrompt');
@@ -66,7 +93,9 @@ function valuesOf(workflow: FlowWorkflow, request: LaneImageRequest) {
 /** The first image of the output node (else of any output node with images), as the contract reads a history entry. */
 function outputImage(entry: HistoryEntry, outputNode: string) {
   const outputs = entry.outputs ?? {};
-  const images = ownValue(outputs, outputNode)?.images?.length ? ownValue(outputs, outputNode)?.images : Object.values(outputs).find((output) => output.images?.length)?.images;
+  const images = ownValue(outputs, outputNode)?.images?.length
+    ? ownValue(outputs, outputNode)?.images
+    : Object.values(outputs).find((output) => output.images?.length)?.images;
   return images?.[0];
 }
 
@@ -79,15 +108,32 @@ function failureOf(entry: HistoryEntry): { interrupted: boolean; message: string
   return { interrupted: false, message: typeof said === 'string' ? said.slice(0, 500) : `status ${entry.status?.status_str ?? 'unknown'}` };
 }
 
-async function finish(ctx: LaneEnv, request: LaneImageRequest, operation: FlowOperation, entry: HistoryEntry, job: LaneJob): Promise<StepStatus> {
+async function finish(
+  ctx: LaneEnv,
+  request: LaneImageRequest,
+  operation: FlowOperation,
+  entry: HistoryEntry,
+  job: LaneJob,
+): Promise<StepStatus> {
   if (entry.status?.completed !== true) {
     const { message } = failureOf(entry);
-    throw new ServiceError('FLOW_EXECUTION_FAILED', `The workflow failed on the node-graph server: ${message}.`, { details: { workflow: operation.workflowId, promptId: operation.promptId, origin: operation.origin } });
+    throw new ServiceError('FLOW_EXECUTION_FAILED', `The workflow failed on the node-graph server: ${message}.`, {
+      details: { workflow: operation.workflowId, promptId: operation.promptId, origin: operation.origin },
+    });
   }
   const ref = outputImage(entry, operation.outputNode);
-  if (!ref) throw new ServiceError('FLOW_NO_IMAGE', `The workflow "${operation.workflowId}" finished without an image.`, { details: { workflow: operation.workflowId, promptId: operation.promptId, outputNode: operation.outputNode } });
+  if (!ref)
+    throw new ServiceError('FLOW_NO_IMAGE', `The workflow "${operation.workflowId}" finished without an image.`, {
+      details: { workflow: operation.workflowId, promptId: operation.promptId, outputNode: operation.outputNode },
+    });
   const image = await downloadImage(target(operation.origin, job), ref);
-  const settings = { workflow: operation.workflowId, promptId: operation.promptId, origin: operation.origin, ...(request.size ? { size: request.size } : {}), ...request.options };
+  const settings = {
+    workflow: operation.workflowId,
+    promptId: operation.promptId,
+    origin: operation.origin,
+    ...(request.size ? { size: request.size } : {}),
+    ...request.options,
+  };
   return { done: true, state: 'success', result: { images: [image], settings } };
 }
 
@@ -111,12 +157,24 @@ export const flowSteps: LaneSteps = {
         const extension = input.mime === 'image/jpeg' ? 'jpg' : input.mime === 'image/webp' ? 'webp' : 'png';
         refImage = await uploadImage(call, input.bytes, `svc_${Date.now()}_${promptId.slice(0, 8)}.${extension}`, input.mime);
       }
-      const graph = injectGraph(workflow, { prompt: request.image ? `${EDIT_PREFIX}${request.prompt}` : request.prompt, negativePrompt: request.negativePrompt, width: size?.width, height: size?.height, seed, refImage, params });
+      const graph = injectGraph(workflow, {
+        prompt: request.image ? `${EDIT_PREFIX}${request.prompt}` : request.prompt,
+        negativePrompt: request.negativePrompt,
+        width: size?.width,
+        height: size?.height,
+        seed,
+        refImage,
+        params,
+      });
       // The socket first (briefly): a prompt's messages go only to a connected client.
       await Promise.race([sockets.socket.open().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       await job.sending();
       // Its budget from now (the wait above took part of the job's).
-      const submitted = await submitPrompt(target(workflow.origin, job), { prompt: graph, client_id: flowClientId(ctx), prompt_id: promptId });
+      const submitted = await submitPrompt(target(workflow.origin, job), {
+        prompt: graph,
+        client_id: flowClientId(ctx),
+        prompt_id: promptId,
+      });
       let followed = watch;
       if (submitted.promptId !== promptId) {
         // An older server chose its own id: follow that one.
@@ -125,7 +183,13 @@ export const flowSteps: LaneSteps = {
       }
       // Just submitted on a live socket: nothing to read from history before the socket says so.
       if (sockets.connected) followed.checkHistory = false;
-      const operation: FlowOperation = { origin: workflow.origin, promptId: submitted.promptId, clientId: flowClientId(ctx), workflowId: workflow.id, outputNode: workflow.bind.output.node };
+      const operation: FlowOperation = {
+        origin: workflow.origin,
+        promptId: submitted.promptId,
+        clientId: flowClientId(ctx),
+        workflowId: workflow.id,
+        outputNode: workflow.bind.output.node,
+      };
       return { operation, id: submitted.promptId, state: followed.started ? 'running' : 'queued' };
     } catch (error) {
       sockets.release(promptId);
@@ -156,7 +220,12 @@ export const flowSteps: LaneSteps = {
         // The socket said it ended; its history entry follows (a server writes it after the message).
         watch.checkHistory = true;
         watch.unrecorded += 1;
-        if (watch.unrecorded > UNRECORDED_LIMIT) throw new ServiceError('FLOW_EXECUTION_FAILED', 'The node-graph server said the prompt ended but keeps no history entry for it.', { details: { promptId: operation.promptId, origin: operation.origin } });
+        if (watch.unrecorded > UNRECORDED_LIMIT)
+          throw new ServiceError(
+            'FLOW_EXECUTION_FAILED',
+            'The node-graph server said the prompt ended but keeps no history entry for it.',
+            { details: { promptId: operation.promptId, origin: operation.origin } },
+          );
         return { done: false, state: 'finishing', retryAfterMs: UNRECORDED_WAIT_MS };
       }
       if (due || (watch.queueChanged && !watch.started)) {
@@ -167,7 +236,11 @@ export const flowSteps: LaneSteps = {
           watch.checkHistory = true;
           watch.absent += 1;
           if (watch.absent >= ABSENT_LIMIT) {
-            throw new ServiceError('FLOW_EXECUTION_FAILED', 'The prompt vanished from the node-graph server (in neither its history nor its queue: restarted, or its history cleared).', { details: { promptId: operation.promptId, origin: operation.origin } });
+            throw new ServiceError(
+              'FLOW_EXECUTION_FAILED',
+              'The prompt vanished from the node-graph server (in neither its history nor its queue: restarted, or its history cleared).',
+              { details: { promptId: operation.promptId, origin: operation.origin } },
+            );
           }
           return { done: false, state: 'unknown', retryAfterMs: ABSENT_WAIT_MS };
         }
@@ -195,6 +268,8 @@ export const flowSteps: LaneSteps = {
     const operation = operationSchema.safeParse(stored);
     // Contract §3.7: past the deadline the prompt is cancelled too (not awaited: the job ends now).
     if (operation.success) void cancelPrompt({ origin: operation.data.origin, timeoutMs: 5_000 }, operation.data.promptId);
-    return new ServiceError('FLOW_TIMEOUT', `The workflow did not finish within ${Math.round(timeoutMs / 1000)} s (SVC_FLOW_TIMEOUT_MS).`, { details: { timeoutMs, ...(operation.success ? { promptId: operation.data.promptId, origin: operation.data.origin } : {}) } });
+    return new ServiceError('FLOW_TIMEOUT', `The workflow did not finish within ${Math.round(timeoutMs / 1000)} s (SVC_FLOW_TIMEOUT_MS).`, {
+      details: { timeoutMs, ...(operation.success ? { promptId: operation.data.promptId, origin: operation.data.origin } : {}) },
+    });
   },
 };

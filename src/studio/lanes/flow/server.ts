@@ -65,17 +65,35 @@ export async function readSystemStats(target: Call): Promise<{ version?: string 
 
 /** `GET /object_info`: the node catalogue (params are typed from it). */
 export function readObjectInfo(target: Call): Promise<NodeCatalog> {
-  return call(target, '/object_info', {}, (response) => readJson(LANE, response, z.record(z.string(), z.object({ input: z.object({}).passthrough().optional() }).passthrough()), JSON_MAX_BYTES)) as Promise<NodeCatalog>;
+  return call(target, '/object_info', {}, (response) =>
+    readJson(
+      LANE,
+      response,
+      z.record(z.string(), z.object({ input: z.object({}).passthrough().optional() }).passthrough()),
+      JSON_MAX_BYTES,
+    ),
+  ) as Promise<NodeCatalog>;
 }
 
-const submitAnswer = z.object({ prompt_id: z.string().min(1).optional(), number: z.number().optional(), node_errors: z.unknown().optional() }).passthrough();
+const submitAnswer = z
+  .object({ prompt_id: z.string().min(1).optional(), number: z.number().optional(), node_errors: z.unknown().optional() })
+  .passthrough();
 
 /** The server's refusal (§2.2): its words, and the nodes it named. */
 function rejection(body: string): { message: string; nodes: string[] } {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown; details?: unknown } | string; node_errors?: Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }> };
-    const error = typeof parsed.error === 'string' ? parsed.error : [parsed.error?.message, parsed.error?.details].filter((part) => typeof part === 'string' && part).join(': ');
-    const nodes = parsed.node_errors && typeof parsed.node_errors === 'object' && !Array.isArray(parsed.node_errors) ? Object.keys(parsed.node_errors) : [];
+    const parsed = JSON.parse(body) as {
+      error?: { message?: unknown; details?: unknown } | string;
+      node_errors?: Record<string, { class_type?: string; errors?: { message?: string; details?: string }[] }>;
+    };
+    const error =
+      typeof parsed.error === 'string'
+        ? parsed.error
+        : [parsed.error?.message, parsed.error?.details].filter((part) => typeof part === 'string' && part).join(': ');
+    const nodes =
+      parsed.node_errors && typeof parsed.node_errors === 'object' && !Array.isArray(parsed.node_errors)
+        ? Object.keys(parsed.node_errors)
+        : [];
     return { message: error || 'refused', nodes };
   } catch {
     return { message: body.slice(0, 200) || 'refused', nodes: [] };
@@ -83,7 +101,10 @@ function rejection(body: string): { message: string; nodes: string[] } {
 }
 
 /** `POST /prompt` (§2.1): the graph under our client id; answers the prompt id. */
-export async function submitPrompt(target: Call, body: { prompt: unknown; client_id: string; prompt_id?: string }): Promise<{ promptId: string; number?: number }> {
+export async function submitPrompt(
+  target: Call,
+  body: { prompt: unknown; client_id: string; prompt_id?: string },
+): Promise<{ promptId: string; number?: number }> {
   let answer: z.infer<typeof submitAnswer>;
   // The nodes a refusal names, kept aside as the client reads the error body (its words go the usual way).
   let nodes: string[] = [];
@@ -93,18 +114,29 @@ export async function submitPrompt(target: Call, body: { prompt: unknown; client
     return { message: refused.message };
   };
   try {
-    answer = await call(target, '/prompt', { method: 'POST', body: JSON.stringify(body), parseError }, (response) => readJson(LANE, response, submitAnswer, JSON_MAX_BYTES));
+    answer = await call(target, '/prompt', { method: 'POST', body: JSON.stringify(body), parseError }, (response) =>
+      readJson(LANE, response, submitAnswer, JSON_MAX_BYTES),
+    );
   } catch (error) {
     if (error instanceof UpstreamError && error.failure === 'http') {
       const message = error.vendorMessage || 'refused';
-      throw new ServiceError('FLOW_SUBMIT_REJECTED', `The node-graph server refused the workflow (${error.status})${nodes.length ? ` at node ${nodes.join(', ')}` : ''}: ${message}`, {
-        details: { upstreamStatus: error.status, ...(nodes.length ? { nodes } : {}) },
-      });
+      throw new ServiceError(
+        'FLOW_SUBMIT_REJECTED',
+        `The node-graph server refused the workflow (${error.status})${nodes.length ? ` at node ${nodes.join(', ')}` : ''}: ${message}`,
+        {
+          details: { upstreamStatus: error.status, ...(nodes.length ? { nodes } : {}) },
+        },
+      );
     }
     throw error;
   }
   const nodeErrors = answer.node_errors && typeof answer.node_errors === 'object' ? Object.keys(answer.node_errors) : [];
-  if (nodeErrors.length) throw new ServiceError('FLOW_SUBMIT_REJECTED', `The node-graph server accepted the workflow with errors at node ${nodeErrors.join(', ')}.`, { details: { nodes: nodeErrors } });
+  if (nodeErrors.length)
+    throw new ServiceError(
+      'FLOW_SUBMIT_REJECTED',
+      `The node-graph server accepted the workflow with errors at node ${nodeErrors.join(', ')}.`,
+      { details: { nodes: nodeErrors } },
+    );
   if (!answer.prompt_id) throw new ServiceError('FLOW_SUBMIT_REJECTED', 'The node-graph server answered without a prompt id.');
   return { promptId: answer.prompt_id, ...(answer.number !== undefined ? { number: answer.number } : {}) };
 }
@@ -114,21 +146,29 @@ export type FileRef = z.infer<typeof fileRef>;
 const historyEntry = z
   .object({
     outputs: z.record(z.string(), z.object({ images: z.array(fileRef).optional() }).passthrough()).optional(),
-    status: z.object({ status_str: z.string().optional(), completed: z.boolean().optional(), messages: z.array(z.unknown()).optional() }).passthrough().optional(),
+    status: z
+      .object({ status_str: z.string().optional(), completed: z.boolean().optional(), messages: z.array(z.unknown()).optional() })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 export type HistoryEntry = z.infer<typeof historyEntry>;
 
 /** `GET /history/{id}`: the entry once the prompt ended, undefined while it is queued or running (§2.4). */
 export async function readHistory(target: Call, promptId: string): Promise<HistoryEntry | undefined> {
-  const answer = await call(target, `/history/${encodeURIComponent(promptId)}`, {}, (response) => readJson(LANE, response, z.record(z.string(), historyEntry), JSON_MAX_BYTES));
+  const answer = await call(target, `/history/${encodeURIComponent(promptId)}`, {}, (response) =>
+    readJson(LANE, response, z.record(z.string(), historyEntry), JSON_MAX_BYTES),
+  );
   return answer[promptId];
 }
 
 const queueAnswer = z.object({ queue_running: z.array(z.array(z.unknown())), queue_pending: z.array(z.array(z.unknown())) }).passthrough();
 
 /** Where a prompt is in `GET /queue` (§2.3): running, pending at a 1-based position (by number), or absent. */
-export async function readQueuePlace(target: Call, promptId: string): Promise<{ state: 'running' } | { state: 'pending'; position: number } | { state: 'absent' }> {
+export async function readQueuePlace(
+  target: Call,
+  promptId: string,
+): Promise<{ state: 'running' } | { state: 'pending'; position: number } | { state: 'absent' }> {
   const queue = await call(target, '/queue', {}, (response) => readJson(LANE, response, queueAnswer, JSON_MAX_BYTES));
   if (queue.queue_running.some((item) => item[1] === promptId)) return { state: 'running' };
   const pending = [...queue.queue_pending].sort((a, b) => Number(a[0]) - Number(b[0]));
@@ -154,10 +194,13 @@ export async function uploadImage(target: Call, bytes: Buffer, filename: string,
   form.set('type', 'input');
   form.set('overwrite', 'false');
   try {
-    const answer = await call(target, '/upload/image', { method: 'POST', body: form }, (response) => readJson(LANE, response, uploadAnswer, JSON_MAX_BYTES));
+    const answer = await call(target, '/upload/image', { method: 'POST', body: form }, (response) =>
+      readJson(LANE, response, uploadAnswer, JSON_MAX_BYTES),
+    );
     return answer.subfolder ? `${answer.subfolder}/${answer.name}` : answer.name;
   } catch (error) {
-    if (error instanceof UpstreamError) throw error.as('FLOW_SUBMIT_REJECTED', `The node-graph server refused the reference upload: ${error.message}`);
+    if (error instanceof UpstreamError)
+      throw error.as('FLOW_SUBMIT_REJECTED', `The node-graph server refused the reference upload: ${error.message}`);
     throw error;
   }
 }
@@ -168,7 +211,10 @@ const FILE_TYPES = ['output', 'input', 'temp'];
 export async function downloadImage(target: Call, ref: FileRef): Promise<{ bytes: Buffer; format: ImageFormat }> {
   const subfolder = ref.subfolder ?? '';
   if (subfolder.startsWith('/') || subfolder.split(/[\\/]/).includes('..') || ref.filename.includes('/') || ref.filename.includes('..')) {
-    throw new ServiceError('FLOW_DOWNLOAD_FAILED', `The node-graph server named an output outside its folders (${JSON.stringify(`${subfolder}/${ref.filename}`.slice(0, 200))}).`);
+    throw new ServiceError(
+      'FLOW_DOWNLOAD_FAILED',
+      `The node-graph server named an output outside its folders (${JSON.stringify(`${subfolder}/${ref.filename}`.slice(0, 200))}).`,
+    );
   }
   const type = FILE_TYPES.includes(ref.type ?? '') ? (ref.type as string) : 'output';
   const query = new URLSearchParams({ filename: ref.filename, subfolder, type });
@@ -177,10 +223,14 @@ export async function downloadImage(target: Call, ref: FileRef): Promise<{ bytes
     bytes = await call(target, `/view?${query.toString()}`, {}, (response) => readBytes(LANE, response, FLOW_IMAGE_MAX_BYTES));
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    if (error instanceof UpstreamError) throw error.as('FLOW_DOWNLOAD_FAILED', `The image ${ref.filename} could not be downloaded: ${error.message}`);
+    if (error instanceof UpstreamError)
+      throw error.as('FLOW_DOWNLOAD_FAILED', `The image ${ref.filename} could not be downloaded: ${error.message}`);
     throw error;
   }
   const format = sniffImageType(bytes);
-  if (!format) throw new ServiceError('FLOW_IMAGE_INVALID', `The file ${ref.filename} the workflow produced is not a PNG, JPEG or WebP image.`, { details: { filename: ref.filename, bytes: bytes.length } });
+  if (!format)
+    throw new ServiceError('FLOW_IMAGE_INVALID', `The file ${ref.filename} the workflow produced is not a PNG, JPEG or WebP image.`, {
+      details: { filename: ref.filename, bytes: bytes.length },
+    });
   return { bytes, format };
 }

@@ -227,7 +227,8 @@ class OriginSocket {
       case 'progress': {
         const value = Number(data.value);
         const max = Number(data.max);
-        if (Number.isInteger(value) && Number.isInteger(max)) watch.job.progress?.({ value, max, ...(typeof data.node === 'string' ? { node: data.node } : {}) });
+        if (Number.isInteger(value) && Number.isInteger(max))
+          watch.job.progress?.({ value, max, ...(typeof data.node === 'string' ? { node: data.node } : {}) });
         return;
       }
       case 'execution_success':

@@ -15,7 +15,12 @@ import { gammaSteps } from './run.js';
 
 function gammaKey(ctx: LaneEnv): string {
   const key = ctx.key('gamma');
-  if (!key) throw new ServiceError('API_KEY_REQUIRED', 'The gamma lane needs GAMMA_API_KEY: set it in the environment or under "keys".gamma in config.json.', { details: { lane: 'gamma', env: 'GAMMA_API_KEY' } });
+  if (!key)
+    throw new ServiceError(
+      'API_KEY_REQUIRED',
+      'The gamma lane needs GAMMA_API_KEY: set it in the environment or under "keys".gamma in config.json.',
+      { details: { lane: 'gamma', env: 'GAMMA_API_KEY' } },
+    );
   return key.value;
 }
 
@@ -47,7 +52,14 @@ export const gammaLane: LaneModule = defineLane({
     ],
   },
   models: {
-    list: [{ id: 'gamma-image-2', kind: 'image', upstreamId: GAMMA_UPSTREAM_MODELS.textToImage, description: 'Gamma text-to-image; with references (or an edited image) it runs the edit model.' }],
+    list: [
+      {
+        id: 'gamma-image-2',
+        kind: 'image',
+        upstreamId: GAMMA_UPSTREAM_MODELS.textToImage,
+        description: 'Gamma text-to-image; with references (or an edited image) it runs the edit model.',
+      },
+    ],
     default: 'gamma-image-2',
   },
   controls: ['quality', 'size', 'format'],

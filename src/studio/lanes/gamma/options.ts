@@ -3,6 +3,8 @@ import { GAMMA_BACKGROUNDS } from './protocol.js';
 
 // The gamma lane's own options (the request's `options`).
 
-export const gammaOptions = z.object({ background: z.enum(GAMMA_BACKGROUNDS).optional().describe('transparent makes a PNG whatever the format.') }).strict();
+export const gammaOptions = z
+  .object({ background: z.enum(GAMMA_BACKGROUNDS).optional().describe('transparent makes a PNG whatever the format.') })
+  .strict();
 
 export type GammaOptions = z.output<typeof gammaOptions>;

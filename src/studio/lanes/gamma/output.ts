@@ -25,7 +25,9 @@ function checkedUrl(link: string, baseUrl: string): URL {
     throw refused('gamma gave an output link that is not a URL.');
   }
   if (url.protocol !== 'https:' && url.origin !== new URL(baseUrl).origin) {
-    throw refused(`gamma gave an output link the studio does not fetch (${where(url)}): only https, or the gamma base URL's own origin.`, { output: where(url) });
+    throw refused(`gamma gave an output link the studio does not fetch (${where(url)}): only https, or the gamma base URL's own origin.`, {
+      output: where(url),
+    });
   }
   if (url.username || url.password) throw refused('gamma gave an output link with credentials in it.', { output: where(url) });
   return url;
@@ -46,12 +48,15 @@ export interface DownloadTarget {
 export async function downloadOutput(output: GammaOutput, target: DownloadTarget): Promise<LaneImage> {
   if (output.kind === 'inline') {
     // Checked before decoding, like a reference: an oversized inline image costs no memory.
-    if ((output.base64.length * 3) / 4 > GAMMA_OUTPUT_MAX_BYTES) throw refused(`The gamma inline output is over ${GAMMA_OUTPUT_MAX_BYTES} bytes.`);
+    if ((output.base64.length * 3) / 4 > GAMMA_OUTPUT_MAX_BYTES)
+      throw refused(`The gamma inline output is over ${GAMMA_OUTPUT_MAX_BYTES} bytes.`);
     return image(Buffer.from(output.base64, 'base64'), 'inline');
   }
   const url = checkedUrl(output.url, target.baseUrl);
   try {
-    const bytes = await callUpstream({ lane: 'gamma', url: url.href, timeoutMs: target.timeoutMs, signal: target.signal }, (response) => readBytes('gamma', response, GAMMA_OUTPUT_MAX_BYTES));
+    const bytes = await callUpstream({ lane: 'gamma', url: url.href, timeoutMs: target.timeoutMs, signal: target.signal }, (response) =>
+      readBytes('gamma', response, GAMMA_OUTPUT_MAX_BYTES),
+    );
     return image(bytes, where(url));
   } catch (error) {
     throw gammaError('download', error);

@@ -31,13 +31,17 @@ export async function submitPrediction(call: GammaCall, body: Record<string, unk
     throw gammaError('submit', error);
   }
   const id = predictionIdOf(answer);
-  if (!id) throw new ServiceError('GAMMA_NO_PREDICTION_ID', 'gamma accepted the generation but its answer holds no prediction id.', { details: { lane: 'gamma', retryable: true } });
+  if (!id)
+    throw new ServiceError('GAMMA_NO_PREDICTION_ID', 'gamma accepted the generation but its answer holds no prediction id.', {
+      details: { lane: 'gamma', retryable: true },
+    });
   return { id, status: readPoll(answer).status ?? 'submitted' };
 }
 
 /** A poll that did not answer (a rate limit, a server or network hiccup): polling is free to repeat. */
 const transient = (error: unknown): error is UpstreamError =>
-  error instanceof UpstreamError && (error.failure === 'network' || (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500)));
+  error instanceof UpstreamError &&
+  (error.failure === 'network' || (error.failure === 'http' && (error.status === 429 || (error.status ?? 0) >= 500)));
 
 /** What one status call found. */
 export type PredictionReading =
@@ -61,7 +65,12 @@ export async function readPrediction(call: GammaCall, id: string): Promise<Predi
       (response) => readJson('gamma', response, jsonObject, 16 * 1024 * 1024),
     );
   } catch (error) {
-    if (transient(error) && !call.signal.aborted) return { state: 'pending', status: undefined, ...(error.retryAfterSeconds !== undefined ? { retryAfterMs: error.retryAfterSeconds * 1000 } : {}) };
+    if (transient(error) && !call.signal.aborted)
+      return {
+        state: 'pending',
+        status: undefined,
+        ...(error.retryAfterSeconds !== undefined ? { retryAfterMs: error.retryAfterSeconds * 1000 } : {}),
+      };
     throw gammaError('poll', error);
   }
   const reading = readPoll(body);

@@ -21,7 +21,8 @@ export const GAMMA_POLL_INTERVALS_MS = [250, 500, 1000, 2000, 3000] as const;
 /** Largest output image downloaded. */
 export const GAMMA_OUTPUT_MAX_BYTES = 50 * 1024 * 1024;
 
-const asRecord = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 /** Any JSON object: the answers are read field by field below, tolerating where each sits. */
@@ -39,7 +40,14 @@ export function uploadUrlOf(body: JsonObject): string | undefined {
 /** The prediction id of a submit answer: `data.id`, `data.request_id`, `id`, `request_id`, `predictionId` (§3). */
 export function predictionIdOf(body: JsonObject): string | undefined {
   const data = asRecord(body.data);
-  return text(data?.id) ?? text(data?.request_id) ?? text(body.id) ?? text(body.request_id) ?? text(body.predictionId) ?? text(data?.predictionId);
+  return (
+    text(data?.id) ??
+    text(data?.request_id) ??
+    text(body.id) ??
+    text(body.request_id) ??
+    text(body.predictionId) ??
+    text(data?.predictionId)
+  );
 }
 
 export type PredictionState = 'running' | 'done' | 'failed';
@@ -79,8 +87,19 @@ export interface PollReading {
 export function readPoll(body: JsonObject): PollReading {
   const data = asRecord(body.data) ?? {};
   const status = (text(data.status) ?? text(body.status))?.toLowerCase();
-  const output = outputFrom(data.outputs) ?? outputFrom(data.output) ?? outputFrom(data.result) ?? outputFrom(body.outputs) ?? outputFrom(body.output) ?? outputFrom(body.result);
-  return { status, output, reason: text(data.error) ?? text(data.message) ?? text(body.error) ?? text(body.message), model: text(data.model) };
+  const output =
+    outputFrom(data.outputs) ??
+    outputFrom(data.output) ??
+    outputFrom(data.result) ??
+    outputFrom(body.outputs) ??
+    outputFrom(body.output) ??
+    outputFrom(body.result);
+  return {
+    status,
+    output,
+    reason: text(data.error) ?? text(data.message) ?? text(body.error) ?? text(body.message),
+    model: text(data.model),
+  };
 }
 
 /** The vendor's error bodies: `{code, message, data}`, the reason sometimes in `data.error` (§5). */

@@ -72,9 +72,15 @@ export function gammaSteps(key: (ctx: LaneEnv) => string): LaneSteps<GammaOption
       const call = gammaCall(ctx, key(ctx), job);
       job.phase('rendering');
       const reading = await readPrediction(call, operation.predictionId);
-      if (reading.state === 'pending') return { done: false, state: reading.status, ...(reading.retryAfterMs ? { retryAfterMs: reading.retryAfterMs } : {}) };
+      if (reading.state === 'pending')
+        return { done: false, state: reading.status, ...(reading.retryAfterMs ? { retryAfterMs: reading.retryAfterMs } : {}) };
       const image = await downloadOutput(reading.output, { baseUrl: call.baseUrl, timeoutMs: call.timeoutMs(), signal: call.signal });
-      const settings = { upstreamModel: reading.model ?? operation.upstreamModel, ...settingsOf(request), references: operation.references, predictionId: operation.predictionId };
+      const settings = {
+        upstreamModel: reading.model ?? operation.upstreamModel,
+        ...settingsOf(request),
+        references: operation.references,
+        predictionId: operation.predictionId,
+      };
       return { done: true, state: reading.status, result: { images: [image], settings } };
     },
     timeout: (stored, timeoutMs) => budgetSpent(timeoutMs, gammaOperation.safeParse(stored).data?.predictionId ?? null),

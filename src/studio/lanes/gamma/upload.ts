@@ -23,7 +23,11 @@ export async function uploadReferences(call: GammaCall, images: readonly LaneInp
     const format = sniffImageType(image.bytes) ?? 'png';
     const form = new FormData();
     // A Buffer is backed by a plain ArrayBuffer (never a shared one): no copy is needed for the Blob.
-    form.append('file', new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mime }), `reference-${index}.${EXTENSION[format]}`);
+    form.append(
+      'file',
+      new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mime }),
+      `reference-${index}.${EXTENSION[format]}`,
+    );
     let body;
     try {
       body = await callUpstream(
@@ -43,7 +47,10 @@ export async function uploadReferences(call: GammaCall, images: readonly LaneInp
       throw gammaError('upload', error);
     }
     const url = uploadUrlOf(body);
-    if (!url) throw new ServiceError('GAMMA_UPLOAD_NO_URL', `gamma took reference ${index} but its answer holds no URL.`, { details: { lane: 'gamma', index, retryable: true } });
+    if (!url)
+      throw new ServiceError('GAMMA_UPLOAD_NO_URL', `gamma took reference ${index} but its answer holds no URL.`, {
+        details: { lane: 'gamma', index, retryable: true },
+      });
     urls.push(url);
   }
   return urls;

@@ -50,7 +50,11 @@ export interface McpLaneDialect {
   /** Its models (eta's: read live, cached); MCP_NOT_CONNECTED when it must ask a server it cannot reach. */
   models(env: LaneEnv, signal?: AbortSignal): Promise<readonly McpModel[]>;
   /** Rules of single models the server applies (zeta §1.1): the parameters as they will be sent, given the input roles. */
-  rules?(model: string, parameters: Readonly<Record<string, string | number | boolean>>, roles: readonly McpInputRole[]): Readonly<Record<string, string | number | boolean>>;
+  rules?(
+    model: string,
+    parameters: Readonly<Record<string, string | number | boolean>>,
+    roles: readonly McpInputRole[],
+  ): Readonly<Record<string, string | number | boolean>>;
   /** Arguments every tool call carries (zeta: its rationale sentence). */
   readonly callArgs?: Readonly<Record<string, unknown>>;
   /** The submit tool and its arguments; `refs`: what the uploads answered, by input. */

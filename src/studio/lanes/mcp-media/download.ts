@@ -14,7 +14,8 @@ import type { ToolCall } from './tools.js';
 
 export const MCP_OUTPUT_MAX_BYTES: Readonly<Record<McpMediaKind, number>> = { image: 50 * 1024 * 1024, video: 200 * 1024 * 1024 };
 
-const refused = (lane: string, message: string, retryable = false) => new ServiceError('MCP_DOWNLOAD_FAILED', message, { details: { lane, retryable } });
+const refused = (lane: string, message: string, retryable = false) =>
+  new ServiceError('MCP_DOWNLOAD_FAILED', message, { details: { lane, retryable } });
 
 export async function downloadResult(call: ToolCall, link: string, media: McpMediaKind): Promise<Buffer> {
   const { lane } = call.target;
@@ -26,15 +27,19 @@ export async function downloadResult(call: ToolCall, link: string, media: McpMed
   }
   const where = `${url.origin}${url.pathname}`.slice(0, 200);
   const refusal = await linkRefusal(url, new URL(call.target.endpoint).origin);
-  if (refusal) throw refused(lane, `${lane} gave a result link the studio does not fetch (${where}): ${refusal.reason}.`, refusal.retryable);
+  if (refusal)
+    throw refused(lane, `${lane} gave a result link the studio does not fetch (${where}): ${refusal.reason}.`, refusal.retryable);
   let bytes: Buffer;
   try {
-    bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.timeoutMs(), signal: call.signal }, (response) => readBytes(lane, response, MCP_OUTPUT_MAX_BYTES[media]));
+    bytes = await callUpstream({ lane, url: url.href, timeoutMs: call.timeoutMs(), signal: call.signal }, (response) =>
+      readBytes(lane, response, MCP_OUTPUT_MAX_BYTES[media]),
+    );
   } catch (error) {
     if (call.signal.aborted) throw call.signal.reason;
     throw refused(lane, `The ${lane} result (${where}) could not be downloaded: ${(error as Error).message}`, true);
   }
   const fits = media === 'image' ? sniffImageType(bytes) !== undefined : looksLikeMp4(bytes);
-  if (!fits) throw refused(lane, `The ${lane} result (${where}) is not ${media === 'image' ? 'a PNG, JPEG or WebP image' : 'an MP4 video'}.`);
+  if (!fits)
+    throw refused(lane, `The ${lane} result (${where}) is not ${media === 'image' ? 'a PNG, JPEG or WebP image' : 'an MP4 video'}.`);
   return bytes;
 }

@@ -16,7 +16,6 @@ import { cancelMcpTask, mcpPollIntervals, mcpTaskTimeout, newTaskRun, pollMcpTas
 // the model's `image_references`. A lane that is locked (eta's plan) or not
 // connected is refused before the job is accepted.
 
-
 /** The task of an image request: a task the MCP route planned as it is; else the options split into the ratio and the model's parameters, the references as its inputs. */
 export function imageTaskOf(request: LaneImageRequest): McpTaskRequest {
   const base = { media: 'image' as const, prompt: request.prompt, model: request.model.upstreamId };
@@ -36,7 +35,11 @@ async function checkInputs(ctx: LaneEnv, lane: McpLaneDialect, task: McpTaskRequ
   if (!task.inputs.length) return;
   const model: McpModel | undefined = (await lane.models(ctx)).find((entry) => entry.id === task.model && entry.kind === 'image');
   if (model && !model.inputRoles.includes('image_references')) {
-    throw new ServiceError('MCP_INPUT_ROLE_UNSUPPORTED', `${model.id} does not take image_references (references); it takes: ${model.inputRoles.join(', ')}.`, { details: { field: 'references', role: 'image_references', model: model.id, valid: model.inputRoles } });
+    throw new ServiceError(
+      'MCP_INPUT_ROLE_UNSUPPORTED',
+      `${model.id} does not take image_references (references); it takes: ${model.inputRoles.join(', ')}.`,
+      { details: { field: 'references', role: 'image_references', model: model.id, valid: model.inputRoles } },
+    );
   }
 }
 
@@ -71,7 +74,11 @@ export function mcpImageSteps(lane: McpLaneDialect): LaneSteps {
       const status = await pollMcpTask(ctx, lane, 'image', operation, runOf(job), { running: () => job.phase('rendering') });
       if (!status.done) return status;
       const format = sniffImageType(status.bytes) ?? 'png';
-      return { done: true, state: status.state, result: { images: [{ bytes: status.bytes, format }], settings: { taskId: status.taskId } } };
+      return {
+        done: true,
+        state: status.state,
+        result: { images: [{ bytes: status.bytes, format }], settings: { taskId: status.taskId } },
+      };
     },
     cancel: (ctx, operation) => cancelMcpTask(ctx, lane, operation),
     timeout: (operation) => mcpTaskTimeout(lane, 'image', operation),

@@ -9,7 +9,10 @@ import { mcpRoutes } from './routes.js';
 // capability, and the MCP routes (POST /api/mcp/generate, GET
 // /api/mcp/models). Making it registers the dialect with those routes.
 
-export function mcpLaneParts(dialect: McpLaneDialect, baseEnv: string): Pick<LaneModule, 'credential' | 'codes' | 'endpoints' | 'adapter' | 'routes' | 'controls' | 'maxInputImages'> {
+export function mcpLaneParts(
+  dialect: McpLaneDialect,
+  baseEnv: string,
+): Pick<LaneModule, 'credential' | 'codes' | 'endpoints' | 'adapter' | 'routes' | 'controls' | 'maxInputImages'> {
   registerMcpLane(dialect);
   return {
     credential: { kind: 'mcp-server', tokenEnv: dialect.tokenEnv },

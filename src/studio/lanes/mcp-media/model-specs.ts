@@ -13,7 +13,11 @@ function parameterSchema(parameter: McpParameter): z.ZodType {
   const { options } = parameter;
   let schema: z.ZodType;
   if (options?.length) schema = z.literal([...options]);
-  else if (parameter.type === 'number') schema = z.number().min(parameter.min ?? -Infinity).max(parameter.max ?? Infinity);
+  else if (parameter.type === 'number')
+    schema = z
+      .number()
+      .min(parameter.min ?? -Infinity)
+      .max(parameter.max ?? Infinity);
   else if (parameter.type === 'boolean') schema = z.boolean();
   else schema = z.string();
   return (parameter.description ? schema.describe(parameter.description) : schema).optional();
@@ -22,7 +26,10 @@ function parameterSchema(parameter: McpParameter): z.ZodType {
 export function mcpModelSpec(model: McpModel): ModelSpec {
   const ratios = model.aspectRatios.length ? `aspect ratios ${model.aspectRatios.join(', ')}` : 'any aspect ratio';
   const ratio = model.aspectRatios.length ? z.enum(model.aspectRatios as [string, ...string[]]) : z.string().min(1).max(20);
-  const shape: Record<string, z.ZodType> = { ratio: ratio.describe('The aspect ratio.').optional(), ...Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)])) };
+  const shape: Record<string, z.ZodType> = {
+    ratio: ratio.describe('The aspect ratio.').optional(),
+    ...Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)])),
+  };
   return {
     id: model.id,
     kind: model.kind,

@@ -10,7 +10,8 @@ export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancel
 export const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 export const MEDIA_URL = /https:\/\/[^\s"'<>)]+\.(?:png|jpe?g|webp|mp4|mov|webm)(?:\?[^\s"'<>)]*)?/gi;
 
-export const record = (value: unknown): Record<string, unknown> | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+export const record = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 export const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
 
 /** The text blocks of a result, joined. */

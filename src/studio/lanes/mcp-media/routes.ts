@@ -24,13 +24,25 @@ export const mcpRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/mcp/generate', async (request, reply) => {
     // §3: `parameters` is a record of scalars; anything else is refused with the contract's own code.
     const parameters = (request.body as { parameters?: unknown } | null)?.parameters;
-    if (parameters !== undefined && (parameters === null || typeof parameters !== 'object' || Array.isArray(parameters) || Object.values(parameters).some((value) => value === null || typeof value === 'object'))) {
-      throw new ServiceError('INVALID_MCP_PARAMETERS', 'parameters must be an object of strings, numbers and booleans.', { details: { field: 'parameters' } });
+    if (
+      parameters !== undefined &&
+      (parameters === null ||
+        typeof parameters !== 'object' ||
+        Array.isArray(parameters) ||
+        Object.values(parameters).some((value) => value === null || typeof value === 'object'))
+    ) {
+      throw new ServiceError('INVALID_MCP_PARAMETERS', 'parameters must be an object of strings, numbers and booleans.', {
+        details: { field: 'parameters' },
+      });
     }
     const body = parseWith(mcpGenerateRequest, request.body);
     const requestId = body.requestId ?? randomUUID();
     const planned = await planMcpGenerate(ctx, body, requestId);
-    await ctx.jobs.submit({ ...planned, ...(body.priority !== undefined ? { priority: body.priority } : {}), fingerprint: fingerprintOf('mcp', body) });
+    await ctx.jobs.submit({
+      ...planned,
+      ...(body.priority !== undefined ? { priority: body.priority } : {}),
+      fingerprint: fingerprintOf('mcp', body),
+    });
     return reply.code(202).send({ ok: true, requestId, status: 'accepted', provider: planned.request.lane, kind: planned.request.media });
   });
 

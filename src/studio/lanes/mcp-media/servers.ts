@@ -30,9 +30,15 @@ export function endpointRefusal(lane: McpLaneDialect, endpoint: string): string 
 export function mcpTarget(ctx: LaneEnv, lane: McpLaneDialect): McpServerTarget {
   const endpoint = ctx.configuredUpstreamUrl(lane.lane) ?? lane.endpoint;
   const refusal = endpointRefusal(lane, endpoint);
-  if (refusal) throw new ServiceError('MCP_NOT_CONNECTED', `The ${lane.lane} lane is not connected: ${refusal}.`, { details: { lane: lane.lane } });
+  if (refusal)
+    throw new ServiceError('MCP_NOT_CONNECTED', `The ${lane.lane} lane is not connected: ${refusal}.`, { details: { lane: lane.lane } });
   const token = ctx.env[lane.tokenEnv];
-  if (!token) throw new ServiceError('MCP_NOT_CONNECTED', `The ${lane.lane} lane is not connected: set ${lane.tokenEnv} (a bearer token of its MCP server).`, { details: { lane: lane.lane, env: lane.tokenEnv } });
+  if (!token)
+    throw new ServiceError(
+      'MCP_NOT_CONNECTED',
+      `The ${lane.lane} lane is not connected: set ${lane.tokenEnv} (a bearer token of its MCP server).`,
+      { details: { lane: lane.lane, env: lane.tokenEnv } },
+    );
   ctx.secrets.add(token);
   return { lane: lane.lane, endpoint, token };
 }

@@ -70,12 +70,31 @@ export interface McpTaskRun {
   rateLimitMs: number;
 }
 
-export const newTaskRun = (job: { signal: AbortSignal; deadline: number }): McpTaskRun => ({ signal: job.signal, deadline: job.deadline, running: false, pollErrors: 0, downloadErrors: 0, rateLimitMs: 0 });
+export const newTaskRun = (job: { signal: AbortSignal; deadline: number }): McpTaskRun => ({
+  signal: job.signal,
+  deadline: job.deadline,
+  running: false,
+  pollErrors: 0,
+  downloadErrors: 0,
+  rateLimitMs: 0,
+});
 
-const toolCall = (ctx: LaneEnv, lane: McpLaneDialect, run: McpTaskRun): ToolCall => ({ ctx, lane, target: mcpTarget(ctx, lane), signal: run.signal, timeoutMs: () => Math.max(1, run.deadline - Date.now()) });
+const toolCall = (ctx: LaneEnv, lane: McpLaneDialect, run: McpTaskRun): ToolCall => ({
+  ctx,
+  lane,
+  target: mcpTarget(ctx, lane),
+  signal: run.signal,
+  timeoutMs: () => Math.max(1, run.deadline - Date.now()),
+});
 
 /** Uploads the inputs, then submits once; answers the task as the job's operation. */
-export async function startMcpTask(ctx: LaneEnv, lane: McpLaneDialect, request: McpTaskRequest, run: McpTaskRun, hooks: McpTaskHooks): Promise<{ operation: McpOperation; id: string; state: string }> {
+export async function startMcpTask(
+  ctx: LaneEnv,
+  lane: McpLaneDialect,
+  request: McpTaskRequest,
+  run: McpTaskRun,
+  hooks: McpTaskHooks,
+): Promise<{ operation: McpOperation; id: string; state: string }> {
   const call = toolCall(ctx, lane, run);
   const refs: string[] = [];
   for (const [index, input] of request.inputs.entries()) {
@@ -87,15 +106,27 @@ export async function startMcpTask(ctx: LaneEnv, lane: McpLaneDialect, request: 
   await hooks.sending();
   const answer = await callTool(call, tool, args);
   const taskId = lane.taskIdOf(answer);
-  if (!taskId) throw new ServiceError('MCP_TASK_ID_MISSING', `${lane.lane} accepted the generation but its answer holds no task id.`, { details: { lane: lane.lane, retryable: false } });
+  if (!taskId)
+    throw new ServiceError('MCP_TASK_ID_MISSING', `${lane.lane} accepted the generation but its answer holds no task id.`, {
+      details: { lane: lane.lane, retryable: false },
+    });
   hooks.queued?.();
   return { operation: { server: lane.lane, sessionId: answer.sessionId ?? null, taskId }, id: taskId, state: 'submitted' };
 }
 
-export type McpTaskStatus = { readonly done: false; readonly state: string; readonly retryAfterMs?: number } | { readonly done: true; readonly state: string; readonly bytes: Buffer; readonly taskId: string };
+export type McpTaskStatus =
+  | { readonly done: false; readonly state: string; readonly retryAfterMs?: number }
+  | { readonly done: true; readonly state: string; readonly bytes: Buffer; readonly taskId: string };
 
 /** One poll; a finished task's file downloaded (a download lost to the network is tried again at the next step, 3 times). */
-export async function pollMcpTask(ctx: LaneEnv, lane: McpLaneDialect, media: McpMediaKind, stored: unknown, run: McpTaskRun, hooks: Pick<McpTaskHooks, 'running' | 'downloading'>): Promise<McpTaskStatus> {
+export async function pollMcpTask(
+  ctx: LaneEnv,
+  lane: McpLaneDialect,
+  media: McpMediaKind,
+  stored: unknown,
+  run: McpTaskRun,
+  hooks: Pick<McpTaskHooks, 'running' | 'downloading'>,
+): Promise<McpTaskStatus> {
   const { taskId } = mcpOperation.parse(stored);
   const call = toolCall(ctx, lane, run);
   const { tool, args } = lane.pollCall(taskId);
@@ -121,9 +152,18 @@ export async function pollMcpTask(ctx: LaneEnv, lane: McpLaneDialect, media: Mcp
     return { done: false, state: reading.status };
   }
   const where = { lane: lane.lane, taskId };
-  if (reading.state === 'failed') throw new ServiceError('MCP_TASK_FAILED', `MCP_TASK_FAILED:${taskId}:${(reading.detail ?? reading.status).slice(0, 300)}`, { details: { ...where, upstreamStatus: reading.status, retryable: false } });
-  if (reading.state === 'canceled') throw new ServiceError('MCP_TASK_CANCELED', `${lane.lane} task ${taskId} was canceled upstream.`, { details: { ...where, retryable: false } });
-  if (!reading.url) throw new ServiceError('MCP_RESULT_URL_MISSING', `${lane.lane} task ${taskId} succeeded without a result URL.`, { details: { ...where, retryable: false } });
+  if (reading.state === 'failed')
+    throw new ServiceError('MCP_TASK_FAILED', `MCP_TASK_FAILED:${taskId}:${(reading.detail ?? reading.status).slice(0, 300)}`, {
+      details: { ...where, upstreamStatus: reading.status, retryable: false },
+    });
+  if (reading.state === 'canceled')
+    throw new ServiceError('MCP_TASK_CANCELED', `${lane.lane} task ${taskId} was canceled upstream.`, {
+      details: { ...where, retryable: false },
+    });
+  if (!reading.url)
+    throw new ServiceError('MCP_RESULT_URL_MISSING', `${lane.lane} task ${taskId} succeeded without a result URL.`, {
+      details: { ...where, retryable: false },
+    });
   hooks.downloading?.();
   try {
     return { done: true, state: reading.status, bytes: await downloadResult(call, reading.url, media), taskId };
@@ -141,5 +181,9 @@ export async function cancelMcpTask(ctx: LaneEnv, lane: McpLaneDialect, stored: 
 
 export function mcpTaskTimeout(lane: McpLaneDialect, media: McpMediaKind, stored: unknown): Error {
   const taskId = mcpOperation.safeParse(stored).data?.taskId ?? null;
-  return new ServiceError('MCP_JOB_TIMEOUT', `The ${lane.lane} ${media} task${taskId ? ` ${taskId}` : ''} did not finish within its deadline (${timeoutVariable(lane.lane)}).`, { details: { lane: lane.lane, taskId, retryable: true } });
+  return new ServiceError(
+    'MCP_JOB_TIMEOUT',
+    `The ${lane.lane} ${media} task${taskId ? ` ${taskId}` : ''} did not finish within its deadline (${timeoutVariable(lane.lane)}).`,
+    { details: { lane: lane.lane, taskId, retryable: true } },
+  );
 }

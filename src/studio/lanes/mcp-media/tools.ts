@@ -20,22 +20,45 @@ export interface ToolCall {
 }
 
 /** One tool call; a tool-level failure is `MCP_TOOL_FAILED` (or `failureCode`). */
-export async function callTool(call: ToolCall, tool: string, args: Record<string, unknown>, failureCode: 'MCP_TOOL_FAILED' | 'MCP_UPLOAD_FAILED' = 'MCP_TOOL_FAILED'): Promise<CallToolResult & { sessionId: string | undefined }> {
-  const result = await mcpConnections(call.ctx).call(call.target, tool, { ...call.lane.callArgs, ...args }, { signal: call.signal, timeoutMs: call.timeoutMs() });
+export async function callTool(
+  call: ToolCall,
+  tool: string,
+  args: Record<string, unknown>,
+  failureCode: 'MCP_TOOL_FAILED' | 'MCP_UPLOAD_FAILED' = 'MCP_TOOL_FAILED',
+): Promise<CallToolResult & { sessionId: string | undefined }> {
+  const result = await mcpConnections(call.ctx).call(
+    call.target,
+    tool,
+    { ...call.lane.callArgs, ...args },
+    { signal: call.signal, timeoutMs: call.timeoutMs() },
+  );
   const failure = toolFailure(result);
-  if (failure) throw new ServiceError(failureCode, `${call.target.lane} ${tool} failed: ${failure.slice(0, 300)}`, { details: { lane: call.target.lane, tool, retryable: false } });
+  if (failure)
+    throw new ServiceError(failureCode, `${call.target.lane} ${tool} failed: ${failure.slice(0, 300)}`, {
+      details: { lane: call.target.lane, tool, retryable: false },
+    });
   return result;
 }
 
-export const uploadFailed = (call: ToolCall, message: string) => new ServiceError('MCP_UPLOAD_FAILED', `${call.target.lane}: ${message}`, { details: { lane: call.target.lane, retryable: false } });
+export const uploadFailed = (call: ToolCall, message: string) =>
+  new ServiceError('MCP_UPLOAD_FAILED', `${call.target.lane}: ${message}`, { details: { lane: call.target.lane, retryable: false } });
 
 /** PUTs the whole file to a presigned link (https, or the server's own origin: the simulator); answers the ETag. */
 export async function putUpload(call: ToolCall, link: string, bytes: Buffer, mime: string): Promise<string | undefined> {
   const url = new URL(link);
-  if (url.protocol !== 'https:' && url.origin !== new URL(call.target.endpoint).origin) throw uploadFailed(call, `the upload link ${url.origin} is neither https nor the server's own origin.`);
+  if (url.protocol !== 'https:' && url.origin !== new URL(call.target.endpoint).origin)
+    throw uploadFailed(call, `the upload link ${url.origin} is neither https nor the server's own origin.`);
   try {
     return await callUpstream(
-      { lane: call.target.lane, url: url.href, method: 'PUT', headers: { 'content-type': mime }, body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }), timeoutMs: call.timeoutMs(), signal: call.signal },
+      {
+        lane: call.target.lane,
+        url: url.href,
+        method: 'PUT',
+        headers: { 'content-type': mime },
+        body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }),
+        timeoutMs: call.timeoutMs(),
+        signal: call.signal,
+      },
       async (response) => response.headers.get('etag') ?? undefined,
     );
   } catch (error) {

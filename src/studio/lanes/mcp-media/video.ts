@@ -4,7 +4,17 @@ import type { McpModel, McpParameter } from './catalog.js';
 import type { McpLaneDialect, McpTaskRequest } from './dialect.js';
 import { imageInput, plannedTask } from './planned.js';
 import { checkExecutable } from './servers.js';
-import { cancelMcpTask, MCP_DEADLINE_MS, mcpPollIntervals, mcpTaskTimeout, mcpTimeoutOverride, newTaskRun, pollMcpTask, startMcpTask, type McpTaskRun } from './task.js';
+import {
+  cancelMcpTask,
+  MCP_DEADLINE_MS,
+  mcpPollIntervals,
+  mcpTaskTimeout,
+  mcpTimeoutOverride,
+  newTaskRun,
+  pollMcpTask,
+  startMcpTask,
+  type McpTaskRun,
+} from './task.js';
 
 // An MCP lane's video capability (lanes/video-model.ts): its video models
 // with their limits as data, read from each model's declarations (its
@@ -37,7 +47,12 @@ const CLIP_FIELDS = new Set(['duration', 'resolution']);
 function optionSchema(parameter: McpParameter): z.ZodType {
   const { options } = parameter;
   if (options?.length) return z.literal([...options]).optional();
-  if (parameter.type === 'number') return z.number().min(parameter.min ?? -Infinity).max(parameter.max ?? Infinity).optional();
+  if (parameter.type === 'number')
+    return z
+      .number()
+      .min(parameter.min ?? -Infinity)
+      .max(parameter.max ?? Infinity)
+      .optional();
   return (parameter.type === 'boolean' ? z.boolean() : z.string()).optional();
 }
 
@@ -73,8 +88,17 @@ function videoTaskOf(lane: McpLaneDialect, clip: VideoClipRequest): McpTaskReque
   if (planned) return { ...base, ...planned };
   const role = clip.mode === 'image-to-video' ? 'start_image' : 'image_references';
   const inputs = clip.images.map((image, index) => imageInput(role, image, index));
-  const given = { ...(clip.options as Record<string, string | number | boolean>), duration: clip.duration, ...(clip.resolution ? { resolution: clip.resolution } : {}) };
-  const parameters = lane.rules?.(clip.model.upstreamId, given, inputs.map((input) => input.role)) ?? given;
+  const given = {
+    ...(clip.options as Record<string, string | number | boolean>),
+    duration: clip.duration,
+    ...(clip.resolution ? { resolution: clip.resolution } : {}),
+  };
+  const parameters =
+    lane.rules?.(
+      clip.model.upstreamId,
+      given,
+      inputs.map((input) => input.role),
+    ) ?? given;
   return { ...base, ratio: clip.aspectRatio ?? null, parameters, inputs };
 }
 

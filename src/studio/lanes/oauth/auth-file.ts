@@ -42,9 +42,15 @@ export interface ChatSession {
 
 const unreadable = (file: string, error: unknown): ServiceError => {
   const code = (error as NodeJS.ErrnoException).code;
-  return new ServiceError('OAUTH_UNAVAILABLE', code === 'ENOENT' ? 'No chat OAuth session: sign in with the chat CLI (or set SVC_OAUTH_AUTH_FILE).' : `The chat OAuth session file cannot be read (${code}).`, {
-    details: { file },
-  });
+  return new ServiceError(
+    'OAUTH_UNAVAILABLE',
+    code === 'ENOENT'
+      ? 'No chat OAuth session: sign in with the chat CLI (or set SVC_OAUTH_AUTH_FILE).'
+      : `The chat OAuth session file cannot be read (${code}).`,
+    {
+      details: { file },
+    },
+  );
 };
 
 /**
@@ -61,7 +67,11 @@ function parseChatSession(file: string, text: string): ChatSession {
   }
   const tokens = parsed.tokens;
   if (!tokens?.access_token) {
-    throw new ServiceError('OAUTH_UNAVAILABLE', 'The chat OAuth session file holds no chat tokens (API-key mode?); sign in with the chat account.', { details: { file } });
+    throw new ServiceError(
+      'OAUTH_UNAVAILABLE',
+      'The chat OAuth session file holds no chat tokens (API-key mode?); sign in with the chat account.',
+      { details: { file } },
+    );
   }
   return {
     file,
@@ -104,7 +114,12 @@ export interface RefreshedTokens {
 }
 
 /** Writes the refreshed tokens back atomically (temp file + rename) with mode 0600. */
-export function writeRefreshedSession(session: ChatSession, tokens: RefreshedTokens, accountId: string | undefined, now = new Date()): void {
+export function writeRefreshedSession(
+  session: ChatSession,
+  tokens: RefreshedTokens,
+  accountId: string | undefined,
+  now = new Date(),
+): void {
   const next: AuthFile = {
     ...session.raw,
     tokens: {

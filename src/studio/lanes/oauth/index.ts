@@ -72,7 +72,13 @@ const text: TextModel = {
   async generate(ctx, call, job) {
     const model = OAUTH_MODELS.find((spec) => spec.id === call.model)?.runsAs ?? call.model;
     const send = (session: ChatSession) =>
-      responsesText('oauth', call, model, job, { url: `${ctx.upstreamUrl('oauth')}/codex/responses`, headers: headers(session), credential: session.accessToken, store: false, webSearch: false });
+      responsesText('oauth', call, model, job, {
+        url: `${ctx.upstreamUrl('oauth')}/codex/responses`,
+        headers: headers(session),
+        credential: session.accessToken,
+        store: false,
+        webSearch: false,
+      });
     const session = await usableSession(ctx, { signal: job.signal });
     try {
       return await send(session);
@@ -103,7 +109,16 @@ export const oauthLane: LaneModule = defineLane({
   sessionFile: { home: 'oauth/auth.json', setting: 'oauthAuthFile' },
   codes: {
     missingCredential: 'OAUTH_UNAVAILABLE',
-    answers: ['AUTH_CHATGPT_EXPIRED', 'SAFETY_REFUSAL', 'MODERATION_REFUSED', 'RATE_LIMITED', 'IMAGE_MODEL_UNSUPPORTED', 'UPSTREAM_FAILED', 'UPSTREAM_TIMEOUT', 'NETWORK_FAILED'],
+    answers: [
+      'AUTH_CHATGPT_EXPIRED',
+      'SAFETY_REFUSAL',
+      'MODERATION_REFUSED',
+      'RATE_LIMITED',
+      'IMAGE_MODEL_UNSUPPORTED',
+      'UPSTREAM_FAILED',
+      'UPSTREAM_TIMEOUT',
+      'NETWORK_FAILED',
+    ],
   },
   models: MODELS,
   controls: ['quality', 'size', 'format', 'moderation', 'reasoning'],

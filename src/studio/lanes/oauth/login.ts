@@ -33,7 +33,12 @@ export function writeChatSession(file: string, tokens: DeviceTokens, now = new D
     {
       auth_mode: 'chatgpt',
       OPENAI_API_KEY: null,
-      tokens: { id_token: tokens.idToken ?? null, access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? null, account_id: accountId },
+      tokens: {
+        id_token: tokens.idToken ?? null,
+        access_token: tokens.accessToken,
+        refresh_token: tokens.refreshToken ?? null,
+        account_id: accountId,
+      },
       last_refresh: now.toISOString(),
     },
     { private: true },
@@ -45,7 +50,9 @@ export function writeChatSession(file: string, tokens: DeviceTokens, now = new D
 export async function startChatLogin(ctx: LaneEnv, options: { signal?: AbortSignal } = {}): Promise<AccountLogin> {
   const grant = chatLoginGrant(ctx);
   const authorization = await requestDeviceCode(grant, { signal: options.signal });
-  const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) => writeChatSession(ctx.sessionFile('oauth'), tokens));
+  const completion = pollDeviceToken(grant, authorization, { signal: options.signal }).then((tokens) =>
+    writeChatSession(ctx.sessionFile('oauth'), tokens),
+  );
   // The code is shown first and the end awaited later: never an unhandled rejection meanwhile.
   completion.catch(() => undefined);
   const { userCode, verificationUrl, expiresInSeconds, intervalSeconds } = authorization;

@@ -34,7 +34,8 @@ export async function chatQuota(ctx: LaneEnv): Promise<QuotaResult> {
   try {
     session = await usableSession(ctx);
   } catch (error) {
-    if (error instanceof ServiceError && (error.code === 'OAUTH_UNAVAILABLE' || error.code === 'AUTH_CHATGPT_EXPIRED')) return notSignedIn(PROVIDER, error.message);
+    if (error instanceof ServiceError && (error.code === 'OAUTH_UNAVAILABLE' || error.code === 'AUTH_CHATGPT_EXPIRED'))
+      return notSignedIn(PROVIDER, error.message);
     return probeFailed(PROVIDER, error, 'chat sign-in server');
   }
   const accountId = session.accountId ?? accountIdClaim(session.idToken, session.accessToken);
@@ -43,7 +44,11 @@ export async function chatQuota(ctx: LaneEnv): Promise<QuotaResult> {
       {
         lane: PROVIDER,
         url: `${ctx.upstreamUrl('oauth')}${path}`,
-        headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...(accountId ? { 'chatgpt-account-id': accountId } : {}) },
+        headers: {
+          authorization: `Bearer ${session.accessToken}`,
+          accept: 'application/json',
+          ...(accountId ? { 'chatgpt-account-id': accountId } : {}),
+        },
         credentials: [session.accessToken],
         timeoutMs: USAGE_TIMEOUT_MS,
       },

@@ -39,7 +39,8 @@ export function needsRefresh(session: ChatSession, now = Date.now()): boolean {
  */
 export async function usableSession(ctx: LaneEnv, options: { rejected?: string; signal?: AbortSignal } = {}): Promise<ChatSession> {
   const file = ctx.sessionFile('oauth');
-  const usable = (session: ChatSession) => (options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session));
+  const usable = (session: ChatSession) =>
+    options.rejected !== undefined ? session.accessToken !== options.rejected : !needsRefresh(session);
   const session = held(ctx, await readChatSession(file));
   if (usable(session)) return session;
   let pending = refreshing.get(file);
@@ -67,7 +68,8 @@ const tokensSchema = z
   .refine((tokens) => tokens.access_token !== undefined || tokens.id_token !== undefined, { message: 'no access_token or id_token' });
 
 async function refreshSession(ctx: LaneEnv, session: ChatSession): Promise<ChatSession> {
-  if (!session.refreshToken) throw new ServiceError('AUTH_CHATGPT_EXPIRED', 'The chat session expired and holds no refresh token; sign in again.');
+  if (!session.refreshToken)
+    throw new ServiceError('AUTH_CHATGPT_EXPIRED', 'The chat session expired and holds no refresh token; sign in again.');
   let tokens: RefreshedTokens;
   try {
     tokens = await callUpstream(
@@ -93,9 +95,13 @@ async function refreshSession(ctx: LaneEnv, session: ChatSession): Promise<ChatS
 function refreshFailure(error: unknown): unknown {
   if (!(error instanceof UpstreamError)) return error;
   if (error.failure === 'timeout' || error.failure === 'network') {
-    return error.as(error.failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'NETWORK_FAILED', `The chat session could not be refreshed: the sign-in server ${error.failure === 'timeout' ? 'did not answer in time' : 'is unreachable'}.`);
+    return error.as(
+      error.failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'NETWORK_FAILED',
+      `The chat session could not be refreshed: the sign-in server ${error.failure === 'timeout' ? 'did not answer in time' : 'is unreachable'}.`,
+    );
   }
-  if (error.failure === 'protocol') return error.as('UPSTREAM_FAILED', `The sign-in server answered the refresh with something unusable (${error.message}).`);
+  if (error.failure === 'protocol')
+    return error.as('UPSTREAM_FAILED', `The sign-in server answered the refresh with something unusable (${error.message}).`);
   if (error.status === 401 || PERMANENT_CODES.has(error.vendorCode ?? '')) {
     return error.as('AUTH_CHATGPT_EXPIRED', 'The chat session expired and could not be refreshed; sign in again.');
   }

@@ -16,10 +16,20 @@ export function oauthStatus(ctx: LaneEnv): OauthStatusBody {
     session = readChatSessionSync(file);
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    return { present: false, file, account: null, expiresAt: null, lastRefresh: null, needsRefresh: false, refreshable: false, reason: error.message };
+    return {
+      present: false,
+      file,
+      account: null,
+      expiresAt: null,
+      lastRefresh: null,
+      needsRefresh: false,
+      refreshable: false,
+      reason: error.message,
+    };
   }
   const claims = jwtClaims(session.idToken) ?? {};
-  const auth = (claims['https://api.openai.com/auth'] ?? jwtClaims(session.accessToken)?.['https://api.openai.com/auth']) as Record<string, unknown> | undefined;
+  const auth = (claims['https://api.openai.com/auth'] ?? jwtClaims(session.accessToken)?.['https://api.openai.com/auth']) as
+    Record<string, unknown> | undefined;
   const expiresAt = jwtExpiresAt(session.accessToken);
   return {
     present: true,

@@ -20,25 +20,30 @@ export function responsesLaneError(lane: ResponsesLane, error: unknown): unknown
   if (!(error instanceof UpstreamError) || (error.failure !== 'http' && error.failure !== 'vendor')) return error;
   const { status, vendorCode: code = '', vendorType: type = '' } = error;
   const said = error.vendorMessage ? `: ${error.vendorMessage}` : '.';
-  if (MODERATION_CODES.has(code) || type === 'image_generation_user_error') return error.as('MODERATION_REFUSED', `The upstream moderation refused the request${said}`);
-  if (SAFETY_CODES.has(code) || code.endsWith('_policy')) return error.as('SAFETY_REFUSAL', `The upstream refused the request for safety reasons${said}`);
+  if (MODERATION_CODES.has(code) || type === 'image_generation_user_error')
+    return error.as('MODERATION_REFUSED', `The upstream moderation refused the request${said}`);
+  if (SAFETY_CODES.has(code) || code.endsWith('_policy'))
+    return error.as('SAFETY_REFUSAL', `The upstream refused the request for safety reasons${said}`);
   if (QUOTA_CODES.has(code) || QUOTA_CODES.has(type)) {
     return lane === 'api'
       ? error.as('AUTH_API_KEY_INVALID', 'The API key is out of quota (insufficient_quota); check billing.')
       : error.as('RATE_LIMITED', 'The chat subscription has no quota left for this.');
   }
-  if (type === 'usage_not_included' || code === 'usage_not_included') return error.as('OAUTH_UNAVAILABLE', 'The chat plan does not include image generation.');
+  if (type === 'usage_not_included' || code === 'usage_not_included')
+    return error.as('OAUTH_UNAVAILABLE', 'The chat plan does not include image generation.');
   if (status === 401 || code === 'token_expired' || code === 'invalid_api_key') {
     return lane === 'api'
       ? error.as('AUTH_API_KEY_INVALID', 'The upstream refused the API key (invalid or revoked).')
       : error.as('AUTH_CHATGPT_EXPIRED', 'The chat OAuth session expired or was revoked; sign in again.');
   }
-  if (status === 429 || RATE_CODES.has(code) || RATE_CODES.has(type)) return error.as('RATE_LIMITED', `The upstream rate limit was reached${said}`);
+  if (status === 429 || RATE_CODES.has(code) || RATE_CODES.has(type))
+    return error.as('RATE_LIMITED', `The upstream rate limit was reached${said}`);
   if (MODEL_CODES.has(code)) return error.as('IMAGE_MODEL_UNSUPPORTED', `The upstream does not offer this model${said}`);
   if (status === 504 || status === 408) return error.as('UPSTREAM_TIMEOUT', `The upstream timed out (${status}).`);
   if (status !== undefined && status >= 500) return error.as('UPSTREAM_FAILED', `The upstream failed (${status})${said}`);
   if (OVERLOAD_CODES.has(code)) return error.as('UPSTREAM_FAILED', `The upstream failed${said}`);
-  if (status === 403) return error.as(lane === 'api' ? 'AUTH_API_KEY_INVALID' : 'AUTH_CHATGPT_EXPIRED', `The upstream refused access (403)${said}`);
+  if (status === 403)
+    return error.as(lane === 'api' ? 'AUTH_API_KEY_INVALID' : 'AUTH_CHATGPT_EXPIRED', `The upstream refused access (403)${said}`);
   return error.as('UPSTREAM_FAILED', `The upstream rejected the request${status ? ` (${status})` : ''}${said}`);
 }
 

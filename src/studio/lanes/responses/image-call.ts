@@ -39,7 +39,17 @@ export async function responsesImage(
     reasoning: request.reasoning,
     webSearch: target.webSearch,
     store: target.store,
-    tool: { model: LANG_IMAGE_MODEL, format: request.format, size, quality: request.quality, moderation: request.moderation, background, outputCompression, partialImages: PARTIAL_IMAGES, action },
+    tool: {
+      model: LANG_IMAGE_MODEL,
+      format: request.format,
+      size,
+      quality: request.quality,
+      moderation: request.moderation,
+      background,
+      outputCompression,
+      partialImages: PARTIAL_IMAGES,
+      action,
+    },
   });
   const laneId = lane.id as ResponsesLane;
   const settings = {
@@ -75,7 +85,10 @@ export async function responsesImage(
   }
   if (outcome.images.length === 0) {
     // The planner answered in words instead of calling the tool: that is how a refusal looks.
-    if (outcome.text) throw new ServiceError('SAFETY_REFUSAL', `The upstream declined to make the image: ${outcome.text.slice(0, 300)}`, { details: { upstreamText: outcome.text.slice(0, 1000) } });
+    if (outcome.text)
+      throw new ServiceError('SAFETY_REFUSAL', `The upstream declined to make the image: ${outcome.text.slice(0, 300)}`, {
+        details: { upstreamText: outcome.text.slice(0, 1000) },
+      });
     throw new ServiceError('UPSTREAM_FAILED', 'The upstream response held no image.');
   }
   return {

@@ -7,8 +7,19 @@ import { z } from 'zod';
 
 export const responsesOptions = z
   .object({
-    background: z.enum(['auto', 'opaque', 'transparent']).optional().meta({ title: 'Background' }).describe('transparent needs png or webp.'),
-    outputCompression: z.number().int().min(0).max(100).optional().meta({ title: 'Output compression' }).describe('0–100, jpeg and webp only (the vendor default is 100).'),
+    background: z
+      .enum(['auto', 'opaque', 'transparent'])
+      .optional()
+      .meta({ title: 'Background' })
+      .describe('transparent needs png or webp.'),
+    outputCompression: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .optional()
+      .meta({ title: 'Output compression' })
+      .describe('0–100, jpeg and webp only (the vendor default is 100).'),
   })
   .strict();
 

@@ -2,7 +2,14 @@ import { IMAGE_FORMATS, type ImageFormat, type Usage } from '../../api/index.js'
 import { JsonBlobs, parseJsonWithBlobs } from '../../../common/json-blobs.js';
 import { callUpstream, readEventStream, retryAfterSeconds, UpstreamError, type UpstreamResponse } from '../../upstream/index.js';
 import type { LaneJob, ReadyImage } from '../types.js';
-import { isStreamEventType, STREAM_EVENTS, type OutputItem, type ResponseObject, type StreamEvent, type StreamEventType } from './stream-events.js';
+import {
+  isStreamEventType,
+  STREAM_EVENTS,
+  type OutputItem,
+  type ResponseObject,
+  type StreamEvent,
+  type StreamEventType,
+} from './stream-events.js';
 
 // One `POST …/responses` with `stream: true`, through the upstream client (its
 // budget, cancel and masking), with the event stream turned into phases,
@@ -72,7 +79,12 @@ class OutcomeBuilder {
   /** The final response object repeats every output item; it fills whatever a garbled event lost. */
   response(response: ResponseObject, blobs: JsonBlobs): void {
     if (response.id) this.responseId = response.id;
-    if (response.usage) this.usage = { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens, totalTokens: response.usage.total_tokens };
+    if (response.usage)
+      this.usage = {
+        inputTokens: response.usage.input_tokens,
+        outputTokens: response.usage.output_tokens,
+        totalTokens: response.usage.total_tokens,
+      };
     (response.output ?? []).forEach((item, index) => {
       const id = item.type === 'image_generation_call' ? (item as { id?: string }).id : undefined;
       if (item.type === 'image_generation_call' && !this.images.has(id ?? `output-${index}`)) this.item(item, `output-${index}`, blobs);
@@ -80,7 +92,13 @@ class OutcomeBuilder {
   }
 
   build(): ResponsesOutcome {
-    return { images: [...this.images.values()], revisedPrompt: this.revisedPrompt, text: this.text || undefined, usage: this.usage, responseId: this.responseId };
+    return {
+      images: [...this.images.values()],
+      revisedPrompt: this.revisedPrompt,
+      text: this.text || undefined,
+      usage: this.usage,
+      responseId: this.responseId,
+    };
   }
 }
 
@@ -160,7 +178,11 @@ async function readResponseStream(call: ResponsesCall, response: UpstreamRespons
       case 'response.image_generation_call.partial_image': {
         const event = parsed.event as StreamEvent<typeof type>;
         startRendering();
-        call.job.partial({ index: event.partial_image_index ?? 0, b64: () => blobs.text(event.partial_image_b64), format: formatOf(event.output_format, call.format) });
+        call.job.partial({
+          index: event.partial_image_index ?? 0,
+          b64: () => blobs.text(event.partial_image_b64),
+          format: formatOf(event.output_format, call.format),
+        });
         break;
       }
       case 'response.output_item.done': {
@@ -184,7 +206,10 @@ async function readResponseStream(call: ResponsesCall, response: UpstreamRespons
         const built = outcome.build();
         // An image that did arrive is kept; only an empty incomplete response is an error.
         if (built.images.length > 0) return built;
-        throw vendorError(call.lane, { code: reason === 'content_filter' ? 'content_filter' : undefined, message: `The response ended incomplete (${reason}).` });
+        throw vendorError(call.lane, {
+          code: reason === 'content_filter' ? 'content_filter' : undefined,
+          message: `The response ended incomplete (${reason}).`,
+        });
       }
       case 'response.failed': {
         const error = (parsed.event as StreamEvent<typeof type>).response.error;
@@ -192,7 +217,11 @@ async function readResponseStream(call: ResponsesCall, response: UpstreamRespons
       }
       case 'error': {
         const event = parsed.event as StreamEvent<typeof type>;
-        throw vendorError(call.lane, { code: event.code ?? event.error?.code, type: event.type === 'error' ? event.error?.type : event.type, message: event.message ?? event.error?.message });
+        throw vendorError(call.lane, {
+          code: event.code ?? event.error?.code,
+          type: event.type === 'error' ? event.error?.type : event.type,
+          message: event.message ?? event.error?.message,
+        });
       }
     }
   }

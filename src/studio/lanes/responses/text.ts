@@ -22,13 +22,18 @@ export interface ResponsesTextTarget {
 
 /** A lane's chat models as text model entries. */
 export const textModelEntries = (models: readonly ModelSpec[]): TextModelEntry[] =>
-  models.filter((model) => model.kind === 'chat').map((model) => ({ id: model.id, ...(model.label ? { label: model.label } : {}), description: model.description }));
+  models
+    .filter((model) => model.kind === 'chat')
+    .map((model) => ({ id: model.id, ...(model.label ? { label: model.label } : {}), description: model.description }));
 
 function body(model: string, call: TextCall, target: ResponsesTextTarget): Blob {
   const out: Record<string, unknown> = {
     model,
     instructions: call.instructions,
-    input: call.messages.map((message) => ({ role: message.role, content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: message.text }] })),
+    input: call.messages.map((message) => ({
+      role: message.role,
+      content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: message.text }],
+    })),
     stream: true,
   };
   if (target.store !== undefined) out.store = target.store;
@@ -37,7 +42,13 @@ function body(model: string, call: TextCall, target: ResponsesTextTarget): Blob 
 }
 
 /** One text call to its terminal event; `upstreamModel` is the id sent (the lane's mapping of `call.model`). */
-export async function responsesText(lane: ResponsesLane, call: TextCall, upstreamModel: string, job: TextJob, target: ResponsesTextTarget): Promise<TextAnswer> {
+export async function responsesText(
+  lane: ResponsesLane,
+  call: TextCall,
+  upstreamModel: string,
+  job: TextJob,
+  target: ResponsesTextTarget,
+): Promise<TextAnswer> {
   // A text call has no phases or partials to report: only its cancel and deadline matter.
   const streamJob: LaneJob = { signal: job.signal, deadline: job.deadline, phase: () => {}, partial: () => {}, sending: async () => {} };
   try {
@@ -53,7 +64,10 @@ export async function responsesText(lane: ResponsesLane, call: TextCall, upstrea
       // Nothing reaches the caller once it cancelled (events already read may still be parsed).
       onText: call.onDelta && ((delta) => !job.signal.aborted && call.onDelta?.(delta)),
     });
-    return { text: outcome.text ?? '', ...(outcome.usage ? { usage: { inputTokens: outcome.usage.inputTokens ?? 0, outputTokens: outcome.usage.outputTokens ?? 0 } } : {}) };
+    return {
+      text: outcome.text ?? '',
+      ...(outcome.usage ? { usage: { inputTokens: outcome.usage.inputTokens ?? 0, outputTokens: outcome.usage.outputTokens ?? 0 } } : {}),
+    };
   } catch (error) {
     throw responsesLaneError(lane, error);
   }

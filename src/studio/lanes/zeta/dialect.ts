@@ -1,7 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpMediaKind } from '../mcp-media/catalog.js';
 import type { McpLaneDialect, McpTaskInput, McpTaskRequest } from '../mcp-media/dialect.js';
-import { embeddedObjects, MEDIA_URL, record, resultText, str, structured, UUID, type TaskReading, type TaskState } from '../mcp-media/protocol.js';
+import {
+  embeddedObjects,
+  MEDIA_URL,
+  record,
+  resultText,
+  str,
+  structured,
+  UUID,
+  type TaskReading,
+  type TaskState,
+} from '../mcp-media/protocol.js';
 import { callTool, putUpload, uploadFailed, type ToolCall } from '../mcp-media/tools.js';
 import { ZETA_DEFAULT_MODELS, ZETA_MODELS } from './catalog.js';
 
@@ -17,7 +27,8 @@ export const ZETA_TOKEN_ENV = 'ZETA_MCP_TOKEN';
 const ZETA_STATUS = /\b(SUCCEEDED|FAILED|CANCELED|CANCELLED|RUNNING|PENDING|THROTTLED|QUEUED)\b/;
 
 function submitCall(request: McpTaskRequest, refs: readonly string[]): { tool: string; args: Record<string, unknown> } {
-  const byRole = (role: McpTaskInput['role']) => request.inputs.flatMap((input, index) => (input.role === role ? [{ input, ref: refs[index] }] : []));
+  const byRole = (role: McpTaskInput['role']) =>
+    request.inputs.flatMap((input, index) => (input.role === role ? [{ input, ref: refs[index] }] : []));
   const references = byRole('image_references').map(({ input, ref }) => ({ url: ref, ...(input.tag ? { tag: input.tag } : {}) }));
   const start = byRole('start_image')[0];
   const end = byRole('end_image')[0];
@@ -39,11 +50,17 @@ function submitCall(request: McpTaskRequest, refs: readonly string[]): { tool: s
 }
 
 async function upload(call: ToolCall, file: { filename: string; bytes: Buffer; mime: string }): Promise<string> {
-  const started = await callTool(call, 'init_upload', { filename: file.filename, fileSize: file.bytes.length, mimeType: file.mime }, 'MCP_UPLOAD_FAILED');
+  const started = await callTool(
+    call,
+    'init_upload',
+    { filename: file.filename, fileSize: file.bytes.length, mimeType: file.mime },
+    'MCP_UPLOAD_FAILED',
+  );
   const data = record(started.structuredContent) ?? {};
   const uploadId = str(data.uploadId) ?? /uploadId\W+([0-9a-f-]{36})/i.exec(resultText(started))?.[1];
   const listed = [data.uploadUrls, data.urls, data.parts].find(Array.isArray) as unknown[] | undefined;
-  const link = str(listed?.[0]) ?? str(record(listed?.[0])?.url) ?? str(data.uploadUrl) ?? /https?:\/\/\S+X-Amz-\S+/.exec(resultText(started))?.[0];
+  const link =
+    str(listed?.[0]) ?? str(record(listed?.[0])?.url) ?? str(data.uploadUrl) ?? /https?:\/\/\S+X-Amz-\S+/.exec(resultText(started))?.[0];
   if (!uploadId || !link) throw uploadFailed(call, 'init_upload gave no upload id or link.');
   const etag = await putUpload(call, link, file.bytes, file.mime);
   if (!etag) throw uploadFailed(call, 'the upload PUT answered no ETag.');
@@ -85,12 +102,23 @@ function readTask(media: McpMediaKind, result: CallToolResult): TaskReading {
   const text = resultText(result);
   const word = str(structured(result).status)?.toUpperCase() ?? ZETA_STATUS.exec(text)?.[1] ?? 'PENDING';
   const state = stateOf(word);
-  const detail = embeddedObjects(text).map((object) => str(record(object.task)?.failure) ?? str(object.failure)).find(Boolean);
-  return { state, status: word, url: state === 'succeeded' ? urlOf(result, media) : undefined, detail: detail ?? (state === 'failed' ? text.slice(0, 300) : undefined) };
+  const detail = embeddedObjects(text)
+    .map((object) => str(record(object.task)?.failure) ?? str(object.failure))
+    .find(Boolean);
+  return {
+    state,
+    status: word,
+    url: state === 'succeeded' ? urlOf(result, media) : undefined,
+    detail: detail ?? (state === 'failed' ? text.slice(0, 300) : undefined),
+  };
 }
 
 /** §1.1 rules of single models: veo-3.1 runs 8 s at 1080p; gen-4.5 drops audio when it starts from a frame. */
-function rules(model: string, parameters: Readonly<Record<string, string | number | boolean>>, roles: readonly string[]): Readonly<Record<string, string | number | boolean>> {
+function rules(
+  model: string,
+  parameters: Readonly<Record<string, string | number | boolean>>,
+  roles: readonly string[],
+): Readonly<Record<string, string | number | boolean>> {
   if (model === 'veo-3.1' && parameters.resolution === '1080p') return { ...parameters, duration: 8 };
   if (model === 'gen-4.5' && roles.includes('start_image')) {
     const { generateAudio: _dropped, ...rest } = parameters;

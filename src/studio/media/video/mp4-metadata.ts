@@ -11,12 +11,41 @@ import { OUTPUT_LIMIT_BYTES, outputLimit, runTool, type ToolRun } from './run-to
 // Read back by ffprobe, exiftool or any player's info panel.
 
 /** Copies `input` to `output` with the metadata embedded. */
-export async function embedVideoMetadata(input: string, output: string, metadata: AssetMetadata, run: Omit<ToolRun, 'what'> = {}): Promise<void> {
-  await runTool('ffmpeg', ['-i', input, '-map', '0', '-c', 'copy', '-map_metadata', '-1', '-metadata', `comment=${metadataPayload(metadata)}`, '-movflags', '+faststart', ...outputLimit(), '-f', 'mp4', output], {
-    ...run,
-    what: 'metadata',
-  });
-  if ((await stat(output)).size >= OUTPUT_LIMIT_BYTES) throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', 'The video is larger than the studio keeps.', { details: { limitBytes: OUTPUT_LIMIT_BYTES } });
+export async function embedVideoMetadata(
+  input: string,
+  output: string,
+  metadata: AssetMetadata,
+  run: Omit<ToolRun, 'what'> = {},
+): Promise<void> {
+  await runTool(
+    'ffmpeg',
+    [
+      '-i',
+      input,
+      '-map',
+      '0',
+      '-c',
+      'copy',
+      '-map_metadata',
+      '-1',
+      '-metadata',
+      `comment=${metadataPayload(metadata)}`,
+      '-movflags',
+      '+faststart',
+      ...outputLimit(),
+      '-f',
+      'mp4',
+      output,
+    ],
+    {
+      ...run,
+      what: 'metadata',
+    },
+  );
+  if ((await stat(output)).size >= OUTPUT_LIMIT_BYTES)
+    throw new ServiceError('VIDEO_SOURCE_TOO_LARGE', 'The video is larger than the studio keeps.', {
+      details: { limitBytes: OUTPUT_LIMIT_BYTES },
+    });
 }
 
 /** The metadata embedded in a video file; undefined when absent, foreign or malformed. */

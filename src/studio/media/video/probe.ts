@@ -16,7 +16,9 @@ const stream = z.looseObject({
 });
 const probeOutput = z.looseObject({
   streams: z.array(stream).default([]),
-  format: z.looseObject({ format_name: z.string().optional(), duration: z.string().optional(), tags: z.record(z.string(), z.string()).optional() }).optional(),
+  format: z
+    .looseObject({ format_name: z.string().optional(), duration: z.string().optional(), tags: z.record(z.string(), z.string()).optional() })
+    .optional(),
 });
 
 export interface VideoFacts {
@@ -43,7 +45,8 @@ export async function probeVideo(file: string, run: Omit<ToolRun, 'what'> = {}):
   try {
     output = await runTool('ffprobe', ['-print_format', 'json', '-show_format', '-show_streams', file], { ...run, what: 'probe' });
   } catch (error) {
-    if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED') throw new ServiceError('VIDEO_SOURCE_INVALID', `The file is not a video ffprobe can read (${error.message}).`, { cause: error });
+    if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED')
+      throw new ServiceError('VIDEO_SOURCE_INVALID', `The file is not a video ffprobe can read (${error.message}).`, { cause: error });
     throw error;
   }
   let report: unknown;
@@ -51,11 +54,15 @@ export async function probeVideo(file: string, run: Omit<ToolRun, 'what'> = {}):
     report = JSON.parse(output || '{}');
   } catch {
     // Cut at the captured size (a file whose tags run to megabytes), or not JSON at all.
-    throw new ServiceError('VIDEO_SOURCE_INVALID', "The file's description by ffprobe could not be read (its tags are too large, or it is not a video).");
+    throw new ServiceError(
+      'VIDEO_SOURCE_INVALID',
+      "The file's description by ffprobe could not be read (its tags are too large, or it is not a video).",
+    );
   }
   const parsed = probeOutput.safeParse(report);
   const video = parsed.success ? parsed.data.streams.find((entry) => entry.codec_type === 'video') : undefined;
-  if (!parsed.success || !video || !video.width || !video.height) throw new ServiceError('VIDEO_SOURCE_INVALID', 'The file has no video stream.');
+  if (!parsed.success || !video || !video.width || !video.height)
+    throw new ServiceError('VIDEO_SOURCE_INVALID', 'The file has no video stream.');
   const format = parsed.data.format ?? {};
   const durationSeconds = Number(format.duration ?? video.duration ?? 0);
   return {
@@ -82,22 +89,50 @@ const DECODE_SHORTFALL = { seconds: 0.25, share: 0.1 } as const;
 export async function checkVideoDecodes(file: string, run: Omit<ToolRun, 'what'> = {}): Promise<{ frames: number; seconds: number }> {
   let output: string;
   try {
-    output = await runTool('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames,duration,avg_frame_rate', '-print_format', 'json', file], { ...run, what: 'decode check' });
+    output = await runTool(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-count_frames',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=nb_read_frames,duration,avg_frame_rate',
+        '-print_format',
+        'json',
+        file,
+      ],
+      { ...run, what: 'decode check' },
+    );
   } catch (error) {
-    if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED') throw new ServiceError('VIDEO_SOURCE_INVALID', `The video does not decode (${error.message}).`, { cause: error });
+    if (error instanceof ServiceError && error.code === 'FFMPEG_FAILED')
+      throw new ServiceError('VIDEO_SOURCE_INVALID', `The video does not decode (${error.message}).`, { cause: error });
     throw error;
   }
-  const stream = (JSON.parse(output || '{}') as { streams?: { nb_read_frames?: string; duration?: string; avg_frame_rate?: string }[] }).streams?.[0];
+  const stream = (JSON.parse(output || '{}') as { streams?: { nb_read_frames?: string; duration?: string; avg_frame_rate?: string }[] })
+    .streams?.[0];
   const frames = Number(stream?.nb_read_frames ?? 0);
   const fps = rate(stream?.avg_frame_rate);
   const declared = Number(stream?.duration ?? 0);
   const seconds = fps > 0 ? Math.round((frames / fps) * 1000) / 1000 : 0;
-  if (!Number.isFinite(frames) || frames <= 0) throw new ServiceError('VIDEO_SOURCE_INVALID', 'No frame of the video decodes.', { details: { decodedFrames: 0 } });
-  if (fps > 0 && Number.isFinite(declared) && declared > 0 && seconds < declared - Math.max(DECODE_SHORTFALL.seconds, declared * DECODE_SHORTFALL.share)) {
-    throw new ServiceError('VIDEO_SOURCE_INVALID', `The video is cut short: ${frames} frames (${seconds} s) decode of the ${declared} s it declares.`, { details: { decodedFrames: frames, decodedSeconds: seconds, declaredSeconds: declared } });
+  if (!Number.isFinite(frames) || frames <= 0)
+    throw new ServiceError('VIDEO_SOURCE_INVALID', 'No frame of the video decodes.', { details: { decodedFrames: 0 } });
+  if (
+    fps > 0 &&
+    Number.isFinite(declared) &&
+    declared > 0 &&
+    seconds < declared - Math.max(DECODE_SHORTFALL.seconds, declared * DECODE_SHORTFALL.share)
+  ) {
+    throw new ServiceError(
+      'VIDEO_SOURCE_INVALID',
+      `The video is cut short: ${frames} frames (${seconds} s) decode of the ${declared} s it declares.`,
+      { details: { decodedFrames: frames, decodedSeconds: seconds, declaredSeconds: declared } },
+    );
   }
   return { frames, seconds };
 }
 
 /** Whether the bytes start like an ISO base media file (MP4): a `ftyp` box first. */
-export const looksLikeMp4 = (bytes: Uint8Array): boolean => bytes.length >= 12 && Buffer.from(bytes.subarray(4, 8)).toString('latin1') === 'ftyp';
+export const looksLikeMp4 = (bytes: Uint8Array): boolean =>
+  bytes.length >= 12 && Buffer.from(bytes.subarray(4, 8)).toString('latin1') === 'ftyp';

@@ -6,7 +6,10 @@ import { ServiceError } from '../../errors.js';
 
 export { outputLimit, OUTPUT_LIMIT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, type ToolRun } from '../../../common/media/index.js';
 
-const CODES = { unavailable: 'FFMPEG_UNAVAILABLE', timeout: 'FFMPEG_TIMEOUT', failed: 'FFMPEG_FAILED' } as const satisfies Record<MediaToolFailure, string>;
+const CODES = { unavailable: 'FFMPEG_UNAVAILABLE', timeout: 'FFMPEG_TIMEOUT', failed: 'FFMPEG_FAILED' } as const satisfies Record<
+  MediaToolFailure,
+  string
+>;
 
 /** Runs ffmpeg or ffprobe with `args` to its end; answers stdout. */
 export async function runTool(tool: MediaTool, args: readonly string[], run: ToolRun): Promise<string> {

@@ -15,7 +15,11 @@ import { maskSecrets } from '../../../common/secrets.js';
 //   itself: generation bills, so it reaches the server at most once.
 
 /** Never called, whatever asks (contract §1.2). */
-export const MCP_DENIED_TOOLS: ReadonlySet<string> = new Set(['confirm_billing_purchase', 'cancel_trial_auto_renewal', 'confirm_trial_cancel']);
+export const MCP_DENIED_TOOLS: ReadonlySet<string> = new Set([
+  'confirm_billing_purchase',
+  'cancel_trial_auto_renewal',
+  'confirm_trial_cancel',
+]);
 
 export interface McpServerTarget {
   /** The lane, for messages and errors. */
@@ -51,11 +55,18 @@ export class McpConnections {
     const said = maskSecrets(error instanceof Error ? error.message : String(error), [target.token]).slice(0, 300);
     const status = error instanceof StreamableHTTPError ? error.code : undefined;
     if (status === 401 || status === 403 || /\b401\b|unauthori[sz]ed/i.test(said)) {
-      return new ServiceError('MCP_AUTH_FAILED', `The ${target.lane} MCP server refused the token (${what}): ${said}`, { details: { lane: target.lane, retryable: false } });
+      return new ServiceError('MCP_AUTH_FAILED', `The ${target.lane} MCP server refused the token (${what}): ${said}`, {
+        details: { lane: target.lane, retryable: false },
+      });
     }
     // The SDK's own request timeout (-32001) and a closed connection (-32000) are the transport's, not the tool's.
-    if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) return new ServiceError('MCP_TOOL_FAILED', `The ${target.lane} MCP server answered ${what} with an error: ${said}`, { details: { lane: target.lane, rpcCode: error.code, retryable: false } });
-    return new ServiceError('MCP_TRANSPORT_OFFLINE', `The ${target.lane} MCP server could not be reached (${what}): ${said}`, { details: { lane: target.lane, retryable: true } });
+    if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed)
+      return new ServiceError('MCP_TOOL_FAILED', `The ${target.lane} MCP server answered ${what} with an error: ${said}`, {
+        details: { lane: target.lane, rpcCode: error.code, retryable: false },
+      });
+    return new ServiceError('MCP_TRANSPORT_OFFLINE', `The ${target.lane} MCP server could not be reached (${what}): ${said}`, {
+      details: { lane: target.lane, retryable: true },
+    });
   }
 
   private async open(target: McpServerTarget): Promise<Session> {
@@ -99,8 +110,16 @@ export class McpConnections {
   }
 
   /** One tool call. A dropped session is initialised again once; nothing else is ever sent twice. */
-  async call(target: McpServerTarget, tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult & { sessionId: string | undefined }> {
-    if (MCP_DENIED_TOOLS.has(tool)) throw new ServiceError('MCP_TOOL_FAILED', `The studio never calls the ${tool} tool (a billing action).`, { details: { lane: target.lane, tool, retryable: false } });
+  async call(
+    target: McpServerTarget,
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult & { sessionId: string | undefined }> {
+    if (MCP_DENIED_TOOLS.has(tool))
+      throw new ServiceError('MCP_TOOL_FAILED', `The studio never calls the ${tool} tool (a billing action).`, {
+        details: { lane: target.lane, tool, retryable: false },
+      });
     for (let attempt = 0; ; attempt += 1) {
       const pending = this.session(target);
       const session = await pending;
@@ -110,7 +129,10 @@ export class McpConnections {
       if (options.signal?.aborted) forward();
       options.signal?.addEventListener('abort', forward, { once: true });
       try {
-        const result = (await session.client.callTool({ name: tool, arguments: args }, undefined, { timeout: options.timeoutMs, signal: linked.signal })) as CallToolResult;
+        const result = (await session.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: options.timeoutMs,
+          signal: linked.signal,
+        })) as CallToolResult;
         return { ...result, sessionId: session.transport.sessionId };
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason;
@@ -134,7 +156,9 @@ export class McpConnections {
     const pending = this.session(target);
     const session = await pending;
     try {
-      const task = await session.client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, { timeout: options.timeoutMs });
+      const task = await session.client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, {
+        timeout: options.timeoutMs,
+      });
       return task.status === 'cancelled';
     } catch (error) {
       if (error instanceof StreamableHTTPError && error.code === 404) await this.drop(target, pending);

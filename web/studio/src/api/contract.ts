@@ -52,7 +52,15 @@ export type {
   VideoMode,
 } from '../../../../src/studio/api/index.js';
 export { STORYBOARD_CLIPS, videoModeOf } from '../../../../src/studio/api/video-values.js';
-export { AGENT_CANCELLABLE_STATES, AGENT_COMMANDS, AGENT_LIMITS, AGENT_COMMAND_NAMES, AGENT_RETRYABLE_STATES, type AgentCommand, type AgentItemState } from '../../../../src/studio/api/agent-values.js';
+export {
+  AGENT_CANCELLABLE_STATES,
+  AGENT_COMMANDS,
+  AGENT_LIMITS,
+  AGENT_COMMAND_NAMES,
+  AGENT_RETRYABLE_STATES,
+  type AgentCommand,
+  type AgentItemState,
+} from '../../../../src/studio/api/agent-values.js';
 export {
   API_LIMITS,
   ASSET_KINDS,
@@ -72,7 +80,21 @@ export {
   sizeProblem,
 } from '../../../../src/studio/api/values.js';
 export { jobSummary, type JobSummary } from '../../../../src/studio/api/job-summary.js';
-export type { AssetKind, CommonControl, ImageFormat, JobKind, JobPhase, JobState, LaneId, LaneState, MediaKind, Moderation, ProviderId, Quality, ReasoningEffort } from '../../../../src/studio/api/values.js';
+export type {
+  AssetKind,
+  CommonControl,
+  ImageFormat,
+  JobKind,
+  JobPhase,
+  JobState,
+  LaneId,
+  LaneState,
+  MediaKind,
+  Moderation,
+  ProviderId,
+  Quality,
+  ReasoningEffort,
+} from '../../../../src/studio/api/values.js';
 
 import type { HistoryQuery, ProviderCapabilities } from '../../../../src/studio/api/index.js';
 
@@ -90,4 +112,3 @@ import type { AssetEventPayload } from '../../../../src/studio/api/index.js';
 export type AssetEvent =
   | (AssetEventPayload<'thumbnail_ready'> & { id: string; topic: 'assets'; event: 'thumbnail_ready' })
   | (AssetEventPayload<'asset_broken'> & { id: string; topic: 'assets'; event: 'asset_broken' });
-

@@ -44,7 +44,10 @@ export const onTokenRequired = (listener: () => void): (() => void) => {
  * (and any extra headers, e.g. a graph save's If-Match), and any non-2xx
  * answer thrown as an ApiError.
  */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (accessToken) headers.authorization = `Bearer ${accessToken}`;
@@ -57,7 +60,10 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
       signal: init.signal,
     });
   } catch (error) {
-    throw new ApiError(0, { code: 'NETWORK', message: `The studio did not answer (${error instanceof Error ? error.message : String(error)}).` });
+    throw new ApiError(0, {
+      code: 'NETWORK',
+      message: `The studio did not answer (${error instanceof Error ? error.message : String(error)}).`,
+    });
   }
   const text = await response.text();
   let body: unknown = undefined;
@@ -69,7 +75,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     }
   }
   if (!response.ok) {
-    const payload: ErrorPayload = isErrorBody(body) ? body.error : { code: `HTTP_${response.status}`, message: `The studio answered ${response.status}.` };
+    const payload: ErrorPayload = isErrorBody(body)
+      ? body.error
+      : { code: `HTTP_${response.status}`, message: `The studio answered ${response.status}.` };
     if (payload.code === 'TOKEN_REQUIRED') for (const listener of tokenListeners) listener();
     throw new ApiError(response.status, payload);
   }

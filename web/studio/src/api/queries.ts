@@ -1,5 +1,15 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { CapabilitiesBody, HistoryQuery, JobRecord, KeysStatusBody, LaneCapabilities, OauthStatusBody, ProviderStatus, QuotaBody, SwitchStatus } from './contract';
+import type {
+  CapabilitiesBody,
+  HistoryQuery,
+  JobRecord,
+  KeysStatusBody,
+  LaneCapabilities,
+  OauthStatusBody,
+  ProviderStatus,
+  QuotaBody,
+  SwitchStatus,
+} from './contract';
 import { api } from './http';
 import type { AssetDetail, DefaultsBody, HealthBody, HistoryGroupsPage, HistoryPage, ProvidersBody, StorageStatus } from './responses';
 
@@ -38,18 +48,25 @@ export const queryKeys = {
 export const useHealth = () => useQuery({ queryKey: queryKeys.health, queryFn: () => api<HealthBody>('/api/health'), staleTime: Infinity });
 
 /** The catalog: fixed for the life of the server. */
-export const useCapabilities = () => useQuery({ queryKey: queryKeys.capabilities, queryFn: () => api<CapabilitiesBody>('/api/capabilities'), staleTime: Infinity });
+export const useCapabilities = () =>
+  useQuery({ queryKey: queryKeys.capabilities, queryFn: () => api<CapabilitiesBody>('/api/capabilities'), staleTime: Infinity });
 
 /** Lane readiness: read again when the window regains focus (a key may have been set meanwhile). */
 export const useProviders = () =>
-  useQuery({ queryKey: queryKeys.providers, queryFn: () => api<ProvidersBody>('/api/providers').then((body) => body.providers), staleTime: 10_000, refetchOnWindowFocus: true });
+  useQuery({
+    queryKey: queryKeys.providers,
+    queryFn: () => api<ProvidersBody>('/api/providers').then((body) => body.providers),
+    staleTime: 10_000,
+    refetchOnWindowFocus: true,
+  });
 
 export const useDefaults = () => useQuery({ queryKey: queryKeys.defaults, queryFn: () => api<DefaultsBody>('/api/defaults') });
 
 export const useStorage = () => useQuery({ queryKey: queryKeys.storage, queryFn: () => api<StorageStatus>('/api/storage/status') });
 
 /** Each key, masked, with the verdict the studio last had (it checks a key it has not seen yet). */
-export const useKeysStatus = () => useQuery({ queryKey: queryKeys.keysStatus, queryFn: () => api<KeysStatusBody>('/api/keys/status'), staleTime: 10_000 });
+export const useKeysStatus = () =>
+  useQuery({ queryKey: queryKeys.keysStatus, queryFn: () => api<KeysStatusBody>('/api/keys/status'), staleTime: 10_000 });
 
 /** Asks the studio to check every key again now (`?verify=1`). */
 export const verifyKeys = () => api<KeysStatusBody>('/api/keys/status?verify=1');
@@ -97,7 +114,9 @@ export const useHistoryItems = (filter: HistoryFilter, enabled = true) =>
           kind: filter.kind,
           since: filter.since,
           until: filter.until,
-          ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : { session: filter.session === undefined ? undefined : (filter.session ?? '') }),
+          ...(filter.sessionId !== undefined
+            ? { sessionId: filter.sessionId }
+            : { session: filter.session === undefined ? undefined : (filter.session ?? '') }),
         })}`,
         { signal },
       ),
@@ -110,7 +129,10 @@ export const useHistoryItems = (filter: HistoryFilter, enabled = true) =>
 export const useHistoryGroups = (enabled = true) =>
   useInfiniteQuery({
     queryKey: queryKeys.historyGroups,
-    queryFn: ({ pageParam, signal }) => api<HistoryGroupsPage>(`/api/history?${query({ groupBy: 'session', limit: 20, groupItems: GROUP_ITEMS, cursor: pageParam })}`, { signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api<HistoryGroupsPage>(`/api/history?${query({ groupBy: 'session', limit: 20, groupItems: GROUP_ITEMS, cursor: pageParam })}`, {
+        signal,
+      }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.nextCursor ?? undefined,
     enabled,
@@ -139,15 +161,19 @@ export const useJobRecord = (requestId: string | undefined) =>
 export const lanesOf = (capabilities: CapabilitiesBody | undefined): LaneCapabilities[] =>
   (capabilities?.providers ?? []).filter((provider): provider is LaneCapabilities => provider.routingMode === false);
 
-export const statusOf = (providers: ProviderStatus[] | undefined, id: string): ProviderStatus | undefined => providers?.find((provider) => provider.id === id);
+export const statusOf = (providers: ProviderStatus[] | undefined, id: string): ProviderStatus | undefined =>
+  providers?.find((provider) => provider.id === id);
 
 /** A lane's label from the catalog (its id until the catalog is read). */
-export const laneLabel = (capabilities: CapabilitiesBody | undefined, id: string): string => lanesOf(capabilities).find((lane) => lane.id === id)?.label ?? id;
+export const laneLabel = (capabilities: CapabilitiesBody | undefined, id: string): string =>
+  lanesOf(capabilities).find((lane) => lane.id === id)?.label ?? id;
 
 /** The key namespaces a lane's credential takes (none unless it is a key). */
 const keyNamespacesOf = (lane: LaneCapabilities): string[] => {
   const { namespaces } = lane.credential;
-  return lane.credential.kind === 'key' && Array.isArray(namespaces) ? namespaces.filter((name): name is string => typeof name === 'string') : [];
+  return lane.credential.kind === 'key' && Array.isArray(namespaces)
+    ? namespaces.filter((name): name is string => typeof name === 'string')
+    : [];
 };
 
 /** What a key is for, from the catalog: the lane whose credential it is. */

@@ -16,7 +16,14 @@ export function DemoBadge() {
   const guide = useQuery({ queryKey: ['demo-guide'], queryFn: () => api<DemoGuide>('/api/demo'), staleTime: Infinity, enabled: open });
   return (
     <span className="demo-badge-wrap">
-      <button type="button" className="demo-badge" aria-expanded={open} aria-controls="demo-guide" title="Simulated upstreams: no keys, nothing billed" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="demo-badge"
+        aria-expanded={open}
+        aria-controls="demo-guide"
+        title="Simulated upstreams: no keys, nothing billed"
+        onClick={() => setOpen(!open)}
+      >
         demo
       </button>
       {open && (

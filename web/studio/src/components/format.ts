@@ -15,7 +15,8 @@ export function formatBytes(bytes: number): string {
 export const formatTime = (iso: string): string => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** Instants the server writes into messages (`2026-11-26T14:05:00.000Z`) shown as this computer's local time. */
-export const localizeTimes = (text: string): string => text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => formatTime(iso));
+export const localizeTimes = (text: string): string =>
+  text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => formatTime(iso));
 
 /** When a cooldown ends, as a person reads it: the time today, else the date and time. */
 export function formatUntil(iso: string, now = new Date()): string {

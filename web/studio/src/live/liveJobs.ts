@@ -1,5 +1,20 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query';
-import { jobSummary, parseSize, type AssetRecord, type ErrorPayload, type GenerationEvent, type InflightJob, type JobKind, type JobPhase, type JobRecord, type JobResult, type MultimodeResult, type VideoResult, type AgentTurn, type McpResult } from '../api/contract';
+import {
+  jobSummary,
+  parseSize,
+  type AssetRecord,
+  type ErrorPayload,
+  type GenerationEvent,
+  type InflightJob,
+  type JobKind,
+  type JobPhase,
+  type JobRecord,
+  type JobResult,
+  type MultimodeResult,
+  type VideoResult,
+  type AgentTurn,
+  type McpResult,
+} from '../api/contract';
 
 // Jobs as this page sees them: the ones it started and any it hears of on the
 // event stream (the CLI's, another tab's). They are server state, kept in the
@@ -76,9 +91,25 @@ function trim(jobs: LiveJob[]): LiveJob[] {
 const emptySlots = (count: number): LiveSlot[] => Array.from({ length: Math.max(1, count) }, (_, slot) => ({ slot }));
 
 /** A job this page just started (before its first event). */
-export function startedJob(fields: { requestId: string; kind: JobKind; prompt: string; provider?: string; model?: string; slots: number; frame?: { width: number; height: number } }): LiveJob {
+export function startedJob(fields: {
+  requestId: string;
+  kind: JobKind;
+  prompt: string;
+  provider?: string;
+  model?: string;
+  slots: number;
+  frame?: { width: number; height: number };
+}): LiveJob {
   const { slots, ...rest } = fields;
-  return { ...rest, origin: 'here', status: 'running', phases: [], slots: emptySlots(slots), startedAt: new Date().toISOString(), described: true };
+  return {
+    ...rest,
+    origin: 'here',
+    status: 'running',
+    phases: [],
+    slots: emptySlots(slots),
+    startedAt: new Date().toISOString(),
+    described: true,
+  };
 }
 
 function replace(jobs: LiveJob[], job: LiveJob): LiveJob[] {
@@ -110,18 +141,47 @@ const isMcp = (result: JobResult): result is McpResult => 'taskId' in result && 
 /** The slots a finished job shows: its images, or each slot's outcome. */
 function slotsOfResult(job: LiveJob, result: JobResult): LiveSlot[] {
   // The partial renders go: the image replaces them (and they are large).
-  if (isAsset(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result, partial: undefined }];
-  if (isVideo(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.video, partial: undefined }];
-  if (isMcp(result)) return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.asset, partial: undefined }];
-  if (isAgentTurn(result)) return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider ?? undefined, model: result.model ?? undefined, image, partial: undefined }));
+  if (isAsset(result))
+    return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result, partial: undefined }];
+  if (isVideo(result))
+    return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.video, partial: undefined }];
+  if (isMcp(result))
+    return [{ ...job.slots[0], slot: 0, provider: result.provider, model: result.model, image: result.asset, partial: undefined }];
+  if (isAgentTurn(result))
+    return result.images.map((image, index) => ({
+      ...job.slots[index],
+      slot: index,
+      provider: result.provider ?? undefined,
+      model: result.model ?? undefined,
+      image,
+      partial: undefined,
+    }));
   if (isMultimode(result)) {
-    return result.results.map((outcome) => ({ ...job.slots[outcome.slot], slot: outcome.slot, provider: outcome.provider, model: outcome.model, image: outcome.image, revisedPrompt: outcome.revisedPrompt, error: outcome.error, partial: undefined }));
+    return result.results.map((outcome) => ({
+      ...job.slots[outcome.slot],
+      slot: outcome.slot,
+      provider: outcome.provider,
+      model: outcome.model,
+      image: outcome.image,
+      revisedPrompt: outcome.revisedPrompt,
+      error: outcome.error,
+      partial: undefined,
+    }));
   }
-  return result.images.map((image, index) => ({ ...job.slots[index], slot: index, provider: result.provider, model: result.model, image, revisedPrompt: result.revisedPrompt, partial: undefined }));
+  return result.images.map((image, index) => ({
+    ...job.slots[index],
+    slot: index,
+    provider: result.provider,
+    model: result.model,
+    image,
+    revisedPrompt: result.revisedPrompt,
+    partial: undefined,
+  }));
 }
 
 function finished(job: LiveJob, fields: { result?: JobResult | null; error?: ErrorPayload | null }): LiveJob {
-  if (fields.result) return { ...job, status: 'succeeded', result: fields.result, slots: slotsOfResult(job, fields.result), cancelling: false };
+  if (fields.result)
+    return { ...job, status: 'succeeded', result: fields.result, slots: slotsOfResult(job, fields.result), cancelling: false };
   const error = fields.error ?? { code: 'UNKNOWN', message: 'The job ended without a result.' };
   return { ...job, status: error.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed', error, cancelling: false };
 }
@@ -143,7 +203,10 @@ function progressOf(event: GenerationEvent): number | undefined {
   const number = (key: string) => (typeof fields[key] === 'number' ? (fields[key] as number) : undefined);
   const fraction = number('fraction');
   if (fraction !== undefined) return fraction;
-  for (const [part, whole] of [['value', 'max'], ['current', 'total']] as const) {
+  for (const [part, whole] of [
+    ['value', 'max'],
+    ['current', 'total'],
+  ] as const) {
     const done = number(part);
     const all = number(whole);
     if (done !== undefined && all !== undefined && all > 0) return Math.min(1, done / all);
@@ -163,18 +226,30 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
       if (event.phase === 'queued' && event.slot === undefined) {
         job = { ...job, provider: event.provider ?? job.provider, model: event.model ?? job.model, queuePosition: event.position };
       } else {
-        job = withSlot({ ...job, queuePosition: undefined }, event.slot ?? 0, { phase: event.phase, provider: event.provider, model: event.model });
+        job = withSlot({ ...job, queuePosition: undefined }, event.slot ?? 0, {
+          phase: event.phase,
+          provider: event.provider,
+          model: event.model,
+        });
       }
       break;
     }
     case 'partial':
-      if (event.b64) job = withSlot(job, event.slot ?? 0, { partial: `data:image/${event.format};base64,${event.b64}`, partialIndex: event.index });
+      if (event.b64)
+        job = withSlot(job, event.slot ?? 0, { partial: `data:image/${event.format};base64,${event.b64}`, partialIndex: event.index });
       break;
     case 'progress':
       job = { ...job, progress: progressOf(event) ?? job.progress };
       break;
     case 'slot_done':
-      job = withSlot(job, event.slot, { image: event.result.image, revisedPrompt: event.result.revisedPrompt, provider: event.result.provider, model: event.result.model, error: event.result.error, partial: undefined });
+      job = withSlot(job, event.slot, {
+        image: event.result.image,
+        revisedPrompt: event.result.revisedPrompt,
+        provider: event.result.provider,
+        model: event.result.model,
+        error: event.result.error,
+        partial: undefined,
+      });
       break;
     case 'slot_error':
       job = withSlot(job, event.slot, { error: event.error });
@@ -193,7 +268,11 @@ export function applyEvent(jobs: LiveJob[], event: GenerationEvent): LiveJob[] {
 function describeRequest(record: JobRecord): Pick<LiveJob, 'prompt' | 'frame'> & { slotCount: number } {
   const summary = jobSummary(record);
   const size = summary.size ? parseSize(summary.size) : undefined;
-  return { prompt: summary.prompt ?? summary.source ?? undefined, frame: size ? { width: size.width, height: size.height } : undefined, slotCount: summary.outputs };
+  return {
+    prompt: summary.prompt ?? summary.source ?? undefined,
+    frame: size ? { width: size.width, height: size.height } : undefined,
+    slotCount: summary.outputs,
+  };
 }
 
 /** Merges GET /api/jobs/:id: fills in what the page did not know, and the end when the job is over. */
@@ -221,7 +300,9 @@ export function applyRecord(jobs: LiveJob[], record: JobRecord, origin: LiveJob[
   };
   const terminal = record.finishedAt !== null;
   if (terminal && isRunning(job)) {
-    const error = record.error ?? (record.state === 'interrupted' ? { code: 'JOB_INTERRUPTED', message: 'The studio stopped while the job ran.' } : null);
+    const error =
+      record.error ??
+      (record.state === 'interrupted' ? { code: 'JOB_INTERRUPTED', message: 'The studio stopped while the job ran.' } : null);
     job = finished(job, { result: record.result, error });
   }
   return replace(jobs, job);
@@ -275,5 +356,14 @@ export const removeJob = (jobs: LiveJob[], requestId: string): LiveJob[] => jobs
 export function markAssetBroken(jobs: LiveJob[], filename: string, error: ErrorPayload): LiveJob[] {
   const holds = (job: LiveJob) => job.slots.some((slot) => slot.image?.filename === filename);
   if (!jobs.some(holds)) return jobs;
-  return jobs.map((job) => (holds(job) ? { ...job, slots: job.slots.map((slot) => (slot.image?.filename === filename ? { ...slot, image: undefined, partial: undefined, error } : slot)) } : job));
+  return jobs.map((job) =>
+    holds(job)
+      ? {
+          ...job,
+          slots: job.slots.map((slot) =>
+            slot.image?.filename === filename ? { ...slot, image: undefined, partial: undefined, error } : slot,
+          ),
+        }
+      : job,
+  );
 }

@@ -42,7 +42,12 @@ export async function readJob(queryClient: QueryClient, requestId: string, origi
     updateLiveJobs(queryClient, (jobs) => applyRecord(jobs, record, origin));
   } catch (error) {
     if (error instanceof ApiError && error.code === 'JOB_NOT_FOUND') {
-      updateLiveJobs(queryClient, (jobs) => failJob(jobs, requestId, { code: 'JOB_NOT_FOUND', message: 'The studio no longer knows this job; its images, if any, are in History.' }));
+      updateLiveJobs(queryClient, (jobs) =>
+        failJob(jobs, requestId, {
+          code: 'JOB_NOT_FOUND',
+          message: 'The studio no longer knows this job; its images, if any, are in History.',
+        }),
+      );
     }
   } finally {
     reading.delete(requestId);

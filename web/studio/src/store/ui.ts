@@ -56,7 +56,16 @@ export interface HistoryListing {
 }
 
 /** The listing with no filter set (grouping is kept as it is). */
-export const NO_HISTORY_FILTERS = { q: '', provider: '', model: '', kind: '', since: '', until: '', session: undefined, sessionId: undefined } as const satisfies Omit<HistoryListing, 'grouped'>;
+export const NO_HISTORY_FILTERS = {
+  q: '',
+  provider: '',
+  model: '',
+  kind: '',
+  since: '',
+  until: '',
+  session: undefined,
+  sessionId: undefined,
+} as const satisfies Omit<HistoryListing, 'grouped'>;
 
 export interface Toast {
   id: number;
@@ -102,10 +111,12 @@ interface UiState {
   setHistory(change: Partial<HistoryListing>): void;
 }
 
-const hasContent = (composer: Composer): boolean => composer.prompt.trim() !== '' || composer.references.length > 0 || composer.editImage !== undefined;
+const hasContent = (composer: Composer): boolean =>
+  composer.prompt.trim() !== '' || composer.references.length > 0 || composer.editImage !== undefined;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined => (values as readonly unknown[]).includes(value) ? (value as T) : undefined;
+const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
+  (values as readonly unknown[]).includes(value) ? (value as T) : undefined;
 
 /** The composer an asset was made with: its prompt, lane, model and the settings it recorded. */
 export const composerFromAsset = (asset: AssetRecord): Composer => composerFromMade(asset);
@@ -131,7 +142,18 @@ export function composerFromMade(made: { prompt: string; provider: string; model
 }
 
 /** Settings every lane records that are not lane options (the shared controls, the model that ran). */
-const SHARED_SETTINGS = new Set(['model', 'size', 'quality', 'format', 'moderation', 'reasoning', 'negativePrompt', 'options', 'n', 'count']);
+const SHARED_SETTINGS = new Set([
+  'model',
+  'size',
+  'quality',
+  'format',
+  'moderation',
+  'reasoning',
+  'negativePrompt',
+  'options',
+  'n',
+  'count',
+]);
 
 /**
  * A lane's options as an asset recorded them: its `options`, and the values a lane records at the top level of
@@ -167,8 +189,10 @@ export const useUi = create<UiState>((set, get) => ({
       else controls[key] = value;
       return { composer: { ...state.composer, controls } };
     }),
-  addReferences: (references) => set((state) => ({ composer: { ...state.composer, references: [...state.composer.references, ...references] } })),
-  removeReference: (id) => set((state) => ({ composer: { ...state.composer, references: state.composer.references.filter((reference) => reference.id !== id) } })),
+  addReferences: (references) =>
+    set((state) => ({ composer: { ...state.composer, references: [...state.composer.references, ...references] } })),
+  removeReference: (id) =>
+    set((state) => ({ composer: { ...state.composer, references: state.composer.references.filter((reference) => reference.id !== id) } })),
   requestRemix: (asset) => {
     if (hasContent(get().composer)) {
       set({ pendingRemix: asset });

@@ -72,7 +72,15 @@ export function AgentComposer({ onSend }: { onSend(prompt: string): Promise<void
       {open && (
         <ul className="slash-list" id="slash-list" role="listbox" aria-label="Commands">
           {options.map((name) => (
-            <li key={name} id={`slash-${name}`} role="option" aria-selected={name === highlighted} data-command={name} onMouseDown={(event) => event.preventDefault()} onClick={() => complete(name)}>
+            <li
+              key={name}
+              id={`slash-${name}`}
+              role="option"
+              aria-selected={name === highlighted}
+              data-command={name}
+              onMouseDown={(event) => event.preventDefault()}
+              onClick={() => complete(name)}
+            >
               <code>{AGENT_COMMANDS[name].usage}</code> <span className="hint">{AGENT_COMMANDS[name].does}</span>
             </li>
           ))}

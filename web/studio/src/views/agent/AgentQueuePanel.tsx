@@ -24,7 +24,16 @@ export function AgentQueuePanel({ turns, progress }: { turns: AgentTurn[]; progr
       {items.length === 0 && <p className="hint">Nothing queued.</p>}
       <ol>
         {items.map((turn) => {
-          const note = turn.state === 'queued' ? (turn.position ? `#${turn.position} in line` : 'waiting') : turn.state === 'running' ? (progressText(progress[turn.itemId]) ?? 'Running') : turn.error && turn.state === 'failed' ? turn.error.code : '';
+          const note =
+            turn.state === 'queued'
+              ? turn.position
+                ? `#${turn.position} in line`
+                : 'waiting'
+              : turn.state === 'running'
+                ? (progressText(progress[turn.itemId]) ?? 'Running')
+                : turn.error && turn.state === 'failed'
+                  ? turn.error.code
+                  : '';
           return (
             <li key={turn.itemId} className="queue-item" data-item={turn.itemId} data-state={turn.state}>
               <span className="state-badge" data-state={turn.state}>

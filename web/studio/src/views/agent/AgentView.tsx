@@ -23,9 +23,18 @@ function PlannerBadge({ session }: { session: AgentSessionBody }) {
   const config = usePromptBuilderConfig();
   const planned = [...session.turns].reverse().find((turn) => turn.plan && turn.plan.decidedBy !== 'command');
   const routed = configuredBackend(config.data);
-  const text = planned ? decidedByText(planned) : routed ? `planner ${routed.backend}${routed.model ? ` · ${routed.model}` : ''}${routed.ready ? '' : ' (not ready: rules decide)'}` : '…';
+  const text = planned
+    ? decidedByText(planned)
+    : routed
+      ? `planner ${routed.backend}${routed.model ? ` · ${routed.model}` : ''}${routed.ready ? '' : ' (not ready: rules decide)'}`
+      : '…';
   return (
-    <span className="planner-badge" data-decided-by={planned?.plan?.decidedBy ?? ''} data-backend={planned?.plan?.backend ?? routed?.backend ?? ''} title="The backend that plans this session's turns">
+    <span
+      className="planner-badge"
+      data-decided-by={planned?.plan?.decidedBy ?? ''}
+      data-backend={planned?.plan?.backend ?? routed?.backend ?? ''}
+      title="The backend that plans this session's turns"
+    >
       {text}
     </span>
   );
@@ -76,7 +85,11 @@ export function AgentView() {
     <div className="agent" data-ready={sessions.isSuccess}>
       <SessionRail selected={selected} />
       {sessions.error && <ErrorNotice error={toErrorPayload(sessions.error)} />}
-      {selected ? <Session key={selected} id={selected} progress={progress} /> : sessions.isSuccess && <p className="hint agent-empty">No session yet: start one with New session.</p>}
+      {selected ? (
+        <Session key={selected} id={selected} progress={progress} />
+      ) : (
+        sessions.isSuccess && <p className="hint agent-empty">No session yet: start one with New session.</p>
+      )}
     </div>
   );
 }

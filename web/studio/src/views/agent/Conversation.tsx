@@ -21,7 +21,10 @@ function Turn({ turn, onPick }: { turn: AgentTurn; onPick(filename: string): voi
       <div className="turn-agent">
         {turn.plan && (
           <p className="turn-plan">
-            <span className="state-badge">{turn.plan.action === 'answer' ? 'answer' : `${turn.plan.action}${turn.plan.variants > 1 ? ` × ${turn.plan.variants}` : ''}`}</span> <span className="hint">{decidedByText(turn)}</span>
+            <span className="state-badge">
+              {turn.plan.action === 'answer' ? 'answer' : `${turn.plan.action}${turn.plan.variants > 1 ? ` × ${turn.plan.variants}` : ''}`}
+            </span>{' '}
+            <span className="hint">{decidedByText(turn)}</span>
           </p>
         )}
         {reply && <p className="turn-reply">{reply}</p>}
@@ -29,7 +32,14 @@ function Turn({ turn, onPick }: { turn: AgentTurn; onPick(filename: string): voi
         {turn.images.length > 0 && (
           <div className="turn-images">
             {turn.images.map((image) => (
-              <button key={image.filename} type="button" className="turn-image" data-filename={image.filename} title="Make current" onClick={() => onPick(image.filename)}>
+              <button
+                key={image.filename}
+                type="button"
+                className="turn-image"
+                data-filename={image.filename}
+                title="Make current"
+                onClick={() => onPick(image.filename)}
+              >
                 <img src={withToken(image.thumbnailUrl)} alt={image.prompt} width={120} height={120} loading="lazy" />
               </button>
             ))}

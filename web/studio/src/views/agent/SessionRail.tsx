@@ -83,7 +83,13 @@ export function SessionRail({ selected }: { selected?: string }) {
                 <label className="visually-hidden" htmlFor={`rename-${session.id}`}>
                   New title
                 </label>
-                <input id={`rename-${session.id}`} value={title} maxLength={200} autoFocus onChange={(event) => setTitle(event.target.value)} />
+                <input
+                  id={`rename-${session.id}`}
+                  value={title}
+                  maxLength={200}
+                  autoFocus
+                  onChange={(event) => setTitle(event.target.value)}
+                />
                 <button type="submit">Save</button>
                 <button type="button" className="ghost" onClick={() => setRenaming(undefined)}>
                   Cancel

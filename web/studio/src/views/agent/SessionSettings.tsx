@@ -22,12 +22,25 @@ export function SessionSettings({ session, onSave }: { session: AgentSessionBody
       <form onSubmit={submit}>
         <p className="hint">Change the lane with /lane &lt;lane&gt;[/&lt;model&gt;].</p>
         <label className="agent-search">
-          <input type="checkbox" checked={session.webSearch} onChange={(event) => void onSave({ webSearch: event.target.checked })} /> Web search while planning
+          <input type="checkbox" checked={session.webSearch} onChange={(event) => void onSave({ webSearch: event.target.checked })} /> Web
+          search while planning
         </label>
         <label htmlFor="agent-style-lock">Style lock</label>
-        <input id="agent-style-lock" value={styleLock} maxLength={AGENT_LIMITS.lockMaxChars} placeholder="watercolour, soft light" onChange={(event) => setStyleLock(event.target.value)} />
+        <input
+          id="agent-style-lock"
+          value={styleLock}
+          maxLength={AGENT_LIMITS.lockMaxChars}
+          placeholder="watercolour, soft light"
+          onChange={(event) => setStyleLock(event.target.value)}
+        />
         <label htmlFor="agent-subject-lock">Subject lock</label>
-        <input id="agent-subject-lock" value={subjectLock} maxLength={AGENT_LIMITS.lockMaxChars} placeholder="a red fox with a white-tipped tail" onChange={(event) => setSubjectLock(event.target.value)} />
+        <input
+          id="agent-subject-lock"
+          value={subjectLock}
+          maxLength={AGENT_LIMITS.lockMaxChars}
+          placeholder="a red fox with a white-tipped tail"
+          onChange={(event) => setSubjectLock(event.target.value)}
+        />
         <button type="submit" disabled={!changed}>
           Save locks
         </button>

@@ -12,7 +12,11 @@ import { agentKeys, updateAgentSession } from './agentApi';
 function Thumb({ filename, known }: { filename: string; known?: AssetRecord }) {
   const detail = useAssetDetail(known ? undefined : filename);
   const asset = known ?? detail.data;
-  return asset ? <img src={withToken(asset.thumbnailUrl)} alt={asset.prompt} width={72} height={72} loading="lazy" /> : <span className="thumb-missing">{detail.error ? 'gone' : '…'}</span>;
+  return asset ? (
+    <img src={withToken(asset.thumbnailUrl)} alt={asset.prompt} width={72} height={72} loading="lazy" />
+  ) : (
+    <span className="thumb-missing">{detail.error ? 'gone' : '…'}</span>
+  );
 }
 
 /** The current image large, and every image of the session below it: a click makes one current. */
@@ -37,7 +41,13 @@ export function Stage({ session }: { session: AgentSessionBody }) {
     <section className="agent-stage" aria-label="Current image">
       {current ? (
         <ImageFrame width={current.width} height={current.height} className="stage-frame">
-          <img src={withToken(current.url)} alt={current.prompt} data-filename={current.filename} width={current.width} height={current.height} />
+          <img
+            src={withToken(current.url)}
+            alt={current.prompt}
+            data-filename={current.filename}
+            width={current.width}
+            height={current.height}
+          />
         </ImageFrame>
       ) : (
         <p className="stage-empty hint">No current image yet: describe one below.</p>
@@ -46,7 +56,13 @@ export function Stage({ session }: { session: AgentSessionBody }) {
         <ol className="filmstrip" aria-label="Images of this session">
           {session.images.map((filename) => (
             <li key={filename}>
-              <button type="button" data-filename={filename} aria-pressed={filename === current?.filename} title="Make current" onClick={() => void makeCurrent(filename)}>
+              <button
+                type="button"
+                data-filename={filename}
+                aria-pressed={filename === current?.filename}
+                title="Make current"
+                onClick={() => void makeCurrent(filename)}
+              >
                 <Thumb filename={filename} known={known.get(filename)} />
               </button>
             </li>

@@ -17,7 +17,11 @@ const sessionPath = (id: string) => `/api/agent/sessions/${encodeURIComponent(id
 /** True while an item of the session waits or runs (the page then also polls, in case an event is missed). */
 export const isActive = (turn: AgentTurn): boolean => turn.state === 'queued' || turn.state === 'running';
 
-export const useAgentSessions = () => useQuery({ queryKey: agentKeys.sessions, queryFn: () => api<{ sessions: AgentSession[] }>('/api/agent/sessions').then((body) => body.sessions) });
+export const useAgentSessions = () =>
+  useQuery({
+    queryKey: agentKeys.sessions,
+    queryFn: () => api<{ sessions: AgentSession[] }>('/api/agent/sessions').then((body) => body.sessions),
+  });
 
 export const useAgentSession = (id: string | undefined) =>
   useQuery({
@@ -28,9 +32,11 @@ export const useAgentSession = (id: string | undefined) =>
     refetchInterval: (query) => (query.state.data?.turns.some(isActive) ? 5000 : false),
   });
 
-export const createAgentSession = (title?: string) => api<AgentSession>('/api/agent/sessions', { method: 'POST', body: title ? { title } : {} });
+export const createAgentSession = (title?: string) =>
+  api<AgentSession>('/api/agent/sessions', { method: 'POST', body: title ? { title } : {} });
 
-export const updateAgentSession = (id: string, body: Record<string, unknown>) => api<AgentSession>(sessionPath(id), { method: 'PATCH', body });
+export const updateAgentSession = (id: string, body: Record<string, unknown>) =>
+  api<AgentSession>(sessionPath(id), { method: 'PATCH', body });
 
 export const deleteAgentSession = (id: string) => api<{ id: string; deleted: true }>(sessionPath(id), { method: 'DELETE' });
 

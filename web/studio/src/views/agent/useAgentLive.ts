@@ -29,7 +29,12 @@ export function useAgentLive(): Record<string, ItemProgress> {
       const itemId = event.itemId;
       setProgress((current) => ({
         ...current,
-        [itemId]: { step: String(event.step), action: event.action as string | undefined, variant: event.variant as number | undefined, variants: event.variants as number | undefined },
+        [itemId]: {
+          step: String(event.step),
+          action: event.action as string | undefined,
+          variant: event.variant as number | undefined,
+          variants: event.variants as number | undefined,
+        },
       }));
     }
     void queryClient.invalidateQueries({ queryKey: agentKeys.session(event.sessionId) });

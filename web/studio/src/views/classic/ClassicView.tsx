@@ -15,7 +15,11 @@ export function ClassicView() {
       <h1 className="visually-hidden">Classic</h1>
       <div className="classic-composer">
         {capabilities.error && <ErrorNotice error={toErrorPayload(capabilities.error)} />}
-        {capabilities.data ? <PromptComposer capabilities={capabilities.data} providers={providers.data} defaults={defaults.data} /> : !capabilities.error && <p className="hint">Loading the catalog…</p>}
+        {capabilities.data ? (
+          <PromptComposer capabilities={capabilities.data} providers={providers.data} defaults={defaults.data} />
+        ) : (
+          !capabilities.error && <p className="hint">Loading the catalog…</p>
+        )}
       </div>
       <div className="classic-side">
         <ClassicPromptBuilder />

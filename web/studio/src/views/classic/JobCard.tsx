@@ -36,7 +36,8 @@ function RoutingNote({ job }: { job: LiveJob }) {
   if (!routing || skipped.length === 0) return null;
   return (
     <p className="routing-note" data-routing>
-      Auto moved to {job.provider ?? 'another lane'}: {skipped.map(([lane, why]) => `${lane} (${localizeTimes(why)})`).join(', ')} passed over.
+      Auto moved to {job.provider ?? 'another lane'}: {skipped.map(([lane, why]) => `${lane} (${localizeTimes(why)})`).join(', ')} passed
+      over.
     </p>
   );
 }
@@ -68,12 +69,21 @@ export function JobCard({ job }: { job: LiveJob }) {
   const slots = ended ? job.slots.filter((slot) => slot.image || slot.partial || slot.error) : job.slots;
 
   useEffect(() => {
-    if (job.origin === 'here' && running && window.matchMedia(NARROW).matches) card.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    if (job.origin === 'here' && running && window.matchMedia(NARROW).matches)
+      card.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
     // Only when the card appears.
   }, []);
 
   return (
-    <article ref={card} className="job" data-request-id={job.requestId} data-status={job.status} data-phase={job.phase ?? ''} data-origin={job.origin} aria-label={`Job: ${job.prompt ?? job.requestId}`}>
+    <article
+      ref={card}
+      className="job"
+      data-request-id={job.requestId}
+      data-status={job.status}
+      data-phase={job.phase ?? ''}
+      data-origin={job.origin}
+      aria-label={`Job: ${job.prompt ?? job.requestId}`}
+    >
       <header className="job-header">
         <div className="job-title">
           <p className="job-prompt">{job.prompt ?? <span className="muted">Prompt not known yet</span>}</p>
@@ -99,13 +109,23 @@ export function JobCard({ job }: { job: LiveJob }) {
               {job.cancelling ? 'Cancelling…' : 'Cancel'}
             </button>
           ) : (
-            <button type="button" className="ghost" aria-label="Remove from this list" onClick={() => updateLiveJobs(queryClient, (jobs) => removeJob(jobs, job.requestId))}>
+            <button
+              type="button"
+              className="ghost"
+              aria-label="Remove from this list"
+              onClick={() => updateLiveJobs(queryClient, (jobs) => removeJob(jobs, job.requestId))}
+            >
               ×
             </button>
           )}
         </div>
       </header>
-      {job.error && job.status !== 'cancelled' && <ErrorNotice error={job.error} settingsHash={typeof lane === 'string' ? `#lane-${lane}` : job.provider ? `#lane-${job.provider}` : undefined} />}
+      {job.error && job.status !== 'cancelled' && (
+        <ErrorNotice
+          error={job.error}
+          settingsHash={typeof lane === 'string' ? `#lane-${lane}` : job.provider ? `#lane-${job.provider}` : undefined}
+        />
+      )}
       {job.status === 'failed' && <CooldownNote lane={typeof lane === 'string' ? lane : job.provider} />}
       <RoutingNote job={job} />
       <PhaseSteps job={job} />

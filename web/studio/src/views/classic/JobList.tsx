@@ -9,7 +9,9 @@ export function JobList() {
   return (
     <section className="jobs" aria-labelledby="jobs-title" aria-busy={!reconciled} data-reconciled={reconciled}>
       <h2 id="jobs-title">Results</h2>
-      {reconciled && jobs.length === 0 && <p className="hint empty">Nothing yet: write a prompt and press Generate. Jobs started from the CLI show up here too.</p>}
+      {reconciled && jobs.length === 0 && (
+        <p className="hint empty">Nothing yet: write a prompt and press Generate. Jobs started from the CLI show up here too.</p>
+      )}
       {reconciled && jobs.map((job) => <JobCard key={job.requestId} job={job} />)}
     </section>
   );

@@ -1,10 +1,32 @@
-import { COMMON_SIZES, IMAGE_FORMATS, MODERATIONS, QUALITIES, REASONING_EFFORTS, sizeProblem, type CommonControl } from '../../api/contract';
+import {
+  COMMON_SIZES,
+  IMAGE_FORMATS,
+  MODERATIONS,
+  QUALITIES,
+  REASONING_EFFORTS,
+  sizeProblem,
+  type CommonControl,
+} from '../../api/contract';
 import { useUi, type ComposerControls } from '../../store/ui';
 import type { LaneChoice } from './laneChoice';
 
 const CUSTOM = 'custom';
 
-function ChoiceSelect({ id, label, values, value, defaultLabel, onChange }: { id: string; label: string; values: readonly string[]; value: string | undefined; defaultLabel: string; onChange(value: string | undefined): void }) {
+function ChoiceSelect({
+  id,
+  label,
+  values,
+  value,
+  defaultLabel,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  values: readonly string[];
+  value: string | undefined;
+  defaultLabel: string;
+  onChange(value: string | undefined): void;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -21,13 +43,25 @@ function ChoiceSelect({ id, label, values, value, defaultLabel, onChange }: { id
 }
 
 /** Size: the common sizes, or any `<width>x<height>` within the size rule (checked as typed). */
-function SizeField({ value, defaultSize, onChange }: { value: string | undefined; defaultSize?: string; onChange(value: string | undefined): void }) {
+function SizeField({
+  value,
+  defaultSize,
+  onChange,
+}: {
+  value: string | undefined;
+  defaultSize?: string;
+  onChange(value: string | undefined): void;
+}) {
   const custom = value !== undefined && !(COMMON_SIZES as readonly string[]).includes(value);
   const problem = custom && value ? sizeProblem(value) : undefined;
   return (
     <div className="field">
       <label htmlFor="size">Size</label>
-      <select id="size" value={custom ? CUSTOM : (value ?? '')} onChange={(event) => onChange(event.target.value === CUSTOM ? '1024x768' : event.target.value || undefined)}>
+      <select
+        id="size"
+        value={custom ? CUSTOM : (value ?? '')}
+        onChange={(event) => onChange(event.target.value === CUSTOM ? '1024x768' : event.target.value || undefined)}
+      >
         <option value="">Default{defaultSize ? ` (${defaultSize})` : ' (auto)'}</option>
         {COMMON_SIZES.map((size) => (
           <option key={size} value={size}>
@@ -41,7 +75,14 @@ function SizeField({ value, defaultSize, onChange }: { value: string | undefined
           <label htmlFor="size-custom" className="sub-label">
             Width x height
           </label>
-          <input id="size-custom" value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={problem !== undefined} aria-describedby="size-problem" inputMode="numeric" />
+          <input
+            id="size-custom"
+            value={value}
+            onChange={(event) => onChange(event.target.value)}
+            aria-invalid={problem !== undefined}
+            aria-describedby="size-problem"
+            inputMode="numeric"
+          />
           {problem && (
             <p id="size-problem" className="field-problem">
               {problem}
@@ -65,17 +106,56 @@ export function LaneControls({ choice, hideSize = false }: { choice: LaneChoice;
   if (choice.controls.length === 0) return <p className="hint">This lane takes no extra settings.</p>;
   return (
     <div className="controls-grid">
-      {has('quality') && <ChoiceSelect id="quality" label="Quality" values={QUALITIES} value={controls.quality} defaultLabel="Default (auto)" onChange={set('quality')} />}
+      {has('quality') && (
+        <ChoiceSelect
+          id="quality"
+          label="Quality"
+          values={QUALITIES}
+          value={controls.quality}
+          defaultLabel="Default (auto)"
+          onChange={set('quality')}
+        />
+      )}
       {has('size') && !hideSize && <SizeField value={controls.size} defaultSize={choice.defaultSize} onChange={set('size')} />}
-      {has('format') && <ChoiceSelect id="format" label="Format" values={IMAGE_FORMATS} value={controls.format} defaultLabel="Default (png)" onChange={set('format')} />}
-      {has('moderation') && <ChoiceSelect id="moderation" label="Moderation" values={MODERATIONS} value={controls.moderation} defaultLabel="Default (auto)" onChange={set('moderation')} />}
+      {has('format') && (
+        <ChoiceSelect
+          id="format"
+          label="Format"
+          values={IMAGE_FORMATS}
+          value={controls.format}
+          defaultLabel="Default (png)"
+          onChange={set('format')}
+        />
+      )}
+      {has('moderation') && (
+        <ChoiceSelect
+          id="moderation"
+          label="Moderation"
+          values={MODERATIONS}
+          value={controls.moderation}
+          defaultLabel="Default (auto)"
+          onChange={set('moderation')}
+        />
+      )}
       {has('reasoning') && (
-        <ChoiceSelect id="reasoning" label="Reasoning" values={REASONING_EFFORTS} value={controls.reasoning} defaultLabel={`Default${choice.defaultReasoning ? ` (${choice.defaultReasoning})` : ''}`} onChange={set('reasoning')} />
+        <ChoiceSelect
+          id="reasoning"
+          label="Reasoning"
+          values={REASONING_EFFORTS}
+          value={controls.reasoning}
+          defaultLabel={`Default${choice.defaultReasoning ? ` (${choice.defaultReasoning})` : ''}`}
+          onChange={set('reasoning')}
+        />
       )}
       {has('negativePrompt') && (
         <div className="field field-wide">
           <label htmlFor="negative-prompt">Negative prompt</label>
-          <textarea id="negative-prompt" rows={2} value={controls.negativePrompt ?? ''} onChange={(event) => setControl('negativePrompt', event.target.value || undefined)} />
+          <textarea
+            id="negative-prompt"
+            rows={2}
+            value={controls.negativePrompt ?? ''}
+            onChange={(event) => setControl('negativePrompt', event.target.value || undefined)}
+          />
         </div>
       )}
     </div>

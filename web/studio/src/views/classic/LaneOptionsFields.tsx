@@ -3,7 +3,17 @@ import { useUi } from '../../store/ui';
 import { estimatedPrice, type LaneChoice } from './laneChoice';
 import { labelOf, optionHint, optionProblem, optionProperties, type PropertySchema } from './optionRules';
 
-function OptionField({ name, schema, value, onChange }: { name: string; schema: PropertySchema; value: unknown; onChange(value: unknown): void }) {
+function OptionField({
+  name,
+  schema,
+  value,
+  onChange,
+}: {
+  name: string;
+  schema: PropertySchema;
+  value: unknown;
+  onChange(value: unknown): void;
+}) {
   const id = `option-${name}`;
   const label = labelOf(name, schema);
   const hint = optionHint(schema);
@@ -27,7 +37,14 @@ function OptionField({ name, schema, value, onChange }: { name: string; schema: 
     return (
       <div className="field">
         <label htmlFor={id}>{label}</label>
-        <select id={id} value={value === undefined ? '' : String(value)} aria-describedby={described} onChange={(event) => onChange(event.target.value === '' ? undefined : schema.enum?.find((entry) => String(entry) === event.target.value))}>
+        <select
+          id={id}
+          value={value === undefined ? '' : String(value)}
+          aria-describedby={described}
+          onChange={(event) =>
+            onChange(event.target.value === '' ? undefined : schema.enum?.find((entry) => String(entry) === event.target.value))
+          }
+        >
           <option value="">Default{schema.default !== undefined ? ` (${String(schema.default)})` : ''}</option>
           {[...schema.enum, ...(value !== undefined && !schema.enum.includes(value) ? [value] : [])].map((entry) => (
             <option key={String(entry)} value={String(entry)}>
@@ -42,7 +59,13 @@ function OptionField({ name, schema, value, onChange }: { name: string; schema: 
   if (schema.type === 'boolean') {
     return (
       <div className="field field-check">
-        <input id={id} type="checkbox" checked={value === undefined ? schema.default === true : value === true} aria-describedby={described} onChange={(event) => onChange(event.target.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={value === undefined ? schema.default === true : value === true}
+          aria-describedby={described}
+          onChange={(event) => onChange(event.target.checked)}
+        />
         <label htmlFor={id}>{label}</label>
       </div>
     );
@@ -70,7 +93,12 @@ function OptionField({ name, schema, value, onChange }: { name: string; schema: 
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} value={typeof value === 'string' ? value : ''} aria-describedby={described} onChange={(event) => onChange(event.target.value || undefined)} />
+      <input
+        id={id}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value || undefined)}
+      />
       {notes}
     </div>
   );
@@ -81,7 +109,15 @@ function OptionField({ name, schema, value, onChange }: { name: string; schema: 
  * flagged), with the estimated price where the catalog has one. `hide`: options another picker shows
  * (the native aspect ratio and resolution belong to the size picker).
  */
-export function LaneOptionsFields({ capabilities, choice, hide = [] }: { capabilities: CapabilitiesBody; choice: LaneChoice; hide?: readonly string[] }) {
+export function LaneOptionsFields({
+  capabilities,
+  choice,
+  hide = [],
+}: {
+  capabilities: CapabilitiesBody;
+  choice: LaneChoice;
+  hide?: readonly string[];
+}) {
   const options = useUi((state) => state.composer.options);
   const model = useUi((state) => state.composer.model);
   const count = useUi((state) => state.composer.count);
@@ -94,7 +130,13 @@ export function LaneOptionsFields({ capabilities, choice, hide = [] }: { capabil
       <legend>{choice.label} options</legend>
       <div className="controls-grid">
         {properties.map(([name, schema]) => (
-          <OptionField key={name} name={name} schema={schema} value={options[name]} onChange={(value) => updateComposer({ options: { ...options, [name]: value } })} />
+          <OptionField
+            key={name}
+            name={name}
+            schema={schema}
+            value={options[name]}
+            onChange={(value) => updateComposer({ options: { ...options, [name]: value } })}
+          />
         ))}
       </div>
       {price !== undefined && (
@@ -105,4 +147,3 @@ export function LaneOptionsFields({ capabilities, choice, hide = [] }: { capabil
     </fieldset>
   );
 }
-

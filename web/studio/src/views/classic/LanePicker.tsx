@@ -8,7 +8,17 @@ import { STATE_LABELS, type LaneChoice } from './laneChoice';
  * The lane picker: every lane of the catalog, ready ones first; lanes that
  * cannot run now are listed too (with why), never hidden.
  */
-export function LanePicker({ capabilities, providers, choice, onChange }: { capabilities: CapabilitiesBody; providers: ProviderStatus[] | undefined; choice: LaneChoice; onChange(provider: ProviderId): void }) {
+export function LanePicker({
+  capabilities,
+  providers,
+  choice,
+  onChange,
+}: {
+  capabilities: CapabilitiesBody;
+  providers: ProviderStatus[] | undefined;
+  choice: LaneChoice;
+  onChange(provider: ProviderId): void;
+}) {
   const lanes = lanesOf(capabilities);
   const stateOf = (id: string) => statusOf(providers, id)?.state ?? 'unavailable';
   /** "cooling down until 14:05" when the studio knows when the lane is back. */
@@ -44,7 +54,10 @@ export function LanePicker({ capabilities, providers, choice, onChange }: { capa
         <span className="state-dot" aria-hidden="true" />
         {choice.state !== 'auto' && (
           <strong>
-            {choice.state === 'cooling_down' && chosenUntil ? `${STATE_LABELS.cooling_down} until ${formatUntil(chosenUntil)}` : STATE_LABELS[choice.state]}.{' '}
+            {choice.state === 'cooling_down' && chosenUntil
+              ? `${STATE_LABELS.cooling_down} until ${formatUntil(chosenUntil)}`
+              : STATE_LABELS[choice.state]}
+            .{' '}
           </strong>
         )}
         <span className="lane-reason">{localizeTimes(choice.reason)}</span>{' '}

@@ -1,7 +1,14 @@
 import { JOB_PHASES, type JobPhase } from '../../api/contract';
 import type { LiveJob } from '../../live/liveJobs';
 
-const LABELS: Readonly<Record<JobPhase | 'done', string>> = { queued: 'Queued', searching: 'Searching', planning: 'Planning', rendering: 'Rendering', saving: 'Saving', done: 'Done' };
+const LABELS: Readonly<Record<JobPhase | 'done', string>> = {
+  queued: 'Queued',
+  searching: 'Searching',
+  planning: 'Planning',
+  rendering: 'Rendering',
+  saving: 'Saving',
+  done: 'Done',
+};
 
 /** Steps only some lanes take (the alpha lanes' web search), shown once the job takes them. */
 const OPTIONAL: readonly JobPhase[] = ['searching'];
@@ -19,7 +26,12 @@ export function PhaseSteps({ job }: { job: LiveJob }) {
         if (step === 'done') state = job.status === 'succeeded' ? 'done' : job.status === 'running' ? 'pending' : 'failed';
         else if (step === current) state = 'current';
         else if (index < reached || job.status === 'succeeded' || (job.status !== 'running' && index <= reached)) state = 'done';
-        let label = step === 'done' && (job.status === 'failed' || job.status === 'cancelled') ? (job.status === 'cancelled' ? 'Cancelled' : 'Failed') : LABELS[step];
+        let label =
+          step === 'done' && (job.status === 'failed' || job.status === 'cancelled')
+            ? job.status === 'cancelled'
+              ? 'Cancelled'
+              : 'Failed'
+            : LABELS[step];
         // Waiting for a slot behind other jobs: which place in line.
         if (step === 'queued' && state === 'current' && job.queuePosition) label = `Queued #${job.queuePosition}`;
         return (

@@ -17,7 +17,16 @@ import { ReferenceTray } from './ReferenceTray';
 import { referencesFromFiles } from './references';
 
 /** Why Generate cannot run now, or undefined when it can. */
-function blocker(props: { prompt: string; ready: boolean; references: number; maxReferences: number; size?: string; editing: boolean; canEdit: boolean; optionProblems: string[] }): string | undefined {
+function blocker(props: {
+  prompt: string;
+  ready: boolean;
+  references: number;
+  maxReferences: number;
+  size?: string;
+  editing: boolean;
+  canEdit: boolean;
+  optionProblems: string[];
+}): string | undefined {
   if (!props.ready) return 'The chosen lane is not ready.';
   if (props.prompt.trim() === '') return 'Write a prompt first.';
   if (props.prompt.length > API_LIMITS.promptMaxChars) return `The prompt is over ${API_LIMITS.promptMaxChars} characters.`;
@@ -29,7 +38,15 @@ function blocker(props: { prompt: string; ready: boolean; references: number; ma
 }
 
 /** The prompt, the lane and its settings, the references, and Generate. */
-export function PromptComposer({ capabilities, providers, defaults }: { capabilities: CapabilitiesBody; providers: ProviderStatus[] | undefined; defaults: DefaultsBody | undefined }) {
+export function PromptComposer({
+  capabilities,
+  providers,
+  defaults,
+}: {
+  capabilities: CapabilitiesBody;
+  providers: ProviderStatus[] | undefined;
+  defaults: DefaultsBody | undefined;
+}) {
   const queryClient = useQueryClient();
   const composer = useUi((state) => state.composer);
   const updateComposer = useUi((state) => state.updateComposer);
@@ -44,7 +61,12 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
   const changeSizeMode = (mode: SizeMode) => {
     setSizeMode(mode);
     if (mode === 'native') useUi.getState().setControl('size', undefined);
-    else updateComposer({ options: Object.fromEntries(Object.entries(composer.options).filter(([name]) => !(NATIVE_SIZE_OPTIONS as readonly string[]).includes(name))) });
+    else
+      updateComposer({
+        options: Object.fromEntries(
+          Object.entries(composer.options).filter(([name]) => !(NATIVE_SIZE_OPTIONS as readonly string[]).includes(name)),
+        ),
+      });
   };
   const problems = optionProblems(choice, composer.options);
   const maxOutputs = API_LIMITS.multimodeMaxOutputs;
@@ -114,7 +136,9 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
       </div>
 
       {/* A lane that takes no reference images shows no drop zone (unless some are there to remove). */}
-      {(maxReferences > 0 || composer.references.length > 0) && <ReferenceTray capabilities={capabilities} choice={choice} onFilesRefused={setRefused} />}
+      {(maxReferences > 0 || composer.references.length > 0) && (
+        <ReferenceTray capabilities={capabilities} choice={choice} onFilesRefused={setRefused} />
+      )}
       {refused.length > 0 && (
         <ul className="field-problem" role="alert">
           {refused.map((reason) => (
@@ -151,7 +175,17 @@ export function PromptComposer({ capabilities, providers, defaults }: { capabili
         {choice.multimode && !editing && (
           <div className="field field-inline">
             <label htmlFor="count">Images</label>
-            <input id="count" type="number" min={1} max={maxOutputs} value={composer.count} step={1} onChange={(event) => updateComposer({ count: Math.min(maxOutputs, Math.max(1, Math.round(Number(event.target.value)) || 1)) })} />
+            <input
+              id="count"
+              type="number"
+              min={1}
+              max={maxOutputs}
+              value={composer.count}
+              step={1}
+              onChange={(event) =>
+                updateComposer({ count: Math.min(maxOutputs, Math.max(1, Math.round(Number(event.target.value)) || 1)) })
+              }
+            />
           </div>
         )}
         <button type="submit" className="primary" disabled={blocked !== undefined} aria-describedby="generate-blocker">

@@ -18,7 +18,14 @@ function HistoryReferencePicker({ onClose }: { onClose(): void }) {
       {!history.isPending && items.length === 0 && <p className="hint">History is empty.</p>}
       <div className="history-picker-grid">
         {items.map((asset) => (
-          <button key={asset.filename} type="button" className="history-picker-item" title={asset.prompt} aria-label={`Add as reference: ${asset.prompt}`} onClick={() => addReferences([referenceFromAsset(asset)])}>
+          <button
+            key={asset.filename}
+            type="button"
+            className="history-picker-item"
+            title={asset.prompt}
+            aria-label={`Add as reference: ${asset.prompt}`}
+            onClick={() => addReferences([referenceFromAsset(asset)])}
+          >
             <img src={withToken(asset.thumbnailUrl)} alt="" width={72} height={72} />
           </button>
         ))}
@@ -34,7 +41,15 @@ function HistoryReferencePicker({ onClose }: { onClose(): void }) {
  * Reference images: dropped, pasted (into the prompt), chosen from files or
  * from history; previewed, with the lane's limit shown before sending.
  */
-export function ReferenceTray({ capabilities, choice, onFilesRefused }: { capabilities: CapabilitiesBody; choice: LaneChoice; onFilesRefused(reasons: string[]): void }) {
+export function ReferenceTray({
+  capabilities,
+  choice,
+  onFilesRefused,
+}: {
+  capabilities: CapabilitiesBody;
+  choice: LaneChoice;
+  onFilesRefused(reasons: string[]): void;
+}) {
   const references = useUi((state) => state.composer.references);
   const editing = useUi((state) => state.composer.editImage !== undefined);
   const addReferences = useUi((state) => state.addReferences);
@@ -89,8 +104,18 @@ export function ReferenceTray({ capabilities, choice, onFilesRefused }: { capabi
           <ul className="reference-list">
             {references.map((reference) => (
               <li key={reference.id} className="reference" data-source={reference.source}>
-                <img src={reference.source === 'file' ? reference.dataUrl : withToken(reference.thumbnailUrl)} alt={reference.name} width={64} height={64} />
-                <button type="button" className="remove" aria-label={`Remove reference ${reference.name}`} onClick={() => removeReference(reference.id)}>
+                <img
+                  src={reference.source === 'file' ? reference.dataUrl : withToken(reference.thumbnailUrl)}
+                  alt={reference.name}
+                  width={64}
+                  height={64}
+                />
+                <button
+                  type="button"
+                  className="remove"
+                  aria-label={`Remove reference ${reference.name}`}
+                  onClick={() => removeReference(reference.id)}
+                >
                   ×
                 </button>
               </li>

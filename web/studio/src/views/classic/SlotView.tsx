@@ -17,10 +17,20 @@ export function SlotView({ job, slot }: { job: LiveJob; slot: LiveSlot }) {
   const frame = image ? { width: image.width, height: image.height } : job.frame;
   const running = job.status === 'running' && !image && !slot.error;
   return (
-    <figure className="slot" data-slot={slot.slot} data-state={image ? 'final' : slot.error ? 'error' : slot.partial ? 'partial' : 'waiting'}>
+    <figure
+      className="slot"
+      data-slot={slot.slot}
+      data-state={image ? 'final' : slot.error ? 'error' : slot.partial ? 'partial' : 'waiting'}
+    >
       <ImageFrame width={frame?.width} height={frame?.height}>
         {image ? (
-          <img src={withToken(image.url)} alt={image.revisedPrompt ?? image.prompt} data-final="true" width={image.width} height={image.height} />
+          <img
+            src={withToken(image.url)}
+            alt={image.revisedPrompt ?? image.prompt}
+            data-final="true"
+            width={image.width}
+            height={image.height}
+          />
         ) : slot.partial ? (
           <>
             <img src={slot.partial} alt="Partial render" data-partial={slot.partialIndex} />

@@ -46,7 +46,13 @@ export async function readEmbeddedSettings(file: Blob): Promise<EmbeddedSettings
     const text = pngText(new Uint8Array(await file.arrayBuffer()), KEYWORD);
     if (!text) return undefined;
     const payload = JSON.parse(text) as Partial<EmbeddedSettings> & { schema?: unknown };
-    if (payload.schema !== SCHEMA || typeof payload.prompt !== 'string' || typeof payload.lane !== 'string' || typeof payload.model !== 'string') return undefined;
+    if (
+      payload.schema !== SCHEMA ||
+      typeof payload.prompt !== 'string' ||
+      typeof payload.lane !== 'string' ||
+      typeof payload.model !== 'string'
+    )
+      return undefined;
     const settings = typeof payload.settings === 'object' && payload.settings !== null ? payload.settings : {};
     return { prompt: payload.prompt, lane: payload.lane, model: payload.model, settings };
   } catch {

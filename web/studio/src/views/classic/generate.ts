@@ -30,7 +30,8 @@ export interface PlannedRequest {
 export function planRequest(composer: Composer, choice: LaneChoice, requestId: string): PlannedRequest {
   const controls: Partial<GenerateRequest> = {};
   // A native aspect ratio or resolution is given instead of a size, never with one.
-  const native = hasNativeSize(choice) && NATIVE_SIZE_OPTIONS.some((name) => composer.options[name] !== undefined && composer.options[name] !== '');
+  const native =
+    hasNativeSize(choice) && NATIVE_SIZE_OPTIONS.some((name) => composer.options[name] !== undefined && composer.options[name] !== '');
   for (const control of choice.controls) {
     if (native && control === 'size') continue;
     const value = composer.controls[control];
@@ -38,8 +39,12 @@ export function planRequest(composer: Composer, choice: LaneChoice, requestId: s
   }
   // Only the options the lane's schema has (a remixed asset may carry settings of another lane).
   const known = new Set(Object.keys((choice.options?.properties ?? {}) as object));
-  const options = Object.fromEntries(Object.entries(composer.options).filter(([name, value]) => known.has(name) && value !== undefined && value !== ''));
-  const references = composer.references.map((reference) => (reference.source === 'history' ? { filename: reference.filename } : { data: reference.dataUrl, name: reference.name }));
+  const options = Object.fromEntries(
+    Object.entries(composer.options).filter(([name, value]) => known.has(name) && value !== undefined && value !== ''),
+  );
+  const references = composer.references.map((reference) =>
+    reference.source === 'history' ? { filename: reference.filename } : { data: reference.dataUrl, name: reference.name },
+  );
   const shared: GenerateRequest = {
     prompt: composer.prompt.trim(),
     provider: composer.provider,
@@ -50,8 +55,10 @@ export function planRequest(composer: Composer, choice: LaneChoice, requestId: s
     requestId,
     async: true,
   };
-  if (composer.editImage) return { path: '/api/edit', kind: 'edit', body: { ...shared, image: { filename: composer.editImage.filename } }, slots: 1 };
-  if (composer.count > 1 && choice.multimode) return { path: '/api/generate/multimode', kind: 'multimode', body: { ...shared, n: composer.count }, slots: composer.count };
+  if (composer.editImage)
+    return { path: '/api/edit', kind: 'edit', body: { ...shared, image: { filename: composer.editImage.filename } }, slots: 1 };
+  if (composer.count > 1 && choice.multimode)
+    return { path: '/api/generate/multimode', kind: 'multimode', body: { ...shared, n: composer.count }, slots: composer.count };
   return { path: '/api/generate', kind: 'generate', body: shared, slots: 1 };
 }
 
@@ -72,7 +79,18 @@ async function send(queryClient: QueryClient, job: SentJob): Promise<string> {
   const requestId = newRequestId();
   const planned = { ...job.planned, body: { ...job.planned.body, requestId } };
   sent.set(requestId, { ...job, planned });
-  updateLiveJobs(queryClient, (jobs) => [startedJob({ requestId, kind: planned.kind, prompt: planned.body.prompt, provider: job.provider, model: job.model, slots: planned.slots, frame: job.frame }), ...jobs]);
+  updateLiveJobs(queryClient, (jobs) => [
+    startedJob({
+      requestId,
+      kind: planned.kind,
+      prompt: planned.body.prompt,
+      provider: job.provider,
+      model: job.model,
+      slots: planned.slots,
+      frame: job.frame,
+    }),
+    ...jobs,
+  ]);
   rememberJob(requestId);
   try {
     await api(planned.path, { method: 'POST', body: planned.body });
@@ -85,8 +103,15 @@ async function send(queryClient: QueryClient, job: SentJob): Promise<string> {
 /** Starts the composer's job; its card shows progress, or why the studio refused it. */
 export function startGeneration(queryClient: QueryClient, composer: Composer, choice: LaneChoice): Promise<string> {
   const planned = planRequest(composer, choice, '');
-  const frame = parseSize(composer.controls.size ?? choice.defaultSize ?? '') ?? (composer.editImage ? { width: composer.editImage.width, height: composer.editImage.height } : undefined);
-  return send(queryClient, { planned, provider: composer.provider === 'auto' ? undefined : composer.provider, model: composer.model || undefined, frame });
+  const frame =
+    parseSize(composer.controls.size ?? choice.defaultSize ?? '') ??
+    (composer.editImage ? { width: composer.editImage.width, height: composer.editImage.height } : undefined);
+  return send(queryClient, {
+    planned,
+    provider: composer.provider === 'auto' ? undefined : composer.provider,
+    model: composer.model || undefined,
+    frame,
+  });
 }
 
 /** Sends a failed job's request again, as a new job (its own card, above). */

@@ -49,7 +49,13 @@ function sourcedString(defaults: DefaultsBody | undefined, lane: string, field: 
   return typeof entry?.value === 'string' ? entry.value : undefined;
 }
 
-function fromLane(id: ProviderId, capabilities: CapabilitiesBody, lane: LaneCapabilities, status: ProviderStatus | undefined, defaults: DefaultsBody | undefined): LaneChoice {
+function fromLane(
+  id: ProviderId,
+  capabilities: CapabilitiesBody,
+  lane: LaneCapabilities,
+  status: ProviderStatus | undefined,
+  defaults: DefaultsBody | undefined,
+): LaneChoice {
   const state = status?.state ?? (lane.built ? 'ready' : 'unavailable');
   return {
     id,
@@ -75,7 +81,13 @@ function fromLane(id: ProviderId, capabilities: CapabilitiesBody, lane: LaneCapa
  * first ready lane offering that model (as the server routes it), so pressing alpha's Fast names alpha
  * at once, not the first ready lane of all.
  */
-export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody, providers: ProviderStatus[] | undefined, defaults: DefaultsBody | undefined, model = ''): LaneChoice {
+export function laneChoice(
+  provider: ProviderId,
+  capabilities: CapabilitiesBody,
+  providers: ProviderStatus[] | undefined,
+  defaults: DefaultsBody | undefined,
+  model = '',
+): LaneChoice {
   const lanes = lanesOf(capabilities);
   if (provider !== 'auto') {
     const lane = lanes.find((candidate) => candidate.id === provider);
@@ -96,8 +108,8 @@ export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody,
     reason: offering
       ? `Runs on the first ready lane with ${model}: now ${offering.label} (${offering.id}).`
       : first
-      ? `Runs on the first ready lane: now ${first.label} (${first.id}).`
-      : 'No lane is ready: Settings shows what each one needs.',
+        ? `Runs on the first ready lane: now ${first.label} (${first.id}).`
+        : 'No lane is ready: Settings shows what each one needs.',
     controls: base?.controls ?? [],
     models: [...new Set(ready.flatMap((lane) => imageModels(capabilities, lane)))],
     defaultModel: base?.defaultModel,
@@ -114,7 +126,12 @@ export function laneChoice(provider: ProviderId, capabilities: CapabilitiesBody,
  * The estimated price of one image, where the catalog has a price table for
  * the lane (beta-api: by model and resolution tier); undefined elsewhere.
  */
-export function estimatedPrice(choice: LaneChoice, capabilities: CapabilitiesBody, model: string, options: Record<string, unknown>): number | undefined {
+export function estimatedPrice(
+  choice: LaneChoice,
+  capabilities: CapabilitiesBody,
+  model: string,
+  options: Record<string, unknown>,
+): number | undefined {
   if (choice.lane?.id !== 'beta-api') return undefined;
   const table = capabilities.values.betaCost as Record<string, { perImageUsd?: Record<string, number> }> | undefined;
   const tier = typeof options.resolution === 'string' ? options.resolution : '1K';

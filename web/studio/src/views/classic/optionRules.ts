@@ -14,16 +14,19 @@ export interface PropertySchema {
   title?: string;
 }
 
-export const optionProperties = (choice: LaneChoice): Record<string, PropertySchema> => (choice.options?.properties ?? {}) as Record<string, PropertySchema>;
+export const optionProperties = (choice: LaneChoice): Record<string, PropertySchema> =>
+  (choice.options?.properties ?? {}) as Record<string, PropertySchema>;
 
-export const labelOf = (name: string, schema: PropertySchema): string => schema.title ?? name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (first) => first.toUpperCase());
+export const labelOf = (name: string, schema: PropertySchema): string =>
+  schema.title ?? name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (first) => first.toUpperCase());
 
 const shown = (value: unknown): string => (typeof value === 'boolean' ? (value ? 'on' : 'off') : String(value));
 
 /** "1–50, default 23": the range and default a field shows under its label. */
 export function optionHint(schema: PropertySchema): string | undefined {
   const parts: string[] = [];
-  if (schema.minimum !== undefined && schema.maximum !== undefined) parts.push(`${schema.minimum}–${schema.maximum}${schema.type === 'integer' ? ', whole numbers' : ''}`);
+  if (schema.minimum !== undefined && schema.maximum !== undefined)
+    parts.push(`${schema.minimum}–${schema.maximum}${schema.type === 'integer' ? ', whole numbers' : ''}`);
   else if (schema.minimum !== undefined) parts.push(`at least ${schema.minimum}`);
   else if (schema.maximum !== undefined) parts.push(`at most ${schema.maximum}`);
   if (schema.default !== undefined) parts.push(`default ${shown(schema.default)}`);

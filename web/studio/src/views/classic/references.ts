@@ -28,7 +28,10 @@ export async function sniffImageType(file: Blob): Promise<string | undefined> {
 }
 
 /** Reads image files into references; files the studio would refuse (by their bytes, not their name) are named in `refused`. */
-export async function referencesFromFiles(files: Iterable<File>, maxBytes = FALLBACK_MAX_BYTES): Promise<{ added: ComposerReference[]; refused: string[] }> {
+export async function referencesFromFiles(
+  files: Iterable<File>,
+  maxBytes = FALLBACK_MAX_BYTES,
+): Promise<{ added: ComposerReference[]; refused: string[] }> {
   const added: ComposerReference[] = [];
   const refused: string[] = [];
   for (const file of files) {

@@ -25,13 +25,24 @@ function CostAndTime({ asset }: { asset: AssetRecord }) {
   const tokens = single.usage?.totalTokens;
   return (
     <dd>
-      {formatMs(single.timings.totalMs)} in total ({formatMs(single.timings.upstreamMs)} upstream){tokens !== undefined ? `; ${tokens} tokens (${single.usage?.inputTokens ?? '?'} in, ${single.usage?.outputTokens ?? '?'} out)` : ''}
+      {formatMs(single.timings.totalMs)} in total ({formatMs(single.timings.upstreamMs)} upstream)
+      {tokens !== undefined ? `; ${tokens} tokens (${single.usage?.inputTokens ?? '?'} in, ${single.usage?.outputTokens ?? '?'} out)` : ''}
     </dd>
   );
 }
 
 /** The selected image: large, with how it was made and what can be done with it. */
-export function AssetDetail({ filename, opening = 0, onClose, onEnlarge }: { filename: string; /** Changes each time an image is opened, the one shown included. */ opening?: number; onClose(): void; /** Opens the image full size (the lightbox). */ onEnlarge?(): void }) {
+export function AssetDetail({
+  filename,
+  opening = 0,
+  onClose,
+  onEnlarge,
+}: {
+  filename: string;
+  /** Changes each time an image is opened, the one shown included. */ opening?: number;
+  onClose(): void;
+  /** Opens the image full size (the lightbox). */ onEnlarge?(): void;
+}) {
   const queryClient = useQueryClient();
   const detail = useAssetDetail(filename);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -103,7 +114,14 @@ export function AssetDetail({ filename, opening = 0, onClose, onEnlarge }: { fil
               Delete permanently
             </button>
           </div>
-          {isVideo && <VideoActions asset={asset} onStarted={() => useUi.getState().showToast('Video job started.', { label: 'Follow it in Video', run: () => navigate('/video') })} />}
+          {isVideo && (
+            <VideoActions
+              asset={asset}
+              onStarted={() =>
+                useUi.getState().showToast('Video job started.', { label: 'Follow it in Video', run: () => navigate('/video') })
+              }
+            />
+          )}
           <dl className="facts">
             <dt>Prompt</dt>
             <dd className="detail-prompt">{metadata?.prompt ?? asset.prompt}</dd>
@@ -126,7 +144,12 @@ export function AssetDetail({ filename, opening = 0, onClose, onEnlarge }: { fil
               <>
                 <dt>Made from</dt>
                 <dd>
-                  <button type="button" className="link-button" data-derived-from={asset.derivedFrom} onClick={() => useUi.getState().selectAsset(asset.derivedFrom ?? undefined)}>
+                  <button
+                    type="button"
+                    className="link-button"
+                    data-derived-from={asset.derivedFrom}
+                    onClick={() => useUi.getState().selectAsset(asset.derivedFrom ?? undefined)}
+                  >
                     {asset.kind === 'edit' ? 'Edited from' : 'Source'}: {asset.derivedFrom}
                   </button>
                 </dd>

@@ -31,7 +31,8 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
   }, [text, history.q, setHistory]);
 
   /** Sets one filter; a filter set turns grouping off (the server groups only the full listing). */
-  const narrow = (change: Partial<typeof history>) => setHistory({ ...change, ...(Object.values(change).some((value) => value !== '') ? { grouped: false } : {}) });
+  const narrow = (change: Partial<typeof history>) =>
+    setHistory({ ...change, ...(Object.values(change).some((value) => value !== '') ? { grouped: false } : {}) });
   const chooseLane = (provider: LaneId | '') => {
     // A model the new lane does not offer would leave nothing to list.
     const keepModel = history.model === '' || modelOptions(capabilities, provider).some((model) => model.id === history.model);
@@ -43,7 +44,8 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
   };
 
   const models = modelOptions(capabilities, history.provider);
-  if (history.model !== '' && !models.some((model) => model.id === history.model)) models.unshift({ id: history.model, label: history.model });
+  if (history.model !== '' && !models.some((model) => model.id === history.model))
+    models.unshift({ id: history.model, label: history.model });
   const active = activeFilterCount(history);
   const folded = [history.provider, history.model, history.kind, history.since, history.until].filter((value) => value !== '').length;
   const backwards = history.since !== '' && history.until !== '' && history.since > history.until;
@@ -51,9 +53,21 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
     <div className="history-toolbar" role="search">
       <div className="field">
         <label htmlFor="history-search">Search prompts</label>
-        <input id="history-search" type="search" value={text} placeholder="fox, sunset…" onChange={(event) => setText(event.target.value)} />
+        <input
+          id="history-search"
+          type="search"
+          value={text}
+          placeholder="fox, sunset…"
+          onChange={(event) => setText(event.target.value)}
+        />
       </div>
-      <button type="button" className="filters-toggle" aria-expanded={filtersOpen} aria-controls="history-filters" onClick={() => setFiltersOpen(!filtersOpen)}>
+      <button
+        type="button"
+        className="filters-toggle"
+        aria-expanded={filtersOpen}
+        aria-controls="history-filters"
+        onClick={() => setFiltersOpen(!filtersOpen)}
+      >
         Filters{folded > 0 ? ` (${folded})` : ''}
       </button>
       <div id="history-filters" className="history-filters" data-open={filtersOpen}>
@@ -96,7 +110,13 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
         </div>
         <div className="field field-date">
           <label htmlFor="history-since">Made from</label>
-          <input id="history-since" type="date" value={history.since} max={history.until || undefined} onChange={(event) => narrow({ since: event.target.value })} />
+          <input
+            id="history-since"
+            type="date"
+            value={history.since}
+            max={history.until || undefined}
+            onChange={(event) => narrow({ since: event.target.value })}
+          />
         </div>
         <div className="field field-date">
           <label htmlFor="history-until">Made to</label>
@@ -117,7 +137,14 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
         )}
       </div>
       <div className="field field-check">
-        <input id="history-grouped" type="checkbox" checked={history.grouped} disabled={active > 0} onChange={(event) => setHistory({ grouped: event.target.checked })} aria-describedby="history-grouped-hint" />
+        <input
+          id="history-grouped"
+          type="checkbox"
+          checked={history.grouped}
+          disabled={active > 0}
+          onChange={(event) => setHistory({ grouped: event.target.checked })}
+          aria-describedby="history-grouped-hint"
+        />
         <label htmlFor="history-grouped">Group by session</label>
         {active > 0 && (
           <span id="history-grouped-hint" className="hint">
@@ -128,7 +155,12 @@ export function HistoryToolbar({ capabilities }: { capabilities: CapabilitiesBod
       {history.session !== undefined && (
         <p className="filter-chip">
           Session: <strong>{history.session ?? 'No session'}</strong>{' '}
-          <button type="button" className="ghost" aria-label="Show every session" onClick={() => setHistory({ session: undefined, sessionId: undefined })}>
+          <button
+            type="button"
+            className="ghost"
+            aria-label="Show every session"
+            onClick={() => setHistory({ session: undefined, sessionId: undefined })}
+          >
             ×
           </button>
         </p>

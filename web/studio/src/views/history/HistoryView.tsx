@@ -35,7 +35,11 @@ function GroupedGallery({ selected, onOpen, ...selection }: GalleryProps) {
         count: group.count,
         items: group.items,
         more: group.itemsNextCursor
-          ? { label: `Show all ${group.count} of ${sessionLabel(group.sessionTitle)}`, loading: false, load: () => setHistory({ grouped: false, session: group.sessionTitle, sessionId: group.sessionId ?? undefined }) }
+          ? {
+              label: `Show all ${group.count} of ${sessionLabel(group.sessionTitle)}`,
+              loading: false,
+              load: () => setHistory({ grouped: false, session: group.sessionTitle, sessionId: group.sessionId ?? undefined }),
+            }
           : undefined,
       })),
     [groups.data, setHistory],
@@ -44,7 +48,16 @@ function GroupedGallery({ selected, onOpen, ...selection }: GalleryProps) {
   return (
     <>
       {groups.error && <ErrorNotice error={toErrorPayload(groups.error)} />}
-      <VirtualGallery {...selection} sections={sections} hasMore={groups.hasNextPage} loadingMore={groups.isFetchingNextPage || groups.isPending} loadMore={loadMore} selected={selected} onOpen={(asset) => onOpen(asset.filename)} empty="History is empty: images you make appear here." />
+      <VirtualGallery
+        {...selection}
+        sections={sections}
+        hasMore={groups.hasNextPage}
+        loadingMore={groups.isFetchingNextPage || groups.isPending}
+        loadMore={loadMore}
+        selected={selected}
+        onOpen={(asset) => onOpen(asset.filename)}
+        empty="History is empty: images you make appear here."
+      />
     </>
   );
 }
@@ -55,7 +68,10 @@ function ItemsGallery({ selected, onOpen, ...selection }: GalleryProps) {
   // A date range that ends before it starts matches nothing: no request for it.
   const { filter, impossible } = historyFilterOf(listing);
   const items = useHistoryItems(filter, !impossible);
-  const sections = useMemo<GallerySection[]>(() => [{ key: 'all', items: impossible ? [] : (items.data?.pages.flatMap((page) => page.items) ?? []) }], [items.data, impossible]);
+  const sections = useMemo<GallerySection[]>(
+    () => [{ key: 'all', items: impossible ? [] : (items.data?.pages.flatMap((page) => page.items) ?? []) }],
+    [items.data, impossible],
+  );
   const loadMore = useCallback(() => void items.fetchNextPage(), [items]);
   const filtered = activeFilterCount(listing) > 0;
   return (
@@ -126,9 +142,13 @@ function HistoryListingView() {
       />
       <div className="history-body">
         {grouped ? <GroupedGallery {...gallery} /> : <ItemsGallery {...gallery} />}
-        {selected && <AssetDetail filename={selected} opening={openings} onClose={() => selectAsset(undefined)} onEnlarge={() => setEnlarged(true)} />}
+        {selected && (
+          <AssetDetail filename={selected} opening={openings} onClose={() => selectAsset(undefined)} onEnlarge={() => setEnlarged(true)} />
+        )}
       </div>
-      {enlarged && selected && openAsset.data && <Lightbox items={tiles} current={openAsset.data} onStep={selectAsset} onClose={() => setEnlarged(false)} />}
+      {enlarged && selected && openAsset.data && (
+        <Lightbox items={tiles} current={openAsset.data} onStep={selectAsset} onClose={() => setEnlarged(false)} />
+      )}
     </div>
   );
 }

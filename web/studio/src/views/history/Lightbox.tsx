@@ -8,7 +8,17 @@ const ZOOMS = [1, 2, 4] as const;
  * One image over the whole window: click or +/- zooms (fit, 2x, 4x), the arrow keys step to the
  * previous and next image of the listing (the open image follows, so the URL does too), Esc closes.
  */
-export function Lightbox({ items, current, onStep, onClose }: { items: AssetRecord[]; current: AssetRecord; onStep(filename: string): void; onClose(): void }) {
+export function Lightbox({
+  items,
+  current,
+  onStep,
+  onClose,
+}: {
+  items: AssetRecord[];
+  current: AssetRecord;
+  onStep(filename: string): void;
+  onClose(): void;
+}) {
   const filename = current.filename;
   const dialog = useRef<HTMLDialogElement>(null);
   const [zoom, setZoom] = useState<(typeof ZOOMS)[number]>(1);
@@ -37,7 +47,14 @@ export function Lightbox({ items, current, onStep, onClose }: { items: AssetReco
       data-index={index}
       onClose={onClose}
       onKeyDown={(event) => {
-        const actions: Record<string, () => void> = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), '+': () => zoomBy(1), '=': () => zoomBy(1), '-': () => zoomBy(-1), '0': () => setZoom(1) };
+        const actions: Record<string, () => void> = {
+          ArrowLeft: () => step(-1),
+          ArrowRight: () => step(1),
+          '+': () => zoomBy(1),
+          '=': () => zoomBy(1),
+          '-': () => zoomBy(-1),
+          '0': () => setZoom(1),
+        };
         const action = actions[event.key];
         if (!action) return;
         event.preventDefault();
@@ -52,7 +69,13 @@ export function Lightbox({ items, current, onStep, onClose }: { items: AssetReco
         <button type="button" className="ghost" aria-label="Previous image" disabled={index <= 0} onClick={() => step(-1)}>
           ←
         </button>
-        <button type="button" className="ghost" aria-label="Next image" disabled={index < 0 || index >= items.length - 1} onClick={() => step(1)}>
+        <button
+          type="button"
+          className="ghost"
+          aria-label="Next image"
+          disabled={index < 0 || index >= items.length - 1}
+          onClick={() => step(1)}
+        >
           →
         </button>
         <button type="button" className="ghost" aria-label="Zoom out" onClick={() => zoomBy(-1)}>

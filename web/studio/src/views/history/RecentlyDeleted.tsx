@@ -28,7 +28,10 @@ export function RecentlyDeleted() {
           Back to History
         </a>
       </div>
-      <p className="hint">Deleted images stay restorable for a while (the history retention), then go for good. {items.length > 0 && plural(items.length, 'image')} here.</p>
+      <p className="hint">
+        Deleted images stay restorable for a while (the history retention), then go for good.{' '}
+        {items.length > 0 && plural(items.length, 'image')} here.
+      </p>
       {deleted.error && <ErrorNotice error={toErrorPayload(deleted.error)} />}
       {deleted.isPending && <p className="hint">Loading…</p>}
       {!deleted.isPending && items.length === 0 && <p className="hint empty">Nothing was deleted recently.</p>}
@@ -38,7 +41,8 @@ export function RecentlyDeleted() {
             <div>
               <p className="deleted-prompt">{asset.prompt || asset.filename}</p>
               <p className="muted">
-                {asset.provider} · {asset.width}×{asset.height} · deleted {formatTime(asset.deletedAt)} · restorable until {formatTime(asset.restorableUntil)}
+                {asset.provider} · {asset.width}×{asset.height} · deleted {formatTime(asset.deletedAt)} · restorable until{' '}
+                {formatTime(asset.restorableUntil)}
               </p>
             </div>
             <button type="button" onClick={() => void restoreAsset(queryClient, asset)}>

@@ -4,7 +4,17 @@ import { plural } from '../../components/format';
 import { deleteAssets, downloadAssets } from './assetActions';
 
 /** Selecting several images: how many are checked, and Download and Delete for all of them at once. */
-export function SelectionBar({ selecting, checked, onSelecting, onDone }: { selecting: boolean; checked: AssetRecord[]; onSelecting(on: boolean): void; onDone(): void }) {
+export function SelectionBar({
+  selecting,
+  checked,
+  onSelecting,
+  onDone,
+}: {
+  selecting: boolean;
+  checked: AssetRecord[];
+  onSelecting(on: boolean): void;
+  onDone(): void;
+}) {
   const queryClient = useQueryClient();
   if (!selecting) {
     return (

@@ -70,7 +70,19 @@ export interface VirtualGalleryProps {
   onTiles?(tiles: AssetRecord[]): void;
 }
 
-export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selected, onOpen, empty, selecting = false, checked, onToggle, onTiles }: VirtualGalleryProps) {
+export function VirtualGallery({
+  sections,
+  hasMore,
+  loadingMore,
+  loadMore,
+  selected,
+  onOpen,
+  empty,
+  selecting = false,
+  checked,
+  onToggle,
+  onTiles,
+}: VirtualGalleryProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [viewport, setViewport] = useState({ width: 0, height: 0 });
   const [scrollTop, setScrollTop] = useState(0);
@@ -114,12 +126,21 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const index = Number((event.target as HTMLElement).dataset.index);
     if (Number.isNaN(index)) return;
-    const moves: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols, Home: -index, End: tiles.length - 1 - index };
+    const moves: Record<string, number> = {
+      ArrowRight: 1,
+      ArrowLeft: -1,
+      ArrowDown: cols,
+      ArrowUp: -cols,
+      Home: -index,
+      End: tiles.length - 1 - index,
+    };
     const move = moves[event.key];
     if (move === undefined) return;
     event.preventDefault();
     const next = Math.min(tiles.length - 1, Math.max(0, index + move));
-    const row = rows.find((candidate) => candidate.kind === 'tiles' && next >= candidate.firstIndex && next < candidate.firstIndex + candidate.items.length);
+    const row = rows.find(
+      (candidate) => candidate.kind === 'tiles' && next >= candidate.firstIndex && next < candidate.firstIndex + candidate.items.length,
+    );
     const element = scroller.current;
     if (row && element && (row.top < element.scrollTop || row.top + row.height > element.scrollTop + element.clientHeight)) {
       element.scrollTop = Math.max(0, row.top - (element.clientHeight - row.height) / 2);
@@ -166,7 +187,11 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
             );
           }
           return (
-            <div key={row.key} className="gallery-row" style={{ top: row.top, height: tileSize, gridTemplateColumns: `repeat(${cols}, 1fr)` }}>
+            <div
+              key={row.key}
+              className="gallery-row"
+              style={{ top: row.top, height: tileSize, gridTemplateColumns: `repeat(${cols}, 1fr)` }}
+            >
               {row.items.map((asset, offset) => (
                 <button
                   key={asset.filename}
@@ -179,7 +204,14 @@ export function VirtualGallery({ sections, hasMore, loadingMore, loadMore, selec
                   aria-label={asset.prompt}
                   onClick={() => (selecting ? onToggle?.(asset) : onOpen(asset))}
                 >
-                  <img src={withToken(asset.thumbnailUrl)} alt="" loading="lazy" decoding="async" width={asset.width} height={asset.height} />
+                  <img
+                    src={withToken(asset.thumbnailUrl)}
+                    alt=""
+                    loading="lazy"
+                    decoding="async"
+                    width={asset.width}
+                    height={asset.height}
+                  />
                   {selecting && <span className="tile-check" aria-hidden="true" />}
                   <span className="tile-caption" aria-hidden="true">
                     <span className="tile-caption-prompt">{asset.prompt}</span>

@@ -16,10 +16,20 @@ const path = (filename: string) => `/api/history/${encodeURIComponent(filename)}
 /** Takes the asset out of every cached listing at once (the refetch confirms it). */
 function dropFromListings(queryClient: QueryClient, filename: string): void {
   queryClient.setQueriesData<InfiniteData<HistoryPage>>({ queryKey: ['history', 'items'] }, (data) =>
-    data ? { ...data, pages: data.pages.map((page) => ({ ...page, items: page.items.filter((item) => item.filename !== filename) })) } : data,
+    data
+      ? { ...data, pages: data.pages.map((page) => ({ ...page, items: page.items.filter((item) => item.filename !== filename) })) }
+      : data,
   );
   queryClient.setQueriesData<InfiniteData<HistoryGroupsPage>>({ queryKey: ['history', 'groups'] }, (data) =>
-    data ? { ...data, pages: data.pages.map((page) => ({ ...page, groups: page.groups.map((group) => ({ ...group, items: group.items.filter((item) => item.filename !== filename) })) })) } : data,
+    data
+      ? {
+          ...data,
+          pages: data.pages.map((page) => ({
+            ...page,
+            groups: page.groups.map((group) => ({ ...group, items: group.items.filter((item) => item.filename !== filename) })),
+          })),
+        }
+      : data,
   );
 }
 
@@ -48,7 +58,12 @@ export async function deleteAsset(queryClient: QueryClient, asset: AssetRecord):
   try {
     await api<Tombstone>(path(asset.filename), { method: 'DELETE' });
   } catch (error) {
-    if (toErrorPayload(error).code === 'STORAGE_FULL') return confirmPermanentDelete(queryClient, asset, 'The disk is full: a deleted image keeps its space until it is deleted permanently.');
+    if (toErrorPayload(error).code === 'STORAGE_FULL')
+      return confirmPermanentDelete(
+        queryClient,
+        asset,
+        'The disk is full: a deleted image keeps its space until it is deleted permanently.',
+      );
     failed('Delete', error);
     return;
   }
@@ -79,7 +94,11 @@ export async function deleteAssets(queryClient: QueryClient, assets: readonly As
   const notDeleted = assets.length - deleted.length;
   ui.showToast(`${plural(deleted.length, 'image')} deleted${notDeleted > 0 ? `; ${plural(notDeleted, 'image')} could not be` : ''}.`, {
     label: 'Undo',
-    run: () => void Promise.all(deleted.map((asset) => api<AssetRecord>(`${path(asset.filename)}/restore`, { method: 'POST' }))).then(() => refreshListings(queryClient), (error: unknown) => failed('Restore', error)),
+    run: () =>
+      void Promise.all(deleted.map((asset) => api<AssetRecord>(`${path(asset.filename)}/restore`, { method: 'POST' }))).then(
+        () => refreshListings(queryClient),
+        (error: unknown) => failed('Restore', error),
+      ),
   });
 }
 
@@ -97,7 +116,10 @@ export function downloadAssets(assets: readonly AssetRecord[]): void {
 
 /** Asks first (the message's action is the confirmation): a permanent delete has no undo. */
 export function confirmPermanentDelete(queryClient: QueryClient, asset: AssetRecord, why = 'This cannot be undone.'): void {
-  useUi.getState().showToast(`Delete ${asset.filename} permanently? ${why}`, { label: 'Delete permanently', run: () => void deletePermanently(queryClient, asset) });
+  useUi.getState().showToast(`Delete ${asset.filename} permanently? ${why}`, {
+    label: 'Delete permanently',
+    run: () => void deletePermanently(queryClient, asset),
+  });
 }
 
 /** Deletes the image and its files now (how space is freed on a full disk). */

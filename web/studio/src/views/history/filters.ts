@@ -1,4 +1,12 @@
-import { ASSET_KINDS, MEDIA_KINDS, type AssetKind, type CapabilitiesBody, type HistoryKind, type LaneId, type MediaKind } from '../../api/contract';
+import {
+  ASSET_KINDS,
+  MEDIA_KINDS,
+  type AssetKind,
+  type CapabilitiesBody,
+  type HistoryKind,
+  type LaneId,
+  type MediaKind,
+} from '../../api/contract';
 import { lanesOf, type HistoryFilter } from '../../api/queries';
 import type { HistoryListing } from '../../store/ui';
 
@@ -36,7 +44,9 @@ export interface ModelOption {
 /** The models of the chosen lane, else every model of the catalog; labelled as the catalog labels them. */
 export function modelOptions(capabilities: CapabilitiesBody | undefined, lane: LaneId | ''): ModelOption[] {
   if (!capabilities) return [];
-  const ids = lane ? (lanesOf(capabilities).find((entry) => entry.id === lane)?.models ?? []) : [...new Set(capabilities.models.map((model) => model.id))];
+  const ids = lane
+    ? (lanesOf(capabilities).find((entry) => entry.id === lane)?.models ?? [])
+    : [...new Set(capabilities.models.map((model) => model.id))];
   return ids.map((id) => {
     const label = capabilities.models.find((model) => model.id === id)?.label;
     return { id, label: label && label !== id ? `${label} (${id})` : id };
@@ -52,7 +62,10 @@ export function dayStart(day: string, days = 0): string | undefined {
 
 /** How many filters narrow the listing (search and session included). */
 export function activeFilterCount(listing: HistoryListing): number {
-  return [listing.q, listing.provider, listing.model, listing.kind, listing.since, listing.until].filter((value) => value !== '').length + (listing.session !== undefined ? 1 : 0);
+  return (
+    [listing.q, listing.provider, listing.model, listing.kind, listing.since, listing.until].filter((value) => value !== '').length +
+    (listing.session !== undefined ? 1 : 0)
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { difference } from './graphModel';
 import { useGraph } from './graphStore';
 import { plural } from '../../components/format';
 
-const promptOf = (node: { id: string; data?: Record<string, unknown> }): string => (typeof node.data?.prompt === 'string' && node.data.prompt !== '' ? node.data.prompt : node.id);
+const promptOf = (node: { id: string; data?: Record<string, unknown> }): string =>
+  typeof node.data?.prompt === 'string' && node.data.prompt !== '' ? node.data.prompt : node.id;
 
 /**
  * A save refused with 412: the graph changed elsewhere (another tab, the CLI).
@@ -28,13 +29,19 @@ export function ConflictDialog() {
   const mine = new Map(nodes.map((node) => [node.id, node]));
   return (
     // Escape does not dismiss it: one of the two choices must be made.
-    <dialog ref={dialog} className="dialog graph-conflict" aria-labelledby="graph-conflict-title" onCancel={(event) => event.preventDefault()}>
+    <dialog
+      ref={dialog}
+      className="dialog graph-conflict"
+      aria-labelledby="graph-conflict-title"
+      onCancel={(event) => event.preventDefault()}
+    >
       <h2 id="graph-conflict-title">The graph changed elsewhere</h2>
       {conflict && diff && (
         <>
           <p>
-            This page made its changes from version {version}; the studio now has version <strong data-their-version={conflict.version}>{conflict.version}</strong> (
-            {plural(conflict.graph.nodes.length, 'node')}, {plural(conflict.graph.edges.length, 'edge')}). This page has {plural(nodes.length, 'node')}.
+            This page made its changes from version {version}; the studio now has version{' '}
+            <strong data-their-version={conflict.version}>{conflict.version}</strong> ({plural(conflict.graph.nodes.length, 'node')},{' '}
+            {plural(conflict.graph.edges.length, 'edge')}). This page has {plural(nodes.length, 'node')}.
           </p>
           {diff.onlyTheirs.length > 0 && (
             <div className="conflict-side">
@@ -56,7 +63,10 @@ export function ConflictDialog() {
               </ul>
             </div>
           )}
-          <p className="muted">Reloading drops this page&apos;s unsaved changes (their images stay in History); overwriting replaces the studio&apos;s version with this page&apos;s.</p>
+          <p className="muted">
+            Reloading drops this page&apos;s unsaved changes (their images stay in History); overwriting replaces the studio&apos;s version
+            with this page&apos;s.
+          </p>
         </>
       )}
       <div className="dialog-actions">

@@ -7,12 +7,20 @@ import type { ImageNode } from './graphModel';
 import { useGraph } from './graphStore';
 import { useNodeProgress } from './useLiveJob';
 
-const PHASE_LABELS: Record<string, string> = { queued: 'Queued', planning: 'Planning', rendering: 'Rendering', saving: 'Saving', searching: 'Searching' };
+const PHASE_LABELS: Record<string, string> = {
+  queued: 'Queued',
+  planning: 'Planning',
+  rendering: 'Rendering',
+  saving: 'Saving',
+  searching: 'Searching',
+};
 
 /** Makes this node the only selected one (the parent of the next child) and puts the cursor in the prompt. */
 function selectAsParent(id: string): void {
   const { nodes, onNodesChange } = useGraph.getState();
-  onNodesChange(nodes.filter((node) => node.selected !== (node.id === id)).map((node) => ({ type: 'select', id: node.id, selected: node.id === id })));
+  onNodesChange(
+    nodes.filter((node) => node.selected !== (node.id === id)).map((node) => ({ type: 'select', id: node.id, selected: node.id === id })),
+  );
   document.getElementById('node-prompt')?.focus();
 }
 
@@ -41,10 +49,25 @@ function ImageNodeCardBase({ id, data, selected }: NodeProps<ImageNode>) {
     }
   };
   return (
-    <div className={`graph-node${selected ? ' selected' : ''}`} data-node-id={id} data-state={state} data-phase={running ? (phase ?? '') : undefined}>
+    <div
+      className={`graph-node${selected ? ' selected' : ''}`}
+      data-node-id={id}
+      data-state={state}
+      data-phase={running ? (phase ?? '') : undefined}
+    >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <div className="graph-node-image">
-        {picture && !missing && <img key={loads} src={withToken(picture)} alt={data.prompt ?? ''} draggable={false} decoding="async" data-final="" onError={() => setMissing(true)} />}
+        {picture && !missing && (
+          <img
+            key={loads}
+            src={withToken(picture)}
+            alt={data.prompt ?? ''}
+            draggable={false}
+            decoding="async"
+            data-final=""
+            onError={() => setMissing(true)}
+          />
+        )}
         {picture && missing && (
           <span className="graph-node-missing" role="alert">
             Its image was deleted from history.{' '}
@@ -77,7 +100,12 @@ function ImageNodeCardBase({ id, data, selected }: NodeProps<ImageNode>) {
         </p>
       )}
       {state === 'ready' && data.filename && (
-        <button type="button" className="nodrag graph-node-child" onClick={() => selectAsParent(id)} title="Select this node and write the edit of its image">
+        <button
+          type="button"
+          className="nodrag graph-node-child"
+          onClick={() => selectAsParent(id)}
+          title="Select this node and write the edit of its image"
+        >
           Edit into a child…
         </button>
       )}

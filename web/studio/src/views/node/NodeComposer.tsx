@@ -40,7 +40,13 @@ export function NodeComposer() {
   return (
     <form className="node-composer" onSubmit={submit} aria-label="New node">
       <label htmlFor="node-prompt">Prompt</label>
-      <textarea id="node-prompt" rows={4} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="Describe the image, or the edit of the selected node" />
+      <textarea
+        id="node-prompt"
+        rows={4}
+        value={prompt}
+        onChange={(event) => setPrompt(event.target.value)}
+        placeholder="Describe the image, or the edit of the selected node"
+      />
       <label htmlFor="node-lane">Lane</label>
       <select id="node-lane" value={provider} onChange={(event) => setProvider(event.target.value)}>
         <option value="auto">Auto (first ready lane)</option>
@@ -59,7 +65,11 @@ export function NodeComposer() {
         </button>
       </div>
       <p className="node-parent muted" data-parent={parent?.id ?? ''}>
-        {parent ? (parent.ready ? `Child edits: “${parent.prompt}”` : 'The selected node has no image yet.') : 'Select a node to generate a child edit of its image.'}
+        {parent
+          ? parent.ready
+            ? `Child edits: “${parent.prompt}”`
+            : 'The selected node has no image yet.'
+          : 'Select a node to generate a child edit of its image.'}
       </p>
     </form>
   );

@@ -21,7 +21,8 @@ const FIT_MIN_ZOOM = 0.5;
 /** The session named by the URL (`/node#<id>`). */
 const sessionOfHash = (hash: string): string | undefined => (hash.length > 1 ? decodeURIComponent(hash.slice(1)) : undefined);
 
-const isTyping = (target: EventTarget | null): boolean => target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+const isTyping = (target: EventTarget | null): boolean =>
+  target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 
 /** Save state, for people and tests: the version held, and whether every change is saved. */
 function SaveStatus() {
@@ -46,7 +47,12 @@ function SaveStatus() {
         <>
           {' '}
           <code className="error-code">{error.code}</code>{' '}
-          <button type="button" className="link-button graph-retry-save" title={error.message} onClick={() => void useGraph.getState().flush()}>
+          <button
+            type="button"
+            className="link-button graph-retry-save"
+            title={error.message}
+            onClick={() => void useGraph.getState().flush()}
+          >
             Try again
           </button>
         </>
@@ -101,7 +107,11 @@ function GraphCanvas() {
   };
   const onDragStop = (_event: unknown, _node: ImageNode, dragged: ImageNode[]) => {
     const from = dragFrom.current;
-    useGraph.getState().recordMove({ positions: dragged.filter((node) => from.has(node.id)).map((node) => ({ id: node.id, from: from.get(node.id) as XYPosition, to: { ...node.position } })) });
+    useGraph.getState().recordMove({
+      positions: dragged
+        .filter((node) => from.has(node.id))
+        .map((node) => ({ id: node.id, from: from.get(node.id) as XYPosition, to: { ...node.position } })),
+    });
     dragFrom.current = new Map();
   };
 
@@ -174,7 +184,9 @@ export function NodeView() {
               <GraphCanvas />
             </ReactFlowProvider>
           ) : (
-            <p className="node-empty muted">Create a session to start a graph: each root is a new image, each child an edit of its parent&apos;s image.</p>
+            <p className="node-empty muted">
+              Create a session to start a graph: each root is a new image, each child an edit of its parent&apos;s image.
+            </p>
           )}
         </div>
       </div>

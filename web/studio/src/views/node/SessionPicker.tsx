@@ -46,7 +46,12 @@ export function SessionPicker({ sessionId }: { sessionId: string | undefined }) 
     <div className="session-picker">
       <label>
         <span className="visually-hidden">Session</span>
-        <select id="node-session" value={sessionId ?? ''} onChange={(event) => navigate(sessionPath(event.target.value || undefined))} disabled={sessions.isPending}>
+        <select
+          id="node-session"
+          value={sessionId ?? ''}
+          onChange={(event) => navigate(sessionPath(event.target.value || undefined))}
+          disabled={sessions.isPending}
+        >
           <option value="">{sessions.data?.sessions.length ? 'Choose a session' : 'No session yet'}</option>
           {sessions.data?.sessions.map((session) => (
             <option key={session.id} value={session.id}>
@@ -60,7 +65,12 @@ export function SessionPicker({ sessionId }: { sessionId: string | undefined }) 
           <button type="button" className="session-new" onClick={() => setMode({ kind: 'create' })}>
             New session
           </button>
-          <button type="button" className="ghost session-rename" disabled={!current} onClick={() => (setTitle(current?.title ?? ''), setMode({ kind: 'rename' }))}>
+          <button
+            type="button"
+            className="ghost session-rename"
+            disabled={!current}
+            onClick={() => (setTitle(current?.title ?? ''), setMode({ kind: 'rename' }))}
+          >
             Rename
           </button>
           <button type="button" className="ghost session-delete" disabled={!current} onClick={() => setMode({ kind: 'delete' })}>
@@ -72,7 +82,15 @@ export function SessionPicker({ sessionId }: { sessionId: string | undefined }) 
         <form className="session-title-form" onSubmit={submit}>
           <label>
             <span className="visually-hidden">{mode.kind === 'create' ? 'New session title' : 'New title'}</span>
-            <input id="node-session-title" value={title} maxLength={200} required autoFocus placeholder="Session title" onChange={(event) => setTitle(event.target.value)} />
+            <input
+              id="node-session-title"
+              value={title}
+              maxLength={200}
+              required
+              autoFocus
+              placeholder="Session title"
+              onChange={(event) => setTitle(event.target.value)}
+            />
           </label>
           <button type="submit" className="primary">
             {mode.kind === 'create' ? 'Create' : 'Rename'}
@@ -85,7 +103,11 @@ export function SessionPicker({ sessionId }: { sessionId: string | undefined }) 
       {mode.kind === 'delete' && current && (
         <span className="session-delete-confirm" role="group" aria-label="Delete the session?">
           Delete “{current.title}”? Its images stay in History.
-          <button type="button" className="danger session-delete-yes" onClick={() => void run(async () => (await deleteSession(current.id), undefined))}>
+          <button
+            type="button"
+            className="danger session-delete-yes"
+            onClick={() => void run(async () => (await deleteSession(current.id), undefined))}
+          >
             Delete
           </button>
           <button type="button" className="ghost" onClick={() => setMode({ kind: 'idle' })}>

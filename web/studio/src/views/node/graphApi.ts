@@ -9,9 +9,11 @@ const sessionPath = (id: string): string => `/api/sessions/${encodeURIComponent(
 /** Live sessions, newest first (one page: the picker shows the latest 200). */
 export const listSessions = (): Promise<SessionsPage> => api<SessionsPage>('/api/sessions?limit=200');
 
-export const createSession = (title: string): Promise<SessionSummary> => api<SessionSummary>('/api/sessions', { method: 'POST', body: { title } });
+export const createSession = (title: string): Promise<SessionSummary> =>
+  api<SessionSummary>('/api/sessions', { method: 'POST', body: { title } });
 
-export const renameSession = (id: string, title: string): Promise<SessionSummary> => api<SessionSummary>(sessionPath(id), { method: 'PATCH', body: { title } });
+export const renameSession = (id: string, title: string): Promise<SessionSummary> =>
+  api<SessionSummary>(sessionPath(id), { method: 'PATCH', body: { title } });
 
 export const deleteSession = (id: string): Promise<SessionDeleted> => api<SessionDeleted>(sessionPath(id), { method: 'DELETE' });
 
@@ -31,7 +33,11 @@ export type SaveOutcome = { ok: true; saved: GraphSaved } | { ok: false; conflic
  */
 export async function saveGraph(id: string, version: number, snapshot: GraphSnapshot): Promise<SaveOutcome> {
   try {
-    const saved = await api<GraphSaved>(`${sessionPath(id)}/graph`, { method: 'PUT', body: snapshot, headers: { 'if-match': `"${version}"` } });
+    const saved = await api<GraphSaved>(`${sessionPath(id)}/graph`, {
+      method: 'PUT',
+      body: snapshot,
+      headers: { 'if-match': `"${version}"` },
+    });
     return { ok: true, saved };
   } catch (error) {
     if (error instanceof ApiError && error.code === 'GRAPH_VERSION_CONFLICT') {

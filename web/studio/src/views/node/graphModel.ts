@@ -40,17 +40,43 @@ export function foreignTypesOf(snapshot: GraphSnapshot): ForeignTypes {
 export function toFlow(snapshot: GraphSnapshot): { nodes: ImageNode[]; edges: FlowEdge[]; foreignTypes: ForeignTypes } {
   return {
     foreignTypes: foreignTypesOf(snapshot),
-    nodes: snapshot.nodes.map((node) => ({ id: node.id, type: 'image', position: node.position, data: (node.data ?? {}) as ImageNodeData })),
-    edges: snapshot.edges.map((edge) => ({ id: edge.id, source: edge.source, target: edge.target, data: { kind: edge.kind }, className: `edge-${edge.kind ?? 'edit'}` })),
+    nodes: snapshot.nodes.map((node) => ({
+      id: node.id,
+      type: 'image',
+      position: node.position,
+      data: (node.data ?? {}) as ImageNodeData,
+    })),
+    edges: snapshot.edges.map((edge) => ({
+      id: edge.id,
+      source: edge.source,
+      target: edge.target,
+      data: { kind: edge.kind },
+      className: `edge-${edge.kind ?? 'edit'}`,
+    })),
   };
 }
 
 /** Only what the server keeps: no selection, sizes or other editor state (a viewport another client saved is kept as it was). */
-export function toSnapshot(nodes: readonly ImageNode[], edges: readonly FlowEdge[], viewport?: GraphSnapshot['viewport'], foreignTypes: ForeignTypes = {}): GraphSnapshot {
+export function toSnapshot(
+  nodes: readonly ImageNode[],
+  edges: readonly FlowEdge[],
+  viewport?: GraphSnapshot['viewport'],
+  foreignTypes: ForeignTypes = {},
+): GraphSnapshot {
   return {
     ...(viewport ? { viewport } : {}),
-    nodes: nodes.map((node) => ({ id: node.id, type: foreignTypes[node.id] ?? 'image', position: { x: Math.round(node.position.x), y: Math.round(node.position.y) }, data: node.data })),
-    edges: edges.map((edge) => ({ id: edge.id, source: edge.source, target: edge.target, ...(edge.data?.kind ? { kind: edge.data.kind } : {}) })),
+    nodes: nodes.map((node) => ({
+      id: node.id,
+      type: foreignTypes[node.id] ?? 'image',
+      position: { x: Math.round(node.position.x), y: Math.round(node.position.y) },
+      data: node.data,
+    })),
+    edges: edges.map((edge) => ({
+      id: edge.id,
+      source: edge.source,
+      target: edge.target,
+      ...(edge.data?.kind ? { kind: edge.data.kind } : {}),
+    })),
   };
 }
 
@@ -70,7 +96,13 @@ export const editEdgeId = (nodeId: string): string => `edit-${nodeId}`;
 
 /** The node of a job that has just started (its id is the requestId until the server names the node). */
 export function pendingNode(requestId: string, prompt: string, position: XYPosition, provider?: string): ImageNode {
-  return { id: requestId, type: 'image', position, data: { prompt, requestId, status: 'running', ...(provider ? { provider } : {}) }, selected: false };
+  return {
+    id: requestId,
+    type: 'image',
+    position,
+    data: { prompt, requestId, status: 'running', ...(provider ? { provider } : {}) },
+    selected: false,
+  };
 }
 
 export function editEdge(parentId: string, childId: string): FlowEdge {
@@ -78,7 +110,12 @@ export function editEdge(parentId: string, childId: string): FlowEdge {
 }
 
 /** A finished job: its node takes the server's node id (so children can name it) and its image. */
-export function finishNode(nodes: readonly ImageNode[], edges: readonly FlowEdge[], requestId: string, result: NodeGenerationResult): { nodes: ImageNode[]; edges: FlowEdge[] } {
+export function finishNode(
+  nodes: readonly ImageNode[],
+  edges: readonly FlowEdge[],
+  requestId: string,
+  result: NodeGenerationResult,
+): { nodes: ImageNode[]; edges: FlowEdge[] } {
   const nodeId = result.nodeId;
   const rename = (id: string) => (id === requestId ? nodeId : id);
   return {
@@ -99,7 +136,16 @@ export function finishNode(nodes: readonly ImageNode[], edges: readonly FlowEdge
           }
         : node,
     ),
-    edges: edges.map((edge) => (edge.source === requestId || edge.target === requestId ? { ...edge, id: edge.id === editEdgeId(requestId) ? editEdgeId(nodeId) : edge.id, source: rename(edge.source), target: rename(edge.target) } : edge)),
+    edges: edges.map((edge) =>
+      edge.source === requestId || edge.target === requestId
+        ? {
+            ...edge,
+            id: edge.id === editEdgeId(requestId) ? editEdgeId(nodeId) : edge.id,
+            source: rename(edge.source),
+            target: rename(edge.target),
+          }
+        : edge,
+    ),
   };
 }
 
@@ -108,7 +154,10 @@ export function failNode(nodes: readonly ImageNode[], requestId: string, error: 
 }
 
 /** The nodes one side has that the other lacks, by id (the conflict dialog's summary). */
-export function difference(mine: readonly { id: string }[], theirs: readonly { id: string }[]): { onlyMine: string[]; onlyTheirs: string[] } {
+export function difference(
+  mine: readonly { id: string }[],
+  theirs: readonly { id: string }[],
+): { onlyMine: string[]; onlyTheirs: string[] } {
   const mineIds = new Set(mine.map((node) => node.id));
   const theirIds = new Set(theirs.map((node) => node.id));
   return { onlyMine: [...mineIds].filter((id) => !theirIds.has(id)), onlyTheirs: [...theirIds].filter((id) => !mineIds.has(id)) };

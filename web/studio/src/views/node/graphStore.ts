@@ -79,7 +79,24 @@ export const useGraph = create<GraphState>((set, get) => ({
   redo: [],
 
   async open(sessionId) {
-    set({ sessionId, version: undefined, nodes: [], edges: [], viewport: undefined, foreignTypes: {}, loading: sessionId !== undefined, loadError: undefined, conflict: undefined, saveError: undefined, changeSeq: 0, savedSeq: 0, undo: [], redo: [], saving: false, focus: undefined });
+    set({
+      sessionId,
+      version: undefined,
+      nodes: [],
+      edges: [],
+      viewport: undefined,
+      foreignTypes: {},
+      loading: sessionId !== undefined,
+      loadError: undefined,
+      conflict: undefined,
+      saveError: undefined,
+      changeSeq: 0,
+      savedSeq: 0,
+      undo: [],
+      redo: [],
+      saving: false,
+      focus: undefined,
+    });
     if (!sessionId) return;
     try {
       const { version, ...snapshot } = await readGraph(sessionId);
@@ -129,14 +146,20 @@ export const useGraph = create<GraphState>((set, get) => ({
     const move = get().undo.at(-1);
     if (!move) return;
     set((state) => ({ undo: state.undo.slice(0, -1), redo: [...state.redo, move] }));
-    get().commit(({ nodes, edges }) => ({ nodes: positionsOf(nodes, new Map(move.positions.map((entry) => [entry.id, entry.from]))), edges }));
+    get().commit(({ nodes, edges }) => ({
+      nodes: positionsOf(nodes, new Map(move.positions.map((entry) => [entry.id, entry.from]))),
+      edges,
+    }));
   },
 
   redoMove() {
     const move = get().redo.at(-1);
     if (!move) return;
     set((state) => ({ redo: state.redo.slice(0, -1), undo: [...state.undo, move] }));
-    get().commit(({ nodes, edges }) => ({ nodes: positionsOf(nodes, new Map(move.positions.map((entry) => [entry.id, entry.to]))), edges }));
+    get().commit(({ nodes, edges }) => ({
+      nodes: positionsOf(nodes, new Map(move.positions.map((entry) => [entry.id, entry.to]))),
+      edges,
+    }));
   },
 
   async flush() {
@@ -160,7 +183,16 @@ export const useGraph = create<GraphState>((set, get) => ({
   takeTheirs() {
     const { conflict, changeSeq } = get();
     if (!conflict) return;
-    set({ ...toFlow(conflict.graph), viewport: conflict.graph.viewport, version: conflict.version, conflict: undefined, saveError: undefined, savedSeq: changeSeq, undo: [], redo: [] });
+    set({
+      ...toFlow(conflict.graph),
+      viewport: conflict.graph.viewport,
+      version: conflict.version,
+      conflict: undefined,
+      saveError: undefined,
+      savedSeq: changeSeq,
+      undo: [],
+      redo: [],
+    });
   },
 
   keepMine() {
@@ -172,7 +204,8 @@ export const useGraph = create<GraphState>((set, get) => ({
   },
 }));
 
-const isNodeResult = (result: unknown): result is NodeGenerationResult => typeof result === 'object' && result !== null && 'nodeId' in result && 'asset' in result;
+const isNodeResult = (result: unknown): result is NodeGenerationResult =>
+  typeof result === 'object' && result !== null && 'nodeId' in result && 'asset' in result;
 
 /** Brings running nodes up to date with their jobs: the image when one finished, the error when one failed. */
 function settleNodes(jobs: readonly LiveJob[]): void {
@@ -189,7 +222,11 @@ function settleNodes(jobs: readonly LiveJob[]): void {
     let next = graph;
     for (const job of ended) {
       if (job.status === 'succeeded' && isNodeResult(job.result)) next = finishNode(next.nodes, next.edges, job.requestId, job.result);
-      else next = { ...next, nodes: failNode(next.nodes, job.requestId, job.error ?? { code: 'UNKNOWN', message: 'The job ended without a node.' }) };
+      else
+        next = {
+          ...next,
+          nodes: failNode(next.nodes, job.requestId, job.error ?? { code: 'UNKNOWN', message: 'The job ended without a node.' }),
+        };
     }
     return next;
   });
@@ -209,7 +246,8 @@ export function followNodeJobs(queryClient: QueryClient): () => void {
     settleNodes(known);
     for (const node of useGraph.getState().nodes) {
       const requestId = node.data.requestId;
-      if (node.data.status !== 'running' || !requestId || asked.has(requestId) || known.some((job) => job.requestId === requestId)) continue;
+      if (node.data.status !== 'running' || !requestId || asked.has(requestId) || known.some((job) => job.requestId === requestId))
+        continue;
       asked.add(requestId);
       void readJob(queryClient, requestId, 'here');
     }

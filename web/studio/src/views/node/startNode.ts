@@ -14,7 +14,10 @@ import type { NodeGenerateRequest } from './types';
  * job's requestId as its id), so a reload mid-run keeps it; it takes the
  * server's node id when the job is done.
  */
-export async function startNode(queryClient: QueryClient, fields: { prompt: string; provider: string; parent?: ImageNode }): Promise<string> {
+export async function startNode(
+  queryClient: QueryClient,
+  fields: { prompt: string; provider: string; parent?: ImageNode },
+): Promise<string> {
   const graph = useGraph.getState();
   const sessionId = graph.sessionId;
   if (!sessionId) throw new Error('No session is open.');
@@ -26,12 +29,22 @@ export async function startNode(queryClient: QueryClient, fields: { prompt: stri
   updateLiveJobs(queryClient, (jobs) => [startedJob({ requestId, kind: 'node', prompt, provider, slots: 1 }), ...jobs]);
   rememberJob(requestId);
   graph.commit(({ nodes, edges }) => ({
-    nodes: [...nodes.map((node) => (node.selected ? { ...node, selected: false } : node)), { ...pendingNode(requestId, prompt, position, provider), selected: true }],
+    nodes: [
+      ...nodes.map((node) => (node.selected ? { ...node, selected: false } : node)),
+      { ...pendingNode(requestId, prompt, position, provider), selected: true },
+    ],
     edges: parent ? [...edges, editEdge(parent.id, requestId)] : edges,
   }));
   graph.setFocus(parent ? [parent.id, requestId] : [requestId]);
   try {
-    await startNodeJob({ prompt, provider: (provider ?? 'auto') as NodeGenerateRequest['provider'], sessionId, ...(parent ? { parentNodeId: parent.id } : {}), requestId, async: true });
+    await startNodeJob({
+      prompt,
+      provider: (provider ?? 'auto') as NodeGenerateRequest['provider'],
+      sessionId,
+      ...(parent ? { parentNodeId: parent.id } : {}),
+      requestId,
+      async: true,
+    });
   } catch (error) {
     updateLiveJobs(queryClient, (jobs) => failJob(jobs, requestId, toErrorPayload(error)));
   }

@@ -18,7 +18,16 @@ function BackendBadge({ last }: { last?: PromptBuilderChatAnswer }) {
   const model = last?.model ?? routed?.model;
   const ready = last !== undefined || routed?.ready === true;
   return (
-    <span className="pb-badge" data-backend={backend ?? ''} data-ready={ready} title={last ? `Answered by ${last.backend} (${last.model}); asked for ${last.requestedBackend}` : `Settings: ${config.data?.backend ?? '…'}`}>
+    <span
+      className="pb-badge"
+      data-backend={backend ?? ''}
+      data-ready={ready}
+      title={
+        last
+          ? `Answered by ${last.backend} (${last.model}); asked for ${last.requestedBackend}`
+          : `Settings: ${config.data?.backend ?? '…'}`
+      }
+    >
       {backend ? `${backend}${model ? ` · ${model}` : ''}` : '…'}
       {!ready && ' (not ready)'}
     </span>
@@ -29,7 +38,15 @@ function BackendBadge({ last }: { last?: PromptBuilderChatAnswer }) {
  * The prompt builder beside a composer: a conversation about the prompt whose
  * suggested prompt replaces the composer's with one click.
  */
-export function PromptBuilderPanel({ currentPrompt, onApply, label = 'Prompt builder' }: { currentPrompt: string; onApply(prompt: string): void; label?: string }) {
+export function PromptBuilderPanel({
+  currentPrompt,
+  onApply,
+  label = 'Prompt builder',
+}: {
+  currentPrompt: string;
+  onApply(prompt: string): void;
+  label?: string;
+}) {
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
@@ -42,14 +59,29 @@ export function PromptBuilderPanel({ currentPrompt, onApply, label = 'Prompt bui
     const text = draft.trim();
     if (!text || busy) return;
     const message: ChatMessage = { role: 'user', content: text };
-    const history: ChatMessage[] = exchanges.flatMap((exchange) => [exchange.message, ...(exchange.answer ? [{ role: 'assistant' as const, content: exchange.answer.suggestedPrompt ? `${exchange.answer.reply}\nPrompt: ${exchange.answer.suggestedPrompt}` : exchange.answer.reply }] : [])]);
+    const history: ChatMessage[] = exchanges.flatMap((exchange) => [
+      exchange.message,
+      ...(exchange.answer
+        ? [
+            {
+              role: 'assistant' as const,
+              content: exchange.answer.suggestedPrompt
+                ? `${exchange.answer.reply}\nPrompt: ${exchange.answer.suggestedPrompt}`
+                : exchange.answer.reply,
+            },
+          ]
+        : []),
+    ]);
     setExchanges((current) => [...current, { message }]);
     setDraft('');
     setBusy(true);
     setError(undefined);
     abort.current = new AbortController();
     try {
-      const answer = await askPromptBuilder({ messages: [...history, message].slice(-40), ...(currentPrompt.trim() ? { currentPrompt } : {}) }, abort.current.signal);
+      const answer = await askPromptBuilder(
+        { messages: [...history, message].slice(-40), ...(currentPrompt.trim() ? { currentPrompt } : {}) },
+        abort.current.signal,
+      );
       setExchanges((current) => current.map((exchange) => (exchange.message === message ? { ...exchange, answer } : exchange)));
     } catch (caught) {
       setError(toErrorPayload(caught));
@@ -67,7 +99,9 @@ export function PromptBuilderPanel({ currentPrompt, onApply, label = 'Prompt bui
         <BackendBadge last={last} />
       </div>
       <ol className="pb-conversation" aria-live="polite">
-        {exchanges.length === 0 && <li className="hint">Describe what you want; the suggested prompt applies to the composer in one click.</li>}
+        {exchanges.length === 0 && (
+          <li className="hint">Describe what you want; the suggested prompt applies to the composer in one click.</li>
+        )}
         {exchanges.map((exchange, index) => (
           <li key={index} className="pb-exchange">
             <p className="pb-user">{exchange.message.content}</p>

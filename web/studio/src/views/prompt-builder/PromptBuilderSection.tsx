@@ -8,7 +8,9 @@ import './prompt-builder.css';
 
 /** The models a choice offers: the backend's, or with `auto` every backend's. */
 const modelsOf = (config: PromptBuilderConfig, backend: string): string[] =>
-  backend === 'auto' ? [...new Set(config.backends.flatMap((entry) => entry.models))] : (config.backends.find((entry) => entry.id === backend)?.models ?? []);
+  backend === 'auto'
+    ? [...new Set(config.backends.flatMap((entry) => entry.models))]
+    : (config.backends.find((entry) => entry.id === backend)?.models ?? []);
 
 function Locked({ config, field }: { config: PromptBuilderConfig; field: 'backend' | 'model' }) {
   if (!config.locked[field]) return null;
@@ -47,13 +49,21 @@ export function PromptBuilderSection() {
   return (
     <section className="settings-section" id="prompt-builder" aria-labelledby="prompt-builder-title">
       <h2 id="prompt-builder-title">Prompt builder</h2>
-      <p className="hint">The backend that answers the prompt builder in Classic and Video, and plans Agent turns. Auto takes the first ready one of {data ? data.autoOrder.join(', ') : '…'}.</p>
+      <p className="hint">
+        The backend that answers the prompt builder in Classic and Video, and plans Agent turns. Auto takes the first ready one of{' '}
+        {data ? data.autoOrder.join(', ') : '…'}.
+      </p>
       {config.error && <ErrorNotice error={toErrorPayload(config.error)} />}
       {data && (
         <form className="pb-settings" onSubmit={(event) => void submit(event)}>
           <div className="field">
             <label htmlFor="pb-backend">Backend</label>
-            <select id="pb-backend" value={backend} disabled={data.locked.backend} onChange={(event) => setDraft({ backend: event.target.value })}>
+            <select
+              id="pb-backend"
+              value={backend}
+              disabled={data.locked.backend}
+              onChange={(event) => setDraft({ backend: event.target.value })}
+            >
               {['auto', ...data.autoOrder].map((id) => {
                 const entry = data.backends.find((candidate) => candidate.id === id);
                 return (
@@ -68,7 +78,12 @@ export function PromptBuilderSection() {
           </div>
           <div className="field">
             <label htmlFor="pb-model">Model</label>
-            <select id="pb-model" value={model} disabled={data.locked.model} onChange={(event) => setDraft({ backend, model: event.target.value })}>
+            <select
+              id="pb-model"
+              value={model}
+              disabled={data.locked.model}
+              onChange={(event) => setDraft({ backend, model: event.target.value })}
+            >
               <option value="">The backend's default</option>
               {modelsOf(data, backend).map((id) => (
                 <option key={id} value={id}>
@@ -79,7 +94,11 @@ export function PromptBuilderSection() {
             <Locked config={data} field="model" />
           </div>
           <div className="form-actions">
-            <button type="submit" className="primary" disabled={Object.keys(draft).length === 0 || (data.locked.backend && data.locked.model)}>
+            <button
+              type="submit"
+              className="primary"
+              disabled={Object.keys(draft).length === 0 || (data.locked.backend && data.locked.model)}
+            >
               Save
             </button>
             {saved && (
@@ -92,7 +111,13 @@ export function PromptBuilderSection() {
           <ul className="pb-backends">
             {data.backends.map((entry) => (
               <li key={entry.id} data-backend={entry.id} data-ready={entry.ready}>
-                <strong>{entry.id}</strong> <span className="state-badge" data-state={entry.ready ? 'ready' : 'unavailable'}>{entry.ready ? 'Ready' : 'Not ready'}</span> <span className="hint">{entry.reason} Default model {entry.defaultModel}.</span>
+                <strong>{entry.id}</strong>{' '}
+                <span className="state-badge" data-state={entry.ready ? 'ready' : 'unavailable'}>
+                  {entry.ready ? 'Ready' : 'Not ready'}
+                </span>{' '}
+                <span className="hint">
+                  {entry.reason} Default model {entry.defaultModel}.
+                </span>
               </li>
             ))}
           </ul>

@@ -15,10 +15,19 @@ const INFLIGHT_KEY = [...QUEUE_KEY, 'inflight'] as const;
 const FINISHED_KEY = [...QUEUE_KEY, 'finished'] as const;
 
 export const useInflight = (open: boolean) =>
-  useQuery({ queryKey: INFLIGHT_KEY, queryFn: ({ signal }) => api<InflightBody>('/api/inflight', { signal }).then((body) => body.jobs), refetchInterval: open ? 2000 : 10_000 });
+  useQuery({
+    queryKey: INFLIGHT_KEY,
+    queryFn: ({ signal }) => api<InflightBody>('/api/inflight', { signal }).then((body) => body.jobs),
+    refetchInterval: open ? 2000 : 10_000,
+  });
 
 export const useFinished = (open: boolean) =>
-  useQuery({ queryKey: FINISHED_KEY, queryFn: ({ signal }) => api<FinishedJobsAnswer>('/api/jobs', { signal }).then((body) => body.jobs), enabled: open, refetchInterval: open ? 5000 : false });
+  useQuery({
+    queryKey: FINISHED_KEY,
+    queryFn: ({ signal }) => api<FinishedJobsAnswer>('/api/jobs', { signal }).then((body) => body.jobs),
+    enabled: open,
+    refetchInterval: open ? 5000 : false,
+  });
 
 export const cancelQueued = (requestId: string) => api(`/api/inflight/${encodeURIComponent(requestId)}`, { method: 'DELETE' });
 
@@ -26,7 +35,9 @@ export const retryJob = (requestId: string) => api(`/api/jobs/${encodeURICompone
 
 /** Live jobs whose state changed: a start, an end, a new queue place (not partials or progress). */
 function lifecycleOf(queryClient: QueryClient): string {
-  const jobs = queryClient.getQueryData<Array<{ requestId: string; status: string; queuePosition?: number; cancelling?: boolean }>>(LIVE_JOBS_KEY) ?? [];
+  const jobs =
+    queryClient.getQueryData<Array<{ requestId: string; status: string; queuePosition?: number; cancelling?: boolean }>>(LIVE_JOBS_KEY) ??
+    [];
   return jobs.map((job) => `${job.requestId}:${job.status}:${job.queuePosition ?? ''}:${job.cancelling ? 1 : 0}`).join('|');
 }
 

@@ -32,7 +32,8 @@ function SwitchDialog({ started, onClose }: { started: SwitchStarted; onClose: (
 
   /** Closing while the code waits cancels the sign-in. */
   const close = () => {
-    if (status === 'pending') void api<SwitchCancelled>(`/api/auth/switch/${encodeURIComponent(started.sessionId)}`, { method: 'DELETE' }).catch(() => undefined);
+    if (status === 'pending')
+      void api<SwitchCancelled>(`/api/auth/switch/${encodeURIComponent(started.sessionId)}`, { method: 'DELETE' }).catch(() => undefined);
     queryClient.removeQueries({ queryKey: queryKeys.authSwitch(started.sessionId) });
     if (dialog.current?.open) dialog.current.close();
     onClose();

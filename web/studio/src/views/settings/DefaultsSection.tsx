@@ -36,12 +36,18 @@ export function DefaultsSection() {
   const body = defaults.data;
   const chatModels = (capabilities.data?.models ?? []).filter((model) => model.kind === 'chat');
   const videoTargets = lanesOf(capabilities.data).flatMap((lane) =>
-    lane.defaultVideoModel ? (capabilities.data?.models ?? []).filter((model) => model.kind === 'video' && model.providers.includes(lane.id)).map((model) => `${lane.id}/${model.id}`) : [],
+    lane.defaultVideoModel
+      ? (capabilities.data?.models ?? [])
+          .filter((model) => model.kind === 'video' && model.providers.includes(lane.id))
+          .map((model) => `${lane.id}/${model.id}`)
+      : [],
   );
   const currentModel = text(body?.oauth?.model);
   const currentReasoning = text(body?.oauth?.reasoning);
   const currentVideo = body ? `${body.video.value.lane}/${body.video.value.model}` : '';
-  const fromEnv = [body?.oauth?.model, body?.api?.model, body?.oauth?.reasoning, body?.api?.reasoning].some((sourced) => sourced?.source === 'env');
+  const fromEnv = [body?.oauth?.model, body?.api?.model, body?.oauth?.reasoning, body?.api?.reasoning].some(
+    (sourced) => sourced?.source === 'env',
+  );
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -56,7 +62,11 @@ export function DefaultsSection() {
         <form className="defaults-form" onSubmit={submit}>
           <div className="field">
             <label htmlFor="default-model">Model</label>
-            <select id="default-model" value={draft.model ?? currentModel} onChange={(event) => setDraft({ ...draft, model: event.target.value })}>
+            <select
+              id="default-model"
+              value={draft.model ?? currentModel}
+              onChange={(event) => setDraft({ ...draft, model: event.target.value })}
+            >
               {chatModels.map((model) => (
                 <option key={model.id} value={model.id}>
                   {model.id}
@@ -65,12 +75,17 @@ export function DefaultsSection() {
               ))}
             </select>
             <p className="hint">
-              oauth: {text(body.oauth?.model)} <Source sourced={body.oauth?.model} /> · api: {text(body.api?.model)} <Source sourced={body.api?.model} />
+              oauth: {text(body.oauth?.model)} <Source sourced={body.oauth?.model} /> · api: {text(body.api?.model)}{' '}
+              <Source sourced={body.api?.model} />
             </p>
           </div>
           <div className="field">
             <label htmlFor="default-reasoning">Reasoning</label>
-            <select id="default-reasoning" value={draft.reasoning ?? currentReasoning} onChange={(event) => setDraft({ ...draft, reasoning: event.target.value as DefaultsRequest['reasoning'] })}>
+            <select
+              id="default-reasoning"
+              value={draft.reasoning ?? currentReasoning}
+              onChange={(event) => setDraft({ ...draft, reasoning: event.target.value as DefaultsRequest['reasoning'] })}
+            >
               {REASONING_EFFORTS.map((effort) => (
                 <option key={effort} value={effort}>
                   {effort}
@@ -83,7 +98,11 @@ export function DefaultsSection() {
           </div>
           <div className="field">
             <label htmlFor="default-video">Video target</label>
-            <select id="default-video" value={draft.video ?? currentVideo} onChange={(event) => setDraft({ ...draft, video: event.target.value })}>
+            <select
+              id="default-video"
+              value={draft.video ?? currentVideo}
+              onChange={(event) => setDraft({ ...draft, video: event.target.value })}
+            >
               {!videoTargets.includes(currentVideo) && <option value={currentVideo}>{currentVideo}</option>}
               {videoTargets.map((target) => (
                 <option key={target} value={target}>
@@ -95,7 +114,11 @@ export function DefaultsSection() {
               <Source sourced={body.video} />
             </p>
           </div>
-          {fromEnv && <p className="hint">A value set in the environment wins over a saved one: saving here takes effect where the environment sets nothing.</p>}
+          {fromEnv && (
+            <p className="hint">
+              A value set in the environment wins over a saved one: saving here takes effect where the environment sets nothing.
+            </p>
+          )}
           <div className="form-actions">
             <button type="submit" className="primary" disabled={Object.keys(draft).length === 0 || save.isPending}>
               {save.isPending ? 'Saving…' : 'Save defaults'}

@@ -22,7 +22,9 @@ const SOURCE_LABELS: Record<KeyStatus['source'], string> = {
 function verdictText(status: KeyStatus): string {
   if (!status.set) return 'not set';
   if (status.valid === 'unchecked') {
-    const last = status.checkedAt ? `last checked ${formatTime(status.checkedAt)}${status.lastVerdict ? ` (${status.lastVerdict})` : ''}` : 'never checked';
+    const last = status.checkedAt
+      ? `last checked ${formatTime(status.checkedAt)}${status.lastVerdict ? ` (${status.lastVerdict})` : ''}`
+      : 'never checked';
     return `unchecked, ${last}`;
   }
   return `${status.valid}${status.checkedAt ? `, checked ${formatTime(status.checkedAt)}` : ''}`;
@@ -99,7 +101,13 @@ function KeyForm({ namespace, onDone }: { namespace: ManagedNamespace; onDone: (
         <>
           <div className="field">
             <label htmlFor={`${id}-file`}>Service account key file (JSON)</label>
-            <input ref={fileInput} id={`${id}-file`} type="file" accept="application/json,.json" onChange={(event) => void readFile(event)} />
+            <input
+              ref={fileInput}
+              id={`${id}-file`}
+              type="file"
+              accept="application/json,.json"
+              onChange={(event) => void readFile(event)}
+            />
           </div>
           <div className="field">
             <label htmlFor={`${id}-json`}>or paste it</label>
@@ -120,7 +128,14 @@ function KeyForm({ namespace, onDone }: { namespace: ManagedNamespace; onDone: (
       ) : (
         <div className="field">
           <label htmlFor={`${id}-key`}>New {namespace} key</label>
-          <input id={`${id}-key`} type="password" autoComplete="off" spellCheck={false} value={apiKey} onChange={(event) => setApiKey(event.target.value)} />
+          <input
+            id={`${id}-key`}
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={apiKey}
+            onChange={(event) => setApiKey(event.target.value)}
+          />
         </div>
       )}
       <div className="form-actions">
@@ -135,7 +150,15 @@ function KeyForm({ namespace, onDone }: { namespace: ManagedNamespace; onDone: (
 }
 
 /** One of the four keys with routes: status, set, remove (a key from the environment is locked). */
-function ManagedKeyRow({ namespace, status, onChange }: { namespace: ManagedNamespace; status: KeyStatus; onChange: (body: KeyChangeBody) => void }) {
+function ManagedKeyRow({
+  namespace,
+  status,
+  onChange,
+}: {
+  namespace: ManagedNamespace;
+  status: KeyStatus;
+  onChange: (body: KeyChangeBody) => void;
+}) {
   const capabilities = useCapabilities();
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -226,7 +249,9 @@ export function KeysSection() {
   /** A save or removal: its answer in the cache at once, then everything a key changes read again. */
   const changed = (change: KeyChangeBody) => {
     const { provider, removed: _removed, ...status } = change;
-    queryClient.setQueryData<KeysStatusBody>(queryKeys.keysStatus, (current) => (current && provider in MANAGED ? { ...current, [provider]: status } : current));
+    queryClient.setQueryData<KeysStatusBody>(queryKeys.keysStatus, (current) =>
+      current && provider in MANAGED ? { ...current, [provider]: status } : current,
+    );
     void queryClient.invalidateQueries({ queryKey: queryKeys.keysStatus });
     void queryClient.invalidateQueries({ queryKey: queryKeys.providers });
   };
@@ -261,7 +286,14 @@ export function KeysSection() {
             {/* The other lanes' keys: shown, set through the environment or config.json only. */}
             {Object.entries(body.otherKeys).map(([namespace, status]) => {
               return (
-                <li key={namespace} className="key-row" id={`key-${namespace}`} data-namespace={namespace} data-source={status.source} data-valid={status.valid}>
+                <li
+                  key={namespace}
+                  className="key-row"
+                  id={`key-${namespace}`}
+                  data-namespace={namespace}
+                  data-source={status.source}
+                  data-valid={status.valid}
+                >
                   <div className="lane-name">
                     <strong>{namespace}</strong>
                     <span className="muted">{keyUse(capabilities.data, namespace)}</span>

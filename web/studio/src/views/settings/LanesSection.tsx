@@ -7,7 +7,14 @@ import { STATE_LABELS } from '../classic/laneChoice';
 
 /** What a lane needs to run, in the catalog's terms. */
 function credentialOf(lane: LaneCapabilities, capabilities: CapabilitiesBody): string {
-  const credential = lane.credential as { kind: string; namespaces?: string[]; fileEnv?: string; remedy?: string; program?: string; overrideEnv?: string };
+  const credential = lane.credential as {
+    kind: string;
+    namespaces?: string[];
+    fileEnv?: string;
+    remedy?: string;
+    program?: string;
+    overrideEnv?: string;
+  };
   switch (credential.kind) {
     case 'key':
       return `API key: ${(credential.namespaces ?? []).map((namespace) => capabilities.keyNamespaces[namespace]?.env ?? namespace).join(' or ')}`;
@@ -45,13 +52,22 @@ export function LanesSection() {
           {providers.isFetching ? 'Checking…' : 'Check again'}
         </button>
       </div>
-      <p className="hint">Keys and sessions are read from the environment and config.json; a lane becomes ready as soon as its credential is there.</p>
+      <p className="hint">
+        Keys and sessions are read from the environment and config.json; a lane becomes ready as soon as its credential is there.
+      </p>
       <ul className="lane-list">
         {lanesOf(capabilities.data).map((lane) => {
           const status = statusOf(providers.data, lane.id);
           const state = status?.state ?? 'unavailable';
           return (
-            <li key={lane.id} id={`lane-${lane.id}`} className="lane-row" data-state={state} data-target={target === `lane-${lane.id}`} tabIndex={-1}>
+            <li
+              key={lane.id}
+              id={`lane-${lane.id}`}
+              className="lane-row"
+              data-state={state}
+              data-target={target === `lane-${lane.id}`}
+              tabIndex={-1}
+            >
               <div className="lane-name">
                 <strong>{lane.label}</strong> <code>{lane.id}</code>
                 <span className="state-badge" data-state={state}>

@@ -4,14 +4,26 @@ import { laneLabel, useCapabilities, useQuota } from '../../api/queries';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { formatTime } from '../../components/format';
 
-const WINDOW_LABELS: Record<string, string> = { '5h': '5 hours', '7d': '7 days', monthly: 'Month', weekly: 'Week', 'v5-battery': 'Battery' };
+const WINDOW_LABELS: Record<string, string> = {
+  '5h': '5 hours',
+  '7d': '7 days',
+  monthly: 'Month',
+  weekly: 'Week',
+  'v5-battery': 'Battery',
+};
 
 const usd = (value: number) => `$${value.toFixed(2)}`;
 
 function QuotaCard({ id, title, result }: { id: string; title: string; result: QuotaResult }) {
   const account = [result.account?.email, result.account?.plan].filter(Boolean).join(' · ');
   return (
-    <li className="quota-card" id={`quota-${id}`} data-provider={id} data-authenticated={result.authenticated} data-error={result.error === true}>
+    <li
+      className="quota-card"
+      id={`quota-${id}`}
+      data-provider={id}
+      data-authenticated={result.authenticated}
+      data-error={result.error === true}
+    >
       <div className="lane-name">
         <strong>{title}</strong>
         {account && <span className="muted">{account}</span>}
@@ -59,7 +71,8 @@ function QuotaCard({ id, title, result }: { id: string; title: string; result: Q
       )}
       {result.epsilonAccount && (
         <p className="hint">
-          Subscription {result.epsilonAccount.active ? 'active' : 'inactive'} · {result.epsilonAccount.fixedCredits} fixed and {result.epsilonAccount.purchasedCredits} purchased credits
+          Subscription {result.epsilonAccount.active ? 'active' : 'inactive'} · {result.epsilonAccount.fixedCredits} fixed and{' '}
+          {result.epsilonAccount.purchasedCredits} purchased credits
           {result.epsilonAccount.isNegative ? ' · balance negative' : ''}
         </p>
       )}

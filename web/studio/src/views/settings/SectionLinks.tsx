@@ -16,14 +16,23 @@ export function SectionLinks() {
         const heading = section.querySelector('h2');
         if (!heading) return [];
         // A section without an id gets one from its heading, so it can be linked.
-        if (!section.id) section.id = (heading.id || heading.textContent || '').replace(/-title$/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+        if (!section.id)
+          section.id = (heading.id || heading.textContent || '')
+            .replace(/-title$/, '')
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-');
         return [{ id: section.id, title: heading.textContent ?? section.id }];
       });
     setSections(read());
-    const observer = new MutationObserver(() => setSections((current) => {
-      const next = read();
-      return next.length === current.length && next.every((entry, index) => entry.id === current[index]?.id && entry.title === current[index]?.title) ? current : next;
-    }));
+    const observer = new MutationObserver(() =>
+      setSections((current) => {
+        const next = read();
+        return next.length === current.length &&
+          next.every((entry, index) => entry.id === current[index]?.id && entry.title === current[index]?.title)
+          ? current
+          : next;
+      }),
+    );
     const root = document.querySelector('.settings');
     if (root) observer.observe(root, { childList: true });
     return () => observer.disconnect();
@@ -38,7 +47,11 @@ export function SectionLinks() {
   return (
     <nav className="section-links" aria-label="Sections of Settings">
       {sections.map((section) => (
-        <a key={section.id} href={`#${section.id}`} onClick={() => useUi.getState().setLocation(window.location.pathname, `#${section.id}`)}>
+        <a
+          key={section.id}
+          href={`#${section.id}`}
+          onClick={() => useUi.getState().setLocation(window.location.pathname, `#${section.id}`)}
+        >
           {section.title}
         </a>
       ))}

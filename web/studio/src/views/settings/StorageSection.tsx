@@ -7,7 +7,9 @@ import { formatBytes, plural } from '../../components/format';
 /** Where the studio keeps its files, how much they take, and a way to open the images' folder. */
 export function StorageSection() {
   const storage = useStorage();
-  const open = useMutation({ mutationFn: () => api<{ opened: boolean; path: string }>('/api/storage/open-generated-dir', { method: 'POST' }) });
+  const open = useMutation({
+    mutationFn: () => api<{ opened: boolean; path: string }>('/api/storage/open-generated-dir', { method: 'POST' }),
+  });
   const status = storage.data;
   const used = status ? status.disk.totalBytes - status.disk.freeBytes : 0;
   return (
@@ -19,7 +21,8 @@ export function StorageSection() {
           <dl className="facts">
             <dt>Images</dt>
             <dd>
-              {plural(status.generated.files, 'file')}, {formatBytes(status.generated.bytes)} (thumbnails {formatBytes(status.thumbnails.bytes)})
+              {plural(status.generated.files, 'file')}, {formatBytes(status.generated.bytes)} (thumbnails{' '}
+              {formatBytes(status.thumbnails.bytes)})
             </dd>
             <dt>Folder</dt>
             <dd>
@@ -35,7 +38,8 @@ export function StorageSection() {
             </dd>
             <dt>Disk</dt>
             <dd>
-              <meter id="disk-meter" min={0} max={status.disk.totalBytes} value={used} aria-label="Disk used" /> {formatBytes(status.disk.freeBytes)} free of {formatBytes(status.disk.totalBytes)}
+              <meter id="disk-meter" min={0} max={status.disk.totalBytes} value={used} aria-label="Disk used" />{' '}
+              {formatBytes(status.disk.freeBytes)} free of {formatBytes(status.disk.totalBytes)}
             </dd>
           </dl>
           <div className="form-actions">

@@ -12,7 +12,17 @@ type Action = 'edit' | 'extend' | 'frame' | 'analyze';
 /** A history MP4 in a player (its poster shown until it plays). */
 export function VideoPlayer({ asset }: { asset: AssetRecord }) {
   return (
-    <video className="video-player" controls preload="metadata" playsInline src={withToken(asset.url)} poster={withToken(asset.thumbnailUrl)} width={asset.width} height={asset.height} data-filename={asset.filename}>
+    <video
+      className="video-player"
+      controls
+      preload="metadata"
+      playsInline
+      src={withToken(asset.url)}
+      poster={withToken(asset.thumbnailUrl)}
+      width={asset.width}
+      height={asset.height}
+      data-filename={asset.filename}
+    >
       <a href={withToken(asset.url)}>Download the video</a>
     </video>
   );
@@ -54,7 +64,11 @@ export function VideoActions({ asset, onStarted }: { asset: AssetRecord; onStart
     const operation = open === 'extend' ? 'extend' : 'edit';
     void run(async () => {
       const body = { prompt: prompt.trim(), video: asset.filename, ...(operation === 'extend' ? { duration: seconds } : {}) };
-      const requestId = await startVideoJob(`/api/video/${operation}`, body, `${operation === 'edit' ? 'Edit' : 'Extend'}: ${prompt.trim()}`);
+      const requestId = await startVideoJob(
+        `/api/video/${operation}`,
+        body,
+        `${operation === 'edit' ? 'Edit' : 'Extend'}: ${prompt.trim()}`,
+      );
       setPrompt('');
       setOpen(undefined);
       onStarted?.(requestId);
@@ -78,13 +92,27 @@ export function VideoActions({ asset, onStarted }: { asset: AssetRecord; onStart
       </div>
       {(open === 'edit' || open === 'extend') && (
         <form className="video-action-form" onSubmit={submitJob}>
-          {open === 'edit' && tooLongToEdit && <p className="hint">Edits take videos of at most {editMaxSeconds} s; this one is longer, so the studio will refuse it.</p>}
+          {open === 'edit' && tooLongToEdit && (
+            <p className="hint">Edits take videos of at most {editMaxSeconds} s; this one is longer, so the studio will refuse it.</p>
+          )}
           <label htmlFor={`video-${open}-prompt`}>{open === 'edit' ? 'What to change' : 'What happens next'}</label>
-          <textarea id={`video-${open}-prompt`} rows={2} value={prompt} maxLength={API_LIMITS.promptMaxChars} onChange={(event) => setPrompt(event.target.value)} />
+          <textarea
+            id={`video-${open}-prompt`}
+            rows={2}
+            value={prompt}
+            maxLength={API_LIMITS.promptMaxChars}
+            onChange={(event) => setPrompt(event.target.value)}
+          />
           {open === 'extend' && (
             <label>
               Seconds to add{' '}
-              <input type="number" min={min} max={max} value={seconds} onChange={(event) => setSeconds(Math.round(Number(event.target.value)) || (limits?.defaultDuration ?? min))} />
+              <input
+                type="number"
+                min={min}
+                max={max}
+                value={seconds}
+                onChange={(event) => setSeconds(Math.round(Number(event.target.value)) || (limits?.defaultDuration ?? min))}
+              />
             </label>
           )}
           <button type="submit" className="primary" disabled={busy || prompt.trim() === ''}>
@@ -111,7 +139,12 @@ export function VideoActions({ asset, onStarted }: { asset: AssetRecord; onStart
           </button>
           {frame && (
             <figure>
-              <img src={frame} alt={`Frame ${at} of the video`} className="video-frame-image" onError={() => setError({ code: 'VIDEO_FRAME_OUT_OF_RANGE', message: 'The studio could not give this frame.' })} />
+              <img
+                src={frame}
+                alt={`Frame ${at} of the video`}
+                className="video-frame-image"
+                onError={() => setError({ code: 'VIDEO_FRAME_OUT_OF_RANGE', message: 'The studio could not give this frame.' })}
+              />
               <figcaption>
                 <a className="button" href={frame} download={`${asset.filename.replace(/\.mp4$/, '')}-${at}.png`}>
                   Download the frame

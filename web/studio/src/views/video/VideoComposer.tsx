@@ -5,19 +5,48 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { referencesFromFiles } from '../classic/references';
 import { startVideoJob } from './videoApi';
 import { StoryboardEditor } from './StoryboardEditor';
-import { allowed, blocker, laneOfForm, limitsOfForm, newClip, nextId, requestBody, videoLaneChoices, withinRules, type VideoForm } from './videoForm';
+import {
+  allowed,
+  blocker,
+  laneOfForm,
+  limitsOfForm,
+  newClip,
+  nextId,
+  requestBody,
+  videoLaneChoices,
+  withinRules,
+  type VideoForm,
+} from './videoForm';
 
-const MODE_LABELS = { 'text-to-video': 'Text to video', 'image-to-video': 'Image to video', 'reference-to-video': 'Reference to video', 'video-to-video': 'Video to video', extension: 'Extension' } as const;
+const MODE_LABELS = {
+  'text-to-video': 'Text to video',
+  'image-to-video': 'Image to video',
+  'reference-to-video': 'Reference to video',
+  'video-to-video': 'Video to video',
+  extension: 'Extension',
+} as const;
 
 /** The Video view's form: prompt, references (their count is the mode), every video lane's models grouped by lane, the pickers the chosen model allows, the storyboard. */
-export function VideoComposer({ capabilities, form, setForm, onStarted }: { capabilities: CapabilitiesBody; form: VideoForm; setForm(form: VideoForm): void; onStarted(requestId: string): void }) {
+export function VideoComposer({
+  capabilities,
+  form,
+  setForm,
+  onStarted,
+}: {
+  capabilities: CapabilitiesBody;
+  form: VideoForm;
+  setForm(form: VideoForm): void;
+  onStarted(requestId: string): void;
+}) {
   const [error, setError] = useState<ErrorPayload>();
   const [refused, setRefused] = useState<string[]>([]);
   const [starting, setStarting] = useState(false);
   const choices = videoLaneChoices(capabilities);
   const current = laneOfForm(form, choices);
   const limits = limitsOfForm(form, choices);
-  const { mode, durations, resolutions, aspectRatios, maxReferences } = limits ? allowed(form, limits) : { mode: 'text-to-video' as const, durations: [], resolutions: [], aspectRatios: [], maxReferences: 0 };
+  const { mode, durations, resolutions, aspectRatios, maxReferences } = limits
+    ? allowed(form, limits)
+    : { mode: 'text-to-video' as const, durations: [], resolutions: [], aspectRatios: [], maxReferences: 0 };
   const blocked = blocker(form, limits);
   const change = (next: Partial<VideoForm>) => {
     const changed = { ...form, ...next };
@@ -43,21 +72,37 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
     <form className="video-composer" onSubmit={(event) => void submit(event)} aria-label="Video">
       <div className="field field-wide">
         <label htmlFor="video-prompt">{form.storyboard ? 'Shared direction (optional, before every clip)' : 'Prompt'}</label>
-        <textarea id="video-prompt" rows={3} value={form.prompt} maxLength={API_LIMITS.promptMaxChars} placeholder="A paper boat drifting down a rainy street" onChange={(event) => change({ prompt: event.target.value })} />
+        <textarea
+          id="video-prompt"
+          rows={3}
+          value={form.prompt}
+          maxLength={API_LIMITS.promptMaxChars}
+          placeholder="A paper boat drifting down a rainy street"
+          onChange={(event) => change({ prompt: event.target.value })}
+        />
       </div>
 
       <fieldset className="video-references">
         <legend>
-          References <span className="mode-badge" data-mode={mode}>{MODE_LABELS[mode]}</span>
+          References{' '}
+          <span className="mode-badge" data-mode={mode}>
+            {MODE_LABELS[mode]}
+          </span>
         </legend>
         <p className="hint">
-          None: text to video. One image: image to video.{maxReferences > 1 ? ` 2–${maxReferences}: reference to video` : ''}{form.storyboard ? ' (for the first clip)' : ''}.
+          None: text to video. One image: image to video.{maxReferences > 1 ? ` 2–${maxReferences}: reference to video` : ''}
+          {form.storyboard ? ' (for the first clip)' : ''}.
         </p>
         <ul className="video-reference-list">
           {form.references.map((reference) => (
             <li key={reference.id}>
               <img src={reference.dataUrl} alt={reference.name} width={56} height={56} />
-              <button type="button" className="ghost" aria-label={`Remove ${reference.name}`} onClick={() => change({ references: form.references.filter((entry) => entry.id !== reference.id) })}>
+              <button
+                type="button"
+                className="ghost"
+                aria-label={`Remove ${reference.name}`}
+                onClick={() => change({ references: form.references.filter((entry) => entry.id !== reference.id) })}
+              >
                 ×
               </button>
             </li>
@@ -76,9 +121,16 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
                 event.target.value = '';
                 void referencesFromFiles(files).then(({ added, refused: reasons }) => {
                   const room = maxReferences - form.references.length;
-                  const taken = added.slice(0, room).flatMap((reference) => (reference.source === 'file' ? [{ id: nextId('vref'), name: reference.name, dataUrl: reference.dataUrl }] : []));
+                  const taken = added
+                    .slice(0, room)
+                    .flatMap((reference) =>
+                      reference.source === 'file' ? [{ id: nextId('vref'), name: reference.name, dataUrl: reference.dataUrl }] : [],
+                    );
                   change({ references: [...form.references, ...taken] });
-                  setRefused([...reasons, ...(added.length > room ? [`${added.length - room} more: at most ${maxReferences} references on ${form.model}`] : [])]);
+                  setRefused([
+                    ...reasons,
+                    ...(added.length > room ? [`${added.length - room} more: at most ${maxReferences} references on ${form.model}`] : []),
+                  ]);
                 });
               }}
             />
@@ -115,7 +167,11 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
             </div>
           </div>
         ))}
-        {mode === 'reference-to-video' && <p className="hint">Reference to video on {form.model}: up to {durations.at(-1)} s.</p>}
+        {mode === 'reference-to-video' && (
+          <p className="hint">
+            Reference to video on {form.model}: up to {durations.at(-1)} s.
+          </p>
+        )}
       </div>
 
       <div className="controls-grid video-pickers">
@@ -159,9 +215,16 @@ export function VideoComposer({ capabilities, form, setForm, onStarted }: { capa
       </div>
 
       <label className="storyboard-toggle">
-        <input type="checkbox" checked={form.storyboard !== undefined} onChange={(event) => change({ storyboard: event.target.checked ? [newClip(form.duration), newClip(form.duration)] : undefined })} /> Storyboard (several clips joined)
+        <input
+          type="checkbox"
+          checked={form.storyboard !== undefined}
+          onChange={(event) => change({ storyboard: event.target.checked ? [newClip(form.duration), newClip(form.duration)] : undefined })}
+        />{' '}
+        Storyboard (several clips joined)
       </label>
-      {form.storyboard && <StoryboardEditor clips={form.storyboard} durations={durations} onChange={(storyboard) => change({ storyboard })} />}
+      {form.storyboard && (
+        <StoryboardEditor clips={form.storyboard} durations={durations} onChange={(storyboard) => change({ storyboard })} />
+      )}
 
       <div className="generate-bar">
         <button type="submit" className="primary" disabled={blocked !== undefined || starting}>

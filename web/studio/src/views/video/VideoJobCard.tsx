@@ -3,7 +3,14 @@ import { VideoActions, VideoPlayer } from './VideoActions';
 import { useVideoJob } from './useVideoJob';
 import { useVideoJobs, type VideoJobEntry } from './videoJobs';
 
-const STATUS_TEXT = { queued: 'Queued', planning: 'Planning', submitted: 'Submitted', rendering: 'Rendering', done: 'Done', failed: 'Failed' } as const;
+const STATUS_TEXT = {
+  queued: 'Queued',
+  planning: 'Planning',
+  submitted: 'Submitted',
+  rendering: 'Rendering',
+  done: 'Done',
+  failed: 'Failed',
+} as const;
 
 /** One video job: its progress bar while it runs, then the player and the video's actions (or why it failed). */
 export function VideoJobCard({ job, onStarted }: { job: VideoJobEntry; onStarted(requestId: string): void }) {
@@ -41,7 +48,9 @@ export function VideoJobCard({ job, onStarted }: { job: VideoJobEntry; onStarted
           <p className="hint">
             {view.result.mode} · {view.result.model}
             {view.result.requestedModel && view.result.requestedModel !== view.result.model ? ` (asked ${view.result.requestedModel})` : ''}
-            {view.result.video.video ? ` · ${view.result.video.video.durationSeconds.toFixed(1)} s ${view.result.video.video.resolution} ${view.result.video.video.aspectRatio}` : ''}
+            {view.result.video.video
+              ? ` · ${view.result.video.video.durationSeconds.toFixed(1)} s ${view.result.video.video.resolution} ${view.result.video.video.aspectRatio}`
+              : ''}
           </p>
           <VideoActions asset={view.result.video} onStarted={onStarted} />
         </>

@@ -25,7 +25,13 @@ function RecentVideos({ onStarted }: { onStarted(requestId: string): void }) {
       <ul className="video-strip">
         {items.map((asset) => (
           <li key={asset.filename}>
-            <button type="button" aria-pressed={selected?.filename === asset.filename} data-filename={asset.filename} onClick={() => setSelected(asset)} title={asset.prompt}>
+            <button
+              type="button"
+              aria-pressed={selected?.filename === asset.filename}
+              data-filename={asset.filename}
+              onClick={() => setSelected(asset)}
+              title={asset.prompt}
+            >
               <img src={withToken(asset.thumbnailUrl)} alt={asset.prompt} width={120} height={68} loading="lazy" />
             </button>
           </li>
@@ -55,7 +61,11 @@ export function VideoView() {
       <h1 className="visually-hidden">Video</h1>
       <div className="video-side">
         {capabilities.error && <ErrorNotice error={toErrorPayload(capabilities.error)} />}
-        {capabilities.data && current ? <VideoComposer capabilities={capabilities.data} form={current} setForm={setForm} onStarted={onStarted} /> : !capabilities.error && <p className="hint">Loading the catalog…</p>}
+        {capabilities.data && current ? (
+          <VideoComposer capabilities={capabilities.data} form={current} setForm={setForm} onStarted={onStarted} />
+        ) : (
+          !capabilities.error && <p className="hint">Loading the catalog…</p>
+        )}
         {current && (
           <details className="pb-fold">
             <summary>Prompt builder</summary>

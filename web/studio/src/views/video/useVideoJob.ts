@@ -25,7 +25,8 @@ const overall = (clip: number, clips: number, fraction: number): number => Math.
 /** A view of a job record read from the server (after a reload, or for a job whose events were missed). */
 function fromRecord(record: JobRecord): VideoJobView {
   if (record.state === 'succeeded') return { status: 'done', fraction: 1, result: record.result as VideoResult };
-  if (record.state === 'failed' || record.state === 'cancelled' || record.state === 'interrupted') return { status: 'failed', fraction: 0, error: record.error ?? { code: 'JOB_FAILED', message: `The job ended ${record.state}.` } };
+  if (record.state === 'failed' || record.state === 'cancelled' || record.state === 'interrupted')
+    return { status: 'failed', fraction: 0, error: record.error ?? { code: 'JOB_FAILED', message: `The job ended ${record.state}.` } };
   if (record.state === 'queued') return { status: 'queued', fraction: 0, position: record.position ?? undefined };
   return { status: 'rendering', fraction: 0 };
 }
@@ -45,7 +46,12 @@ export function useVideoJob(requestId: string): VideoJobView {
       api<JobRecord>(`/api/jobs/${encodeURIComponent(requestId)}`)
         .then((record) => {
           // Events that arrived meanwhile are newer than the record, unless it already ended.
-          if (live) setView((current) => (current.status === 'queued' || record.state === 'succeeded' || record.state === 'failed' || record.state === 'cancelled' ? fromRecord(record) : current));
+          if (live)
+            setView((current) =>
+              current.status === 'queued' || record.state === 'succeeded' || record.state === 'failed' || record.state === 'cancelled'
+                ? fromRecord(record)
+                : current,
+            );
         })
         .catch((error: unknown) => {
           const payload = toErrorPayload(error);
@@ -68,7 +74,8 @@ export function useVideoJob(requestId: string): VideoJobView {
     const clips = typeof event.clips === 'number' ? event.clips : 1;
     switch (event.event) {
       case 'phase':
-        if (event.phase === 'queued') setView((current) => (current.status === 'queued' ? { ...current, position: event.position as number | undefined } : current));
+        if (event.phase === 'queued')
+          setView((current) => (current.status === 'queued' ? { ...current, position: event.position as number | undefined } : current));
         break;
       case 'planning':
         setView({ status: 'planning', fraction: overall(clip, clips, 0), clip, clips });
@@ -77,7 +84,13 @@ export function useVideoJob(requestId: string): VideoJobView {
         setView((current) => ({ ...current, status: 'submitted', fraction: overall(clip, clips, 0), clip, clips }));
         break;
       case 'progress':
-        setView({ status: 'rendering', fraction: overall(clip, clips, Number(event.fraction) || 0), clip, clips, stalled: event.stalled === true });
+        setView({
+          status: 'rendering',
+          fraction: overall(clip, clips, Number(event.fraction) || 0),
+          clip,
+          clips,
+          stalled: event.stalled === true,
+        });
         break;
       case 'done':
         setView({ status: 'done', fraction: 1, result: event.result as VideoResult });

@@ -61,7 +61,8 @@ export function videoLaneChoices(capabilities: CapabilitiesBody): VideoLaneChoic
 }
 
 /** The lane the form runs on (its provider, else the first: the default). */
-export const laneOfForm = (form: VideoForm, choices: readonly VideoLaneChoice[]): VideoLaneChoice | undefined => choices.find((choice) => choice.lane === form.provider) ?? choices[0];
+export const laneOfForm = (form: VideoForm, choices: readonly VideoLaneChoice[]): VideoLaneChoice | undefined =>
+  choices.find((choice) => choice.lane === form.provider) ?? choices[0];
 
 /** The chosen model's limits. */
 export function limitsOfForm(form: VideoForm, choices: readonly VideoLaneChoice[]): VideoLimitsBody | undefined {
@@ -77,14 +78,25 @@ const defaultResolution = (limits: VideoLimitsBody): string => limits.defaultRes
 /** A new form on a lane's default model (provider '' = the studio's default lane). */
 export const emptyForm = (choice: VideoLaneChoice | undefined, provider = ''): VideoForm => {
   const model = choice?.models.find((entry) => entry.id === choice.defaultModel) ?? choice?.models[0];
-  return { prompt: '', provider, model: model?.id ?? '', duration: model?.limits.defaultDuration ?? 6, resolution: model ? defaultResolution(model.limits) : '', aspectRatio: '', references: [] };
+  return {
+    prompt: '',
+    provider,
+    model: model?.id ?? '',
+    duration: model?.limits.defaultDuration ?? 6,
+    resolution: model ? defaultResolution(model.limits) : '',
+    aspectRatio: '',
+    references: [],
+  };
 };
 
 export const newClip = (duration: number): StoryboardClip => ({ id: nextId('clip'), prompt: '', duration });
 
 export const modeOfForm = (form: VideoForm): VideoMode => videoModeOf(form.references.length);
 
-const secondsOf = (durations: VideoLimitsBody['durations']): number[] => ('values' in durations ? [...durations.values] : Array.from({ length: durations.max - durations.min + 1 }, (_, index) => durations.min + index));
+const secondsOf = (durations: VideoLimitsBody['durations']): number[] =>
+  'values' in durations
+    ? [...durations.values]
+    : Array.from({ length: durations.max - durations.min + 1 }, (_, index) => durations.min + index);
 
 export interface Allowed {
   mode: VideoMode;
@@ -112,7 +124,8 @@ export function allowed(form: VideoForm, limits: VideoLimitsBody): Allowed {
 }
 
 /** The nearest allowed length at or under `seconds` (else the shortest). */
-const fitSeconds = (seconds: number, durations: number[]): number => [...durations].reverse().find((value) => value <= seconds) ?? durations[0] ?? seconds;
+const fitSeconds = (seconds: number, durations: number[]): number =>
+  [...durations].reverse().find((value) => value <= seconds) ?? durations[0] ?? seconds;
 
 /** The form with every choice moved inside what the model allows (after a change of model or references). */
 export function withinRules(form: VideoForm, limits: VideoLimitsBody | undefined): VideoForm {
@@ -121,7 +134,11 @@ export function withinRules(form: VideoForm, limits: VideoLimitsBody | undefined
   return {
     ...form,
     duration: fitSeconds(form.duration, durations),
-    resolution: resolutions.includes(form.resolution) ? form.resolution : resolutions.includes(defaultResolution(limits)) ? defaultResolution(limits) : (resolutions[0] ?? ''),
+    resolution: resolutions.includes(form.resolution)
+      ? form.resolution
+      : resolutions.includes(defaultResolution(limits))
+        ? defaultResolution(limits)
+        : (resolutions[0] ?? ''),
     aspectRatio: aspectRatios.includes(form.aspectRatio) ? form.aspectRatio : '',
     storyboard: form.storyboard?.map((clip) => ({ ...clip, duration: fitSeconds(clip.duration, durations) })),
   };
@@ -150,7 +167,11 @@ export function requestBody(form: VideoForm): Record<string, unknown> {
     duration: form.duration,
     ...(form.resolution ? { resolution: form.resolution } : {}),
     ...(form.aspectRatio ? { aspectRatio: form.aspectRatio } : {}),
-    ...(form.references.length > 0 ? { references: form.references.map((reference) => ({ data: reference.dataUrl, name: reference.name })) } : {}),
-    ...(form.storyboard ? { storyboard: { clips: form.storyboard.map((clip) => ({ prompt: clip.prompt.trim(), duration: clip.duration })) } } : {}),
+    ...(form.references.length > 0
+      ? { references: form.references.map((reference) => ({ data: reference.dataUrl, name: reference.name })) }
+      : {}),
+    ...(form.storyboard
+      ? { storyboard: { clips: form.storyboard.map((clip) => ({ prompt: clip.prompt.trim(), duration: clip.duration })) } }
+      : {}),
   };
 }

@@ -16,7 +16,9 @@ const MAX = 8;
 function load(): VideoJobEntry[] {
   try {
     const parsed: unknown = JSON.parse(window.sessionStorage.getItem(KEY) ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter((entry): entry is VideoJobEntry => typeof entry?.requestId === 'string' && typeof entry?.label === 'string') : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((entry): entry is VideoJobEntry => typeof entry?.requestId === 'string' && typeof entry?.label === 'string')
+      : [];
   } catch {
     return [];
   }
