@@ -70,16 +70,16 @@ describe('the MCP lanes with the CLI', () => {
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
     expect(readFileSync(mp4).subarray(4, 8).toString()).toBe('ftyp');
     const imageResult = JSON.parse(image.stdout) as { asset: { filename: string }; saved: string };
-    // svc video on zeta is a video job like any other (POST /api/video/generate): its result is the video job's.
+    // svc video on an MCP lane submits to POST /api/mcp/generate (spec), its result the MCP job's.
     const videoResult = JSON.parse(video.stdout) as {
       provider: string;
       model: string;
-      video: { filename: string; video: { durationSeconds: number } };
+      asset: { filename: string; video: { durationSeconds: number } };
     };
     expect(videoResult).toMatchObject({ provider: 'zeta', model: 'seedance-2' });
-    expect(videoResult.video.video.durationSeconds).toBeCloseTo(4, 0);
+    expect(videoResult.asset.video.durationSeconds).toBeCloseTo(4, 0);
     const history = (await (await fetch(`${studio}/api/history?provider=zeta`)).json()) as { items: { filename: string }[] };
-    expect(history.items.map((item) => item.filename).sort()).toEqual([imageResult.asset.filename, videoResult.video.filename].sort());
+    expect(history.items.map((item) => item.filename).sort()).toEqual([imageResult.asset.filename, videoResult.asset.filename].sort());
     expect(locked.code).not.toBe(0);
     expect(`${locked.stdout}${locked.stderr}`).toMatch(/MCP_EXECUTION_LOCKED/);
 

@@ -8,6 +8,7 @@ import { CliError } from '../client.js';
 import { commandContext } from '../context.js';
 import type { Output } from '../output.js';
 import { download, fileAsDataUrl, laneOptions, splitTarget, streamJob, timeoutMs, type EventLine } from './generate.js';
+import { isMcpTarget, mcpBody, runMcpCommand } from './mcp-job.js';
 import { prepareOut, singlePath, writeOut, type OutTarget } from '../out-target.js';
 
 // `svc video`: text, image and reference to video (and storyboards), then
@@ -145,6 +146,22 @@ export function registerVideo(program: Command): void {
       .description('Make a video (text, image or reference to video, or a storyboard); also: video edit|extend|frame|analyze'),
   ).action(async (prompt: string | undefined, options: VideoOptions, command: Command) => {
     if (!prompt && !options.storyboard) throw new CliError('Give a prompt or --storyboard <file>.', EXIT_CODES.usage, 'USAGE');
+    // An MCP lane's job goes to POST /api/mcp/generate (spec: the CLI submits MCP jobs there): duration and
+    // resolution are the model's parameters, --aspect its ratio, --ref gallery files.
+    const target = splitTarget(options.model, options.provider);
+    if (isMcpTarget(target.provider)) {
+      const parameters = {
+        ...laneOptions(options.option),
+        ...(options.duration !== undefined ? { duration: seconds(options.duration, '--duration') } : {}),
+        ...(options.resolution ? { resolution: options.resolution } : {}),
+      };
+      await runMcpCommand(
+        command,
+        mcpBody('video', prompt ?? '', target, { parameters, ratio: options.aspect, refs: options.ref, requestId: options.requestId }),
+        { out: options.out, mkdir: options.mkdir, timeoutMs: timeoutMs(options.timeout) },
+      );
+      return;
+    }
     const body: Record<string, unknown> = {
       ...laneFields(options),
       ...(prompt ? { prompt } : {}),
