@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractFrame } from '../../src/studio/media/video/frames.js';
 import { probeVideo } from '../../src/studio/media/video/probe.js';
 import { runTool, secondsArg } from '../../src/studio/media/video/run-tool.js';
+import { framePosition } from '../../src/studio/video/frames.js';
 
 // Issue 45 item 9: GET /api/video/frame?at=1e-320 answered 500, as ffmpeg was
 // given "-ss 1e-320" (String() of a tiny number is in exponent notation, which
@@ -44,6 +45,16 @@ describe('extractFrame at a tiny time', () => {
     for (const at of [1e-320, 5e-324, 1e-7]) {
       const png = await extractFrame(file, dir, at, durationSeconds);
       expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    }
+  });
+
+  it('takes a frame time only in plain decimal seconds: exponent notation is a 400, not a 500', () => {
+    expect(framePosition('first')).toBe('first');
+    expect(framePosition(undefined)).toBe('first');
+    expect(framePosition('2.5')).toBe(2.5);
+    expect(framePosition('0.000001')).toBe(0.000001);
+    for (const at of ['1e-320', '5e-324', '0x10', 'Infinity', '-1', '', ' 1', '1.']) {
+      expect(() => framePosition(at)).toThrow(expect.objectContaining({ code: 'VIDEO_FRAME_OUT_OF_RANGE' }));
     }
   });
 });

@@ -10,13 +10,21 @@ import { videoLanes, videoTarget } from './target.js';
 // the lane's planner model). Both take history MP4s only; a URL is refused.
 
 /** `first` (default), `last`, or seconds. */
+/** A time in seconds as the API takes it: digits, optionally a decimal point and more digits. */
+const PLAIN_SECONDS = /^\d{1,9}(\.\d{1,6})?$/;
+
 export function framePosition(at: string | undefined): FramePosition {
   if (at === undefined || at === 'first' || at === 'last') return at ?? 'first';
-  const seconds = Number(at);
-  if (at.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
-    throw new ServiceError('VIDEO_FRAME_OUT_OF_RANGE', `at must be first, last or a time in seconds; got "${at}".`, {
-      details: { field: 'at', valid: ['first', 'last', '<seconds>'] },
-    });
+  // Plain decimal seconds only ("2", "0.25"): "1e-320", "0x10" or "Infinity" are not a time a person writes.
+  const seconds = PLAIN_SECONDS.test(at) ? Number(at) : NaN;
+  if (!Number.isFinite(seconds))
+    throw new ServiceError(
+      'VIDEO_FRAME_OUT_OF_RANGE',
+      `at must be first, last or a time in plain decimal seconds (e.g. 2.5); got "${at}".`,
+      {
+        details: { field: 'at', valid: ['first', 'last', '<seconds>'] },
+      },
+    );
   return seconds;
 }
 
