@@ -97,12 +97,21 @@ describe('the queue', () => {
 
   it('the CLI lists queued jobs with their state and position', async () => {
     const url = await startStudioProcess(newHome());
+    // Each call held 6 s by the simulator: the two queued behind them are still queued whenever the CLI
+    // (started through tsx, slow on a loaded machine) asks.
     for (let index = 0; index < 4; index += 1)
-      await post(`${url}/api/generate`, { provider: 'api', prompt: `listed ${index}`, async: true, requestId: `cli-${index}` });
+      await post(`${url}/api/generate`, {
+        provider: 'api',
+        prompt: `listed ${index} [sim:slow=6000]`,
+        async: true,
+        requestId: `cli-${index}`,
+      });
     const listed = await runSvc(['inflight', 'ls', '--server', url]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/cli-2 .*queued #1/);
     expect(listed.stdout).toMatch(/cli-3 .*queued #2/);
+    // Cancelled, not waited for: the test is about the listing.
+    for (let index = 0; index < 4; index += 1) await fetch(`${url}/api/inflight/cli-${index}`, { method: 'DELETE' });
     await waitFor('the four to end', async () => ((await inflight(url)).length === 0 ? true : undefined));
   }, 40_000);
 });

@@ -142,9 +142,10 @@ describe('two engines over one database file', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ provider: 'api', async: true, ...body }),
       });
-    // Hold every slot, then queue three in the order low, middle, high.
+    // Hold every slot (each call held 4 s by the simulator, so none frees before the positions are
+    // read on a loaded machine), then queue three in the order low, middle, high.
     for (let index = 0; index < LIMIT; index += 1)
-      expect((await post({ prompt: `holder ${index}`, requestId: `holder-${index}` })).status).toBe(202);
+      expect((await post({ prompt: `holder ${index} [sim:slow=4000]`, requestId: `holder-${index}` })).status).toBe(202);
     for (const [requestId, priority] of [
       ['low', -1],
       ['middle', 0],
