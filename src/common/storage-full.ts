@@ -47,12 +47,6 @@ export function storageFullError(spot: StorageSpot | undefined, free = spot && f
   );
 }
 
-/** Refuses work that writes when the disk has less than the spot's reserve free. */
-export function assertFreeSpace(spot: StorageSpot): void {
-  const free = freeBytes(spot.dir);
-  if (free !== undefined && free < spot.reserveBytes) throw storageFullError(spot, free);
-}
-
 /**
  * Start-up work that writes (recovery, an advertisement), failed with `error`: on a full disk the
  * server starts without it, so what it holds can be read and space freed, and the work waits for

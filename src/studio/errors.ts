@@ -80,7 +80,7 @@ const STUDIO_CODES = {
   GRAPH_INVALID: spec(400, 'bad_request', 'The graph is not valid (ids, edges or cycles).'),
   GRAPH_TOO_LARGE: spec(413, 'bad_request', 'The graph is larger than the studio keeps.'),
   GENERATION_TIMEOUT: spec(504, 'timeout', 'The generation exceeded its time limit.'),
-  VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs provider alpha or alpha-api.'),
+  VIDEO_PROVIDER_UNSUPPORTED: spec(400, 'bad_request', 'Video needs a lane with video models.'),
   ENV_KEY_IMMUTABLE: spec(409, 'bad_request', 'This key comes from the environment and cannot be changed here.'),
 
   // Account switching (ours: the spec names the routes and states, not these codes).
