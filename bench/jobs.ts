@@ -11,6 +11,12 @@
 //    (insert, `phase: queued`, claim under the limits and a lease, a handler
 //    that answers at once, finish, `done`) against writing the same rows
 //    without a dispatcher (insert, then finish); jobs per second of each.
+// 4. Accept-to-start latency: from `submit` to the handler's start, for one
+//    job alone and for each of 64 submitted at once (63 queued behind the
+//    first), against a bare `setImmediate` turn measured beside it.
+//
+// It uses the engine's API and the store's row functions only, so the same
+// file measures an earlier tree (copy it there; bench/README's baseline way).
 //
 // Run: node --import tsx bench/jobs.ts
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -60,6 +66,10 @@ const row = (id: string, at: string): NewJobRow => ({
   fingerprint: null,
   attempt: 1,
   retry_of: null,
+  pool: 'api',
+  pool_limit: null,
+  budget_ms: 60_000,
+  reaches_at_start: 1,
 });
 insertJob(studio.ctx.db, row('bench-job', now), []);
 studio.ctx.db
@@ -140,11 +150,16 @@ const BATCHES = [1, 8, 64];
 const dispatchHome = mkdtempSync(join(tmpdir(), 'svc-bench-dispatch-'));
 const dispatchCtx = createStudioContext({ env: { SVC_HOME: dispatchHome, PATH: process.env.PATH } });
 // A handler that answers at once: what is timed is the engine's own work.
+/** When each job's handler started (section 4 reads it). */
+const startedAt = new Map<string, number>();
 const instant: JobHandler<'generate'> = {
   canResume: () => false,
   reachesUpstreamAtStart: () => true,
   budgetMs: () => 60_000,
-  run: async (_ctx, job) => resultOf(job.requestId),
+  run: async (_ctx, job) => {
+    startedAt.set(job.requestId, performance.now());
+    return resultOf(job.requestId);
+  },
 };
 const engine = new Jobs(dispatchCtx, new SqliteJobStore(dispatchCtx.db), { generate: instant });
 await engine.recover();
@@ -180,6 +195,35 @@ for (const entry of dispatch) {
     }
   }
 }
+
+// --- 4. Accept-to-start latency.
+const LATENCY_ROUNDS = 20;
+/** Milliseconds from each submit call to its handler's start, for `count` submitted at once. */
+async function acceptToStart(count: number): Promise<number[]> {
+  const accepted = new Map<string, number>();
+  const submitted = await Promise.all(
+    Array.from({ length: count }, () => {
+      const requestId = `l-${serial++}`;
+      accepted.set(requestId, performance.now());
+      return engine.submit({ requestId, kind: 'generate', lane: 'api', model: 'm', request });
+    }),
+  );
+  await Promise.all(submitted.map((job) => job.outcome));
+  return [...accepted].map(([requestId, at]) => (startedAt.get(requestId) ?? NaN) - at);
+}
+const turnMs = async (): Promise<number> => {
+  const started = performance.now();
+  await new Promise((resolve) => setImmediate(resolve));
+  return performance.now() - started;
+};
+const latency: { queued: number; ms: number[]; turn: number[] }[] = [1, 64].map((count) => ({ queued: count, ms: [], turn: [] }));
+for (const entry of latency) {
+  await acceptToStart(entry.queued);
+  for (let round = 0; round < LATENCY_ROUNDS; round += 1) {
+    entry.ms.push(...(await acceptToStart(entry.queued)));
+    entry.turn.push(await turnMs());
+  }
+}
 await engine.stopAll('bench over', 1000);
 await dispatchCtx.close();
 rmSync(dispatchHome, { recursive: true, force: true });
@@ -206,6 +250,13 @@ console.log(
         p(emptyMs, 0.5),
         round(percentile(sorted(fullMs), 0.5) / percentile(sorted(emptyMs), 0.5), 3),
       ],
+      ...latency.map(({ queued, ms, turn }) => [
+        `accept to start, ${queued} submitted at once (vs one event-loop turn)`,
+        p(ms, 0.5),
+        p(ms, 0.99),
+        p(turn, 0.5),
+        round(percentile(sorted(ms), 0.5) / Math.max(percentile(sorted(turn), 0.5), 0.001), 1),
+      ]),
       ...dispatch.map(({ batch, engineMs, rowsMs }) => [
         `${batch} jobs through the dispatcher vs the same rows without (${perSecond(batch, percentile(sorted(engineMs), 0.5))} vs ${perSecond(batch, percentile(sorted(rowsMs), 0.5))} jobs/s)`,
         p(engineMs, 0.5),
@@ -227,6 +278,7 @@ console.log(
       emptyStartMs: { p50: p(emptyMs, 0.5) },
       addedMs: round(percentile(sorted(fullMs), 0.5) - percentile(sorted(emptyMs), 0.5)),
     },
+    acceptToStart: latency.map(({ queued, ms }) => ({ queued, p50: p(ms, 0.5), p99: p(ms, 0.99) })),
     dispatch: dispatch.map(({ batch, engineMs, rowsMs }) => ({
       batch,
       engineJobsPerSecond: perSecond(batch, percentile(sorted(engineMs), 0.5)),

@@ -116,7 +116,7 @@ describe('the queue', () => {
   }, 40_000);
 });
 
-describe('a crash with gamma jobs polling and six queued', () => {
+describe('a crash with gamma jobs parked between polls', () => {
   it('SIGKILL, restart: all eight succeed, one submit per job, none ran twice', async () => {
     const home = newHome();
     const first = await startStudioProcess(home);
@@ -126,15 +126,12 @@ describe('a crash with gamma jobs polling and six queued', () => {
         (await post(`${first}/api/generate`, { provider: 'gamma', prompt: `a crash harbour ${index}`, async: true, requestId })).status,
       ).toBe(202);
     }
-    // The first two poll their predictions; the other six wait.
-    await waitFor('two polling', async () => {
+    // Two slots, yet more than two predictions under way: a job waiting for its next poll lets its slot go
+    // (state waiting, its prediction recorded, no lease).
+    await waitFor('more predictions waiting than slots', async () => {
       const jobs = await inflight(first);
-      const polling = await Promise.all(jobs.filter((item) => item.state !== 'queued').map((item) => job(first, item.requestId)));
-      return polling.length === 2 &&
-        polling.every((record) => record.upstream) &&
-        jobs.filter((item) => item.state === 'queued').length === 6
-        ? true
-        : undefined;
+      const waiting = await Promise.all(jobs.filter((item) => item.state === 'waiting').map((item) => job(first, item.requestId)));
+      return waiting.filter((record) => record.upstream).length > 2 ? true : undefined;
     });
     await waitFor('a first poll', async () => ((await gammaRequests(POLL)).length > 0 ? true : undefined));
     await running.at(-1)?.stop('SIGKILL');
@@ -185,11 +182,11 @@ describe('cancel, retry and the same requestId', () => {
   });
 
   it('a cancelled queued job never runs; a cancelled polling gamma job ends cancelled with no poll after', async () => {
-    // Two that hold both slots, then one queued behind them.
+    // Two direct calls the vendor holds keep both slots, then one queued behind them.
     for (let index = 0; index < 2; index += 1)
       await post(`${url}/api/generate`, {
-        provider: 'gamma',
-        prompt: `a slot holder ${index} [sim:never]`,
+        provider: 'api',
+        prompt: `a slot holder ${index} [sim:slow=30000]`,
         async: true,
         requestId: `holder-${index}`,
       });
@@ -201,19 +198,22 @@ describe('cancel, retry and the same requestId', () => {
     const cancelled = await fetch(`${url}/api/inflight/queued-cancel`, { method: 'DELETE' });
     expect(cancelled.status).toBe(200);
     expect(await job(url, 'queued-cancel')).toMatchObject({ state: 'cancelled', startedAt: null, error: { code: 'JOB_CANCELLED' } });
+    for (let index = 0; index < 2; index += 1) await fetch(`${url}/api/inflight/holder-${index}`, { method: 'DELETE' });
 
-    // A polling one: its polls stop with the cancel.
-    await waitFor('holder-0 polling', async () => ((await job(url, 'holder-0')).upstream ? true : undefined));
-    const { upstream } = await job(url, 'holder-0');
+    // A polling one, cancelled while it waits for its next poll (parked): its polls stop with the cancel.
+    await post(`${url}/api/generate`, { provider: 'gamma', prompt: 'a polled sketch [sim:never]', async: true, requestId: 'poller' });
+    await waitFor('the poller polling', async () => ((await job(url, 'poller')).upstream ? true : undefined));
+    const { upstream } = await job(url, 'poller');
     const pollPath = `/api/v1/model/prediction/${upstream?.operationId}`;
     const pollsOf = async () => (await gammaRequests(POLL)).filter((entry) => JSON.stringify(entry).includes(pollPath));
-    await waitFor('a poll of holder-0', async () => ((await pollsOf()).length > 0 ? true : undefined));
-    expect((await fetch(`${url}/api/inflight/holder-0`, { method: 'DELETE' })).status).toBe(200);
+    await waitFor('a poll of the poller', async () => ((await pollsOf()).length > 0 ? true : undefined));
+    await waitFor('the poller waiting', async () => ((await job(url, 'poller')).state === 'waiting' ? true : undefined));
+    expect((await fetch(`${url}/api/inflight/poller`, { method: 'DELETE' })).status).toBe(200);
+    await waitFor('the poller to end', async () => (ended(await job(url, 'poller')) ? true : undefined));
     const afterCancel = (await pollsOf()).length;
-    expect(await job(url, 'holder-0')).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+    expect(await job(url, 'poller')).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect((await pollsOf()).length).toBe(afterCancel);
-    await fetch(`${url}/api/inflight/holder-1`, { method: 'DELETE' });
 
     expect(await submitsOf('a never run sketch')).toBe(0);
   }, 40_000);

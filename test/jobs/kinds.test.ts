@@ -91,6 +91,10 @@ describe('a stored job its kind cannot read', () => {
         fingerprint: null,
         attempt: 1,
         retry_of: null,
+        pool: 'api',
+        pool_limit: null,
+        budget_ms: 60_000,
+        reaches_at_start: 1,
       });
       insertJob(ctx.db, row('broken-1', { operation: 'generate', slots: [{ lane: 'api', model: 'lang-5.6-luna' }] }), []);
       insertJob(

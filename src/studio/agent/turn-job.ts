@@ -8,6 +8,7 @@ import { runSlot, type ImageJob } from '../jobs/image-job.js';
 import { planImageJob, type ImageInputs } from '../jobs/plan.js';
 import { studioStorage } from '../jobs/limits.js';
 import { jobFailure } from '../jobs/records.js';
+import { isParked } from '../jobs/parked.js';
 import { describeInput, loadImageInput, type ReferenceImage } from '../references.js';
 import { textBudgetMs } from '../prompt-builder/backends.js';
 import type { AgentSessionRow, AgentTurnRow } from '../store/agent.js';
@@ -314,15 +315,19 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
       throw new ServiceError('AGENT_ITEM_NOT_FOUND', `The agent item ${job.request.itemId} is gone (its session was deleted).`, {
         details: { itemId: job.request.itemId },
       });
-    await ctx.store.agent.updateTurn(found.id, {
-      state: 'running',
-      job_id: job.requestId,
-      started_at: now(),
-      finished_at: null,
-      error: null,
-    });
-    const turn = (await ctx.store.agent.findTurn(found.id)) ?? found;
-    announceItem(ctx, turn);
+    // A run after a park continues the turn that is running already: no second start.
+    const continued = found.state === 'running' && found.job_id === job.requestId && job.operation !== null;
+    if (!continued) {
+      await ctx.store.agent.updateTurn(found.id, {
+        state: 'running',
+        job_id: job.requestId,
+        started_at: now(),
+        finished_at: null,
+        error: null,
+      });
+    }
+    const turn = continued ? found : ((await ctx.store.agent.findTurn(found.id)) ?? found);
+    if (!continued) announceItem(ctx, turn);
     try {
       const outcome = await runTurn(ctx, job, turn, started, run);
       const totalMs = elapsed(started);
@@ -341,6 +346,8 @@ export const agentTurnJobHandler: JobHandler<'agent-turn'> = {
       announceItem(ctx, done);
       return turnView(ctx, done);
     } catch (error) {
+      // Parked between two status calls of its lane: the turn goes on when the job runs again.
+      if (isParked(error)) throw error;
       const failure = jobFailure(job.signal, error, job.requestId, studioStorage(ctx));
       // Stopped with its operation stored: shutdown detaches it (it resumes at the next start), a cancel ends it;
       // the engine's row says which, and the turn follows it when it is read (queue.ts reconcile).

@@ -9,8 +9,10 @@ import type { AgentTurnInputs } from '../agent/turn-inputs.js';
 // What a job kind is: its stored request and result (zod schemas in the
 // contract, api/jobs.ts) and its handler, one per kind in a table that names
 // every kind. What a handler declares once: whether its jobs can resume from a
-// recorded operation, its time budget, and whether its first upstream call
-// follows its start at once (then the start is the billing checkpoint).
+// recorded operation, its time budget, whether its first upstream call
+// follows its start at once (then the start is the billing checkpoint), and a
+// limit of its own for jobs that have no lane. The engine writes the last
+// three on the job's row at submit: a claim reads them there.
 
 /** A stored job as its handler judges it: its kind, its request typed by that kind, its operation. */
 export interface StoredJob<K extends JobKind = JobKind> {
@@ -41,6 +43,8 @@ export interface JobContext<K extends JobKind = JobKind> extends StoredJob<K> {
   readonly inputs: HeldInputs[K] | undefined;
   /** When the job's time is up (ms since the epoch), stored at its first start. */
   readonly deadline: number;
+  /** Status calls its steps made in the runs before this one (a parked job runs again from its operation). */
+  readonly polls: number;
   /** Aborted when the job is cancelled. */
   readonly signal: AbortSignal;
   /** Shutdown left it unfinished, to continue at the next start: its abort is not a cancel upstream. */
@@ -57,10 +61,20 @@ export interface JobContext<K extends JobKind = JobKind> extends StoredJob<K> {
   recordOperation(operation: UpstreamOperation, id: string, state: string | null): Promise<void>;
   /** The vendor's state of the operation changed. */
   upstreamState(state: string | null): void;
-  /** Waits (state `waiting`, the time stored) until `at`; rejects with the cancel reason. */
-  waitUntil(at: number): Promise<void>;
+  /**
+   * Waits (state `waiting`, the time stored) until `at`; rejects with the cancel reason. A job that
+   * can resume from its recorded operation parks instead: this rejects with JobParked (its slot is
+   * let go, its handler runs again when due); `polls` (status calls so far) is stored with it.
+   */
+  waitUntil(at: number, polls?: number): Promise<void>;
   /** Records whether the vendor confirmed a cancel. */
   cancelConfirmed(confirmed: boolean): void;
+  /**
+   * What the job keeps in memory across its runs in this process (after a park): made by `make` on
+   * first use under `key`, dropped when the job ends. Only what a restart may lose (e.g. when its
+   * progress last moved, whether an event went out already).
+   */
+  keep<T extends object>(key: string, make: () => T): T;
 }
 
 export interface JobHandler<K extends JobKind> {
@@ -73,6 +87,8 @@ export interface JobHandler<K extends JobKind> {
   reachesUpstreamAtStart(job: StoredJob<K>): boolean;
   /** The job's time budget from its first start (ms). */
   budgetMs(ctx: StudioContext, job: StoredJob<K>): number;
+  /** How many jobs of this kind run at once when they have no lane (a lane's limit counts otherwise); none when absent. */
+  readonly maxRunning?: number;
   /** Runs the job; what it answers is stored and read back with its kind's result schema. */
   run(ctx: StudioContext, job: JobContext<K>): Promise<JobResult>;
 }

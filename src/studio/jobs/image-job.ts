@@ -23,6 +23,7 @@ import { jobFailure } from './records.js';
 import { laneRequest, type ImageInputs } from './plan.js';
 import { studioStorage } from './limits.js';
 import { runSteps } from './steps.js';
+import { isParked } from './parked.js';
 
 // The handler of image jobs: generate and edit (one slot) and multimode (every
 // slot at once under one job, one cancel stops them all). A node job is one
@@ -109,20 +110,21 @@ export async function runSlot(
       if (row && !recorded.some((record) => record.filename === row.filename)) await discardAsset(ctx, row).catch(() => {});
     }
   };
-  let lastPhase: string | undefined;
+  // Kept across the job's parks, so a phase reported at every status call is published once.
+  const reported = job.keep(`phase-${index ?? 0}`, (): { phase?: string } => ({}));
   const laneJob: LaneJob = {
     signal: job.signal,
     deadline: job.deadline,
     phase(phase) {
       // A lane may report a phase twice (e.g. a retry after a token refresh); listeners see it once.
-      if (phase === lastPhase) return;
-      lastPhase = phase;
+      if (phase === reported.phase) return;
+      reported.phase = phase;
       job.phase(phase, identity);
     },
     partial: (image) => job.partial({ ...image, ...slotField }),
     progress: (step) => job.events.progress({ requestId: job.requestId, kind: job.kind, ...identity, ...step }),
     queuePosition(position) {
-      lastPhase = 'queued';
+      reported.phase = 'queued';
       job.phase('queued', { ...identity, queuePosition: position });
     },
     imageReady(image) {
@@ -139,6 +141,8 @@ export async function runSlot(
     output = await callLane(ctx, job, request, laneJob, lane);
     ctx.cooldowns.noteSuccess(lane.id);
   } catch (error) {
+    // Parked between two status calls: nothing failed, the job runs again when due.
+    if (isParked(error)) throw error;
     await discardEarly();
     // A rate limit or an exhausted quota rests the lane until its Retry-After (auto skips it meanwhile).
     const failure = error instanceof UpstreamError ? error.toServiceError() : error;

@@ -18,6 +18,15 @@ export interface JobRow {
   phase: string | null;
   priority: number;
   ordering_key: string | null;
+  /** The limit group the job counts in (its lane, else its kind) and that group's limit (null: none), fixed at submit. */
+  pool: string;
+  pool_limit: number | null;
+  /** The job's time from its first start; its deadline is that start plus this (null: none). */
+  budget_ms: number | null;
+  /** 1 when the job's first start is its billing checkpoint (its first upstream call follows at once). */
+  reaches_at_start: number;
+  /** Status calls made so far (a parked job keeps its poll intervals). */
+  polls: number;
   fingerprint: string | null;
   attempt: number;
   retry_of: string | null;
@@ -40,29 +49,39 @@ export interface JobRow {
   finished_at: string | null;
 }
 
+/** A new job: what it is, and its claim policy (decided once, at submit, so a claim reads it from the row). */
 export type NewJobRow = Pick<
   JobRow,
-  'id' | 'kind' | 'lane' | 'model' | 'request' | 'created_at' | 'priority' | 'ordering_key' | 'fingerprint' | 'attempt' | 'retry_of'
+  | 'id'
+  | 'kind'
+  | 'lane'
+  | 'model'
+  | 'request'
+  | 'created_at'
+  | 'priority'
+  | 'ordering_key'
+  | 'fingerprint'
+  | 'attempt'
+  | 'retry_of'
+  | 'pool'
+  | 'pool_limit'
+  | 'budget_ms'
+  | 'reaches_at_start'
 >;
 
-/** What a claim writes: who holds the job, until when, and the deadline it keeps from its first start. */
-export interface Claim {
+/**
+ * One claim pass, as data: the store claims in one statement what may start now, in queue order
+ * (due parked jobs first, then priority, then arrival), within `overall` and each row's pool limit
+ * (both counted over every holder), strict FIFO per ordering key, and of `kinds` only.
+ */
+export interface ClaimRequest {
   readonly owner: string;
+  /** Now (ms since the epoch): parked jobs due by then are claimed; a first start's deadline counts from it. */
+  readonly now: number;
   readonly leaseUntil: number;
-  readonly at: string;
-  readonly deadline: number | null;
-  /** The job's first upstream call follows at once: from now a crash must not run it again. */
-  readonly reachesUpstream: boolean;
-}
-
-/** Limits of one claim pass: overall, and for a lane (Infinity when it has none). Called inside the store's transaction. */
-export interface ClaimLimits {
   readonly overall: number;
-  laneLimit(lane: string | null): number;
-  /** Whether this process will run a job of that kind and lane now (e.g. it has the handler). */
-  accepts(row: JobRow): boolean;
-  /** The claim's fields for that row. */
-  claim(row: JobRow): Claim;
+  /** The kinds this holder runs; rows of other kinds are left to other holders. */
+  readonly kinds: readonly string[];
 }
 
 export type Inserted = { readonly seq: number; readonly position: number; readonly claimed: JobRow[] } | { readonly existing: JobRow };
@@ -98,9 +117,19 @@ export interface JobStore {
    * claim pass, atomically. Answers its place and what the pass claimed (the
    * job itself when a slot was free), or the row that already has the id.
    */
-  insert(row: NewJobRow, inputHashes: readonly string[], limits?: ClaimLimits): Promise<Inserted>;
-  /** Claims what may start now, in queue order, within the limits (counted over every process); answers the rows as claimed. */
-  claim(limits: ClaimLimits): Promise<JobRow[]>;
+  insert(row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Promise<Inserted>;
+  /** One claim pass (see ClaimRequest), atomic across holders; answers the rows as claimed, in queue order. */
+  claim(request: ClaimRequest): Promise<JobRow[]>;
+  /**
+   * Parks a running job of `owner` until `next`: state `waiting`, its lease let go, so it holds no
+   * slot and any holder's claim takes it when due. False when the job is no longer that owner's
+   * running job, or a cancel was asked for it (it is not parked then).
+   */
+  park(id: string, owner: string, next: number, polls: number, at: string): Promise<boolean>;
+  /** Claims one parked job now, whatever the limits (to cancel it); undefined when it is not parked. */
+  take(id: string, owner: string, leaseUntil: number, at: string): Promise<JobRow | undefined>;
+  /** When the earliest parked job is due (ms since the epoch), or null when none is parked. */
+  nextWake(): Promise<number | null>;
   find(id: string): Promise<JobRow | undefined>;
   /** Every attempt of a job, the first one first (`root` is the first attempt's id). */
   attempts(root: string): Promise<JobRow[]>;
@@ -112,7 +141,7 @@ export interface JobStore {
   renewLeases(owner: string, until: number): Promise<void>;
   /** A graceful stop: the jobs left unfinished can be taken over at once by the next process. */
   releaseLeases(owner: string): Promise<void>;
-  /** Active rows whose lease ran out, or whose owner `isDead` says is gone (asked once per owner). */
+  /** Rows holding a slot whose lease ran out, or whose owner `isDead` says is gone (asked once per owner); parked rows are no one's. */
   orphans(now: number, isDead: (owner: string) => boolean): Promise<JobRow[]>;
   /**
    * Takes orphans over, atomically: each one whose take-over this process
@@ -121,7 +150,7 @@ export interface JobStore {
    */
   adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]>;
   setPhase(id: string, phase: string, at: string): Promise<void>;
-  /** running (a step is under way) or waiting (until `next`, the next status call). */
+  /** running (a step is under way) or waiting in place, still holding its slot (until `next`, the next status call). */
   setActivity(id: string, state: 'running' | 'waiting', next: number | null, at: string): Promise<void>;
   /** The checkpoint: the job's first billable upstream call is about to be sent. */
   markReachedUpstream(id: string, at: string): Promise<void>;

@@ -16,7 +16,7 @@ import {
   type RetryAnswer,
 } from '../api/index.js';
 import type { StudioContext } from '../context.js';
-import type { ClaimLimits, JobRow, JobStore, NewJobRow } from './job-store.js';
+import type { ClaimRequest, JobRow, JobStore, NewJobRow } from './job-store.js';
 import { GenerationEvents } from './events.js';
 import type { HeldInputs, JobContext, JobHandler, JobHandlers, StoredJob } from './handlers.js';
 import { JobInputs } from './inputs.js';
@@ -34,13 +34,16 @@ import {
   storedJobOf,
 } from './records.js';
 import { RunningJob, type JobSpec } from './running-job.js';
+import { isParked, JobParked } from './parked.js';
 
 // The job engine (docs/ARCHITECTURE.md, "The job engine"). Every generation
 // is a job: a row of the jobs table from the moment it is accepted, queued
 // until a claim gives it a slot within the limits (overall, per lane, one at a
 // time per ordering key), run by the handler of its kind under a lease this
 // process renews, ending in exactly one `done` or `error` event and one
-// terminal state. A process that dies leaves leases that expire (or a pid that
+// terminal state. A job between two status calls of its upstream parks: its
+// row waits with the time of the next call and no lease, holding no slot and
+// no promise, and any engine's claim runs it again when it is due. A process that dies leaves leases that expire (or a pid that
 // is gone): whoever looks next continues each of its jobs by the billing rule:
 // never reached the upstream → queued again; an operation recorded → resumed;
 // otherwise → interrupted, never sent again by itself.
@@ -84,12 +87,6 @@ export interface Submitted {
   readonly outcome: Promise<JobResult>;
 }
 
-/** What one claim pass read: the stored job of each row it looked at, and the rows it could not read. */
-class ClaimPass {
-  readonly read = new Map<string, StoredJob>();
-  readonly unreadable: Array<[JobRow, Error]> = [];
-}
-
 export class Jobs {
   /** Who holds the leases of the jobs this engine runs: host, pid and a nonce. */
   readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -102,7 +99,11 @@ export class Jobs {
   /** Jobs submitted here that have not started yet: their request as an object and their decoded inputs. */
   private readonly held = new Map<string, { readonly request: JobRequest; readonly inputs: HeldInputs[JobKind] | undefined }>();
   private readonly waiters = new Map<string, Array<(outcome: Outcome) => void>>();
+  /** What each job keeps in memory across its parks (JobContext.keep), until it ends. */
+  private readonly kept = new Map<string, Map<string, object>>();
   private timer: NodeJS.Timeout | undefined;
+  /** The claim pass at the earliest time a parked job is due (this engine's parks, and what the store says after a pass). */
+  private wake: { readonly at: number; readonly timer: NodeJS.Timeout } | undefined;
   private lastRenewal = 0;
   private ticking = false;
   private stopping = false;
@@ -173,6 +174,7 @@ export class Jobs {
       fingerprint: spec.fingerprint ?? null,
       attempt: spec.attempt ?? 1,
       retry_of: spec.retryOf ?? null,
+      ...this.policyOf({ kind, request: spec.request, operation: null }, spec.lane),
     };
     // Held before the insert: a claim in the same transaction reads the request from here, not from JSON.
     const alreadyHeld = this.held.has(requestId);
@@ -180,7 +182,7 @@ export class Jobs {
     const inserted = await this.store.insert(
       row,
       [...new Set(images.map((image) => image.sha256))],
-      this.stopping ? undefined : this.claimLimits(),
+      this.stopping ? undefined : this.claimRequest(),
     );
     if ('existing' in inserted) {
       if (!alreadyHeld) this.held.delete(requestId);
@@ -192,7 +194,7 @@ export class Jobs {
     const outcome = this.answer(this.watch(requestId));
     // Published before anything claimed starts: `phase: queued` is always a job's first event.
     this.announce({ requestId, kind, lane: spec.lane, model: spec.model, position: inserted.position });
-    for (const claimed of inserted.claimed) this.start(claimed);
+    this.startClaimed(inserted.claimed);
     return { requestId, existing: false, outcome };
   }
 
@@ -256,64 +258,89 @@ export class Jobs {
   }
 
   /**
-   * One claim pass: what may start now, within the limits, starts here. A
-   * queued row whose stored request its kind cannot read ends `failed`: left
-   * queued, it would hold up its ordering key, and every pass would trip on it.
+   * A job's claim policy, decided once at submit and stored on its row: its
+   * pool (its lane, else its kind) and that pool's limit, its time budget,
+   * and whether its first start is its billing checkpoint.
    */
-  private pump(): void {
-    if (this.stopping || !this.store.open) return;
-    const pass = new ClaimPass();
-    this.store.claim(this.claimLimits(pass)).then(
-      (rows) => {
-        for (const row of rows) this.start(row, pass.read.get(row.id));
-        for (const [row, error] of pass.unreadable) {
-          const failure = new ServiceError(
-            'INTERNAL_ERROR',
-            `The stored request of job ${row.id} cannot be read (${error.message}); it was not run.`,
-            { details: { requestId: row.id } },
-          );
-          void this.end(row, 'failed', failure, 'queued').catch((cause: unknown) =>
-            console.error(`job ${row.id} could not be ended:`, cause),
-          );
-        }
-      },
-      (error: unknown) => console.error('A claim pass of the job engine failed:', error),
-    );
-  }
-
-  /** The limits and the claim of this engine, for one pass; each row's stored job is read once, into `pass`. */
-  private claimLimits(pass = new ClaimPass()): ClaimLimits {
-    const at = Date.now();
+  private policyOf(stored: StoredJob, lane: string | null): Pick<NewJobRow, 'pool' | 'pool_limit' | 'budget_ms' | 'reaches_at_start'> {
+    const handler = this.handlerOf(stored.kind);
+    const limit = lane === null ? (handler.maxRunning ?? Infinity) : this.limits.lane(lane);
     return {
-      overall: this.limits.overall,
-      laneLimit: this.limits.lane,
-      accepts: (row) => {
-        if (!Object.hasOwn(this.handlers, row.kind)) return false;
-        try {
-          pass.read.set(row.id, this.stored(row));
-          return true;
-        } catch (error) {
-          pass.unreadable.push([row, error instanceof Error ? error : new Error(String(error))]);
-          return false;
-        }
-      },
-      claim: (row) => {
-        const stored = pass.read.get(row.id) ?? this.stored(row);
-        const handler = this.handlerOf(stored.kind);
-        return {
-          owner: this.owner,
-          leaseUntil: at + this.leaseMs,
-          at: new Date(at).toISOString(),
-          deadline: at + handler.budgetMs(this.ctx, stored),
-          reachesUpstream: handler.reachesUpstreamAtStart(stored),
-        };
-      },
+      pool: lane ?? stored.kind,
+      pool_limit: Number.isFinite(limit) ? limit : null,
+      budget_ms: handler.budgetMs(this.ctx, stored),
+      reaches_at_start: handler.reachesUpstreamAtStart(stored) ? 1 : 0,
     };
   }
 
-  private start(row: JobRow, stored = this.stored(row)): void {
+  /** One claim pass of this engine, as data: the store decides in one statement (the policy is on the rows). */
+  private claimRequest(): ClaimRequest {
+    const at = Date.now();
+    return { owner: this.owner, now: at, leaseUntil: at + this.leaseMs, overall: this.limits.overall, kinds: Object.keys(this.handlers) };
+  }
+
+  /** One claim pass: what may start now, within the limits, starts here; then the next parked job's wake is set. */
+  private pump(): void {
+    if (this.stopping || !this.store.open) return;
+    this.store
+      .claim(this.claimRequest())
+      .then((rows) => {
+        this.startClaimed(rows);
+        return this.store.nextWake();
+      })
+      .then(
+        (at) => this.wakeAt(at),
+        (error: unknown) => console.error('A claim pass of the job engine failed:', error),
+      );
+  }
+
+  /** A claim pass when the earliest parked job is due (one timer, for the earliest). */
+  private wakeAt(at: number | null): void {
+    if (at === null || this.stopping || (this.wake && this.wake.at <= at)) return;
+    clearTimeout(this.wake?.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined;
+        this.pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    timer.unref();
+    this.wake = { at, timer };
+  }
+
+  /**
+   * Starts the rows a claim gave this engine. A row whose stored request its
+   * kind cannot read ends `failed`: left, it would hold up its ordering key,
+   * and every pass would trip on it.
+   */
+  private startClaimed(rows: readonly JobRow[]): void {
+    for (const row of rows) {
+      let stored: StoredJob;
+      try {
+        stored = this.stored(row);
+      } catch (error) {
+        const failure = new ServiceError(
+          'INTERNAL_ERROR',
+          `The stored request of job ${row.id} cannot be read (${error instanceof Error ? error.message : String(error)}); it was not run.`,
+          { details: { requestId: row.id } },
+        );
+        this.held.delete(row.id);
+        // Ended, it frees its slot and its ordering key: another pass follows.
+        this.end(row, 'failed', failure).then(
+          () => this.pump(),
+          (cause: unknown) => console.error(`job ${row.id} could not be ended:`, cause),
+        );
+        continue;
+      }
+      this.start(row, stored);
+    }
+  }
+
+  private start(row: JobRow, stored = this.stored(row)): RunningJob {
     const held = this.held.get(row.id);
     this.held.delete(row.id);
+    // A job adopted from a process that died while it waited in place keeps its time.
     const resumeAt = row.state === 'waiting' ? row.next_check_at : null;
     const job = new RunningJob(
       row.id,
@@ -325,9 +352,13 @@ export class Jobs {
       stored.operation,
       row.deadline_at ?? Infinity,
       phaseOf(row),
+      row.polls,
     );
     this.running.set(row.id, job);
+    // A cancel asked while it was parked (or claimed elsewhere a moment ago) ends it as it starts.
+    if (row.cancel_requested) job.cancel('The job was cancelled (DELETE /api/inflight).');
     void this.run(job, resumeAt);
+    return job;
   }
 
   /**
@@ -339,6 +370,7 @@ export class Jobs {
     const { ctx, events } = this;
     const { requestId, kind } = job;
     const base = { requestId, kind };
+    let parked = false;
     try {
       const context = this.context(job);
       if (resumeAt !== null && resumeAt > Date.now()) await context.waitUntil(resumeAt);
@@ -352,6 +384,13 @@ export class Jobs {
         this.settle(requestId, { ok: true, result });
       }
     } catch (error) {
+      if (isParked(error)) {
+        // Its row waits, with no lease: the inputs decoded here and what it keeps stay for its next run, and a pass claims it when due.
+        parked = true;
+        if (job.inputs !== undefined) this.held.set(requestId, { request: job.request, inputs: job.inputs });
+        this.wakeAt(error.until);
+        return;
+      }
       const failure = jobFailure(job.signal, error, requestId, studioStorage(this.ctx));
       if (!job.detached && this.store.open) {
         const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
@@ -362,6 +401,7 @@ export class Jobs {
         }
       }
     } finally {
+      if (!parked) this.kept.delete(requestId);
       if (this.running.get(requestId) === job) this.running.delete(requestId);
       job.markSettled();
       this.pump();
@@ -400,6 +440,7 @@ export class Jobs {
       inputs: job.inputs,
       operation: job.operation,
       deadline: job.deadline,
+      polls: job.polls,
       signal: job.signal,
       get detached() {
         return job.detached;
@@ -426,8 +467,10 @@ export class Jobs {
         await write(() => store.setOperation(requestId, operation, id, state, now()));
       },
       upstreamState: (state) => record(() => store.setUpstreamState(requestId, state, now())),
-      waitUntil: async (at) => {
+      waitUntil: async (at, polls = job.polls) => {
         if (job.signal.aborted) throw job.signal.reason;
+        // One that can resume from its operation parks (false: a cancel was asked meanwhile, so it waits here and the heartbeat ends it).
+        if (this.canPark(job) && store.open && (await store.park(requestId, this.owner, at, polls, now()))) throw new JobParked(at);
         await write(() => store.setActivity(requestId, 'waiting', at, now()));
         try {
           await sleep(Math.max(0, at - Date.now()), undefined, { signal: job.signal });
@@ -437,7 +480,22 @@ export class Jobs {
         await write(() => store.setActivity(requestId, 'running', null, now()));
       },
       cancelConfirmed: (confirmed) => record(() => store.setCancelConfirmed(requestId, confirmed)),
+      keep: <T extends object>(key: string, make: () => T): T => {
+        let memory = this.kept.get(requestId);
+        if (!memory) this.kept.set(requestId, (memory = new Map()));
+        const found = memory.get(key);
+        if (found) return found as T;
+        const made = make();
+        memory.set(key, made);
+        return made;
+      },
     };
+  }
+
+  /** Whether a running job parks at its waits: it continues from its recorded operation, and shutdown is not under way. */
+  private canPark(job: RunningJob): boolean {
+    if (this.stopping || job.operation === null) return false;
+    return this.handlerOf(job.kind).canResume({ kind: job.kind, request: job.request, operation: job.operation });
   }
 
   /** A job at any point of its life, and until the retention sweep after it ended. */
@@ -496,7 +554,13 @@ export class Jobs {
       }
       // Claimed meanwhile: asked below, here or through the row.
     }
-    const job = this.running.get(requestId);
+    let job = this.running.get(requestId);
+    if (!job && row.state === 'waiting' && row.lease_owner === null) {
+      // Parked: asked, then taken now whatever the limits, so it starts cancelled and its cancel reaches the vendor at once.
+      await this.store.requestCancel(requestId, now());
+      const taken = await this.store.take(requestId, this.owner, Date.now() + this.leaseMs, now());
+      if (taken) job = this.start(taken);
+    }
     if (!job) {
       await this.store.requestCancel(requestId, now());
       // Claimed here a moment ago (its start follows its claim's answer): cancelled as it starts; elsewhere, at that process's heartbeat.
@@ -563,6 +627,7 @@ export class Jobs {
         fingerprint: null,
         attempt,
         retry_of: first,
+        ...this.policyOf(storedJobOf(row), row.lane),
       },
       await this.store.inputHashes(row.id),
     );
@@ -644,7 +709,11 @@ export class Jobs {
         if (row?.finished_at) this.settle(requestId, outcomeOf(row));
       }
       // Inputs held for a job another process claimed (it loads them from the stored files) are let go.
-      for (const requestId of [...this.held.keys()]) if ((await store.find(requestId))?.state !== 'queued') this.held.delete(requestId);
+      for (const requestId of [...this.held.keys()]) {
+        if (this.running.has(requestId)) continue;
+        const row = await store.find(requestId);
+        if (row?.state !== 'queued' && !(row?.state === 'waiting' && row.lease_owner === null)) this.held.delete(requestId);
+      }
       this.pump();
     } catch (error) {
       console.error('The job engine heartbeat failed:', error);
@@ -662,6 +731,7 @@ export class Jobs {
   async stopAll(message: string, graceMs: number): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearTimeout(this.wake?.timer);
     const jobs = [...this.running.values()];
     for (const job of jobs) {
       const handler = this.handlerOf(job.kind);

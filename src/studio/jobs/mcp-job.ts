@@ -163,17 +163,19 @@ async function runMcp(ctx: StudioContext, job: JobContext<'mcp'>): Promise<McpRe
   const progress = (phase: McpPhase, fields: { current?: number; total?: number; upstreamState?: string } = {}) =>
     events.progress({ requestId, kind: 'mcp', provider: request.lane, phase, ...fields });
   let submitted = job.operation !== null;
-  let running = false;
-  let runningSent = false;
+  // Kept across the job's parks: `provider-running` goes out once.
+  const seen = job.keep('mcp-running', () => ({ running: false, sent: false }));
   const steps = laneSteps(
     ctx,
     job,
     await plannedTask(ctx, job),
-    { uploading: (current, total) => progress('uploading', { current, total }), running: () => (running = true) },
+    { uploading: (current, total) => progress('uploading', { current, total }), running: () => (seen.running = true) },
     () => submitted,
   );
 
-  events.submitted({ requestId, kind: 'mcp', provider: request.lane, media: request.media, model: request.model });
+  // Once per job: a run from its recorded task (after a park or a restart) was submitted before.
+  if (job.operation === null)
+    events.submitted({ requestId, kind: 'mcp', provider: request.lane, media: request.media, model: request.model });
   const result = await runSteps<TaskOutcome>(job, {
     ...steps,
     async start() {
@@ -186,8 +188,8 @@ async function runMcp(ctx: StudioContext, job: JobContext<'mcp'>): Promise<McpRe
     async status(operation) {
       submitted = true;
       const status = await steps.status(operation);
-      if (running && !runningSent) {
-        runningSent = true;
+      if (seen.running && !seen.sent) {
+        seen.sent = true;
         progress('provider-running', status.state ? { upstreamState: status.state } : {});
       }
       if (status.done) {

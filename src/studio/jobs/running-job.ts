@@ -49,6 +49,8 @@ export class RunningJob {
     public operation: UpstreamOperation | null,
     readonly deadline: number,
     phase: JobPhase | null,
+    /** Status calls made in its runs before this one. */
+    readonly polls = 0,
   ) {
     this.currentPhase = phase ?? 'queued';
   }

@@ -1,12 +1,15 @@
 import type { UpstreamOperation } from '../lanes/types.js';
 import type { JobContext } from './handlers.js';
+import { isParked } from './parked.js';
 
 // Long upstream work as steps, driven by the engine: start once (the
 // operation is stored before anything else happens), then status calls at
 // the lane's intervals (or the vendor's Retry-After) until done, the job's
 // stored deadline, or a cancel. Between two calls the job is `waiting` with
-// the time of the next call stored; a restarted studio continues from the
-// operation, with the same deadline.
+// the time of the next call stored, parked (no slot, no promise: it runs
+// again from its operation when due, in any engine) or, when it cannot
+// resume, in place; a restarted studio continues from the operation, with the
+// same deadline.
 
 export interface Steps<Result> {
   readonly pollIntervalsMs: readonly number[];
@@ -37,6 +40,9 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
     const intervals = steps.pollIntervalsMs;
     // A fresh operation is given the first interval before its first status call; a resumed one is read at once.
     let wait: number | undefined;
+    /** Status calls made so far, this run's and the runs' before it (the next interval follows from it). */
+    let polls = job.polls;
+    if (job.signal.aborted) throw job.signal.reason;
     if (!operation) {
       const started = await steps.start();
       operation = started.operation;
@@ -44,25 +50,27 @@ export async function runSteps<Result>(job: JobContext, steps: Steps<Result>): P
       await job.recordOperation(operation, started.id, state ?? null);
       wait = intervals[0];
     }
-    for (let call = 1; ; call += 1) {
+    for (;;) {
       if (wait !== undefined) {
         const next = Date.now() + wait;
         if (next >= job.deadline) {
           // No status call would fit: wait out the budget (a cancel still ends it), then time out.
-          await job.waitUntil(job.deadline);
+          await job.waitUntil(job.deadline, polls);
           throw expire();
         }
-        await job.waitUntil(next);
+        await job.waitUntil(next, polls);
       }
       const status = await steps.status(operation);
+      polls += 1;
       if (status.state !== undefined && status.state !== state) {
         state = status.state;
         job.upstreamState(state);
       }
       if (status.done) return status.result;
-      wait = status.retryAfterMs ?? intervals[Math.min(call, intervals.length - 1)];
+      wait = status.retryAfterMs ?? intervals[Math.min(polls, intervals.length - 1)];
     }
   } catch (error) {
+    if (isParked(error)) throw error;
     // Every call's budget ends at the job's deadline, so a call cut there fails as whatever the cut
     // looked like (a timeout, a connect that never finished): past the deadline, the job says what
     // happened, its time ran out.

@@ -7,7 +7,7 @@ import { assertValidFilename } from '../media/filename.js';
 import { sniffImageType } from '../media/image-type.js';
 import { svgPathCount } from '../media/svg.js';
 import type { AssetRow } from '../store/assets.js';
-import { TRACE_PARAMETERS, TRACE_TIMEOUT_MS } from '../vector/presets.js';
+import { TRACE_CONCURRENCY, TRACE_PARAMETERS, TRACE_TIMEOUT_MS } from '../vector/presets.js';
 import { traceParameters } from '../vector/parameters.js';
 import { traceImage } from '../vector/trace.js';
 import type { JobHandler } from './handlers.js';
@@ -64,6 +64,8 @@ export const traceJobHandler: JobHandler<'trace'> = {
   canResume: () => false,
   reachesUpstreamAtStart: () => false,
   budgetMs: (ctx) => traceBudget(ctx),
+  // Each trace is a process of its own on this machine's cores: a few at a time, the rest queued like any job.
+  maxRunning: TRACE_CONCURRENCY,
   async run(ctx, job): Promise<AssetRecord> {
     const { request } = job;
     const parameters = storedParameters.parse(request.parameters);

@@ -1,32 +1,56 @@
 import type { JobState } from '../api/index.js';
-import type { Adopted, ClaimLimits, Inserted, JobEnd, JobRow, JobStore, Lease, NewJobRow, OrphanVerdict } from '../jobs/job-store.js';
+import type { Adopted, ClaimRequest, Inserted, JobEnd, JobRow, JobStore, Lease, NewJobRow, OrphanVerdict } from '../jobs/job-store.js';
 import { statementsOf, type StudioDatabase } from './database.js';
 
-// The jobs table (migrations 3, 9 and 10): the durable queue, and the first
-// implementation of the engine's JobStore port (SqliteJobStore, at the end).
-// One row per job, kept after it ends until the retention sweep. SQL stays
-// here; the engine (jobs/) decides, this file only reads and writes. Every
-// write that decides who runs a job (a claim, a take-over) is a conditional
-// UPDATE inside an IMMEDIATE transaction, so several processes sharing the
-// database file never both win the same job.
+// The jobs table (migrations 3, 9, 10 and 14): the durable queue, and the
+// first implementation of the engine's JobStore port (SqliteJobStore, at the
+// end). One row per job, kept after it ends until the retention sweep. SQL
+// stays here; the engine (jobs/) decides, this file only reads and writes.
+// Every write that decides who runs a job (a claim, a take-over) is one
+// conditional statement under SQLite's write lock, so several processes
+// sharing the database file never both win the same job.
 
-export type { JobRow, NewJobRow, ClaimLimits };
+export type { JobRow, NewJobRow, ClaimRequest };
 
 const ACTIVE = `state IN ('running', 'waiting')`;
+/** A job holding a slot: running, or waiting in place with its lease (a parked job has no lease owner). The text of index jobs_slots. */
+const HOLDS_SLOT = `state IN ('running', 'waiting') AND lease_owner IS NOT NULL`;
+const PARKED = `state = 'waiting' AND lease_owner IS NULL`;
 const COLUMNS = 'rowid AS seq, *';
+
+/**
+ * The claim, one statement: the candidates (queued, or parked and due; of the holder's kinds; the
+ * oldest unfinished job of their ordering key), ranked within their pool and kept within its
+ * limit less what holds a slot there, then ranked overall and kept within what is left of the
+ * overall limit. The rank is the queue's, priority then arrival, for parked jobs too: a job's
+ * next poll goes before the start of one accepted after it, and new work never starves polls.
+ */
+const CLAIM = `
+  WITH holding AS (SELECT pool, COUNT(*) AS n FROM jobs WHERE ${HOLDS_SLOT} GROUP BY pool),
+  candidates AS (
+    SELECT j.id, j.pool, j.pool_limit, j.priority, j.rowid AS seq FROM jobs j
+    WHERE (j.state = 'queued' OR (j.state = 'waiting' AND j.lease_owner IS NULL AND j.next_check_at <= @now))
+      AND j.kind IN (SELECT value FROM json_each(@kinds))
+      AND (j.ordering_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM jobs k WHERE k.ordering_key = j.ordering_key AND k.finished_at IS NULL AND k.rowid < j.rowid))),
+  ranked AS (SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.pool ORDER BY c.priority DESC, c.seq) AS pool_rank FROM candidates c),
+  allowed AS (
+    SELECT r.id, ROW_NUMBER() OVER (ORDER BY r.priority DESC, r.seq) AS overall_rank
+    FROM ranked r LEFT JOIN holding h ON h.pool = r.pool
+    WHERE r.pool_limit IS NULL OR r.pool_rank <= r.pool_limit - COALESCE(h.n, 0))
+  UPDATE jobs SET state = 'running', lease_owner = @owner, lease_expires_at = @until, started_at = COALESCE(started_at, @at),
+    deadline_at = COALESCE(deadline_at, @now + budget_ms), reached_upstream = MAX(reached_upstream, reaches_at_start),
+    next_check_at = NULL, updated_at = @at
+  WHERE id IN (SELECT id FROM allowed WHERE overall_rank <= @overall - (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}))
+  RETURNING ${COLUMNS}`;
 
 function statements(db: StudioDatabase) {
   return {
     insert: db.prepare<NewJobRow>(
-      `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of)
-       VALUES (@id, @kind, @lane, @model, 'queued', @request, @created_at, @created_at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of)`,
-    ),
-    // The fast path: nothing queued and a slot free, so the job is claimed as it is inserted (one write).
-    insertClaimed: db.prepare<NewJobRow & { owner: string; until: number; at: string; deadline: number | null; reached: number }>(
       `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of,
-         lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
-       VALUES (@id, @kind, @lane, @model, 'running', @request, @created_at, @at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of,
-         @owner, @until, @at, @deadline, @reached)`,
+         pool, pool_limit, budget_ms, reaches_at_start)
+       VALUES (@id, @kind, @lane, @model, 'queued', @request, @created_at, @created_at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of,
+         @pool, @pool_limit, @budget_ms, @reaches_at_start)`,
     ),
     insertInput: db.prepare<[string, string]>('INSERT OR IGNORE INTO job_inputs (job_id, hash) VALUES (?, ?)'),
     byId: db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`),
@@ -35,31 +59,29 @@ function statements(db: StudioDatabase) {
     finishedSince: db.prepare<[string, number], JobRow>(
       `SELECT ${COLUMNS} FROM jobs WHERE finished_at IS NOT NULL AND finished_at >= ? ORDER BY finished_at DESC, rowid DESC LIMIT ?`,
     ),
-    active: db.prepare<[], { lane: string | null; count: number }>(
-      `SELECT lane, COUNT(*) AS count FROM jobs WHERE ${ACTIVE} GROUP BY lane`,
+    // Whether a pass could claim anything: a read, so an idle heartbeat takes no write lock.
+    claimable: db.prepare<[number], { one: number }>(
+      `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM jobs WHERE state = 'queued') OR EXISTS (SELECT 1 FROM jobs WHERE ${PARKED} AND next_check_at <= ?)`,
     ),
-    queued: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rowid LIMIT ?`),
-    anyQueued: db.prepare<[], { one: number }>(`SELECT 1 AS one FROM jobs WHERE state = 'queued' LIMIT 1`),
-    // Strict FIFO per ordering key: a job waits while an older unfinished job of its key exists.
-    keyAhead: db.prepare<[string, number], { one: number }>(
-      'SELECT 1 AS one FROM jobs WHERE ordering_key = ? AND finished_at IS NULL AND rowid < ? LIMIT 1',
-    ),
+    claim: db.prepare<{ owner: string; until: number; at: string; now: number; overall: number; kinds: string }, JobRow>(CLAIM),
     position: db.prepare<{ priority: number; seq: number }, { ahead: number }>(
       `SELECT COUNT(*) AS ahead FROM jobs WHERE state = 'queued' AND (priority > @priority OR (priority = @priority AND rowid < @seq))`,
     ),
-    claim: db.prepare<{ id: string; owner: string; until: number; at: string; deadline: number | null; reached: number }>(
-      `UPDATE jobs SET state = 'running', lease_owner = @owner, lease_expires_at = @until, started_at = COALESCE(started_at, @at),
-         deadline_at = COALESCE(deadline_at, @deadline), reached_upstream = MAX(reached_upstream, @reached), updated_at = @at
-       WHERE id = @id AND state = 'queued'`,
+    park: db.prepare<{ id: string; owner: string; next: number; polls: number; at: string }>(
+      `UPDATE jobs SET state = 'waiting', next_check_at = @next, polls = @polls, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
+       WHERE id = @id AND state = 'running' AND lease_owner = @owner AND cancel_requested = 0`,
     ),
+    take: db.prepare<{ id: string; owner: string; until: number; at: string }, JobRow>(
+      `UPDATE jobs SET state = 'running', lease_owner = @owner, lease_expires_at = @until, next_check_at = NULL, updated_at = @at
+       WHERE id = @id AND ${PARKED} RETURNING ${COLUMNS}`,
+    ),
+    nextWake: db.prepare<[], { at: number | null }>(`SELECT MIN(next_check_at) AS at FROM jobs WHERE ${PARKED}`),
     release: db.prepare<[string]>(`UPDATE jobs SET lease_expires_at = 0 WHERE lease_owner = ? AND ${ACTIVE}`),
     renew: db.prepare<{ owner: string; until: number }>(
       `UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`,
     ),
-    expired: db.prepare<[number], JobRow>(
-      `SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND (lease_expires_at IS NULL OR lease_expires_at < ?) ORDER BY rowid`,
-    ),
-    ownedActive: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY rowid`),
+    expired: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HOLDS_SLOT} AND lease_expires_at < ? ORDER BY rowid`),
+    holding: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HOLDS_SLOT} ORDER BY rowid`),
     takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
       `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
        WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from`,
@@ -72,7 +94,7 @@ function statements(db: StudioDatabase) {
       'UPDATE jobs SET phase = @phase, updated_at = @at WHERE id = @id AND finished_at IS NULL',
     ),
     state: db.prepare<{ id: string; state: 'running' | 'waiting'; next: number | null; at: string }>(
-      `UPDATE jobs SET state = @state, next_check_at = @next, updated_at = @at WHERE id = @id AND ${ACTIVE}`,
+      `UPDATE jobs SET state = @state, next_check_at = @next, updated_at = @at WHERE id = @id AND ${HOLDS_SLOT}`,
     ),
     reached: db.prepare<{ id: string; at: string }>(
       'UPDATE jobs SET reached_upstream = 1, updated_at = @at WHERE id = @id AND finished_at IS NULL',
@@ -115,80 +137,41 @@ function statements(db: StudioDatabase) {
 const prepared = statementsOf(statements);
 type Statements = ReturnType<typeof statements>;
 
-/**
- * Inserts a queued job and the input files it holds, notes its place in the
- * queue, then runs a claim pass, all in one IMMEDIATE transaction (one commit
- * on the request's path; two processes cannot both insert). Answers its place
- * and what the pass claimed (the job itself when a slot was free), or the row
- * that already has the id (the caller decides: same job, or a conflict).
- */
-export function insertJob(db: StudioDatabase, row: NewJobRow, inputHashes: readonly string[], limits?: ClaimLimits): Inserted {
-  const s = prepared(db);
-  return db
-    .transaction(() => {
-      const existing = s.byId.get(row.id);
-      if (existing) return { existing };
-      const claimedAtOnce = limits ? claimOnInsert(s, row, limits) : undefined;
-      if (claimedAtOnce) {
-        for (const hash of inputHashes) s.insertInput.run(row.id, hash);
-        return { seq: claimedAtOnce.seq, position: 1, claimed: [claimedAtOnce] };
-      }
-      const seq = Number(s.insert.run(row).lastInsertRowid);
-      for (const hash of inputHashes) s.insertInput.run(row.id, hash);
-      const position = (s.position.get({ priority: row.priority, seq })?.ahead ?? 0) + 1;
-      return { seq, position, claimed: limits ? claimPass(s, limits) : [] };
-    })
-    .immediate();
+/** One claim pass (one statement), its rows in queue order; nothing to claim costs one read. */
+function claimPass(s: Statements, request: ClaimRequest): JobRow[] {
+  if (!s.claimable.get(request.now)) return [];
+  const rows = s.claim.all({
+    owner: request.owner,
+    until: request.leaseUntil,
+    at: new Date(request.now).toISOString(),
+    now: request.now,
+    overall: request.overall,
+    kinds: JSON.stringify(request.kinds),
+  });
+  // RETURNING follows no order: they start in the queue's.
+  return rows.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
 }
 
-/** The new job as a row, before it is written. */
-const rowOf = (row: NewJobRow, seq: number): JobRow => ({
-  ...row,
-  seq,
-  state: 'queued',
-  phase: null,
-  lease_owner: null,
-  lease_expires_at: null,
-  deadline_at: null,
-  next_check_at: null,
-  reached_upstream: 0,
-  operation: null,
-  upstream_operation_id: null,
-  upstream_state: null,
-  cancel_requested: 0,
-  cancel_confirmed: null,
-  result: null,
-  error: null,
-  started_at: null,
-  updated_at: row.created_at,
-  finished_at: null,
-});
-
-/** With nothing queued and a slot free, the job is inserted claimed (the common case); else undefined. */
-function claimOnInsert(s: Statements, row: NewJobRow, limits: ClaimLimits): JobRow | undefined {
-  if (s.anyQueued.get()) return undefined;
-  const { total, byLane } = activeCounts(s);
-  if (total >= limits.overall || (byLane.get(row.lane) ?? 0) >= limits.laneLimit(row.lane)) return undefined;
-  if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, Number.MAX_SAFE_INTEGER)) return undefined;
-  const pending = rowOf(row, 0);
-  if (!limits.accepts(pending)) return undefined;
-  const claim = limits.claim(pending);
-  const reached = claim.reachesUpstream ? 1 : 0;
-  const seq = Number(
-    s.insertClaimed.run({ ...row, owner: claim.owner, until: claim.leaseUntil, at: claim.at, deadline: claim.deadline, reached })
-      .lastInsertRowid,
-  );
-  return {
-    ...pending,
-    seq,
-    state: 'running',
-    lease_owner: claim.owner,
-    lease_expires_at: claim.leaseUntil,
-    started_at: claim.at,
-    deadline_at: claim.deadline,
-    reached_upstream: reached,
-    updated_at: claim.at,
-  };
+/**
+ * Inserts a queued job and the input files it holds, notes its place in the
+ * queue, then (given a claim) a claim pass, all in one IMMEDIATE transaction
+ * (one commit on the request's path; two processes cannot both insert).
+ * Answers its place and what the pass claimed (the job itself when a slot was
+ * free), or the row that already has the id (the caller decides: same job, or a conflict).
+ */
+export function insertJob(db: StudioDatabase, row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Inserted {
+  const s = prepared(db);
+  return db
+    .transaction((): Inserted => {
+      const existing = s.byId.get(row.id);
+      if (existing) return { existing };
+      const seq = Number(s.insert.run(row).lastInsertRowid);
+      for (const hash of inputHashes) s.insertInput.run(row.id, hash);
+      const claimed = claim ? claimPass(s, claim) : [];
+      const position = claimed.some((job) => job.id === row.id) ? 1 : (s.position.get({ priority: row.priority, seq })?.ahead ?? 0) + 1;
+      return { seq, position, claimed };
+    })
+    .immediate();
 }
 
 export const findJob = (db: StudioDatabase, id: string): JobRow | undefined => prepared(db).byId.get(id);
@@ -205,78 +188,15 @@ export const jobsFinishedSince = (db: StudioDatabase, since: string, limit: numb
 export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
   (prepared(db).position.get({ priority: row.priority, seq: row.seq })?.ahead ?? 0) + 1;
 
-/** How many queued rows one pass looks at: enough for every lane to find its next job. */
-const CLAIM_SCAN = 500;
-
-/**
- * Claims what may start now, in queue order, within the limits: overall and
- * per lane across every process (they count the active rows of the table),
- * and strict FIFO per ordering key. Answers the rows claimed, as claimed.
- */
-export function claimJobs(db: StudioDatabase, limits: ClaimLimits): JobRow[] {
-  const s = prepared(db);
-  // Nothing queued (the common case once a job ends): no write transaction at all.
-  if (!s.anyQueued.get()) return [];
-  return db.transaction(() => claimPass(s, limits)).immediate();
-}
-
-/** The jobs holding a slot now (running or waiting, in every process), overall and by lane. */
-function activeCounts(s: Statements): { total: number; byLane: Map<string | null, number> } {
-  const byLane = new Map<string | null, number>();
-  let total = 0;
-  for (const { lane, count } of s.active.all()) {
-    byLane.set(lane, count);
-    total += count;
-  }
-  return { total, byLane };
-}
-
-/** One claim pass, inside the caller's IMMEDIATE transaction. */
-function claimPass(s: Statements, limits: ClaimLimits): JobRow[] {
-  if (!s.anyQueued.get()) return [];
-  const active = activeCounts(s);
-  const { byLane } = active;
-  let { total } = active;
-  const claimed: JobRow[] = [];
-  if (total >= limits.overall) return claimed;
-  for (const row of s.queued.all(CLAIM_SCAN)) {
-    if (total >= limits.overall) break;
-    const running = byLane.get(row.lane) ?? 0;
-    if (running >= limits.laneLimit(row.lane)) continue;
-    if (row.ordering_key !== null && s.keyAhead.get(row.ordering_key, row.seq)) continue;
-    if (!limits.accepts(row)) continue;
-    const claim = limits.claim(row);
-    const changed = s.claim.run({
-      id: row.id,
-      owner: claim.owner,
-      until: claim.leaseUntil,
-      at: claim.at,
-      deadline: claim.deadline,
-      reached: claim.reachesUpstream ? 1 : 0,
-    }).changes;
-    if (changed !== 1) continue;
-    byLane.set(row.lane, running + 1);
-    total += 1;
-    claimed.push({
-      ...row,
-      state: 'running',
-      lease_owner: claim.owner,
-      lease_expires_at: claim.leaseUntil,
-      started_at: row.started_at ?? claim.at,
-      deadline_at: row.deadline_at ?? claim.deadline,
-      reached_upstream: Math.max(row.reached_upstream, claim.reachesUpstream ? 1 : 0),
-      updated_at: claim.at,
-    });
-  }
-  return claimed;
-}
+/** One claim pass, atomic across processes (the statement runs under the write lock). */
+export const claimJobs = (db: StudioDatabase, request: ClaimRequest): JobRow[] => claimPass(prepared(db), request);
 
 /** A graceful stop: the jobs left unfinished can be taken over at once by the next process. */
 export const releaseLeases = (db: StudioDatabase, owner: string): void => void prepared(db).release.run(owner);
 
 export const renewLeases = (db: StudioDatabase, owner: string, until: number): void => void prepared(db).renew.run({ owner, until });
 
-/** Active rows whose lease ran out (their owner stopped heartbeating) or whose owner is known dead. */
+/** Rows holding a slot whose lease ran out (their owner stopped heartbeating) or whose owner is known dead; parked rows are no one's. */
 export function orphanedJobs(db: StudioDatabase, now: number, ownerIsDead: (owner: string) => boolean): JobRow[] {
   const s = prepared(db);
   const expired = s.expired.all(now);
@@ -284,7 +204,7 @@ export function orphanedJobs(db: StudioDatabase, now: number, ownerIsDead: (owne
   // One liveness check per owner, not per row.
   const verdicts = new Map<string, boolean>();
   const isDead = (owner: string) => verdicts.get(owner) ?? verdicts.set(owner, ownerIsDead(owner)).get(owner) === true;
-  const dead = s.ownedActive.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && isDead(row.lease_owner));
+  const dead = s.holding.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && isDead(row.lease_owner));
   return [...expired, ...dead];
 }
 
@@ -370,12 +290,24 @@ export class SqliteJobStore implements JobStore {
     return this.db.open;
   }
 
-  async insert(row: NewJobRow, inputHashes: readonly string[], limits?: ClaimLimits): Promise<Inserted> {
-    return insertJob(this.db, row, inputHashes, limits);
+  async insert(row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Promise<Inserted> {
+    return insertJob(this.db, row, inputHashes, claim);
   }
 
-  async claim(limits: ClaimLimits): Promise<JobRow[]> {
-    return claimJobs(this.db, limits);
+  async claim(request: ClaimRequest): Promise<JobRow[]> {
+    return claimJobs(this.db, request);
+  }
+
+  async park(id: string, owner: string, next: number, polls: number, at: string): Promise<boolean> {
+    return prepared(this.db).park.run({ id, owner, next, polls, at }).changes === 1;
+  }
+
+  async take(id: string, owner: string, leaseUntil: number, at: string): Promise<JobRow | undefined> {
+    return prepared(this.db).take.get({ id, owner, until: leaseUntil, at });
+  }
+
+  async nextWake(): Promise<number | null> {
+    return prepared(this.db).nextWake.get()?.at ?? null;
   }
 
   async find(id: string): Promise<JobRow | undefined> {

@@ -373,4 +373,20 @@ export const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
+  // 14: a job's claim policy on its row, written at submit, so that one statement claims (no engine
+  // callback per row): pool (the limit group: its lane, else its kind) and pool_limit (NULL: none),
+  // budget_ms (the deadline is the first start plus it), reaches_at_start (the first start is the
+  // billing checkpoint), and polls (status calls made, so a parked job keeps its intervals). A waiting
+  // job with no lease owner is parked: it holds no slot and any engine claims it at next_check_at.
+  // Rows queued before this migration get an hour's budget (the longest any kind had by default) and
+  // their first start as the checkpoint (a crash right after it interrupts them: never billed twice).
+  `ALTER TABLE jobs ADD COLUMN pool TEXT;
+   ALTER TABLE jobs ADD COLUMN pool_limit INTEGER;
+   ALTER TABLE jobs ADD COLUMN budget_ms INTEGER;
+   ALTER TABLE jobs ADD COLUMN reaches_at_start INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN polls INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET pool = COALESCE(lane, kind), budget_ms = 3600000, reaches_at_start = 1 WHERE finished_at IS NULL;
+   DROP INDEX jobs_active;
+   CREATE INDEX jobs_slots ON jobs (pool) WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL;
+   CREATE INDEX jobs_parked ON jobs (next_check_at) WHERE state = 'waiting' AND lease_owner IS NULL;`,
 ];

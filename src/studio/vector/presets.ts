@@ -63,9 +63,9 @@ export const DEFAULT_TRACE_PRESET: TracePresetName = 'general';
 
 /** Images are traced at most this large (the longest side; larger ones are scaled down first). */
 export const TRACE_MAX_SIDE = 2048;
-/** Most traces running at once (each keeps a core busy). */
+/** Most traces running at once (each keeps a core busy): the trace job kind's limit; the rest wait in the queue. */
 export const TRACE_CONCURRENCY = 2;
-/** Time budget of one trace, waiting for a slot included; SVC_TRACE_TIMEOUT_MS overrides it. */
+/** Time budget of one trace from its start (a trace waiting for a slot waits in the queue); SVC_TRACE_TIMEOUT_MS overrides it. */
 export const TRACE_TIMEOUT_MS = 60_000;
 
 /**

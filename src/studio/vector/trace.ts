@@ -1,11 +1,11 @@
 import { ServiceError } from '../errors.js';
-import { TRACE_CONCURRENCY, TRACE_LIMITS, TRACE_MAX_SIDE, type TraceLimits, type TraceParameters } from './presets.js';
+import { TRACE_LIMITS, TRACE_MAX_SIDE, type TraceLimits, type TraceParameters } from './presets.js';
 import { runTracerProcess } from './tracer-process.js';
 
-// Tracing a raster image to SVG with VTracer, a few at a time, within a time
+// Tracing a raster image to SVG with VTracer (a few at a time: the trace job kind's limit), within a time
 // budget and the limits of TRACE_LIMITS. Each trace runs in a process of its
 // own (tracer-process.ts): past its budget, on cancel, or over a limit it is
-// killed, its slot and its memory are free at once, and nothing waits for it.
+// killed, its core and its memory are free at once, and nothing waits for it.
 
 export interface TraceOutcome {
   readonly svg: string;
@@ -13,34 +13,6 @@ export interface TraceOutcome {
   readonly sourceSize: { readonly width: number; readonly height: number };
   readonly tracedSize: { readonly width: number; readonly height: number };
   readonly tracerMs: number;
-}
-
-let running = 0;
-const waiting: Array<() => void> = [];
-
-async function slot(signal: AbortSignal): Promise<() => void> {
-  if (running >= TRACE_CONCURRENCY) {
-    await new Promise<void>((resolve, reject) => {
-      const ready = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        waiting.splice(waiting.indexOf(ready), 1);
-        reject(signal.reason);
-      };
-      waiting.push(ready);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-  running += 1;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    running -= 1;
-    waiting.shift()?.();
-  };
 }
 
 /**
@@ -64,9 +36,7 @@ export async function traceImage(
       : new ServiceError('TRACE_TIMEOUT', `Tracing took longer than ${Math.round(options.budgetMs / 1000)} s.`, {
           details: { timeoutMs: options.budgetMs },
         });
-  let release: (() => void) | undefined;
   try {
-    release = await slot(signal);
     const result = await runTracerProcess(source, { parameters, maxSide: TRACE_MAX_SIDE, limits }, signal);
     if (result.kind === 'aborted') throw stopped();
     if (result.kind === 'crashed') throw new ServiceError('TRACE_FAILED', `The tracer process ended unexpectedly (${result.reason}).`);
@@ -75,10 +45,7 @@ export async function traceImage(
     return { svg: result.svg.toString('utf8'), sourceSize: outcome.sourceSize, tracedSize: outcome.tracedSize, tracerMs: outcome.tracerMs };
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    // Only the wait for a slot throws something else: the signal's reason.
     if (signal.aborted) throw stopped();
     throw new ServiceError('TRACE_FAILED', `The tracer could not trace the image: ${(error as Error).message}.`, { cause: error });
-  } finally {
-    release?.();
   }
 }

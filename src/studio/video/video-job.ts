@@ -146,14 +146,14 @@ function clipSteps(
   const clip = clipRequest(ctx, job, index);
   const where = { requestId, kind: 'video' as const, clip: index + 1, clips: request.clips.length };
   const stallMs = envMs(ctx, 'SVC_VIDEO_STALL_MS', STALL_MS);
-  let fraction = 0;
-  let movedAt = Date.now();
+  // Kept across the job's parks: a stall is measured over many status calls.
+  const moved = job.keep(`progress-${index}`, () => ({ fraction: 0, at: Date.now() }));
   const progress = (upstreamState: string, next?: number) => {
-    if (next !== undefined && next > fraction) {
-      fraction = Math.min(1, next);
-      movedAt = Date.now();
+    if (next !== undefined && next > moved.fraction) {
+      moved.fraction = Math.min(1, next);
+      moved.at = Date.now();
     }
-    events.progress({ ...where, fraction, stalled: Date.now() - movedAt >= stallMs, upstreamState });
+    events.progress({ ...where, fraction: moved.fraction, stalled: Date.now() - moved.at >= stallMs, upstreamState });
   };
   const handle: VideoJob = {
     signal: job.signal,
@@ -187,7 +187,7 @@ function clipSteps(
         model: plan.model.id,
         mode: plan.mode,
       });
-      movedAt = Date.now();
+      moved.at = Date.now();
       const current = state();
       const revised = started.revisedPrompt ?? plan.prompt;
       const operation: VideoOperation = {
@@ -290,7 +290,12 @@ async function runVideo(ctx: StudioContext, job: JobContext<'video'>): Promise<V
     const resumed = state.upstreamId !== null && state.clip === index;
     const clipJob: JobContext<'video'> = {
       ...job,
+      // Read when asked: shutdown may detach the job while its clip runs.
+      get detached() {
+        return job.detached;
+      },
       operation: resumed ? state : null,
+      polls: resumed ? job.polls : 0,
       recordOperation: (operation, id, upstreamState) => record(videoOperation.parse(operation), id, upstreamState),
     };
     const upstreamStarted = performance.now();

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimLimits, JobRow, JobStore, NewJobRow } from '../../../src/studio/jobs/job-store.js';
+import type { ClaimRequest, JobRow, JobStore, NewJobRow } from '../../../src/studio/jobs/job-store.js';
 import { minute } from './harness.js';
 
 // The JobStore contract: the durable queue as any store must keep it. Queue
-// order (priority, then arrival), the limits counted over every holder, strict
-// FIFO per ordering key, one end per job, leases and their take-over, input
-// files held until the retention sweep; and a claim is atomic, so two passes
-// at once never take more than the limit.
+// order (priority, then arrival), the limits counted over every holder (the
+// pool's stored on each row, the overall one given), strict FIFO per ordering
+// key, parked jobs that hold no slot and come first when due, one end per
+// job, leases and their take-over, input files held until the retention
+// sweep; and a claim is atomic, so two passes at once never take more than the limit.
 
 export interface JobStoreHarness {
   readonly store: JobStore;
@@ -25,25 +26,25 @@ const newJob = (id: string, overrides: Partial<NewJobRow> = {}): NewJobRow => ({
   fingerprint: null,
   attempt: 1,
   retry_of: null,
+  pool: overrides.lane ?? 'api',
+  pool_limit: null,
+  budget_ms: null,
+  reaches_at_start: 0,
   ...overrides,
 });
 
-/** Limits of a claim pass: `overall`, per lane, claimed by `owner` with a lease until `until`. */
-function limits(
-  overall: number,
-  options: { lanes?: Record<string, number>; owner?: string; until?: number; reaches?: boolean; accepts?: (row: JobRow) => boolean } = {},
-): ClaimLimits {
+/** A job in lane `lane`, whose pool allows `limit` at once. */
+const inLane = (id: string, lane: string, limit: number | null = null, overrides: Partial<NewJobRow> = {}): NewJobRow =>
+  newJob(id, { lane, pool: lane, pool_limit: limit, ...overrides });
+
+/** A claim pass: `overall` slots, by `owner` with a lease until `until`, at `now`, of `kinds` (default: every kind used here). */
+function limits(overall: number, options: { owner?: string; until?: number; now?: number; kinds?: readonly string[] } = {}): ClaimRequest {
   return {
     overall,
-    laneLimit: (lane) => (lane === null ? Infinity : (options.lanes?.[lane] ?? Infinity)),
-    accepts: options.accepts ?? (() => true),
-    claim: () => ({
-      owner: options.owner ?? 'engine-a',
-      leaseUntil: options.until ?? Date.now() + 60_000,
-      at: minute(1),
-      deadline: null,
-      reachesUpstream: options.reaches ?? false,
-    }),
+    owner: options.owner ?? 'engine-a',
+    now: options.now ?? Date.parse(minute(1)),
+    leaseUntil: options.until ?? Date.now() + 60_000,
+    kinds: options.kinds ?? ['generate', 'trace', 'video'],
   };
 }
 
@@ -85,14 +86,16 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
     });
 
     it('claims in queue order within the overall and lane limits, counting what holds a slot already', async () => {
-      for (const id of ['x1', 'x2', 'y1', 'y2']) await store.insert(newJob(id, { lane: id[0] }), []);
-      const first = await store.claim(limits(3, { lanes: { x: 1 } }));
+      for (const id of ['x1', 'x2', 'y1', 'y2']) await store.insert(inLane(id, id[0], id[0] === 'x' ? 1 : null, { budget_ms: 5000 }), []);
+      const first = await store.claim(limits(3));
       expect(ids(first)).toEqual(['x1', 'y1', 'y2']);
       expect(first[0]).toMatchObject({ state: 'running', lease_owner: 'engine-a', started_at: minute(1) });
+      // The deadline is the first start plus the stored budget.
+      expect(first[0].deadline_at).toBe(Date.parse(minute(1)) + 5000);
       expect(await store.find('x1')).toMatchObject({ state: 'running', lease_owner: 'engine-a' });
-      expect(await store.claim(limits(10, { lanes: { x: 1 } }))).toEqual([]);
+      expect(await store.claim(limits(10))).toEqual([]);
       expect(await store.finish('x1', { state: 'succeeded', result: { ok: true } }, minute(2))).toBe(true);
-      expect(ids(await store.claim(limits(10, { lanes: { x: 1 } })))).toEqual(['x2']);
+      expect(ids(await store.claim(limits(10)))).toEqual(['x2']);
     });
 
     it('runs the jobs of one ordering key strictly one after another, in order', async () => {
@@ -106,11 +109,14 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
     });
 
     it('claims a job as it is inserted when a slot is free and nothing waits; leaves what this holder does not accept', async () => {
-      expect(await store.insert(newJob('a'), [], limits(1))).toMatchObject({ position: 1, claimed: [{ id: 'a', state: 'running' }] });
-      expect(await store.insert(newJob('b'), [], limits(1))).toMatchObject({ claimed: [] });
+      expect(await store.insert(newJob('a', { reaches_at_start: 1 }), [], limits(1))).toMatchObject({
+        position: 1,
+        claimed: [{ id: 'a', state: 'running', reached_upstream: 1 }],
+      });
+      expect(await store.insert(newJob('b'), [], limits(1))).toMatchObject({ position: 1, claimed: [] });
       expect((await store.find('b'))?.state).toBe('queued');
       await store.insert(newJob('c', { kind: 'trace' }), []);
-      expect(await store.claim(limits(10, { accepts: (row) => row.kind !== 'trace' }))).toMatchObject([{ id: 'b' }]);
+      expect(await store.claim(limits(10, { kinds: ['generate'] }))).toMatchObject([{ id: 'b', reached_upstream: 0 }]);
     });
 
     it('lets two claim passes at once take no more than the limit together', async () => {
@@ -123,6 +129,45 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
       const claimed = passes.flat();
       expect(claimed).toHaveLength(2);
       expect(new Set(ids(claimed)).size).toBe(2);
+    });
+
+    it('parks a running job: it holds no slot, is no orphan, and is claimed again once due, before work accepted later', async () => {
+      const now = Date.parse(minute(1));
+      await store.insert(inLane('video', 'v', 1, { kind: 'video' }), [], limits(1, { now }));
+      await store.insert(inLane('next', 'v', 1, { kind: 'video' }), []);
+      expect(await store.park('video', 'engine-b', now + 5000, 1, minute(1))).toBe(false);
+      expect(await store.park('video', 'engine-a', now + 5000, 1, minute(1))).toBe(true);
+      expect(await store.find('video')).toMatchObject({ state: 'waiting', lease_owner: null, next_check_at: now + 5000, polls: 1 });
+      expect(await store.nextWake()).toBe(now + 5000);
+      expect(await store.orphans(now + 60_000, () => true)).toEqual([]);
+      // Its slot is free: the next job of the lane starts; the parked one is not due yet.
+      expect(ids(await store.claim(limits(1, { now })))).toEqual(['next']);
+      expect(await store.claim(limits(5, { now: now + 5000 }))).toEqual([]);
+      await store.finish('next', { state: 'succeeded' }, minute(2));
+      // Accepted after the parked one: it waits its turn.
+      await store.insert(inLane('later', 'v', 1, { kind: 'video' }), []);
+      const again = await store.claim(limits(5, { now: now + 5000, owner: 'engine-c' }));
+      expect(again).toMatchObject([{ id: 'video', state: 'running', lease_owner: 'engine-c', polls: 1, next_check_at: null }]);
+      expect(await store.nextWake()).toBeNull();
+    });
+
+    it('keeps a parked job at the head of its ordering key, and takes it out of turn for a cancel', async () => {
+      const now = Date.parse(minute(1));
+      await store.insert(newJob('t1', { ordering_key: 'agent:s1' }), [], limits(5, { now }));
+      await store.insert(newJob('t2', { ordering_key: 'agent:s1' }), []);
+      await store.park('t1', 'engine-a', now + 60_000, 0, minute(1));
+      expect(await store.claim(limits(5, { now }))).toEqual([]);
+      expect(await store.take('t2', 'engine-a', now + 60_000, minute(2))).toBeUndefined();
+      expect(await store.requestCancel('t1', minute(2))).toBe(true);
+      expect(await store.take('t1', 'engine-b', now + 60_000, minute(2))).toMatchObject({
+        id: 't1',
+        state: 'running',
+        lease_owner: 'engine-b',
+        cancel_requested: 1,
+      });
+      expect(await store.take('t1', 'engine-c', now + 60_000, minute(2))).toBeUndefined();
+      // A job asked to cancel is not parked: its holder ends it.
+      expect(await store.park('t1', 'engine-b', now + 1000, 0, minute(2))).toBe(false);
     });
 
     it('ends a job once, keeping its result or error; `from` ends it only from that state', async () => {
