@@ -80,7 +80,11 @@ function statements(db: StudioDatabase) {
     renew: db.prepare<{ owner: string; until: number }>(
       `UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`,
     ),
-    expired: db.prepare<[number], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HOLDS_SLOT} AND lease_expires_at < ? ORDER BY rowid`),
+    // A running row with no owner is one of a schema before leases (or written by hand): an orphan too.
+    expired: db.prepare<[number], JobRow>(
+      `SELECT ${COLUMNS} FROM jobs WHERE (${HOLDS_SLOT} AND (lease_expires_at IS NULL OR lease_expires_at < ?))
+         OR (state = 'running' AND lease_owner IS NULL) ORDER BY rowid`,
+    ),
     holding: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HOLDS_SLOT} ORDER BY rowid`),
     takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
       `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
@@ -137,7 +141,7 @@ function statements(db: StudioDatabase) {
 const prepared = statementsOf(statements);
 type Statements = ReturnType<typeof statements>;
 
-/** One claim pass (one statement), its rows in queue order; nothing to claim costs one read. */
+/** One claim pass (one statement), its rows in queue order; nothing to claim costs one read. Inside the caller's IMMEDIATE transaction. */
 function claimPass(s: Statements, request: ClaimRequest): JobRow[] {
   if (!s.claimable.get(request.now)) return [];
   const rows = s.claim.all({
@@ -188,8 +192,12 @@ export const jobsFinishedSince = (db: StudioDatabase, since: string, limit: numb
 export const queuePosition = (db: StudioDatabase, row: Pick<JobRow, 'priority' | 'seq'>): number =>
   (prepared(db).position.get({ priority: row.priority, seq: row.seq })?.ahead ?? 0) + 1;
 
-/** One claim pass, atomic across processes (the statement runs under the write lock). */
-export const claimJobs = (db: StudioDatabase, request: ClaimRequest): JobRow[] => claimPass(prepared(db), request);
+/** One claim pass, atomic across processes; nothing to claim (the idle heartbeat's case) is one read and no write lock. */
+export function claimJobs(db: StudioDatabase, request: ClaimRequest): JobRow[] {
+  const s = prepared(db);
+  if (!s.claimable.get(request.now)) return [];
+  return db.transaction(() => claimPass(s, request)).immediate();
+}
 
 /** A graceful stop: the jobs left unfinished can be taken over at once by the next process. */
 export const releaseLeases = (db: StudioDatabase, owner: string): void => void prepared(db).release.run(owner);
