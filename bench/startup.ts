@@ -5,9 +5,11 @@
 // answers 200 (spawn → healthy), then wait IDLE_MS and read its resident
 // memory (VmRSS). The studio is the built program (`node bin/svc.js serve`,
 // as the README runs it; `npm run build` first), with a fresh SVC_HOME each
-// round, plain and with --demo.
+// round, plain and with --demo. With BENCH_BASELINE_TREE set to another
+// checkout (built: its dist/bundle, and a node_modules), its `svc serve` runs
+// in the same rounds: the studio against its own earlier tree.
 //
-// Run: node --import tsx bench/startup.ts   (BENCH_ROUNDS, default 10)
+// Run: node --import tsx bench/startup.ts   (BENCH_ROUNDS, default 10; BENCH_BASELINE_TREE)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,9 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
 const IDLE_MS = 2000;
 const root = join(import.meta.dirname, '..');
 if (!existsSync(join(root, 'dist/bundle/svc.js'))) throw new Error('Build first: npm run build');
+const baselineTree = process.env.BENCH_BASELINE_TREE;
+if (baselineTree && !existsSync(join(baselineTree, 'dist/bundle/svc.js')))
+  throw new Error(`BENCH_BASELINE_TREE: ${baselineTree} has no dist/bundle/svc.js (build it first)`);
 
 interface Sample {
   readonly healthyMs: number;
@@ -65,23 +70,25 @@ async function measure(start: (port: number, home: string) => ChildProcess): Pro
   return { healthyMs, idleRssMiB };
 }
 
-const subjects = {
+/** `svc serve` of a tree, on a fresh home. */
+const serve =
+  (tree: string, ...flags: string[]) =>
+  (port: number, home: string) =>
+    spawn(process.execPath, [join(tree, 'bin/svc.js'), 'serve', ...flags, '--port', String(port)], {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home },
+    });
+
+const subjects: Record<string, (port: number, home: string) => ChildProcess> = {
   'plain fastify': (port: number) =>
     spawn(process.execPath, [join(root, 'bench/lib/plain-fastify.mjs'), String(port)], { stdio: 'ignore' }),
-  'svc serve': (port: number, home: string) =>
-    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--port', String(port)], {
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home },
-    }),
-  'svc serve --demo': (port: number, home: string) =>
-    spawn(process.execPath, [join(root, 'bin/svc.js'), 'serve', '--demo', '--port', String(port)], {
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home },
-    }),
-} as const;
+  'svc serve': serve(root),
+  ...(baselineTree ? { 'svc serve (baseline tree)': serve(baselineTree) } : {}),
+  'svc serve --demo': serve(root, '--demo'),
+};
 
 const samples = new Map<string, Sample[]>(Object.keys(subjects).map((name) => [name, []]));
-const names = Object.keys(subjects) as (keyof typeof subjects)[];
+const names = Object.keys(subjects);
 // One warm-up of each (disk caches), then rounds in rotating order.
 for (const name of names) await measure(subjects[name]);
 for (let index = 0; index < ROUNDS; index += 1) {
@@ -110,11 +117,13 @@ const rows = names.map((name) => {
   ];
 });
 console.log(`startup: ${ROUNDS} rounds each, medians; spawn → first 200 from GET /api/health; resident memory ${IDLE_MS} ms later`);
+if (baselineTree) console.log(`baseline tree: ${baselineTree}`);
 console.log(table(['process', 'healthy ms', 'ratio', 'idle RSS MiB', 'ratio'], rows));
 console.log(
   JSON.stringify({
     bench: 'startup',
     rounds: ROUNDS,
+    ...(baselineTree ? { baselineTree } : {}),
     results: Object.fromEntries(
       rows.map(([name, healthy, healthyRatio, rss, rssRatio]) => [name, { healthyMs: healthy, healthyRatio, idleRssMiB: rss, rssRatio }]),
     ),
