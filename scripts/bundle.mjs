@@ -47,6 +47,8 @@ const { metafile } = await build({
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
   metafile: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   plugins: [zodEnglishOnly],
   external: [
     'better-sqlite3',
@@ -66,10 +68,10 @@ const { metafile } = await build({
 writeFileSync(join(outdir, 'metafile.json'), JSON.stringify(metafile));
 
 const outputs = Object.fromEntries(Object.entries(metafile.outputs).filter(([path]) => !path.endsWith('.map')));
-/** The bytes a chunk loads: itself and every chunk it imports statically, transitively. */
-function startBytes(path) {
+/** The bytes the chunks load: themselves and every chunk they import statically, transitively. */
+function startBytes(...paths) {
   const seen = new Set();
-  const pending = [path];
+  const pending = [...paths];
   while (pending.length > 0) {
     const next = pending.pop();
     if (seen.has(next) || !outputs[next]) continue;
@@ -93,3 +95,6 @@ console.log(
   `dist/cli → dist/bundle: ${Object.keys(outputs).length} files, ${kB(total).trim()}; per entry: own size, with its static imports`,
 );
 for (const entry of entries) console.log(`${kB(entry.own)} ${kB(entry.start)}  ${entry.source}`);
+// `svc serve` is the program's entry, then the studio's (a dynamic import).
+const entryOf = (source) => Object.keys(outputs).find((path) => outputs[path].entryPoint === source);
+console.log(`svc serve compiles at start ${kB(startBytes(entryOf('dist/cli/svc.js'), entryOf('dist/studio/main.js'))).trim()}`);
