@@ -11,12 +11,12 @@ import { ServiceError, type ErrorCode } from '../../errors.js';
 // inflated bytes are counted as they come, so an archive that lies about its
 // size (a zip bomb) is stopped at its declared size. Each defect has its code.
 
-/** Contract §4: entries over 50 MB are refused. */
 /** yauzl loads with the first epsilon answer, not at start. */
 type Yauzl = typeof import('yauzl');
 let loading: Promise<Yauzl> | undefined;
 const loadYauzl = () => (loading ??= import('yauzl').then((module) => module.default));
 
+/** Contract §4: entries over 50 MB are refused. */
 export const EPSILON_ENTRY_MAX_BYTES = 50 * 1024 * 1024;
 
 const LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04]);

@@ -26,9 +26,13 @@ export async function callTool(
   args: Record<string, unknown>,
   failureCode: 'MCP_TOOL_FAILED' | 'MCP_UPLOAD_FAILED' = 'MCP_TOOL_FAILED',
 ): Promise<CallToolResult & { sessionId: string | undefined }> {
-  const result = await (
-    await mcpConnections(call.ctx)
-  ).call(call.target, tool, { ...call.lane.callArgs, ...args }, { signal: call.signal, timeoutMs: call.timeoutMs() });
+  const connections = await mcpConnections(call.ctx);
+  const result = await connections.call(
+    call.target,
+    tool,
+    { ...call.lane.callArgs, ...args },
+    { signal: call.signal, timeoutMs: call.timeoutMs() },
+  );
   const failure = toolFailure(result);
   if (failure)
     throw new ServiceError(failureCode, `${call.target.lane} ${tool} failed: ${failure.slice(0, 300)}`, {
