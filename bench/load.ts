@@ -1,12 +1,16 @@
 // Many generations at once: N concurrent `POST /api/generate` on the `api`
 // lane through the studio, against the same N upstream calls made directly
 // to the simulator and through the floor gateway (lib/floor-child.ts: the
-// hop and one durable write, nothing else), in the same run. Bursts rotate
-// (studio, direct, floor; each goes first, second and last in turn).
+// hop and one durable write, nothing else), in the same run. The direct calls
+// are made by two clients: `sse` parses the stream event by event as it
+// arrives (lib/direct-call.ts callDirect), `text` is the common client, a
+// plain fetch reading the whole stream as text and splitting its events
+// (callDirectText). Bursts rotate (studio, both direct clients, floor; each
+// goes first, second, third and last in turn).
 //
-// For each N (1, 8, 32, 64) and each scenario it reports the throughput
-// ratio (direct burst time / studio burst time), p50 and p99 of the requests
-// against direct, the same for the floor, the studio's peak RSS in its bursts
+// For each N (1, 8, 32, 64) and each scenario it reports, against each direct
+// client, the throughput ratio (direct burst time / studio burst time) and p50
+// and p99 of the requests; the floor against the `sse` client; the studio's peak RSS in its bursts
 // (VmHWM, reset before each), and how long after a burst's last answer its
 // last thumbnail is served. Scenarios:
 //   demo      the demo's simulator: 1024², 1,200 ms of generation time (the Bar's)
@@ -16,17 +20,17 @@
 // `cpu` scenario, RSS idle before, the largest burst's peak, and settled RSS
 // after the largest burst and after the 2,000.
 //
-// Run: node --import tsx bench/load.ts   (BENCH_LOAD_N=1,8,32,64  BENCH_LOAD_ROUNDS=3
+// Run: node --import tsx bench/load.ts   (BENCH_LOAD_N=1,8,32,64  BENCH_LOAD_ROUNDS=4
 //      BENCH_LOAD_SCENARIOS=demo,cpu,large  BENCH_LOAD_LONG=2000; 0 skips the long run)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startChild, type Child } from './lib/child.js';
-import { callDirect } from './lib/direct-call.js';
+import { callDirect, callDirectText } from './lib/direct-call.js';
 import { percentile, round, table } from './lib/stats.js';
 
 const here = import.meta.dirname;
 const NS = (process.env.BENCH_LOAD_N ?? '1,8,32,64').split(',').map(Number);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_LOAD_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_LOAD_ROUNDS ?? 4));
 const LONG_RUN = Number(process.env.BENCH_LOAD_LONG ?? 2000);
 const DEMO_LATENCY_MS = 1200;
 const SCENARIOS = [
@@ -124,9 +128,13 @@ async function viaStudio(rig: Pick<Rig, 'studioUrl'>, size: string): Promise<Ans
   return { ms: at - started, at, thumbnailUrl: result.images[0].thumbnailUrl };
 }
 
-async function direct(rig: Rig): Promise<Answer> {
+/** The direct clients, by name. */
+const CLIENTS = { sse: callDirect, text: callDirectText } as const;
+type ClientName = keyof typeof CLIENTS;
+
+async function direct(rig: Rig, client: ClientName = 'sse'): Promise<Answer> {
   const started = performance.now();
-  await callDirect(rig.apiBaseUrl, rig.apiKey, rig.template);
+  await CLIENTS[client](rig.apiBaseUrl, rig.apiKey, rig.template);
   const at = performance.now();
   return { ms: at - started, at };
 }
@@ -246,11 +254,9 @@ async function longRun(rig: Rig, size: string, pid: number): Promise<Record<stri
   return long;
 }
 
-const ROTATIONS = [
-  ['studio', 'direct', 'floor'],
-  ['direct', 'floor', 'studio'],
-  ['floor', 'studio', 'direct'],
-] as const;
+const SUBJECTS = ['studio', 'direct sse', 'direct text', 'floor'] as const;
+/** Round r starts at subject r: each goes first, second, third and last in turn. */
+const rotation = (round_: number) => SUBJECTS.map((_, index) => SUBJECTS[(round_ + index) % SUBJECTS.length]);
 
 const report: Record<string, unknown> = {};
 for (const scenario of SCENARIOS) {
@@ -260,34 +266,49 @@ for (const scenario of SCENARIOS) {
   // Warm-up: every path, a burst of 8, twice.
   for (let index = 0; index < 2; index += 1) {
     await burst(8, () => viaStudio(rig, scenario.size));
-    await burst(8, () => direct(rig));
+    for (const client of Object.keys(CLIENTS) as ClientName[]) await burst(8, () => direct(rig, client));
     await burst(8, () => viaFloor(rig));
   }
   const rows: Array<Array<string | number>> = [];
   const figures: Record<string, unknown> = {};
   for (const n of NS) {
-    const runs = { studio: [] as Burst[], direct: [] as Burst[], floor: [] as Burst[] };
+    const runs: Record<(typeof SUBJECTS)[number], Burst[]> = { studio: [], 'direct sse': [], 'direct text': [], floor: [] };
     for (let round_ = 0; round_ < ROUNDS; round_ += 1) {
-      for (const who of ROTATIONS[round_ % ROTATIONS.length]) {
+      for (const who of rotation(round_)) {
         if (who === 'studio')
           runs.studio.push(await burst(n, () => viaStudio(rig, scenario.size), { pid: studioPid, thumbnails: rig.studioUrl }));
-        else if (who === 'direct') runs.direct.push(await burst(n, () => direct(rig)));
-        else runs.floor.push(await burst(n, () => viaFloor(rig), { pid: floorPid }));
+        else if (who === 'floor') runs.floor.push(await burst(n, () => viaFloor(rig), { pid: floorPid }));
+        else runs[who].push(await burst(n, () => direct(rig, who === 'direct sse' ? 'sse' : 'text')));
       }
     }
     const wall = (bursts: Burst[]) => bursts.reduce((sum, entry) => sum + entry.wallMs, 0);
     const all = (bursts: Burst[]) => bursts.flatMap((entry) => entry.latencies);
+    /** Throughput, p50 and p99 of `bursts` against a direct client's. */
+    const against = (bursts: Burst[], client: ClientName) => {
+      const latencies = all(bursts);
+      const directLat = all(runs[`direct ${client}`]);
+      return {
+        throughput: round(wall(runs[`direct ${client}`]) / wall(bursts), 3),
+        p50: round(q(latencies, 0.5) / q(directLat, 0.5), 3),
+        p99: round(q(latencies, 0.99) / q(directLat, 0.99), 3),
+      };
+    };
     const studioLat = all(runs.studio);
-    const directLat = all(runs.direct);
-    const floorLat = all(runs.floor);
+    const sse = against(runs.studio, 'sse');
+    const text = against(runs.studio, 'text');
+    const floor = against(runs.floor, 'sse');
     const entry = {
-      throughput: round(wall(runs.direct) / wall(runs.studio), 3),
-      p50: round(q(studioLat, 0.5) / q(directLat, 0.5), 3),
-      p99: round(q(studioLat, 0.99) / q(directLat, 0.99), 3),
-      floorThroughput: round(wall(runs.direct) / wall(runs.floor), 3),
-      floorP50: round(q(floorLat, 0.5) / q(directLat, 0.5), 3),
-      floorP99: round(q(floorLat, 0.99) / q(directLat, 0.99), 3),
-      directMs: { p50: round(q(directLat, 0.5)), p99: round(q(directLat, 0.99)) },
+      ...sse,
+      text,
+      floorThroughput: floor.throughput,
+      floorP50: floor.p50,
+      floorP99: floor.p99,
+      directMs: Object.fromEntries(
+        (Object.keys(CLIENTS) as ClientName[]).map((client) => {
+          const latencies = all(runs[`direct ${client}`]);
+          return [client, { p50: round(q(latencies, 0.5)), p99: round(q(latencies, 0.99)) }];
+        }),
+      ),
       studioMs: { p50: round(q(studioLat, 0.5)), p99: round(q(studioLat, 0.99)) },
       studioPeakMiB: mib(Math.max(...runs.studio.map((entry_) => entry_.peakKiB ?? 0))),
       floorPeakMiB: mib(Math.max(...runs.floor.map((entry_) => entry_.peakKiB ?? 0))),
@@ -296,13 +317,14 @@ for (const scenario of SCENARIOS) {
     figures[`n${n}`] = entry;
     rows.push([
       n,
-      entry.throughput,
-      entry.p50,
-      entry.p99,
-      entry.floorThroughput,
-      entry.floorP50,
-      entry.floorP99,
-      entry.directMs.p50,
+      sse.throughput,
+      sse.p50,
+      sse.p99,
+      text.throughput,
+      text.p50,
+      text.p99,
+      floor.throughput,
+      floor.p99,
       entry.studioMs.p50,
       entry.studioPeakMiB,
       entry.floorPeakMiB,
@@ -310,19 +332,20 @@ for (const scenario of SCENARIOS) {
     ]);
   }
   console.log(
-    `\nload/${scenario.name}: ${scenario.size}, simulated generation ${scenario.latencyMs} ms, ${ROUNDS} rounds of each burst; ratios against direct`,
+    `\nload/${scenario.name}: ${scenario.size}, simulated generation ${scenario.latencyMs} ms, ${ROUNDS} rounds of each burst; ratios against direct (sse client, text client)`,
   );
   console.log(
     table(
       [
         'N',
-        'studio thr',
+        'thr vs sse',
+        'p50',
+        'p99',
+        'thr vs text',
         'p50',
         'p99',
         'floor thr',
-        'p50',
         'p99',
-        'direct p50 ms',
         'studio p50 ms',
         'studio peak MiB',
         'floor peak MiB',

@@ -7,7 +7,9 @@ import { readSseFrames } from '../../src/common/events/sse-reader.js';
 // bench/generate and bench/load, and the floor gateway's own call.
 // `callDirect` is written the usual way (fetch); `callDirectHttp` reads the
 // same stream from node:http with a keep-alive agent, the transport the
-// studio's upstream client uses (src/studio/upstream/transport.ts).
+// studio's upstream client uses (src/studio/upstream/transport.ts);
+// `callDirectText` is the common client: fetch, the whole stream read as text,
+// then its events split out.
 
 interface ImageEvent {
   type: string;
@@ -35,6 +37,24 @@ export async function callDirect(apiBaseUrl: string, apiKey: string, body: unkno
     const event = JSON.parse(message.data) as ImageEvent;
     image = imageOf(event) ?? image;
     if (event.type === 'response.completed') break;
+  }
+  if (!image) throw new Error('direct call returned no image');
+  return image;
+}
+
+/** The same call as most clients make it: `response.text()`, then the SSE events of the text. */
+export async function callDirectText(apiBaseUrl: string, apiKey: string, body: unknown): Promise<Buffer> {
+  const response = await fetch(`${apiBaseUrl}/responses`, { method: 'POST', headers: HEADERS(apiKey), body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`simulator answered ${response.status}`);
+  const text = await response.text();
+  let image: Buffer | undefined;
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+      .join('\n');
+    if (data) image = imageOf(JSON.parse(data) as ImageEvent) ?? image;
   }
   if (!image) throw new Error('direct call returned no image');
   return image;

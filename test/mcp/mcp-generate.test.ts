@@ -263,7 +263,7 @@ describe('the MCP client', () => {
   it('a refused token is MCP_AUTH_FAILED', async () => {
     const { mcpConnections } = await import('../../src/studio/lanes/mcp-media/servers.js');
     await expect(
-      mcpConnections(rig.studio.ctx).call(
+      (await mcpConnections(rig.studio.ctx)).call(
         { lane: 'zeta', endpoint: rig.zeta.endpoint, token: 'not-the-token' },
         'get_task',
         { id: 'x' },
@@ -276,7 +276,12 @@ describe('the MCP client', () => {
     const { mcpConnections, mcpTarget } = await import('../../src/studio/lanes/mcp-media/servers.js');
     const { zetaDialect } = await import('../../src/studio/lanes/zeta/dialect.js');
     await expect(
-      mcpConnections(rig.studio.ctx).call(mcpTarget(rig.studio.ctx, zetaDialect), 'confirm_billing_purchase', {}, { timeoutMs: 5000 }),
+      (await mcpConnections(rig.studio.ctx)).call(
+        mcpTarget(rig.studio.ctx, zetaDialect),
+        'confirm_billing_purchase',
+        {},
+        { timeoutMs: 5000 },
+      ),
     ).rejects.toMatchObject({ code: 'MCP_TOOL_FAILED' });
     expect(rig.zeta.host.calls.filter((call) => call.tool === 'confirm_billing_purchase')).toHaveLength(0);
   });

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../../common/errors.js';
 import { CliError, StudioClient, discoverServer } from '../client.js';
-import { runMcpBridge } from '../mcp-bridge.js';
 
 // `svc mcp serve`: the studio as an MCP server over stdio (issue 31), a bridge
 // to the running studio's /mcp. The studio is found as every command finds it
@@ -71,6 +70,8 @@ export function registerMcp(program: Command): void {
           throw client.transportError(new Error('unreachable'));
         client = await startStudio(options, token);
       }
+      // The bridge (and the MCP SDK it runs on) loads here, not with every svc command.
+      const { runMcpBridge } = await import('../mcp-bridge.js');
       await runMcpBridge({ url: client.server.url, token }, log);
     });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from '../../common/sharp.js';
 import { renderImage } from '../image-renderer.js';
 import { parsePromptTriggers } from '../prompt-triggers.js';
 import { executionOrder, isLink, type ApiGraph } from './nodes.js';
@@ -319,7 +319,7 @@ export class FlowExecutor {
   private async render(scene: Scene): Promise<Buffer> {
     if (!scene.baseImage)
       return renderImage({ prompt: scene.prompt, width: scene.width, height: scene.height, format: 'png', seed: scene.seed });
-    const base = scene.invert ? await sharp(scene.baseImage).negate({ alpha: false }).png().toBuffer() : scene.baseImage;
+    const base = scene.invert ? await (await loadSharp())(scene.baseImage).negate({ alpha: false }).png().toBuffer() : scene.baseImage;
     return renderImage({
       prompt: scene.prompt,
       width: scene.width,
@@ -338,7 +338,7 @@ export class FlowExecutor {
     if (!baseImage) return scene;
     const hasLatent = Object.values(graph).some((entry) => entry.class_type === 'EmptyLatentImage');
     if (hasLatent) return { ...scene, baseImage };
-    const { width, height } = await sharp(baseImage).metadata();
+    const { width, height } = await (await loadSharp())(baseImage).metadata();
     return { ...scene, baseImage, width: width ?? scene.width, height: height ?? scene.height };
   }
 }

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../errors.js';
 import type { StudioRoutes } from '../routes/plugin.js';
-import { createStudioMcpServer, negotiatedProtocolVersion } from './server.js';
-import { JobTaskStore } from './task-store.js';
+import type { JobTaskStore } from './task-store.js';
 
 // The studio as an MCP server over Streamable HTTP at /mcp (issue 31): POST
 // (messages), GET (the session's stream), DELETE (end the session). The Host,
@@ -47,6 +45,10 @@ function refuse(reply: FastifyReply, code: ErrorCode, message: string): FastifyR
     .send({ jsonrpc: '2.0', error: { code: -32000, message: `${code}: ${message}`, data: error.toBody().error }, id: null });
 }
 
+/** The SDK side of a session, loaded on the first request to /mcp (runtime.ts says why). */
+let runtime: Promise<typeof import('./runtime.js')> | undefined;
+const loadRuntime = () => (runtime ??= import('./runtime.js'));
+
 const sessionIdOf = (request: FastifyRequest): string | undefined => {
   const header = request.headers['mcp-session-id'];
   return typeof header === 'string' ? header : undefined;
@@ -54,7 +56,8 @@ const sessionIdOf = (request: FastifyRequest): string | undefined => {
 
 export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
   const sessions = new Map<string, Session>();
-  const store = new JobTaskStore();
+  /** The tasks of every session, made with the first one. */
+  let store: JobTaskStore | undefined;
   const idleMs = idleLimitMs(ctx.env);
 
   /** Ends a session: its server closes its transport (whose onclose forgets it). */
@@ -103,6 +106,7 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
   };
 
   async function open(request: FastifyRequest, reply: FastifyReply) {
+    const { createStudioMcpServer, JobTaskStore, negotiatedProtocolVersion, StreamableHTTPServerTransport } = await loadRuntime();
     if (!makeRoom())
       return refuse(
         reply,
@@ -111,7 +115,7 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
       );
     // The initialize request names the client's protocol version: the session answers in its content types.
     const requested = (request.body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
-    const server = createStudioMcpServer(ctx, store, negotiatedProtocolVersion(requested));
+    const server = createStudioMcpServer(ctx, (store ??= new JobTaskStore()), negotiatedProtocolVersion(requested));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, session),
@@ -127,7 +131,7 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post(MCP_PATH, async (request, reply) => {
     const id = sessionIdOf(request);
     if (id === undefined) {
-      if (!isInitializeRequest(request.body))
+      if (!(await loadRuntime()).isInitializeRequest(request.body))
         return refuse(reply, 'BAD_REQUEST', 'No Mcp-Session-Id: the first message of a session is initialize.');
       return open(request, reply);
     }
@@ -157,6 +161,6 @@ export const mcpServerRoutes: StudioRoutes = async (app, { ctx }) => {
     const open = [...sessions.values()];
     sessions.clear();
     await Promise.allSettled(open.map(async ({ server }) => server.close()));
-    store.close();
+    store?.close();
   });
 };

@@ -15,7 +15,8 @@ export function lanesHealth(ctx: StudioContext): Record<string, unknown> {
 
 /** Health, capabilities and lane availability. */
 export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
-  const body = capabilities(ctx.version);
+  // Built with the first request, not at start (every lane's options turned into JSON Schema).
+  let body: ReturnType<typeof capabilities> | undefined;
 
   app.get('/api/health', async () => ({
     ok: true,
@@ -25,7 +26,7 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     ...lanesHealth(ctx),
   }));
 
-  app.get('/api/capabilities', async () => withDiscoveredModels(body, ctx));
+  app.get('/api/capabilities', async () => withDiscoveredModels((body ??= capabilities(ctx.version)), ctx));
 
   app.get('/api/providers', async (request) => {
     const statuses = await Promise.all(LANE_IDS.map((id) => laneStatus(ctx, id)));

@@ -1,4 +1,4 @@
-import { WebSocket, type RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { maskCredentials } from '../../common/secrets.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -36,6 +36,10 @@ const PONG_WITHIN_MS = 10_000;
 const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 5_000 };
 
 const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() * 0.5));
+
+/** ws loads with the first socket (a flow job), not at start. */
+let ws: Promise<typeof import('ws')> | undefined;
+const loadWs = () => (ws ??= import('ws'));
 
 export class UpstreamSocket {
   private socket: WebSocket | undefined;
@@ -93,7 +97,8 @@ export class UpstreamSocket {
     });
   }
 
-  private connect(): Promise<void> {
+  private async connect(): Promise<void> {
+    const { WebSocket } = await loadWs();
     return new Promise<void>((resolve, reject) => {
       if (this.closed) {
         reject(this.error('The connection was closed.', 'network'));

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
 import { ServiceError, type ErrorCode } from '../../errors.js';
 
 // The epsilon answer: a ZIP archive holding one PNG (contract §4). It is read
@@ -10,6 +10,11 @@ import { ServiceError, type ErrorCode } from '../../errors.js';
 // entry over 50 MB is refused from its header before any inflating, and the
 // inflated bytes are counted as they come, so an archive that lies about its
 // size (a zip bomb) is stopped at its declared size. Each defect has its code.
+
+/** yauzl loads with the first epsilon answer, not at start. */
+type Yauzl = typeof import('yauzl');
+let loading: Promise<Yauzl> | undefined;
+const loadYauzl = () => (loading ??= import('yauzl').then((module) => module.default));
 
 /** Contract §4: entries over 50 MB are refused. */
 export const EPSILON_ENTRY_MAX_BYTES = 50 * 1024 * 1024;
@@ -156,7 +161,7 @@ interface LocalHeader {
  * with a generic error, or read them (a data descriptor, ZIP64) where the
  * contract says to refuse.
  */
-function firstLocalHeader(body: Buffer): LocalHeader {
+function firstLocalHeader(body: Buffer, yauzl: Yauzl): LocalHeader {
   if (body.length < 30) throw defect('truncated', 'The epsilon ZIP archive ends inside its first header.');
   const nameLength = body.readUInt16LE(26);
   const extraLength = body.readUInt16LE(28);
@@ -191,7 +196,8 @@ function firstLocalHeader(body: Buffer): LocalHeader {
 export async function readEpsilonZip(body: Buffer): Promise<Buffer> {
   if (body.length === 0) throw defect('empty', 'epsilon answered with an empty body.');
   if (!body.subarray(0, 4).equals(LOCAL_HEADER)) throw notZip(body);
-  const local = firstLocalHeader(body);
+  const yauzl = await loadYauzl();
+  const local = firstLocalHeader(body, yauzl);
   let zip: ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(body, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true });

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors.js';
-import { McpConnections, type McpServerTarget } from '../../upstream/mcp/client.js';
+import type { McpConnections, McpServerTarget } from '../../upstream/mcp/client.js';
 import type { LaneEnv } from '../env.js';
 import type { LaneStatus } from '../types.js';
 import type { McpLaneDialect } from './dialect.js';
@@ -72,13 +72,13 @@ export function checkExecutable(ctx: LaneEnv, lane: McpLaneDialect): void {
   mcpTarget(ctx, lane);
 }
 
-const connections = new WeakMap<LaneEnv, McpConnections>();
+const connections = new WeakMap<LaneEnv, Promise<McpConnections>>();
 
-/** The studio's MCP sessions (one per server), made on first use. */
-export function mcpConnections(ctx: LaneEnv): McpConnections {
+/** The studio's MCP sessions (one per server), made on first use: the MCP SDK loads then, not at start. */
+export function mcpConnections(ctx: LaneEnv): Promise<McpConnections> {
   let found = connections.get(ctx);
   if (!found) {
-    found = new McpConnections();
+    found = import('../../upstream/mcp/client.js').then(({ McpConnections }) => new McpConnections());
     connections.set(ctx, found);
   }
   return found;

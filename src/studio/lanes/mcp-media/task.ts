@@ -176,7 +176,9 @@ export async function pollMcpTask(
 
 /** A cancel reaches the server through the protocol's tasks/cancel (its tools have no cancel). */
 export async function cancelMcpTask(ctx: LaneEnv, lane: McpLaneDialect, stored: unknown): Promise<boolean> {
-  return mcpConnections(ctx).cancelTask(mcpTarget(ctx, lane), mcpOperation.parse(stored).taskId, { timeoutMs: CANCEL_TIMEOUT_MS });
+  const target = mcpTarget(ctx, lane);
+  const { taskId } = mcpOperation.parse(stored);
+  return (await mcpConnections(ctx)).cancelTask(target, taskId, { timeoutMs: CANCEL_TIMEOUT_MS });
 }
 
 export function mcpTaskTimeout(lane: McpLaneDialect, media: McpMediaKind, stored: unknown): Error {

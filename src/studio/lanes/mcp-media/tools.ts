@@ -26,7 +26,8 @@ export async function callTool(
   args: Record<string, unknown>,
   failureCode: 'MCP_TOOL_FAILED' | 'MCP_UPLOAD_FAILED' = 'MCP_TOOL_FAILED',
 ): Promise<CallToolResult & { sessionId: string | undefined }> {
-  const result = await mcpConnections(call.ctx).call(
+  const connections = await mcpConnections(call.ctx);
+  const result = await connections.call(
     call.target,
     tool,
     { ...call.lane.callArgs, ...args },
