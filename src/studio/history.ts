@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
+import { isStorageFull } from '../common/storage-full.js';
 import { recordOf, type AssetRecord } from './assets.js';
 import { MEDIA_KINDS, type AssetKind, type MediaKind } from './api/index.js';
 import { LIMITS } from './catalog/limits.js';
@@ -12,6 +14,9 @@ import { searchExpression, type AssetFilter, type AssetRow } from './store/asset
 // tombstones past it.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A purge on a full disk waits this long, at most this many times, for its files' room to come back. */
+const PURGE_ROOM_WAIT_MS = 100;
+const PURGE_ROOM_TRIES = 30;
 
 /** Page sizes when the client does not say (each at most LIMITS.historyPageMax). */
 export const HISTORY_PAGE_DEFAULTS = { items: 50, groups: 20, groupItems: 12 } as const;
@@ -204,7 +209,17 @@ export async function purgeHistoryAsset(ctx: StudioContext, filename: string): P
   const row = await ctx.store.assets.find(filename);
   if (!row) throw new ServiceError('NOT_FOUND', `No asset ${filename} in history.`, { details: { filename } });
   await Promise.all([ctx.assets.remove('generated', row.filename), ctx.assets.remove('thumbnails', row.thumbnail)]);
-  await ctx.store.assets.remove(row.filename);
+  // A removed file's room comes back once nothing holds it open (a download, the thumbnail repair still
+  // reading it): on a full disk the row's delete waits for that room a little, then answers STORAGE_FULL.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await ctx.store.assets.remove(row.filename);
+      break;
+    } catch (error) {
+      if (!isStorageFull(error) || attempt >= PURGE_ROOM_TRIES) throw error;
+      await sleep(PURGE_ROOM_WAIT_MS);
+    }
+  }
   return { filename: row.filename, purged: true, freedBytes: row.bytes };
 }
 
