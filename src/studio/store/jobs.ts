@@ -16,6 +16,8 @@ const ACTIVE = `state IN ('running', 'waiting')`;
 /** A job holding a slot: running, or waiting in place with its lease (a parked job has no lease owner). The text of index jobs_slots. */
 const HOLDS_SLOT = `state IN ('running', 'waiting') AND lease_owner IS NOT NULL`;
 const PARKED = `state = 'waiting' AND lease_owner IS NULL`;
+/** A running row with no owner: one of a schema before leases (or written by hand), an orphan. The text of index jobs_ownerless. */
+const OWNERLESS = `state = 'running' AND lease_owner IS NULL`;
 const COLUMNS = 'rowid AS seq, *';
 
 /**
@@ -28,12 +30,15 @@ const COLUMNS = 'rowid AS seq, *';
 const CLAIM = `
   WITH holding AS (SELECT pool, COUNT(*) AS n FROM jobs WHERE ${HOLDS_SLOT} GROUP BY pool),
   candidates AS (
-    SELECT j.id, j.pool, j.pool_limit, j.priority, j.rowid AS seq FROM jobs j
-    WHERE (j.state = 'queued' OR (j.state = 'waiting' AND j.lease_owner IS NULL AND j.next_check_at <= @now))
-      AND j.kind IN (SELECT value FROM json_each(@kinds))
-      AND (j.ordering_key IS NULL OR NOT EXISTS (
-        SELECT 1 FROM jobs k WHERE k.ordering_key = j.ordering_key AND k.finished_at IS NULL AND k.rowid < j.rowid))),
-  ranked AS (SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.pool ORDER BY c.priority DESC, c.seq) AS pool_rank FROM candidates c),
+    SELECT id, pool, pool_limit, priority, rowid AS seq, ordering_key, kind FROM jobs WHERE state = 'queued'
+    UNION ALL
+    SELECT id, pool, pool_limit, priority, rowid AS seq, ordering_key, kind FROM jobs WHERE ${PARKED} AND next_check_at <= @now),
+  eligible AS (
+    SELECT c.id, c.pool, c.pool_limit, c.priority, c.seq FROM candidates c
+    WHERE c.kind IN (SELECT value FROM json_each(@kinds))
+      AND (c.ordering_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM jobs k WHERE k.ordering_key = c.ordering_key AND k.finished_at IS NULL AND k.rowid < c.seq))),
+  ranked AS (SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.pool ORDER BY c.priority DESC, c.seq) AS pool_rank FROM eligible c),
   allowed AS (
     SELECT r.id, ROW_NUMBER() OVER (ORDER BY r.priority DESC, r.seq) AS overall_rank
     FROM ranked r LEFT JOIN holding h ON h.pool = r.pool
@@ -80,12 +85,13 @@ function statements(db: StudioDatabase) {
     renew: db.prepare<{ owner: string; until: number }>(
       `UPDATE jobs SET lease_expires_at = @until WHERE lease_owner = @owner AND ${ACTIVE}`,
     ),
-    // A running row with no owner is one of a schema before leases (or written by hand): an orphan too.
+    // Each half through its partial index (the heartbeat reads it every second, the table holds every finished job).
     expired: db.prepare<[number], JobRow>(
-      `SELECT ${COLUMNS} FROM jobs WHERE (${HOLDS_SLOT} AND (lease_expires_at IS NULL OR lease_expires_at < ?))
-         OR (state = 'running' AND lease_owner IS NULL) ORDER BY rowid`,
+      `SELECT ${COLUMNS} FROM jobs INDEXED BY jobs_slots WHERE ${HOLDS_SLOT} AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+       UNION ALL SELECT ${COLUMNS} FROM jobs INDEXED BY jobs_ownerless WHERE ${OWNERLESS}`,
     ),
-    holding: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${HOLDS_SLOT} ORDER BY rowid`),
+    // Through jobs_slots (an ORDER BY rowid would make the planner scan the table); orphans are ordered below.
+    holding: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs INDEXED BY jobs_slots WHERE ${HOLDS_SLOT}`),
     takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
       `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
        WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from`,
@@ -213,7 +219,7 @@ export function orphanedJobs(db: StudioDatabase, now: number, ownerIsDead: (owne
   const verdicts = new Map<string, boolean>();
   const isDead = (owner: string) => verdicts.get(owner) ?? verdicts.set(owner, ownerIsDead(owner)).get(owner) === true;
   const dead = s.holding.all().filter((row) => !seen.has(row.id) && row.lease_owner !== null && isDead(row.lease_owner));
-  return [...expired, ...dead];
+  return [...expired, ...dead].sort((a, b) => a.seq - b.seq);
 }
 
 /** Takes an orphaned active job over (to resume it); false when another process did first. */

@@ -388,5 +388,6 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE jobs SET pool = COALESCE(lane, kind), budget_ms = 3600000, reaches_at_start = 1 WHERE finished_at IS NULL;
    DROP INDEX jobs_active;
    CREATE INDEX jobs_slots ON jobs (pool) WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL;
-   CREATE INDEX jobs_parked ON jobs (next_check_at) WHERE state = 'waiting' AND lease_owner IS NULL;`,
+   CREATE INDEX jobs_parked ON jobs (next_check_at) WHERE state = 'waiting' AND lease_owner IS NULL;
+   CREATE INDEX jobs_ownerless ON jobs (id) WHERE state = 'running' AND lease_owner IS NULL;`,
 ];
