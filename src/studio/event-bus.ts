@@ -1,0 +1,78 @@
+import { EVENT_CHANNEL_DEFAULTS, EventChannel } from '../common/events/channel.js';
+import type { EventChannelOptions, HeldEvents, ReplayCopy, ReplayStore } from '../common/events/types.js';
+import type { EventLog, EventLogPage } from './store/repositories.js';
+
+// The studio's events: the event channel (common/events/channel.ts) with its replay copies in the
+// database's event log instead of memory, so a cursor stays valid across restarts (and, with a
+// shared database, across instances). Producers and in-process consumers see it as the EventBus
+// port (`ctx.events`); the HTTP side (`/api/events`, a request's own stream) as the channel.
+
+/**
+ * Retention: the newest `keep` events (the channel's `replaySize`, 1000 by default). Reads hold
+ * exactly those: an older cursor gets a `replay_gap` (`evicted`). The rows beyond are deleted in
+ * batches of an eighth of `keep`, so a publish rarely pays for a trim.
+ */
+export class LogReplayStore implements ReplayStore {
+  readonly prefix: string;
+  readonly dense: boolean;
+  lastSeq = 0;
+  private readonly trimEvery: number;
+  private sinceTrim = 0;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly keep: number,
+    private readonly onError: (error: unknown) => void = (error) => console.error('event log: a trim failed:', error),
+  ) {
+    this.prefix = log.logId;
+    this.dense = log.dense;
+    this.trimEvery = Math.max(1, Math.ceil(keep / 8));
+    // What is already there (an earlier run's events): a request's own last word names the newest as its cursor.
+    void log.after(0, 0).then((page) => this.saw(page), onError);
+  }
+
+  push(copy: ReplayCopy): number {
+    const seq = this.log.append(copy.payloadId === undefined ? { data: copy.json } : { data: copy.json, payloadId: copy.payloadId });
+    this.lastSeq = Math.max(this.lastSeq, seq);
+    this.sinceTrim += 1;
+    if (this.sinceTrim >= this.trimEvery) {
+      this.sinceTrim = 0;
+      this.log.trim(this.keep).catch(this.onError);
+    }
+    return seq;
+  }
+
+  async read(afterSeq: number | undefined): Promise<HeldEvents> {
+    // A cursor inside the window (a reconnect) takes one read; any other first learns the window, then reads it.
+    let page = await this.log.after(afterSeq ?? Number.MAX_SAFE_INTEGER, this.keep);
+    let oldestSeq = this.windowStart(page);
+    if (afterSeq === undefined || afterSeq < oldestSeq - 1 || afterSeq > page.newest) {
+      page = await this.log.after(oldestSeq - 1, this.keep);
+      oldestSeq = this.windowStart(page);
+    }
+    this.saw(page);
+    return {
+      oldestSeq,
+      lastSeq: page.newest,
+      copies: page.events
+        .filter((event) => event.seq >= oldestSeq)
+        .map(({ seq, data, payloadId }) => ({ seq, copy: payloadId === undefined ? { json: data } : { json: data, payloadId } })),
+    };
+  }
+
+  /** Seq of the oldest event in the window: the newest `keep` (by seq when dense), of those the log still holds. */
+  private windowStart(page: EventLogPage): number {
+    const held = page.oldest ?? page.newest + 1;
+    return this.dense ? Math.max(held, page.newest - this.keep + 1) : held;
+  }
+
+  private saw(page: EventLogPage): void {
+    this.lastSeq = Math.max(this.lastSeq, page.newest);
+  }
+}
+
+/** The studio's event channel over its event log; `options.replaySize` is the retention (events kept). */
+export function studioEventChannel(log: EventLog, options: EventChannelOptions = {}): EventChannel {
+  const keep = options.replaySize ?? EVENT_CHANNEL_DEFAULTS.replaySize;
+  return new EventChannel({ ...options, store: new LogReplayStore(log, keep) });
+}
