@@ -1,11 +1,14 @@
 import { EVENT_CHANNEL_DEFAULTS, EventChannel } from '../common/events/channel.js';
-import type { EventChannelOptions, HeldEvents, ReplayCopy, ReplayStore } from '../common/events/types.js';
-import type { EventLog, EventLogPage } from './store/repositories.js';
+import type { ChannelEvent, EventChannelOptions, HeldEvents, PublishOptions, ReplayCopy, ReplayStore } from '../common/events/types.js';
+import type { EventLog, EventLogPage, NewLoggedEvent } from './store/repositories.js';
 
 // The studio's events: the event channel (common/events/channel.ts) with its replay copies in the
 // database's event log instead of memory, so a cursor stays valid across restarts (and, with a
 // shared database, across instances). Producers and in-process consumers see it as the EventBus
 // port (`ctx.events`); the HTTP side (`/api/events`, a request's own stream) as the channel.
+
+const rowOf = (copy: ReplayCopy): NewLoggedEvent =>
+  copy.payloadId === undefined ? { data: copy.json } : { data: copy.json, payloadId: copy.payloadId };
 
 /**
  * Retention: the newest `keep` events (the channel's `replaySize`, 1000 by default). Reads hold
@@ -32,7 +35,7 @@ export class LogReplayStore implements ReplayStore {
   }
 
   push(copy: ReplayCopy): number {
-    const seq = this.log.append(copy.payloadId === undefined ? { data: copy.json } : { data: copy.json, payloadId: copy.payloadId });
+    const seq = this.log.append(rowOf(copy));
     this.lastSeq = Math.max(this.lastSeq, seq);
     this.sinceTrim += 1;
     if (this.sinceTrim >= this.trimEvery) {
@@ -76,3 +79,31 @@ export function studioEventChannel(log: EventLog, options: EventChannelOptions =
   const keep = options.replaySize ?? EVENT_CHANNEL_DEFAULTS.replaySize;
   return new EventChannel({ ...options, store: new LogReplayStore(log, keep) });
 }
+
+/** An event of the outbox: its row, and what to call once the transaction that appended it has committed. */
+export interface OutboxEvent {
+  /** The row to append inside the store's transaction (`appendEvent(db, row)`, store/events.ts), which answers its seq. */
+  readonly row: NewLoggedEvent;
+  /** Sends the event live (connections, listeners) with the id of its row; once, after the commit. Answers the event. */
+  published(seq: number): ChannelEvent;
+}
+
+/**
+ * The outbox: an event written by a store transaction together with its row change (a job's end and
+ * its terminal event), so neither lands without the other. `prepare` serializes it as publish would
+ * (transient fields left out of the row); the transaction appends `row`; once it has committed,
+ * `published(seq)` sends it live. A transaction that rolls back appends nothing and nothing is sent.
+ * Call `published` in the same synchronous step as the commit where it can be: across an await, an
+ * event published meanwhile goes live first, and a client that saw that one and then this one
+ * resumes from this one's (lower) id and gets the other again.
+ */
+export interface EventOutbox {
+  prepare(topic: string, event: string, fields?: Record<string, unknown>, options?: PublishOptions): OutboxEvent;
+}
+
+export const eventOutbox = (channel: EventChannel): EventOutbox => ({
+  prepare(topic, event, fields, options) {
+    const prepared = channel.prepare(topic, event, fields, options);
+    return { row: rowOf(prepared.copy), published: (seq) => prepared.deliver(seq) };
+  },
+});

@@ -51,6 +51,14 @@ interface Stream {
   readonly ended: () => void;
 }
 
+/** An event ready to publish whose copy is kept by someone else (EventChannel.prepare). */
+export interface PreparedEvent {
+  /** The replay copy to keep. */
+  readonly copy: ReplayCopy;
+  /** Sends the event live as kept at `seq` (once: its object is frozen then) and answers it. */
+  deliver(seq: number): ChannelEvent;
+}
+
 /** A `GET /api/events` connection whose replay is being read (a store that answers late): its live events wait here. */
 interface Pending {
   readonly held: Array<{ readonly seq: number; readonly frame: Buffer }>;
@@ -128,17 +136,30 @@ export class EventChannel implements EventBus {
   }
 
   publish(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): ChannelEvent {
+    const prepared = this.prepare(topic, event, fields, options);
+    return prepared.deliver(this.store.push(prepared.copy));
+  }
+
+  /**
+   * Half of publish, for an event kept by someone else (an outbox: a store transaction that appends
+   * the copy with its row change): the copy to keep, and `deliver(seq)` to send it live (connections,
+   * listeners) once it is kept at `seq`. Serializes the copy now: an event that cannot be serialized
+   * throws here. `publish` is `deliver(store.push(copy))`.
+   */
+  prepare(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): PreparedEvent {
     const body = eventBody(topic, event, fields);
-    // The replay copy is serialized before the store takes it: an event that cannot be serialized throws here and publishes nothing.
     const { json, whole } = replayJson(body, options.transientFields, this.settings.maxReplayFieldBytes);
     const copy: ReplayCopy = options.payloadId === undefined ? { json } : { json, payloadId: options.payloadId };
-    const seq = this.store.push(copy);
+    return { copy, deliver: (seq) => this.deliver(seq, body, json, whole, options.payloadId) };
+  }
+
+  private deliver(seq: number, body: Record<string, unknown>, json: string, whole: boolean, payloadId: string | undefined): ChannelEvent {
     body.id = eventId(this.store.prefix, seq);
     const live = Object.freeze(body) as ChannelEvent;
     // The live frame is serialized at most once, and only if a connection takes the event: a partial image
     // nobody watches is never turned into a megabyte of JSON. An ordinary event's frame is its copy's JSON plus the id.
     let frame: Buffer | undefined;
-    const liveFrame = () => (frame ??= whole ? frameOf(json, live.id, options.payloadId) : encodeFrame(live, options.payloadId));
+    const liveFrame = () => (frame ??= whole ? frameOf(json, live.id, payloadId) : encodeFrame(live, payloadId));
     for (const pending of this.pendingStreams) pending.held.push({ seq, frame: liveFrame() });
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
