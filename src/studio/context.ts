@@ -193,6 +193,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       await ctx.derived.stop();
       await ctx.files.close();
       channel.close();
+      // The events of the last turn are written, and the unused rest of the log's block of seqs given back.
+      await store.events.close();
       db.close();
       secrets.release();
     },

@@ -11,9 +11,10 @@ const rowOf = (copy: ReplayCopy): NewLoggedEvent =>
   copy.payloadId === undefined ? { data: copy.json } : { data: copy.json, payloadId: copy.payloadId };
 
 /**
- * Retention: the newest `keep` events (the channel's `replaySize`, 1000 by default). Reads hold
- * exactly those: an older cursor gets a `replay_gap` (`evicted`). The rows beyond are deleted in
- * batches of an eighth of `keep`, so a publish rarely pays for a trim.
+ * Retention: the newest `keep` events (the channel's `replaySize`, 1000 by default). A read trims
+ * to exactly those first: an older cursor gets a `replay_gap` (`evicted`). Between reads the rows
+ * beyond are deleted in batches of an eighth of `keep`, so a publish rarely pays for a trim and the
+ * table never holds more than `keep` plus a batch.
  */
 export class LogReplayStore implements ReplayStore {
   readonly prefix: string;
@@ -46,27 +47,24 @@ export class LogReplayStore implements ReplayStore {
   }
 
   async read(afterSeq: number | undefined): Promise<HeldEvents> {
+    // Trimmed first, the log holds exactly the window: the newest `keep` events.
+    await this.log.trim(this.keep);
     // A cursor inside the window (a reconnect) takes one read; any other first learns the window, then reads it.
     let page = await this.log.after(afterSeq ?? Number.MAX_SAFE_INTEGER, this.keep);
-    let oldestSeq = this.windowStart(page);
+    let oldestSeq = page.oldest ?? page.newest + 1;
     if (afterSeq === undefined || afterSeq < oldestSeq - 1 || afterSeq > page.newest) {
       page = await this.log.after(oldestSeq - 1, this.keep);
-      oldestSeq = this.windowStart(page);
+      oldestSeq = page.oldest ?? page.newest + 1;
     }
     this.saw(page);
     return {
       oldestSeq,
       lastSeq: page.newest,
-      copies: page.events
-        .filter((event) => event.seq >= oldestSeq)
-        .map(({ seq, data, payloadId }) => ({ seq, copy: payloadId === undefined ? { json: data } : { json: data, payloadId } })),
+      copies: page.events.map(({ seq, data, payloadId }) => ({
+        seq,
+        copy: payloadId === undefined ? { json: data } : { json: data, payloadId },
+      })),
     };
-  }
-
-  /** Seq of the oldest event in the window: the newest `keep` (by seq when dense), of those the log still holds. */
-  private windowStart(page: EventLogPage): number {
-    const held = page.oldest ?? page.newest + 1;
-    return this.dense ? Math.max(held, page.newest - this.keep + 1) : held;
   }
 
   private saw(page: EventLogPage): void {
@@ -82,7 +80,7 @@ export function studioEventChannel(log: EventLog, options: EventChannelOptions =
 
 /** An event of the outbox: its row, and what to call once the transaction that appended it has committed. */
 export interface OutboxEvent {
-  /** The row to append inside the store's transaction (`appendEvent(db, row)`, store/events.ts), which answers its seq. */
+  /** The row to append inside the store's transaction (`SqliteEventLog.appendInTransaction(row)`, the bus's own log), which answers its seq. */
   readonly row: NewLoggedEvent;
   /** Sends the event live (connections, listeners) with the id of its row; once, after the commit. Answers the event. */
   published(seq: number): ChannelEvent;

@@ -6,7 +6,7 @@ import type { ChannelEvent } from '../../src/common/events/types.js';
 import { eventOutbox, LogReplayStore, studioEventChannel } from '../../src/studio/event-bus.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
 import { openDatabase, type StudioDatabase } from '../../src/studio/store/database.js';
-import { appendEvent, SqliteEventLog } from '../../src/studio/store/events.js';
+import { RESERVE, SqliteEventLog } from '../../src/studio/store/events.js';
 import type { EventLog, EventLogPage } from '../../src/studio/store/repositories.js';
 import { openRawStream, publishOverHttp, startChannelServer, waitFor, type RawStream, type TestServer } from './helpers.js';
 
@@ -26,7 +26,9 @@ function tempDir(): string {
 
 function database(dir = tempDir()): StudioDatabase {
   const db = openDatabase(join(dir, 'studio.db'));
-  cleanups.push(() => {
+  cleanups.push(async () => {
+    // The logs over it write their last turn's rows first.
+    await new Promise((resolve) => setImmediate(resolve));
     db.close();
   });
   return db;
@@ -61,6 +63,8 @@ describe('the studio event bus over the event log', () => {
     const message = bus.publish('chat', 'message', { content: 'hi' }, { payloadId: 'message-7' });
     expect([plain.id, partial.id, message.id]).toEqual([`${log.logId}-1`, `${log.logId}-2`, `${log.logId}-3`]);
     expect(partial.b64).toHaveLength(5000);
+    // Rows are written once per turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(rows(db)).toEqual([
       { seq: 1, data: '{"topic":"generation","event":"phase","requestId":"r1","phase":"queued"}' },
       { seq: 2, data: '{"topic":"generation","event":"partial","requestId":"r1","index":0,"omitted":["b64"]}' },
@@ -133,6 +137,7 @@ describe('the studio event bus over the event log', () => {
       dense: log.dense,
       append: (event) => log.append(event),
       trim: (keep) => log.trim(keep),
+      close: () => log.close(),
       // Each read is taken now (the log's state of this moment), answered once the test lets it go.
       after: async (seq, limit) => {
         const page: EventLogPage = await log.after(seq, limit);
@@ -170,6 +175,7 @@ describe('the studio event bus over the event log', () => {
       dense: log.dense,
       append: (event) => log.append(event),
       trim: (keep) => log.trim(keep),
+      close: () => log.close(),
       // The read is taken only once the test lets it go: events published before are in it.
       after: async (seq, limit) => {
         await hold;
@@ -206,6 +212,7 @@ describe('the studio event bus over the event log', () => {
       dense: log.dense,
       append: (event) => log.append(event),
       trim: (keep) => log.trim(keep),
+      close: () => log.close(),
       after: async (seq, limit) => {
         if (broken) throw new Error('the database is gone');
         return log.after(seq, limit);
@@ -230,6 +237,55 @@ describe('the studio event bus over the event log', () => {
     const resumed = await stream(`${live.url}/api/events`, { 'last-event-id': ids[0] });
     await waitFor(() => resumed.frames.length === 1, 'the replay');
     expect(resumed.events()[0].id).toBe(ids[1]);
+  });
+});
+
+describe('the SQLite event log', () => {
+  it('never gives a seq twice: not after a crash (the block it held is skipped), not to two processes on one file', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'studio.db');
+    const crashed = openDatabase(file);
+    const errors: unknown[] = [];
+    const first = new SqliteEventLog(crashed, (error) => errors.push(error));
+    const bus = studioEventChannel(first, { replaySize: 100 });
+    const written = [1, 2].map((n) => bus.publish('test', 'tick', { n }).id);
+    await first.after(0, 0);
+    // Went live, then the process died before its turn ended: the row is never written.
+    const lost = bus.publish('test', 'tick', { n: 3 }).id;
+    crashed.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toHaveLength(1);
+
+    const db = database(dir);
+    const log = new SqliteEventLog(db);
+    const restarted = studioEventChannel(log, { replaySize: 100 });
+    const next = restarted.publish('test', 'tick', { n: 4 }).id;
+    expect(next).toBe(`${log.logId}-${RESERVE + 1}`);
+    expect((await log.after(0, 10)).events.map((event) => event.seq)).toEqual([1, 2, RESERVE + 1]);
+    // The client that saw the lost event resumes after it: what followed, no gap, nothing twice.
+    expect((await restarted.replay(lost)).map((event) => event.id)).toEqual([next]);
+    expect((await restarted.replay(written[1])).map((event) => event.id)).toEqual([next]);
+
+    // A second process on the same file takes its own block.
+    const other = new SqliteEventLog(database(dir));
+    const theirs = other.append({ data: '{"topic":"test","event":"other"}' });
+    expect(theirs).toBe(2 * RESERVE + 1);
+    expect(log.append({ data: '{"topic":"test","event":"mine"}' })).toBe(RESERVE + 2);
+    await other.close();
+    expect((await log.after(RESERVE, 10)).events.map((event) => event.seq)).toEqual([RESERVE + 1, RESERVE + 2, 2 * RESERVE + 1]);
+  });
+
+  it('writes what is pending and gives the rest of its block back on a clean close: the next run carries on', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'studio.db');
+    const before = openDatabase(file);
+    const first = new SqliteEventLog(before);
+    expect([first.append({ data: '{"topic":"a","event":"b"}' }), first.append({ data: '{"topic":"a","event":"c"}' })]).toEqual([1, 2]);
+    await first.close();
+    before.close();
+    const log = new SqliteEventLog(database(dir));
+    expect(log.append({ data: '{"topic":"a","event":"d"}' })).toBe(3);
+    expect((await log.after(0, 10)).events.map((event) => event.seq)).toEqual([1, 2, 3]);
   });
 });
 
@@ -275,7 +331,7 @@ describe('the outbox', () => {
     const done = outbox.prepare('generation', 'done', { requestId: 'r1', b64: 'big' }, { transientFields: ['b64'] });
     const seq = db.transaction(() => {
       db.prepare("INSERT INTO outbox_test (id, state) VALUES ('r1', 'succeeded')").run();
-      return appendEvent(db, done.row);
+      return log.appendInTransaction(done.row);
     })();
     expect(seen.map((event) => event.event)).toEqual(['before']);
     const live = done.published(seq);
@@ -285,12 +341,13 @@ describe('the outbox', () => {
     const failed = outbox.prepare('generation', 'error', { requestId: 'r2' });
     expect(() =>
       db.transaction(() => {
-        appendEvent(db, failed.row);
+        log.appendInTransaction(failed.row);
         db.prepare("INSERT INTO outbox_test (id, state) VALUES ('r1', 'duplicate')").run();
       })(),
     ).toThrow(/UNIQUE/);
+    // The rolled-back event's seq is never given again.
     const after = channel.publish('test', 'after', {});
-    expect(after.id).toBe(`${log.logId}-${seq + 1}`);
+    expect(after.id).toBe(`${log.logId}-${seq + 2}`);
     expect((await channel.replay(first.id)).map((event) => [event.event, event.id, event.b64])).toEqual([
       ['done', live.id, undefined],
       ['after', after.id, undefined],

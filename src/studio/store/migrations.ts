@@ -373,15 +373,15 @@ export const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
-  // 14: the event log (the studio's EventBus: replay across restarts). One row per published event: seq is the
-  // global position (its id is `<event_log_id>-<seq>`; AUTOINCREMENT: never reused, even once trimmed), data the
-  // replay copy's JSON without its id (transient fields never stored), payload_id the id its JSON carries instead
-  // of the cursor. event_log_id names this database's log, so a cursor from another (or a wiped) one is told apart.
-  // Self-contained: it may be renumbered against another branch's migration before it ships.
+  // 14: the event log (the studio's EventBus: replay across restarts). One row per published event: seq is its
+  // position (its id is `<event_log_id>-<seq>`), data the replay copy's JSON without its id (transient fields never
+  // stored), payload_id the id its JSON carries instead of the cursor. event_log_id names this database's log, so a
+  // cursor from another (or a wiped) one is told apart; event_log_reserved is the highest seq handed out in blocks
+  // (store/events.ts), so none is given twice. Self-contained: it may be renumbered against another branch's migration.
   `CREATE TABLE events (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      data TEXT NOT NULL,
      payload_id TEXT
    );
-   INSERT INTO meta (key, value) VALUES ('event_log_id', lower(hex(randomblob(5))));`,
+   INSERT INTO meta (key, value) VALUES ('event_log_id', lower(hex(randomblob(5)))), ('event_log_reserved', '0');`,
 ];

@@ -176,10 +176,10 @@ export type NewLoggedEvent = Omit<LoggedEvent, 'seq'>;
 
 /**
  * The studio's events, durable: the replay side of its EventBus (a cursor stays valid across
- * restarts, and across instances sharing the database). Positions are one global sequence: the
- * id of an event is `<logId>-<seq>`. Seqs are dense (each append takes the next) in SQLite, where
- * writes are serialized; a log whose sequence may skip (PostgreSQL's, on a rolled-back insert)
- * says so with `dense: false`, and the bus then leaves `missed` out of its gap notices.
+ * restarts). Positions are one sequence per database: the id of an event is `<logId>-<seq>`.
+ * `dense`: each append of a run takes the next seq (SQLite: positions skip only at a crash, by at
+ * most a reserved block), so a gap notice can count what was missed; a log whose sequence skips
+ * freely says false, and the bus then leaves `missed` out.
  */
 export interface EventLog {
   /** Names this log, for good (chosen when its database was made): a cursor of another log is told apart. */
@@ -187,14 +187,17 @@ export interface EventLog {
   readonly dense: boolean;
   /**
    * Appends an event and answers its seq. Synchronous, because publishing is: the event's id is
-   * answered at once and the live fan-out follows the append (so a replay never misses an event
-   * a connection was sent). One prepared INSERT in SQLite.
+   * answered at once and the live fan-out follows. The row may be written a little later (SQLite:
+   * within the turn of the event loop), but every read of this log sees it, and its seq is never
+   * given to another event, whatever crashes.
    */
   append(event: NewLoggedEvent): number;
   /** The events after `seq` (at most `limit`, oldest first), with the bounds held, read at one moment. */
   after(seq: number, limit: number): Promise<EventLogPage>;
   /** Removes every event but the newest `keep`; answers how many it removed. Seqs are never reused. */
   trim(keep: number): Promise<number>;
+  /** Writes what is still pending and gives back what this process holds (shutdown); reads and appends still work. */
+  close(): Promise<void>;
 }
 
 /** Every repository of the studio's state, over one database. */
