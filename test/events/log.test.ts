@@ -204,6 +204,38 @@ describe('the studio event bus over the event log', () => {
     ).toEqual(during);
   });
 
+  it('refuses, as a slow consumer, a connection for which more arrived while its replay was read than it may have unsent', async () => {
+    const log = new SqliteEventLog(database());
+    let hold: Promise<void> = Promise.resolve();
+    let letGo: () => void = () => {};
+    const late: EventLog = {
+      logId: log.logId,
+      dense: log.dense,
+      append: (event) => log.append(event),
+      trim: (keep) => log.trim(keep),
+      close: () => log.close(),
+      after: async (seq, limit) => {
+        await hold;
+        return log.after(seq, limit);
+      },
+    };
+    const live = await startChannelServer({ store: new LogReplayStore(late, 100), maxBufferedBytes: 10_000 });
+    cleanups.push(() => live.stop());
+    const first = await publishOverHttp(live, 'test', 'tick', { n: 0 });
+    hold = new Promise<void>((resolve) => (letGo = resolve));
+    const opening = fetch(`${live.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': first } });
+    await waitFor(() => live.channel.hasAudience, 'the connection to be registered');
+    for (let n = 1; n <= 3; n += 1) await publishOverHttp(live, 'test', 'big', { payload: 'x'.repeat(4000) });
+    letGo();
+    const refused = await opening;
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(live.channel.listenerCount).toBe(0);
+    const resumed = await stream(`${live.url}/api/events`, { 'last-event-id': first });
+    await waitFor(() => resumed.frames.length === 3, 'the replay');
+    expect(resumed.events().map((event) => event.event)).toEqual(['big', 'big', 'big']);
+  });
+
   it('answers 503 when the log cannot be read, and the same cursor works once it can', async () => {
     const log = new SqliteEventLog(database());
     let broken = false;

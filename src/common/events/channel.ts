@@ -62,6 +62,8 @@ export interface PreparedEvent {
 /** A `GET /api/events` connection whose replay is being read (a store that answers late): its live events wait here. */
 interface Pending {
   readonly held: Array<{ readonly seq: number; readonly frame: Buffer }>;
+  /** Bytes held; past maxBufferedBytes the connection is refused once its replay is read (it resumes by cursor). */
+  heldBytes: number;
 }
 
 interface Subscription {
@@ -160,7 +162,11 @@ export class EventChannel implements EventBus {
     // nobody watches is never turned into a megabyte of JSON. An ordinary event's frame is its copy's JSON plus the id.
     let frame: Buffer | undefined;
     const liveFrame = () => (frame ??= whole ? frameOf(json, live.id, payloadId) : encodeFrame(live, payloadId));
-    for (const pending of this.pendingStreams) pending.held.push({ seq, frame: liveFrame() });
+    for (const pending of this.pendingStreams) {
+      if (pending.heldBytes > this.settings.maxBufferedBytes) continue;
+      pending.held.push({ seq, frame: liveFrame() });
+      pending.heldBytes += liveFrame().length;
+    }
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
       if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();
@@ -202,7 +208,7 @@ export class EventChannel implements EventBus {
       return;
     }
     // Registered before the store is asked: every event published from here on is either replayed or held.
-    const pending: Pending = { held: [] };
+    const pending: Pending = { held: [], heldBytes: 0 };
     this.pendingStreams.add(pending);
     this.counted += 1;
     const settle = () => {
@@ -232,6 +238,12 @@ export class EventChannel implements EventBus {
       (held) => {
         settle();
         if (this.closed) sendError(reply, new ServiceError('SERVICE_UNAVAILABLE', 'The event channel is shutting down.'));
+        // More was published while the replay was read than a connection may have unsent: as a slow consumer, it resumes by cursor.
+        else if (pending.heldBytes > this.settings.maxBufferedBytes)
+          sendError(
+            reply,
+            new ServiceError('SERVICE_UNAVAILABLE', 'Too many events arrived while the replay was read; reconnect with the same cursor.'),
+          );
         else open(held);
       },
       (error: unknown) => {
