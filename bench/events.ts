@@ -1,13 +1,24 @@
-// Event channel benchmark: 256 SSE listeners, 1,000 events/s, each event
-// carrying its publish time. Two servers in the same run: the EventChannel on
-// the product's Fastify app, and a bare node:http broadcast (the same frame
-// bytes, one res.write per listener). Each server and each group of 256
-// listeners is its own process. The BENCH_SECONDS (default 10) of publishing
-// per server are split into rounds in the order A B B A ..., after a warm-up,
-// so background load on the machine hits both alike.
+// Event channel benchmark. (1) Publish cost, in this process, nobody
+// listening: the EventChannel with its replay in memory (the chat server's)
+// against the studio's bus (the same channel over the event log: one SQLite
+// INSERT per publish), alternating rounds. (2) SSE fan-out: 256 listeners,
+// 1,000 events/s, each event carrying its publish time. Three servers in the
+// same run: the in-memory channel and the studio's bus on the product's
+// Fastify app, and a bare node:http broadcast (the same frame bytes, one
+// res.write per listener). Each server and each group of 256 listeners is its
+// own process. The BENCH_SECONDS (default 10) of publishing per server are
+// split into rounds in the order A B C C B A ..., after a warm-up, so
+// background load on the machine hits all alike.
 //
 //   node --import tsx bench/events.ts            BENCH_SECONDS=4 for a quick look
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EventChannel } from '../src/common/events/channel.js';
+import { studioEventChannel } from '../src/studio/event-bus.js';
+import { openDatabase } from '../src/studio/store/database.js';
+import { SqliteEventLog } from '../src/studio/store/events.js';
 import { startChild, type Child } from './lib/child.js';
 import type { ListenerReport } from './lib/sse-listeners.js';
 import { round, table } from './lib/stats.js';
@@ -19,8 +30,10 @@ const WARM_UP_SECONDS = 1;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 if (!(SECONDS > 0 && SECONDS <= 25)) throw new Error('BENCH_SECONDS must be in (0, 25] so the whole run stays under about a minute.');
 
-type Mode = 'channel' | 'baseline';
-const MODES: readonly Mode[] = ['channel', 'baseline'];
+type Mode = 'channel' | 'log' | 'baseline';
+const MODES: readonly Mode[] = ['channel', 'log', 'baseline'];
+const PUBLISH_ROUNDS = 6;
+const PUBLISHES_PER_ROUND = 20_000;
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 interface Setup {
@@ -92,6 +105,44 @@ async function result(setup: Setup): Promise<Result> {
   };
 }
 
+/** Microseconds per publish (a phase event's fields, nobody listening) of each bus, rounds alternating. */
+function publishCost(): { memoryUs: number; logUs: number; logRows: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-publish-'));
+  const db = openDatabase(join(dir, 'studio.db'));
+  try {
+    const buses = { memory: new EventChannel(), log: studioEventChannel(new SqliteEventLog(db)) };
+    const spent = { memory: 0, log: 0 };
+    const fields = { requestId: 'bench-request-0001', kind: 'generate', phase: 'running', provider: 'api', model: 'lang-5.6-luna' };
+    for (let pass = -1; pass < PUBLISH_ROUNDS; pass += 1) {
+      const order = pass % 2 === 0 ? (['memory', 'log'] as const) : (['log', 'memory'] as const);
+      for (const name of order) {
+        const started = performance.now();
+        for (let n = 0; n < PUBLISHES_PER_ROUND; n += 1) buses[name].publish('generation', 'phase', fields);
+        // Pass -1 is the warm-up.
+        if (pass >= 0) spent[name] += performance.now() - started;
+      }
+    }
+    const total = PUBLISH_ROUNDS * PUBLISHES_PER_ROUND;
+    const logRows = (db.prepare('SELECT count(*) FROM events').pluck().get() as number) ?? 0;
+    return { memoryUs: (1000 * spent.memory) / total, logUs: (1000 * spent.log) / total, logRows };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const cost = publishCost();
+console.log(
+  table(
+    ['publish cost (nobody listening)', 'µs/publish', 'ratio to memory'],
+    [
+      ['EventChannel, replay in memory', round(cost.memoryUs, 2), 1],
+      ['studio bus, event log (SQLite)', round(cost.logUs, 2), round(cost.logUs / cost.memoryUs, 2)],
+    ],
+  ),
+);
+console.log(`(event log rows after ${(PUBLISH_ROUNDS + 1) * PUBLISHES_PER_ROUND} publishes: ${cost.logRows}, retention 1000)\n`);
+
 console.error(`events bench: ${LISTENERS} listeners, ${RATE} events/s, ${SECONDS} s per server in ${ROUNDS} rounds`);
 const setups = {} as Record<Mode, Setup>;
 try {
@@ -110,15 +161,30 @@ try {
     for (const mode of order) await publish(setups[mode], SECONDS / ROUNDS);
   }
   const channel = await result(setups.channel);
+  const log = await result(setups.log);
   const baseline = await result(setups.baseline);
 
-  const ratios = {
-    throughput: channel.deliveredPerSecond / baseline.deliveredPerSecond,
-    lagP50: channel.lagP50Ms / baseline.lagP50Ms,
-    lagP99: channel.lagP99Ms / baseline.lagP99Ms,
-    serverCpu: channel.serverCpuPercent / baseline.serverCpuPercent,
-    peakRss: channel.serverPeakRssMb / baseline.serverPeakRssMb,
-  };
+  const ratiosOf = (measured: Result, to: Result) => ({
+    throughput: measured.deliveredPerSecond / to.deliveredPerSecond,
+    lagP50: measured.lagP50Ms / to.lagP50Ms,
+    lagP99: measured.lagP99Ms / to.lagP99Ms,
+    serverCpu: measured.serverCpuPercent / to.serverCpuPercent,
+    peakRss: measured.serverPeakRssMb / to.serverPeakRssMb,
+  });
+  const ratios = ratiosOf(channel, baseline);
+  const logRatios = ratiosOf(log, baseline);
+  const logToChannel = ratiosOf(log, channel);
+  const ratioRow = (name: string, measured: ReturnType<typeof ratiosOf>) => [
+    name,
+    '',
+    '',
+    round(measured.throughput, 3),
+    round(measured.lagP50, 2),
+    round(measured.lagP99, 2),
+    '',
+    round(measured.serverCpu, 2),
+    round(measured.peakRss, 2),
+  ];
   const row = (name: string, measured: Result) => [
     name,
     measured.published,
@@ -135,18 +201,11 @@ try {
       ['server', 'published', 'delivered/expected', 'delivered/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'server CPU %', 'peak RSS MB'],
       [
         row('EventChannel (Fastify)', channel),
+        row('studio bus, event log', log),
         row('bare node:http', baseline),
-        [
-          'ratio channel/baseline',
-          '',
-          '',
-          round(ratios.throughput, 3),
-          round(ratios.lagP50, 2),
-          round(ratios.lagP99, 2),
-          '',
-          round(ratios.serverCpu, 2),
-          round(ratios.peakRss, 2),
-        ],
+        ratioRow('ratio channel/baseline', ratios),
+        ratioRow('ratio log/baseline', logRatios),
+        ratioRow('ratio log/channel', logToChannel),
       ],
     ),
   );
@@ -156,9 +215,13 @@ try {
       listeners: LISTENERS,
       rate: RATE,
       seconds: SECONDS,
+      publishCost: { memoryUs: round(cost.memoryUs, 3), logUs: round(cost.logUs, 3), ratio: round(cost.logUs / cost.memoryUs, 2) },
       channel,
+      log,
       baseline,
       ratios: Object.fromEntries(Object.entries(ratios).map(([key, value]) => [key, round(value, 3)])),
+      logRatios: Object.fromEntries(Object.entries(logRatios).map(([key, value]) => [key, round(value, 3)])),
+      logToChannel: Object.fromEntries(Object.entries(logToChannel).map(([key, value]) => [key, round(value, 3)])),
     }),
   );
 } finally {

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from './errors.js';
-import { EventChannel } from '../common/events/channel.js';
+import type { EventChannel } from '../common/events/channel.js';
 import { SecretRegistry } from '../common/secrets.js';
 import type { EventBus, EventChannelOptions } from '../common/events/types.js';
 import type { DemoGuide, LaneId } from './api/index.js';
@@ -24,6 +24,7 @@ import { VERSION } from '../common/version.js';
 import type { LaneDemoContent, LaneEnv } from './lanes/env.js';
 import type { StudioStore } from './store/repositories.js';
 import { sqliteStudioStore } from './store/sqlite-store.js';
+import { studioEventChannel } from './event-bus.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -83,9 +84,12 @@ export interface StudioContext extends LaneEnv {
   readonly db: StudioDatabase;
   /** The studio's persistent state, one repository per kind of record (store/repositories.ts; SQLite today). */
   readonly store: StudioStore;
-  /** The studio's events (the EventBus port): what producers publish and in-process consumers read. */
+  /**
+   * The studio's events (the EventBus port): what producers publish and in-process consumers read.
+   * Replay copies are kept in the event log (`store.events`), so ids stay valid across restarts.
+   */
   readonly events: EventBus;
-  /** The same events served over HTTP (GET /api/events, a request's own stream): the bus's first implementation, its SSE side. */
+  /** The same events served over HTTP (GET /api/events, a request's own stream, shutdown): only those routes use it. */
   readonly channel: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
   readonly jobs: Jobs;
@@ -123,7 +127,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const settings = new Settings(paths.configFile);
   const db = openDatabase(paths.databaseFile);
   const store = sqliteStudioStore(db, paths.databaseFile);
-  const events = new EventChannel(options.events);
+  const channel = studioEventChannel(store.events, options.events);
   const demo = options.demo;
   const files = new DurableWriter();
   const keyStore = KeyStore.of(paths, settings, Boolean(demo));
@@ -151,8 +155,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     secrets,
     db,
     store,
-    events,
-    channel: events,
+    events: channel,
+    channel,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
@@ -188,7 +192,9 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       // Thumbnails under way finish (they write the database); the ones not started wait for the next start.
       await ctx.derived.stop();
       await ctx.files.close();
-      events.close();
+      channel.close();
+      // The events of the last turn are written, and the unused rest of the log's block of seqs given back.
+      await store.events.close();
       db.close();
       secrets.release();
     },

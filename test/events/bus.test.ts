@@ -6,7 +6,7 @@ import type { EventBus } from '../../src/common/events/types.js';
 // in-process consumers use (publish, subscribe, replay), without SSE.
 
 describe('the event channel as an EventBus', () => {
-  it('replays the events after a cursor with their cursors, transient fields omitted; an unknown cursor starts with replay_gap', () => {
+  it('replays the events after a cursor with their cursors, transient fields omitted; an unknown cursor starts with replay_gap', async () => {
     const bus: EventBus = new EventChannel({ replaySize: 10 });
     const seen: string[] = [];
     const unsubscribe = bus.subscribe((event) => seen.push(`${event.event}:${String(event.n)}`));
@@ -17,13 +17,13 @@ describe('the event channel as an EventBus', () => {
     bus.publish('test', 'tick', { n: 4 });
     expect(seen).toEqual(['tick:1', 'tick:2', 'tock:3']);
 
-    const replayed = bus.replay(first.id);
+    const replayed = await bus.replay(first.id);
     expect(replayed.map((event) => event.id)).toEqual([second.id, third.id, expect.any(String)]);
     expect(replayed[0]).toMatchObject({ topic: 'test', event: 'tick', n: 2, omitted: ['b64'] });
     expect(replayed[0]).not.toHaveProperty('b64');
     expect(replayed[1]).toMatchObject({ event: 'tock', n: 3 });
 
-    const gap = bus.replay('not-a-cursor');
+    const gap = await bus.replay('not-a-cursor');
     expect(gap[0]).toMatchObject({ topic: 'system', event: 'replay_gap', reason: 'invalid_cursor' });
     expect(gap.slice(1).map((event) => event.n)).toEqual([1, 2, 3, 4]);
   });

@@ -92,9 +92,9 @@ describe('partial images', () => {
     expect(partials('partials-watched').length).toBeGreaterThan(0);
     for (const event of partials('partials-watched')) expect(typeof event.b64).toBe('string');
     // Once the watched job is over, its replayed partials lose the image as every replay does.
-    const replayed = rig.studio.ctx.events
-      .replay(`${runId}-0`)
-      .filter((event) => event.event === 'partial' && event.requestId === 'partials-watched');
+    const replayed = (await rig.studio.ctx.events.replay(`${runId}-0`)).filter(
+      (event) => event.event === 'partial' && event.requestId === 'partials-watched',
+    );
     expect(replayed.every((event) => event.b64 === undefined && (event.omitted as string[]).includes('b64'))).toBe(true);
   });
 });

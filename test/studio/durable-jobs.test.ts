@@ -180,14 +180,24 @@ describe('a studio configured by that environment, killed mid-job', () => {
     // A finished job of the earlier run is still answered after the restart.
     expect(((await (await fetch(`${restarted.url}/api/jobs/finished-oauth`)).json()) as JobRecord).state).toBe('succeeded');
 
-    // The client resumes with its old cursor: a gap notice, then the interrupted job's error.
+    // The client resumes with its old cursor, which the event log still holds across the crash: no gap, the
+    // events after it (the killed run's last ones, then the restart's), up to the interrupted job's error.
     const resumed = await fetch(`${restarted.url}/api/events`, { headers: { accept: 'text/event-stream', 'last-event-id': lastId } });
     const seen: { topic: string; event: string; requestId?: string; error?: { code: string } }[] = [];
+    const ids: string[] = [];
     for await (const message of readSse(resumed.body as ReadableStream<Uint8Array>)) {
       seen.push(JSON.parse(message.data));
+      ids.push(message.id ?? '');
       if (seen.some((event) => event.event === 'error' && event.requestId === 'crash-1')) break;
     }
-    expect(seen[0]).toMatchObject({ topic: 'system', event: 'replay_gap', reason: 'unknown_run' });
+    expect(seen.filter((event) => event.topic === 'system')).toEqual([]);
+    // Same log, positions past the cursor, in order (a crash skips the rest of the block of seqs the killed run held).
+    const [prefix, lastSeq] = lastId.split('-');
+    const seqs = ids.map((id) => Number(id.slice(prefix.length + 1)));
+    expect(ids.every((id) => id.startsWith(`${prefix}-`))).toBe(true);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs[0]).toBeGreaterThan(Number(lastSeq));
     expect(seen.at(-1)).toMatchObject({ topic: 'generation', event: 'error', requestId: 'crash-1', error: { code: 'JOB_INTERRUPTED' } });
 
     // Writes the crash cut short leave no temp file once the restarted studio has swept (it does so at start).

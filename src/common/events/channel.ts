@@ -1,18 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, SHARED_CODES } from '../errors.js';
 import { sendError } from '../http-errors.js';
-import { eventId, gapId, newRunId, parseCursor } from './event-id.js';
-import { buildEvent, encodeFrame, HEARTBEAT, OPEN_PREAMBLE, replayFrame } from './frame.js';
+import { eventId, gapId, parseCursor } from './event-id.js';
+import { buildEvent, encodeFrame, eventBody, eventOf, frameOf, HEARTBEAT, OPEN_PREAMBLE, replayJson } from './frame.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { SseConnection, type CloseReason } from './sse-connection.js';
 import type {
   ChannelEvent,
   EventBus,
   EventChannelOptions,
+  HeldEvents,
   InternalListener,
   PublishOptions,
+  ReplayCopy,
   ReplayGapEvent,
   ReplayGapReason,
+  ReplayStore,
   StreamOptions,
 } from './types.js';
 
@@ -32,6 +35,12 @@ export const SSE_CAPACITY_BODY = '{"error":"SSE_CAPACITY"}';
 
 type Settings = { -readonly [K in keyof typeof EVENT_CHANNEL_DEFAULTS]: number };
 
+/** What a cursor gets before live events: a gap notice when it cannot be honoured, then the copies. */
+interface Replay {
+  readonly gap?: ReplayGapEvent;
+  readonly copies: HeldEvents['copies'];
+}
+
 interface Stream {
   readonly connection: SseConnection;
   /** The request's reply (to find one stream and tell it alone). */
@@ -40,6 +49,21 @@ interface Stream {
   readonly counted: boolean;
   readonly options?: StreamOptions;
   readonly ended: () => void;
+}
+
+/** An event ready to publish whose copy is kept by someone else (EventChannel.prepare). */
+export interface PreparedEvent {
+  /** The replay copy to keep. */
+  readonly copy: ReplayCopy;
+  /** Sends the event live as kept at `seq` (once: its object is frozen then) and answers it. */
+  deliver(seq: number): ChannelEvent;
+}
+
+/** A `GET /api/events` connection whose replay is being read (a store that answers late): its live events wait here. */
+interface Pending {
+  readonly held: Array<{ readonly seq: number; readonly frame: Buffer }>;
+  /** Bytes held; past maxBufferedBytes the connection is refused once its replay is read (it resumes by cursor). */
+  heldBytes: number;
 }
 
 interface Subscription {
@@ -70,18 +94,22 @@ function cursorOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The SSE event channel: one sequence of events, a bounded replay buffer,
- * SSE connections (`GET /api/events` and per-request POST streams) and
- * in-process listeners. Everything runs synchronously on publish, so a
- * connection's replay and its live events can never interleave or race.
+ * The SSE event channel: one sequence of events, a replay store (a bounded
+ * buffer in memory, or the studio's event log), SSE connections
+ * (`GET /api/events` and per-request POST streams) and in-process listeners.
+ * Publishing runs synchronously: the store takes the copy and gives the id,
+ * then connections and listeners get the event. A connection's replay and its
+ * live events never interleave or repeat: with a store in memory the replay
+ * and the registration are one step; with a store that answers late, the
+ * connection is registered first and its live events wait until the replay
+ * is written (those the replay already holds are dropped by seq).
  */
 export class EventChannel implements EventBus {
-  /** Random per channel (so per process start); the prefix of every id. */
-  readonly runId = newRunId();
   private readonly settings: Settings;
   private readonly onListenerError: (error: unknown, event: ChannelEvent) => void;
-  private readonly buffer: ReplayBuffer;
+  private readonly store: ReplayStore;
   private readonly streams = new Set<Stream>();
+  private readonly pendingStreams = new Set<Pending>();
   private counted = 0;
   private subscriptions: readonly Subscription[] = [];
   private readonly pending: Array<{ seq: number; event: ChannelEvent }> = [];
@@ -92,11 +120,16 @@ export class EventChannel implements EventBus {
   constructor(options: EventChannelOptions = {}) {
     this.settings = validated(options);
     this.onListenerError = options.onListenerError ?? ((error) => console.error('event channel: a listener failed:', error));
-    this.buffer = new ReplayBuffer(this.settings.replaySize);
+    this.store = options.store ?? new ReplayBuffer(this.settings.replaySize);
+  }
+
+  /** The prefix of every id: random per run in memory, the database's with the studio's log. */
+  get runId(): string {
+    return this.store.prefix;
   }
 
   get hasAudience(): boolean {
-    return this.streams.size > 0 || this.subscriptions.length > 0;
+    return this.streams.size > 0 || this.pendingStreams.size > 0 || this.subscriptions.length > 0;
   }
 
   /** Active `GET /api/events` connections (per-request streams and internal listeners are not counted). */
@@ -105,14 +138,35 @@ export class EventChannel implements EventBus {
   }
 
   publish(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): ChannelEvent {
-    const seq = this.buffer.lastSeq + 1;
-    const live = buildEvent(topic, event, fields, eventId(this.runId, seq));
-    // The live frame is serialized at most once, and only if a connection takes the event:
-    // a partial image nobody watches is never turned into a megabyte of JSON.
+    const prepared = this.prepare(topic, event, fields, options);
+    return prepared.deliver(this.store.push(prepared.copy));
+  }
+
+  /**
+   * Half of publish, for an event kept by someone else (an outbox: a store transaction that appends
+   * the copy with its row change): the copy to keep, and `deliver(seq)` to send it live (connections,
+   * listeners) once it is kept at `seq`. Serializes the copy now: an event that cannot be serialized
+   * throws here. `publish` is `deliver(store.push(copy))`.
+   */
+  prepare(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): PreparedEvent {
+    const body = eventBody(topic, event, fields);
+    const { json, whole } = replayJson(body, options.transientFields, this.settings.maxReplayFieldBytes);
+    const copy: ReplayCopy = options.payloadId === undefined ? { json } : { json, payloadId: options.payloadId };
+    return { copy, deliver: (seq) => this.deliver(seq, body, json, whole, options.payloadId) };
+  }
+
+  private deliver(seq: number, body: Record<string, unknown>, json: string, whole: boolean, payloadId: string | undefined): ChannelEvent {
+    body.id = eventId(this.store.prefix, seq);
+    const live = Object.freeze(body) as ChannelEvent;
+    // The live frame is serialized at most once, and only if a connection takes the event: a partial image
+    // nobody watches is never turned into a megabyte of JSON. An ordinary event's frame is its copy's JSON plus the id.
     let frame: Buffer | undefined;
-    const liveFrame = () => (frame ??= encodeFrame(live, options.payloadId));
-    // The replay copy is serialized before the seq is taken: an event that cannot be serialized throws here and publishes nothing.
-    this.buffer.push(replayFrame(live, liveFrame, options.transientFields, this.settings.maxReplayFieldBytes, options.payloadId));
+    const liveFrame = () => (frame ??= whole ? frameOf(json, live.id, payloadId) : encodeFrame(live, payloadId));
+    for (const pending of this.pendingStreams) {
+      if (pending.heldBytes > this.settings.maxBufferedBytes) continue;
+      pending.held.push({ seq, frame: liveFrame() });
+      pending.heldBytes += liveFrame().length;
+    }
     for (const stream of this.streams) {
       if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
       if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();
@@ -121,19 +175,15 @@ export class EventChannel implements EventBus {
     return live;
   }
 
-  replay(cursor: string): ChannelEvent[] {
-    // The held frames are the events' replayed JSON: read back, not kept twice. The cursor is the `id:` line.
-    return this.replayFrames(cursor).map((frame) => {
-      const text = frame.toString('utf8');
-      const data = text.indexOf('\ndata: ');
-      const fields = JSON.parse(text.slice(data + 7, text.lastIndexOf('\n\n'))) as Record<string, unknown>;
-      return { ...fields, id: text.slice(4, data) } as ChannelEvent;
-    });
+  async replay(cursor: string): Promise<ChannelEvent[]> {
+    const { gap, copies } = this.replayOf(cursor, await this.store.read(this.positionOf(cursor)));
+    const events = copies.map(({ seq, copy }) => eventOf(copy, eventId(this.store.prefix, seq)));
+    return gap ? [gap, ...events] : events;
   }
 
   /** Every event published after this call, in order, with transient fields. Returns the unsubscribe. */
   subscribe(listener: InternalListener): () => void {
-    const subscription: Subscription = { listener, afterSeq: this.buffer.lastSeq, active: true };
+    const subscription: Subscription = { listener, afterSeq: this.store.lastSeq, active: true };
     this.subscriptions = [...this.subscriptions, subscription];
     return () => {
       if (!subscription.active) return;
@@ -152,9 +202,59 @@ export class EventChannel implements EventBus {
       reply.code(SHARED_CODES.SSE_CAPACITY.status).type('application/json').send(SSE_CAPACITY_BODY);
       return;
     }
-    // Replay and registration happen in this same synchronous step: no event can fall between them.
-    const preamble = Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...this.replayFrames(cursorOf(request))]);
-    void this.attach(reply, preamble, true);
+    const cursor = cursorOf(request);
+    if (cursor === undefined) {
+      void this.attach(reply, Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), true);
+      return;
+    }
+    // Registered before the store is asked: every event published from here on is either replayed or held.
+    const pending: Pending = { held: [], heldBytes: 0 };
+    this.pendingStreams.add(pending);
+    this.counted += 1;
+    const settle = () => {
+      this.pendingStreams.delete(pending);
+      this.counted -= 1;
+    };
+    const open = (held: HeldEvents) => {
+      const frames = this.replayFrames(cursor, held);
+      // Events published while the replay was read and not in it (seq past what it saw) follow it, in order.
+      const live = pending.held.filter((each) => each.seq > held.lastSeq).map((each) => each.frame);
+      void this.attach(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...frames, ...live]), true);
+    };
+    let read: HeldEvents | Promise<HeldEvents>;
+    try {
+      read = this.store.read(this.positionOf(cursor));
+    } catch (error) {
+      settle();
+      throw error;
+    }
+    if (!(read instanceof Promise)) {
+      // A store in memory: replay and registration are this one synchronous step.
+      settle();
+      open(read);
+      return;
+    }
+    read.then(
+      (held) => {
+        settle();
+        if (this.closed) sendError(reply, new ServiceError('SERVICE_UNAVAILABLE', 'The event channel is shutting down.'));
+        // More was published while the replay was read than a connection may have unsent: as a slow consumer, it resumes by cursor.
+        else if (pending.heldBytes > this.settings.maxBufferedBytes)
+          sendError(
+            reply,
+            new ServiceError('SERVICE_UNAVAILABLE', 'Too many events arrived while the replay was read; reconnect with the same cursor.'),
+          );
+        else open(held);
+      },
+      (error: unknown) => {
+        settle();
+        console.error('event channel: the events to replay could not be read:', error);
+        sendError(
+          reply,
+          new ServiceError('SERVICE_UNAVAILABLE', 'The events to replay could not be read; reconnect with the same cursor.'),
+        );
+      },
+    );
   }
 
   /**
@@ -179,7 +279,7 @@ export class EventChannel implements EventBus {
    * The id is the channel's current cursor, so resuming from it misses nothing.
    */
   sendEnded(reply: FastifyReply, topic: string, event: string, fields: Record<string, unknown>): void {
-    const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.runId, this.buffer.lastSeq)));
+    const frame = encodeFrame(buildEvent(topic, event, fields, eventId(this.store.prefix, this.store.lastSeq)));
     const open = [...this.streams].find((stream) => stream.reply === reply);
     if (open) {
       open.connection.send(frame);
@@ -196,17 +296,24 @@ export class EventChannel implements EventBus {
     this.stopHeartbeatIfIdle(true);
   }
 
+  /** The seq to read after: the cursor's when it is ours, else none (every event held). */
+  private positionOf(cursorText: string): number | undefined {
+    const cursor = parseCursor(cursorText);
+    return cursor?.runId === this.store.prefix ? cursor.seq : undefined;
+  }
+
   /**
    * What a cursor gets before live events: the events after it, or, when it
    * cannot be honoured, a replay_gap notice and then every event still held
    * (all are newer than any cursor we cannot place, so none is a duplicate).
+   * `held` is what the store answered for `positionOf(cursorText)`.
    */
-  private replayFrames(cursorText: string | undefined): Buffer[] {
-    if (cursorText === undefined) return [];
+  private replayOf(cursorText: string, held: HeldEvents): Replay {
     const cursor = parseCursor(cursorText);
-    const { oldestSeq, lastSeq } = this.buffer;
-    const ours = cursor?.runId === this.runId;
-    if (cursor && ours && cursor.seq >= oldestSeq - 1 && cursor.seq <= lastSeq) return this.buffer.after(cursor.seq);
+    const { oldestSeq, lastSeq, copies } = held;
+    const prefix = this.store.prefix;
+    const ours = cursor?.runId === prefix;
+    if (cursor && ours && cursor.seq >= oldestSeq - 1 && cursor.seq <= lastSeq) return { copies };
 
     const reason: ReplayGapReason = !cursor || (ours && cursor.seq > lastSeq) ? 'invalid_cursor' : ours ? 'evicted' : 'unknown_run';
     const gap: ReplayGapEvent = {
@@ -214,11 +321,17 @@ export class EventChannel implements EventBus {
       event: 'replay_gap',
       reason,
       requestedId: cursorText,
-      oldestId: oldestSeq <= lastSeq ? eventId(this.runId, oldestSeq) : null,
-      ...(reason === 'evicted' && cursor ? { missed: oldestSeq - 1 - cursor.seq } : {}),
-      id: gapId(this.runId, oldestSeq - 1),
+      oldestId: oldestSeq <= lastSeq ? eventId(prefix, oldestSeq) : null,
+      ...(reason === 'evicted' && cursor && this.store.dense ? { missed: oldestSeq - 1 - cursor.seq } : {}),
+      id: gapId(prefix, oldestSeq - 1),
     };
-    return [encodeFrame(gap), ...this.buffer.after(oldestSeq - 1)];
+    return { gap, copies };
+  }
+
+  private replayFrames(cursorText: string, held: HeldEvents): Buffer[] {
+    const { gap, copies } = this.replayOf(cursorText, held);
+    const frames = copies.map(({ seq, copy }) => frameOf(copy.json, eventId(this.store.prefix, seq), copy.payloadId));
+    return gap ? [encodeFrame(gap), ...frames] : frames;
   }
 
   private attach(reply: FastifyReply, preamble: Buffer, counted: boolean, options?: StreamOptions): Promise<void> {

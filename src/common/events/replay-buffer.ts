@@ -1,41 +1,49 @@
+import { newRunId } from './event-id.js';
+import type { HeldEvents, ReplayCopy, ReplayStore } from './types.js';
+
 /**
- * The last `capacity` frames, oldest first, in a ring so publishing is O(1).
- * It also owns the sequence: the n-th pushed frame has seq n (from 1).
+ * The replay store in memory: the last `capacity` copies, oldest first, in a
+ * ring so publishing is O(1). Ids are per run (a random prefix per buffer, so
+ * per process start). The n-th pushed copy has seq n (from 1).
  */
-export class ReplayBuffer {
-  private readonly frames: Array<Buffer | undefined>;
+export class ReplayBuffer implements ReplayStore {
+  readonly prefix = newRunId();
+  readonly dense = true;
+  private readonly copies: Array<ReplayCopy | undefined>;
   private start = 0;
   private count = 0;
-  /** Seq of the newest frame pushed (0 before the first). */
+  /** Seq of the newest copy pushed (0 before the first). */
   lastSeq = 0;
 
   constructor(readonly capacity: number) {
-    this.frames = new Array<Buffer | undefined>(capacity);
+    this.copies = new Array<ReplayCopy | undefined>(capacity);
   }
 
-  /** Seq of the oldest frame still held (lastSeq + 1 when none is held). */
+  /** Seq of the oldest copy still held (lastSeq + 1 when none is held). */
   get oldestSeq(): number {
     return this.lastSeq - this.count + 1;
   }
 
-  push(frame: Buffer): void {
+  push(copy: ReplayCopy): number {
     this.lastSeq += 1;
-    if (this.capacity === 0) return;
+    if (this.capacity === 0) return this.lastSeq;
     if (this.count < this.capacity) {
-      this.frames[(this.start + this.count) % this.capacity] = frame;
+      this.copies[(this.start + this.count) % this.capacity] = copy;
       this.count += 1;
     } else {
-      this.frames[this.start] = frame;
+      this.copies[this.start] = copy;
       this.start = (this.start + 1) % this.capacity;
     }
+    return this.lastSeq;
   }
 
-  /** Frames with seq greater than `seq`, oldest first. */
-  after(seq: number): Buffer[] {
-    const result: Buffer[] = [];
-    for (let index = Math.max(0, seq - this.oldestSeq + 1); index < this.count; index += 1) {
-      result.push(this.frames[(this.start + index) % this.capacity] as Buffer);
+  read(afterSeq: number | undefined): HeldEvents {
+    const { oldestSeq, lastSeq } = this;
+    const from = afterSeq === undefined || afterSeq < oldestSeq - 1 || afterSeq > lastSeq ? oldestSeq - 1 : afterSeq;
+    const copies: Array<{ seq: number; copy: ReplayCopy }> = [];
+    for (let index = from - oldestSeq + 1; index < this.count; index += 1) {
+      copies.push({ seq: oldestSeq + index, copy: this.copies[(this.start + index) % this.capacity] as ReplayCopy });
     }
-    return result;
+    return { oldestSeq, lastSeq, copies };
   }
 }

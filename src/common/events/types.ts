@@ -4,7 +4,7 @@
 
 /** One published event: what listeners receive, and the JSON of a `data:` frame. */
 export interface ChannelEvent {
-  /** Opaque, unique across restarts of the process (see channel.ts). */
+  /** Opaque, unique across restarts (see event-id.ts): a run's in memory, a database's in the studio's log. */
   readonly id: string;
   readonly topic: string;
   readonly event: string;
@@ -42,16 +42,63 @@ export interface EventBus {
   /**
    * The events held after `cursor` (an event id), oldest first, as replayed
    * (transient fields omitted); a cursor that cannot be honoured answers a
-   * `replay_gap` notice first, then every event held.
+   * `replay_gap` notice first, then every event held. Asynchronous: the
+   * events may be held in a database.
    */
-  replay(cursor: string): ChannelEvent[];
+  replay(cursor: string): Promise<ChannelEvent[]>;
   /** Whether an event published now reaches anyone live (a connection or an internal listener). */
   readonly hasAudience: boolean;
 }
 
+/**
+ * An event's replay copy as kept: its JSON without `id` (the store gives the
+ * position, and so the id), and the id its JSON carries instead of the cursor.
+ */
+export interface ReplayCopy {
+  /** `{"topic":…,"event":…,…}`: the event as replayed, transient and oversized fields dropped, `id` left out. */
+  readonly json: string;
+  readonly payloadId?: string;
+}
+
+/** What a replay store holds after a position, read at one moment. */
+export interface HeldEvents {
+  /** Seq of the oldest event held (`lastSeq + 1` when none is). */
+  readonly oldestSeq: number;
+  /** Seq of the newest event published (0 before the first). */
+  readonly lastSeq: number;
+  /** The copies after the position asked for, oldest first (from the oldest held when it is outside the window). */
+  readonly copies: ReadonlyArray<{ readonly seq: number; readonly copy: ReplayCopy }>;
+}
+
+/**
+ * Where a channel keeps its replay copies and takes each event's position:
+ * in memory (replay-buffer.ts: the chat server's and the manager's), or a
+ * database's event log (the studio's: ids stay valid across restarts). Seqs
+ * count from 1 and are never reused under one prefix.
+ */
+export interface ReplayStore {
+  /** The prefix of every id (`<prefix>-<seq>`): random per run in memory, per database for a log. */
+  readonly prefix: string;
+  /** Seq of the newest event this store knows of (0 before the first). */
+  readonly lastSeq: number;
+  /** Whether each event takes the next seq (so a gap notice can count what was missed). */
+  readonly dense: boolean;
+  /** Keeps a copy and answers its seq. Synchronous: publish answers the event with its id at once. Throws when it cannot keep it. */
+  push(copy: ReplayCopy): number;
+  /**
+   * The window held and the copies after `afterSeq` (all held when it is
+   * undefined or outside the window). A store in memory answers at once
+   * (and the channel replays in the same step as it registers); a log answers
+   * a promise (the channel holds the connection's live events meanwhile).
+   */
+  read(afterSeq: number | undefined): HeldEvents | Promise<HeldEvents>;
+}
+
 export interface EventChannelOptions {
-  /** Events kept for replay (default 1000). */
+  /** Events kept for replay (default 1000). With `store`, the store's own retention applies. */
   replaySize?: number;
+  /** Where replay copies are kept (default: the last `replaySize` in memory, ids per run). */
+  store?: ReplayStore;
   /** Active SSE connections allowed (default 256). */
   maxListeners?: number;
   /** Heartbeat comment interval in ms (default 15000). */
@@ -70,9 +117,9 @@ export interface EventChannelOptions {
 
 /** Why a cursor could not be honoured. */
 export type ReplayGapReason =
-  /** The cursor is from this run but older than the oldest event still held. */
+  /** The cursor is ours but older than the oldest event still held. */
   | 'evicted'
-  /** The cursor is well-formed but from another run of the process (e.g. before a restart). */
+  /** The cursor is well-formed but from another run of the process (e.g. before a restart), or another database's log. */
   | 'unknown_run'
   /** Not an id this channel could have issued. */
   | 'invalid_cursor';

@@ -390,4 +390,15 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_slots ON jobs (pool) WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL;
    CREATE INDEX jobs_parked ON jobs (next_check_at) WHERE state = 'waiting' AND lease_owner IS NULL;
    CREATE INDEX jobs_ownerless ON jobs (id) WHERE state = 'running' AND lease_owner IS NULL;`,
+  // 15: the event log (the studio's EventBus: replay across restarts). One row per published event: seq is its
+  // position (its id is `<event_log_id>-<seq>`), data the replay copy's JSON without its id (transient fields never
+  // stored), payload_id the id its JSON carries instead of the cursor. event_log_id names this database's log, so a
+  // cursor from another (or a wiped) one is told apart; event_log_reserved is the highest seq handed out in blocks
+  // (store/events.ts), so none is given twice.
+  `CREATE TABLE events (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     data TEXT NOT NULL,
+     payload_id TEXT
+   );
+   INSERT INTO meta (key, value) VALUES ('event_log_id', lower(hex(randomblob(5)))), ('event_log_reserved', '0');`,
 ];

@@ -151,6 +151,55 @@ export interface FlowWorkflowRepository {
   delete(id: string): boolean;
 }
 
+/** One event as the log holds it: its position and its replay copy. */
+export interface LoggedEvent {
+  /** The event's position: global to the database, increasing in commit order, never reused. */
+  readonly seq: number;
+  /** The replay copy's JSON without `id` (`{"topic":…,"event":…,…}`; transient fields never reach the log). */
+  readonly data: string;
+  /** The id the event's JSON carries instead of its cursor (a saved message's), when it has one. */
+  readonly payloadId?: string;
+}
+
+/** What the log holds after a position, read at one moment. */
+export interface EventLogPage {
+  /** The events after the position asked for, oldest first, at most the limit asked for. */
+  readonly events: readonly LoggedEvent[];
+  /** Seq of the oldest event held; undefined when none is. */
+  readonly oldest: number | undefined;
+  /** Seq of the newest event ever appended (0 before the first), held or trimmed. */
+  readonly newest: number;
+}
+
+/** An event to append: its replay copy (see LoggedEvent). */
+export type NewLoggedEvent = Omit<LoggedEvent, 'seq'>;
+
+/**
+ * The studio's events, durable: the replay side of its EventBus (a cursor stays valid across
+ * restarts). Positions are one sequence per database: the id of an event is `<logId>-<seq>`.
+ * `dense`: each append of a run takes the next seq (SQLite: positions skip only at a crash, by at
+ * most a reserved block), so a gap notice can count what was missed; a log whose sequence skips
+ * freely says false, and the bus then leaves `missed` out.
+ */
+export interface EventLog {
+  /** Names this log, for good (chosen when its database was made): a cursor of another log is told apart. */
+  readonly logId: string;
+  readonly dense: boolean;
+  /**
+   * Appends an event and answers its seq. Synchronous, because publishing is: the event's id is
+   * answered at once and the live fan-out follows. The row may be written a little later (SQLite:
+   * within the turn of the event loop), but every read of this log sees it, and its seq is never
+   * given to another event, whatever crashes.
+   */
+  append(event: NewLoggedEvent): number;
+  /** The events after `seq` (at most `limit`, oldest first), with the bounds held, read at one moment. */
+  after(seq: number, limit: number): Promise<EventLogPage>;
+  /** Removes every event but the newest `keep`; answers how many it removed. Seqs are never reused. */
+  trim(keep: number): Promise<number>;
+  /** Writes what is still pending and gives back what this process holds (shutdown); reads and appends still work. */
+  close(): Promise<void>;
+}
+
 /** Every repository of the studio's state, over one database. */
 export interface StudioStore {
   readonly assets: AssetRepository;
@@ -158,6 +207,8 @@ export interface StudioStore {
   readonly nodes: NodeRepository;
   readonly agent: AgentRepository;
   readonly flowWorkflows: FlowWorkflowRepository;
+  /** The event log (the studio's EventBus keeps its replay copies there: studio/event-bus.ts). */
+  readonly events: EventLog;
   /** Bytes the database takes where it is kept (storage status). */
   size(): Promise<number>;
 }
