@@ -49,8 +49,28 @@ const CLAIM = `
   WHERE id IN (SELECT id FROM allowed WHERE overall_rank <= @overall - (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}))
   RETURNING ${COLUMNS}`;
 
+/**
+ * The claim of a job as it is inserted, when nothing else could be claimed (the common case): the
+ * same policy as CLAIM for one row (its kind, the overall and pool limits, its ordering key), so a
+ * lone job costs one write. Inserts nothing when the policy says no (it is then inserted queued).
+ */
+const INSERT_CLAIMED = `
+  INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of,
+    pool, pool_limit, budget_ms, reaches_at_start, lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
+  SELECT @id, @kind, @lane, @model, 'running', @request, @created_at, @at, @priority, @ordering_key, @fingerprint, @attempt, @retry_of,
+    @pool, @pool_limit, @budget_ms, @reaches_at_start, @owner, @until, @at, @now + @budget_ms, @reaches_at_start
+  WHERE @kind IN (SELECT value FROM json_each(@kinds))
+    AND (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}) < @overall
+    AND (@pool_limit IS NULL OR (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT} AND pool = @pool) < @pool_limit)
+    AND (@ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM jobs WHERE ordering_key = @ordering_key AND finished_at IS NULL))
+  RETURNING ${COLUMNS}`;
+
 function statements(db: StudioDatabase) {
   return {
+    insertClaimed: db.prepare<
+      NewJobRow & { owner: string; until: number; at: string; now: number; overall: number; kinds: string },
+      JobRow
+    >(INSERT_CLAIMED),
     insert: db.prepare<NewJobRow>(
       `INSERT INTO jobs (id, kind, lane, model, state, request, created_at, updated_at, priority, ordering_key, fingerprint, attempt, retry_of,
          pool, pool_limit, budget_ms, reaches_at_start)
@@ -147,17 +167,20 @@ function statements(db: StudioDatabase) {
 const prepared = statementsOf(statements);
 type Statements = ReturnType<typeof statements>;
 
+/** A claim's parameters as the statements name them. */
+const claimValues = (request: ClaimRequest) => ({
+  owner: request.owner,
+  until: request.leaseUntil,
+  at: new Date(request.now).toISOString(),
+  now: request.now,
+  overall: request.overall,
+  kinds: JSON.stringify(request.kinds),
+});
+
 /** One claim pass (one statement), its rows in queue order; nothing to claim costs one read. Inside the caller's IMMEDIATE transaction. */
 function claimPass(s: Statements, request: ClaimRequest): JobRow[] {
   if (!s.claimable.get(request.now)) return [];
-  const rows = s.claim.all({
-    owner: request.owner,
-    until: request.leaseUntil,
-    at: new Date(request.now).toISOString(),
-    now: request.now,
-    overall: request.overall,
-    kinds: JSON.stringify(request.kinds),
-  });
+  const rows = s.claim.all(claimValues(request));
   // RETURNING follows no order: they start in the queue's.
   return rows.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
 }
@@ -175,9 +198,12 @@ export function insertJob(db: StudioDatabase, row: NewJobRow, inputHashes: reado
     .transaction((): Inserted => {
       const existing = s.byId.get(row.id);
       if (existing) return { existing };
-      const seq = Number(s.insert.run(row).lastInsertRowid);
+      // Nothing else to claim: this job alone is claimed as it is inserted, or queued (then no pass could claim it either).
+      const alone = claim !== undefined && !s.claimable.get(claim.now);
+      const claimedAtOnce = claim && alone ? s.insertClaimed.get({ ...row, ...claimValues(claim) }) : undefined;
+      const seq = claimedAtOnce ? claimedAtOnce.seq : Number(s.insert.run(row).lastInsertRowid);
       for (const hash of inputHashes) s.insertInput.run(row.id, hash);
-      const claimed = claim ? claimPass(s, claim) : [];
+      const claimed = claimedAtOnce ? [claimedAtOnce] : claim && !alone ? claimPass(s, claim) : [];
       const position = claimed.some((job) => job.id === row.id) ? 1 : (s.position.get({ priority: row.priority, seq })?.ahead ?? 0) + 1;
       return { seq, position, claimed };
     })
