@@ -48,6 +48,16 @@ async function stream(url: string, headers: Record<string, string> = {}): Promis
 
 const rows = (db: StudioDatabase) => db.prepare('SELECT seq, data FROM events ORDER BY seq').all() as Array<{ seq: number; data: string }>;
 
+/** `log` with its reads answered by `after` (a late or failing log); the rest goes to `log`. */
+const withReads = (log: SqliteEventLog, after: EventLog['after']): EventLog => ({
+  logId: log.logId,
+  dense: log.dense,
+  append: (event) => log.append(event),
+  trim: (keep) => log.trim(keep),
+  close: () => log.close(),
+  after,
+});
+
 describe('the studio event bus over the event log', () => {
   it('issues ids <logId>-<seq> from the log; the log holds each replay copy, never a transient field', async () => {
     const db = database();
@@ -132,20 +142,13 @@ describe('the studio event bus over the event log', () => {
     const log = new SqliteEventLog(database());
     let release: () => void = () => {};
     let reads = 0;
-    const late: EventLog = {
-      logId: log.logId,
-      dense: log.dense,
-      append: (event) => log.append(event),
-      trim: (keep) => log.trim(keep),
-      close: () => log.close(),
-      // Each read is taken now (the log's state of this moment), answered once the test lets it go.
-      after: async (seq, limit) => {
-        const page: EventLogPage = await log.after(seq, limit);
-        reads += 1;
-        await new Promise<void>((resolve) => (release = resolve));
-        return page;
-      },
-    };
+    // Each read is taken now (the log's state of this moment), answered once the test lets it go.
+    const late = withReads(log, async (seq, limit) => {
+      const page: EventLogPage = await log.after(seq, limit);
+      reads += 1;
+      await new Promise<void>((resolve) => (release = resolve));
+      return page;
+    });
     const live = await server(late, 100);
     await waitFor(() => reads === 1, 'the start-up read');
     release();
@@ -170,18 +173,11 @@ describe('the studio event bus over the event log', () => {
     const log = new SqliteEventLog(database());
     let hold: Promise<void> = Promise.resolve();
     let letGo: () => void = () => {};
-    const late: EventLog = {
-      logId: log.logId,
-      dense: log.dense,
-      append: (event) => log.append(event),
-      trim: (keep) => log.trim(keep),
-      close: () => log.close(),
-      // The read is taken only once the test lets it go: events published before are in it.
-      after: async (seq, limit) => {
-        await hold;
-        return log.after(seq, limit);
-      },
-    };
+    // The read is taken only once the test lets it go: events published before are in it.
+    const late = withReads(log, async (seq, limit) => {
+      await hold;
+      return log.after(seq, limit);
+    });
     const live = await server(late, 100);
     const first = await publishOverHttp(live, 'test', 'tick', { n: 0 });
     hold = new Promise<void>((resolve) => (letGo = resolve));
@@ -208,17 +204,10 @@ describe('the studio event bus over the event log', () => {
     const log = new SqliteEventLog(database());
     let hold: Promise<void> = Promise.resolve();
     let letGo: () => void = () => {};
-    const late: EventLog = {
-      logId: log.logId,
-      dense: log.dense,
-      append: (event) => log.append(event),
-      trim: (keep) => log.trim(keep),
-      close: () => log.close(),
-      after: async (seq, limit) => {
-        await hold;
-        return log.after(seq, limit);
-      },
-    };
+    const late = withReads(log, async (seq, limit) => {
+      await hold;
+      return log.after(seq, limit);
+    });
     const live = await startChannelServer({ store: new LogReplayStore(late, 100), maxBufferedBytes: 10_000 });
     cleanups.push(() => live.stop());
     const first = await publishOverHttp(live, 'test', 'tick', { n: 0 });
@@ -239,17 +228,10 @@ describe('the studio event bus over the event log', () => {
   it('answers 503 when the log cannot be read, and the same cursor works once it can', async () => {
     const log = new SqliteEventLog(database());
     let broken = false;
-    const flaky: EventLog = {
-      logId: log.logId,
-      dense: log.dense,
-      append: (event) => log.append(event),
-      trim: (keep) => log.trim(keep),
-      close: () => log.close(),
-      after: async (seq, limit) => {
-        if (broken) throw new Error('the database is gone');
-        return log.after(seq, limit);
-      },
-    };
+    const flaky = withReads(log, async (seq, limit) => {
+      if (broken) throw new Error('the database is gone');
+      return log.after(seq, limit);
+    });
     const live = await server(flaky, 100);
     const ids = [await publishOverHttp(live, 'test', 'tick', { n: 0 }), await publishOverHttp(live, 'test', 'tick', { n: 1 })];
     broken = true;
