@@ -1,3 +1,4 @@
+import { isStorageFull } from '../../common/storage-full.js';
 import type { StudioDatabase } from './database.js';
 import { statementsOf } from './database.js';
 import type { EventLog, EventLogPage, LoggedEvent, NewLoggedEvent } from './repositories.js';
@@ -108,17 +109,33 @@ export class SqliteEventLog implements EventLog {
     return prepared(this.db).trim.run(keep).changes;
   }
 
+  /** Writes what is pending and gives the rest of the block back; on a full disk neither can be, and closing goes on. */
   async close(): Promise<void> {
     this.flushQuietly();
     if (this.next <= this.end) {
-      prepared(this.db).giveBack.run(this.next - 1, this.end);
+      try {
+        prepared(this.db).giveBack.run(this.next - 1, this.end);
+      } catch (error) {
+        this.onError(error);
+      }
       this.end = this.next - 1;
     }
   }
 
   private take(): number {
     if (this.next > this.end) {
-      const end = prepared(this.db).reserve.get(RESERVE);
+      let end: number | undefined;
+      try {
+        end = prepared(this.db).reserve.get(RESERVE);
+      } catch (error) {
+        if (!isStorageFull(error)) throw error;
+        // A full disk: no block can be reserved (nor any row written). The events still go live, with
+        // seqs past the last block in memory only: after a restart these may be given again, so a cursor
+        // among them may resume at another event (their own rows were never written).
+        this.onError(error);
+        this.end = this.next + RESERVE - 1;
+        return this.next++;
+      }
       if (end === undefined) throw new Error('The studio database has no event log sequence (migration 15 missing).');
       this.next = end - RESERVE + 1;
       this.end = end;
