@@ -47,11 +47,16 @@ describe('twenty videos with two slots', () => {
       expect(accepted.status).toBe(202);
     }
     // More videos waiting on their upstream jobs than the two slots: a waiting job holds none.
-    await waitFor('more videos waiting than slots', async () => {
+    const waiting = await waitFor('more videos waiting than slots', async () => {
       const { jobs } = (await (await fetch(`${first}/api/inflight`)).json()) as { jobs: unknown[] };
-      const waiting = jobs.map((item) => inflightJob.parse(item)).filter((item) => item.state === 'waiting');
-      return waiting.length > 2 ? true : undefined;
+      const found = jobs.map((item) => inflightJob.parse(item)).filter((item) => item.state === 'waiting');
+      return found.length > 2 ? found : undefined;
     });
+    // A parked job's row says where it is: its upstream job and its last phase (two slots: at most two of them left it since).
+    const seen = await Promise.all(waiting.map((item) => rig.job(first, item.requestId)));
+    const stillParked = seen.filter((record) => record.state === 'waiting');
+    expect(stillParked.length).toBeGreaterThan(0);
+    for (const record of stillParked) expect(record).toMatchObject({ phase: 'rendering', upstream: { operationId: expect.any(String) } });
     // Every video has its upstream job (recorded before its first wait), and some are still under way: kill it.
     const recorded = await waitFor(
       'every upstream job recorded',

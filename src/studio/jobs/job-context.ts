@@ -24,12 +24,12 @@ export function jobContext(core: EngineCore, job: RunningJob): JobContext {
     phaseWrite = undefined;
     record(() => store.setPhase(requestId, job.phase, now()));
   };
-  // An ending job's last phase goes with its end; one detached at shutdown stays unfinished, so its phase is written now.
+  // An ending job's last phase goes with its end; one detached at shutdown or parked stays unfinished, so its phase is written now.
   void job.settled.then(() => {
     if (!phaseWrite) return;
     clearImmediate(phaseWrite);
     phaseWrite = undefined;
-    if (job.detached) writePhase();
+    if (job.detached || job.parked) writePhase();
   });
   return {
     requestId,

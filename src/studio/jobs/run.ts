@@ -56,7 +56,6 @@ export class Runner {
     const { events, store } = core;
     const { requestId, kind } = job;
     const base = { requestId, kind };
-    let parked = false;
     try {
       const context = jobContext(core, job);
       if (resumeAt !== null && resumeAt > Date.now()) await context.waitUntil(resumeAt);
@@ -72,7 +71,7 @@ export class Runner {
     } catch (error) {
       if (isParked(error)) {
         // Its row waits, with no lease: the inputs decoded here and what it keeps stay for its next run, and a pass claims it when due.
-        parked = true;
+        job.parked = true;
         if (job.inputs !== undefined) core.held.set(requestId, { request: job.request, inputs: job.inputs });
         this.dispatch.wakeAt(error.until);
         return;
@@ -87,7 +86,7 @@ export class Runner {
         }
       }
     } finally {
-      if (!parked) core.kept.delete(requestId);
+      if (!job.parked) core.kept.delete(requestId);
       if (core.running.get(requestId) === job) core.running.delete(requestId);
       job.markSettled();
       this.dispatch.pump();

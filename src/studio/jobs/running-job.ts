@@ -37,6 +37,8 @@ export class RunningJob {
   readonly settled = new Promise<void>((resolve) => (this.finish = resolve));
   /** Shutdown leaves a resumable job unfinished in the store, to continue at the next start. */
   detached = false;
+  /** This run ended at a park: the job goes on when a claim takes it again. */
+  parked = false;
 
   constructor(
     readonly requestId: string,
