@@ -145,14 +145,16 @@ export class Jobs {
       // Claimed meanwhile: asked below, here or through the row.
     }
     let job = this.core.running.get(requestId);
-    if (!job && row.state === 'waiting' && row.lease_owner === null) {
-      // Parked: asked, then taken now whatever the limits, so it starts cancelled and its cancel reaches the vendor at once.
+    if (!job) {
+      // Asked through the row: whoever runs it next starts it cancelled.
       await this.core.store.requestCancel(requestId, now());
-      const taken = await this.core.store.take(requestId, this.core.owner, Date.now() + this.core.leaseMs, now());
-      if (taken) job = this.runner.start(taken);
+      // Parked: taken now whatever the limits, so it starts cancelled and its cancel reaches the vendor at once.
+      if (row.state === 'waiting' && row.lease_owner === null) {
+        const taken = await this.core.store.take(requestId, this.core.owner, Date.now() + this.core.leaseMs, now());
+        if (taken) job = this.runner.start(taken);
+      }
     }
     if (!job) {
-      await this.core.store.requestCancel(requestId, now());
       // Claimed here a moment ago (its start follows its claim's answer): cancelled as it starts; elsewhere, at that process's heartbeat.
       setImmediate(() => this.core.running.get(requestId)?.cancel(message));
       return cancelled;

@@ -109,15 +109,14 @@ export class Recovery {
       for (const id of await store.cancelRequested(core.owner))
         core.running.get(id)?.cancel('The job was cancelled (DELETE /api/inflight).');
       await this.adoptOrphans();
-      for (const requestId of core.outcomes.waited()) {
-        const row = core.running.has(requestId) ? undefined : await store.find(requestId);
-        if (row?.finished_at) core.outcomes.settle(requestId, outcomeOf(row));
-      }
-      // Inputs held for a job another process claimed (it loads them from the stored files) are let go.
-      for (const requestId of [...core.held.keys()]) {
-        if (core.running.has(requestId)) continue;
+      // Each job waited for or held here and not running here is read once (a parked job is often both).
+      const ids = new Set([...core.outcomes.waited(), ...core.held.keys()].filter((id) => !core.running.has(id)));
+      for (const requestId of ids) {
         const row = await store.find(requestId);
-        if (row?.state !== 'queued' && !(row?.state === 'waiting' && row.lease_owner === null)) core.held.delete(requestId);
+        if (row?.finished_at) core.outcomes.settle(requestId, outcomeOf(row));
+        // Inputs held for a job another process claimed (it loads them from the stored files) are let go.
+        if (core.held.has(requestId) && row?.state !== 'queued' && !(row?.state === 'waiting' && row.lease_owner === null))
+          core.held.delete(requestId);
       }
       this.dispatcher.pump();
     } catch (error) {

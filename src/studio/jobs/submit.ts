@@ -125,6 +125,14 @@ export class Submission {
         details: { requestId, state: row.state },
       });
     }
+    let stored: StoredJob;
+    try {
+      stored = storedJobOf(row);
+    } catch (error) {
+      throw new ServiceError('JOB_NOT_RETRYABLE', `The stored request of job ${requestId} cannot be read, so it cannot run again.`, {
+        details: { requestId, state: row.state, reason: error instanceof Error ? error.message : String(error) },
+      });
+    }
     const first = row.retry_of ?? row.id;
     const attempt = Math.max(...(await core.store.attempts(first)).map((known) => known.attempt)) + 1;
     const suffix = `~${attempt}`;
@@ -146,7 +154,7 @@ export class Submission {
         fingerprint: null,
         attempt,
         retry_of: first,
-        ...policyOf(core, storedJobOf(row), row.lane),
+        ...policyOf(core, stored, row.lane),
       },
       await core.store.inputHashes(row.id),
     );
