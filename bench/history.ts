@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { startStudio, type RunningStudio } from '../src/studio/main.js';
 import { insertAsset, type NewAssetRow } from '../src/studio/store/assets.js';
 import { percentile, round, table } from './lib/stats.js';
+import { embeddedDatabase } from '../src/studio/store/open.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,100000').split(',').map(Number);
 const REPEATS = Math.max(10, Number(process.env.BENCH_REPEATS ?? 200));
@@ -135,7 +136,7 @@ async function library(count: number): Promise<{ studio: RunningStudio; home: st
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-history-'));
   const studio = await startStudio({ env: { SVC_HOME: home, PATH: process.env.PATH }, port: 0, descriptor: false });
   const started = performance.now();
-  const { db } = studio.ctx;
+  const db = embeddedDatabase(studio.ctx);
   db.transaction(() => {
     for (let index = 0; index < count; index += 1) insertAsset(db, row(index, count));
   })();

@@ -28,6 +28,7 @@ import { insertJob, finishJob, SqliteJobStore, type NewJobRow } from '../src/stu
 import { Jobs } from '../src/studio/jobs/jobs.js';
 import type { JobHandler } from '../src/studio/jobs/handlers.js';
 import { percentile, round, table } from './lib/stats.js';
+import { embeddedDatabase } from '../src/studio/store/open.js';
 
 const READS = 2000;
 const RECOVERY_ROUNDS = 10;
@@ -71,8 +72,8 @@ const row = (id: string, at: string): NewJobRow => ({
   budget_ms: 60_000,
   reaches_at_start: 1,
 });
-insertJob(studio.ctx.db, row('bench-job', now), []);
-studio.ctx.db
+insertJob(embeddedDatabase(studio.ctx), row('bench-job', now), []);
+embeddedDatabase(studio.ctx)
   .prepare(`UPDATE jobs SET state = 'succeeded', finished_at = ?, result = ? WHERE id = 'bench-job'`)
   .run(now, JSON.stringify(resultOf('bench-job')));
 const time = async (path: string) => {
@@ -105,10 +106,10 @@ function stateDir(rows: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-recovery-'));
   const ctx = createStudioContext({ env: { SVC_HOME: dir, PATH: process.env.PATH } });
   const at = new Date().toISOString();
-  ctx.db.transaction(() => {
+  embeddedDatabase(ctx).transaction(() => {
     for (let index = 0; index < rows; index += 1) {
-      insertJob(ctx.db, row(`running-${index}`, at), []);
-      ctx.db
+      insertJob(embeddedDatabase(ctx), row(`running-${index}`, at), []);
+      embeddedDatabase(ctx)
         .prepare(`UPDATE jobs SET state = 'running', phase = 'planning', started_at = ?, reached_upstream = 1 WHERE id = ?`)
         .run(at, `running-${index}`);
     }
@@ -124,7 +125,7 @@ async function startOnCopy(template: string): Promise<number> {
   const running = await startStudio({ env: { SVC_HOME: dir, PATH: process.env.PATH }, port: 0, descriptor: false });
   const startMs = performance.now() - started;
   // Recovery's cost is the difference of the two start-ups; every row must have been ended.
-  const left = running.ctx.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE finished_at IS NULL').get() as { n: number };
+  const left = embeddedDatabase(running.ctx).prepare('SELECT COUNT(*) AS n FROM jobs WHERE finished_at IS NULL').get() as { n: number };
   if (left.n !== 0) throw new Error(`${left.n} jobs left unfinished after recovery`);
   await running.close();
   rmSync(dir, { recursive: true, force: true });
@@ -161,7 +162,7 @@ const instant: JobHandler<'generate'> = {
     return resultOf(job.requestId);
   },
 };
-const engine = new Jobs(dispatchCtx, new SqliteJobStore(dispatchCtx.db), { generate: instant });
+const engine = new Jobs(dispatchCtx, new SqliteJobStore(embeddedDatabase(dispatchCtx)), { generate: instant });
 await engine.recover();
 let serial = 0;
 async function throughEngine(count: number): Promise<number> {
@@ -176,9 +177,10 @@ async function withoutEngine(count: number): Promise<number> {
   const started = performance.now();
   const ids = Array.from({ length: count }, () => `r-${serial++}`);
   const at = new Date().toISOString();
-  for (const id of ids) insertJob(dispatchCtx.db, row(id, at), []);
+  for (const id of ids) insertJob(embeddedDatabase(dispatchCtx), row(id, at), []);
   await Promise.resolve();
-  for (const id of ids) finishJob(dispatchCtx.db, id, { state: 'succeeded', result: resultOf(id) }, new Date().toISOString());
+  for (const id of ids)
+    finishJob(embeddedDatabase(dispatchCtx), id, { state: 'succeeded', result: resultOf(id) }, new Date().toISOString());
   return performance.now() - started;
 }
 const dispatch: { batch: number; engineMs: number[]; rowsMs: number[] }[] = BATCHES.map((batch) => ({ batch, engineMs: [], rowsMs: [] }));

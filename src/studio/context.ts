@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { DurableWriter } from '../common/durable-writer.js';
 import { ServiceError } from './errors.js';
 import type { EventChannel } from '../common/events/channel.js';
@@ -16,14 +18,12 @@ import { DerivedWork } from './media/derived-work.js';
 import { Jobs } from './jobs/jobs.js';
 import { studioPaths, type StudioPaths } from './paths.js';
 import { Settings } from './settings.js';
-import { openDatabase, type StudioDatabase } from './store/database.js';
-import { SqliteJobStore } from './store/jobs.js';
-import { LocalAssetStore } from './store/asset-files.js';
+import type { StudioDatabase } from './store/database.js';
+import { openStudioStores, type StorageKinds } from './store/open.js';
 import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from '../common/version.js';
 import type { LaneDemoContent, LaneEnv } from './lanes/env.js';
 import type { StudioStore } from './store/repositories.js';
-import { sqliteStudioStore } from './store/sqlite-store.js';
 import { studioEventChannel } from './event-bus.js';
 
 /**
@@ -78,12 +78,21 @@ export interface StudioContext extends LaneEnv {
    */
   readonly secrets: SecretRegistry;
   /**
-   * The open SQLite file. Only store/ reads or writes it (everything else goes through `store`);
-   * video/ and mcp/ still do until they are converted, and tests use it to inject faults.
+   * The open SQLite file of the embedded studio (absent in team mode). Only store/ reads or writes
+   * it (everything else goes through `store`); tests use it to inject faults.
    */
-  readonly db: StudioDatabase;
-  /** The studio's persistent state, one repository per kind of record (store/repositories.ts; SQLite today). */
+  readonly db?: StudioDatabase;
+  /** The studio's persistent state, one repository per kind of record (store/repositories.ts: SQLite, or PostgreSQL in team mode). */
   readonly store: StudioStore;
+  /** What the state is kept in (store/open.ts): the embedded default, or team mode's PostgreSQL and S3. */
+  readonly storage: StorageKinds;
+  /** Settles when every store can be used (a networked one has connected and made its schema); the start waits for it. */
+  readonly ready: Promise<void>;
+  /**
+   * This process's name among the studios sharing its state: host, pid and a nonce. It is the
+   * name on the leases of the jobs it runs (jobs/engine.ts) and GET /api/health answers it.
+   */
+  readonly instance: string;
   /**
    * The studio's events (the EventBus port): what producers publish and in-process consumers read.
    * Replay copies are kept in the event log (`store.events`), so ids stay valid across restarts.
@@ -125,11 +134,11 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     chmodSync(dir, 0o700);
   }
   const settings = new Settings(paths.configFile);
-  const db = openDatabase(paths.databaseFile);
-  const store = sqliteStudioStore(db, paths.databaseFile);
+  const files = new DurableWriter();
+  const stores = openStudioStores({ env, paths, files });
+  const { store } = stores;
   const channel = studioEventChannel(store.events, options.events);
   const demo = options.demo;
-  const files = new DurableWriter();
   const keyStore = KeyStore.of(paths, settings, Boolean(demo));
   // The keys it starts with, used or not: a vendor may echo any key it was ever sent.
   const secrets = new SecretRegistry().hold();
@@ -153,15 +162,18 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     settings,
     keyStore,
     secrets,
-    db,
+    db: stores.db,
     store,
+    storage: stores.kinds,
+    ready: stores.ready,
+    instance: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
     events: channel,
     channel,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
     derived: new DerivedWork(),
     files,
-    assets: new LocalAssetStore(paths, files),
+    assets: stores.assets,
     demo: Boolean(demo),
     records: { flowWorkflows: store.flowWorkflows },
     demoContent: demo ? { guide: demo.guide, flowWorkflows: demo.flowWorkflows } : undefined,
@@ -193,13 +205,12 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       await ctx.derived.stop();
       await ctx.files.close();
       channel.close();
-      // The events of the last turn are written, and the unused rest of the log's block of seqs given back.
-      await store.events.close();
-      db.close();
+      // The events of the last turn are written (the log's close), then the stores let go.
+      await stores.close();
       secrets.release();
     },
   };
   // The job service needs the finished context (its handlers run lanes with it).
-  (ctx as { jobs: Jobs }).jobs = new Jobs(ctx, new SqliteJobStore(db), JOB_HANDLERS);
+  (ctx as { jobs: Jobs }).jobs = new Jobs(ctx, stores.jobs, JOB_HANDLERS);
   return ctx;
 }

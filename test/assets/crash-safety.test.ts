@@ -7,6 +7,7 @@ import { startMaintenance } from '../../src/studio/maintenance.js';
 import { studioPaths } from '../../src/studio/paths.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { getJson, listDir, makeImage, metadata, seed, startAssetStudio } from './helpers.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 describe('crash safety', () => {
   it('a failed database insert leaves no files behind and nothing in history', async () => {
@@ -15,14 +16,16 @@ describe('crash safety', () => {
       await seed(studio, 1);
       const before = { generated: listDir(studio.ctx.paths.generatedDir), thumbs: listDir(studio.ctx.paths.thumbnailsDir) };
       // A real failure of the real database: a trigger that aborts every insert.
-      studio.ctx.db.exec(`CREATE TRIGGER refuse_assets BEFORE INSERT ON assets BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`);
+      embeddedDatabase(studio.ctx).exec(
+        `CREATE TRIGGER refuse_assets BEFORE INSERT ON assets BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`,
+      );
       for (const format of ['png', 'jpeg', 'webp'] as const) {
         await expect(saveAsset(studio.ctx, { bytes: await makeImage(format), metadata: metadata() })).rejects.toThrow(/disk on fire/);
       }
       expect({ generated: listDir(studio.ctx.paths.generatedDir), thumbs: listDir(studio.ctx.paths.thumbnailsDir) }).toEqual(before);
       expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(1);
 
-      studio.ctx.db.exec('DROP TRIGGER refuse_assets');
+      embeddedDatabase(studio.ctx).exec('DROP TRIGGER refuse_assets');
       await saveAsset(studio.ctx, { bytes: await makeImage('png'), metadata: metadata() });
       expect((await getJson<{ items: unknown[] }>(studio, '/api/history')).body.items).toHaveLength(2);
     } finally {
@@ -39,7 +42,7 @@ describe('crash safety', () => {
     });
     await first.ctx.derived.idle();
     // The crash: the file was renamed into place but its row never committed (and no thumbnail).
-    first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
+    embeddedDatabase(first.ctx).prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
     rmSync(join(first.ctx.paths.thumbnailsDir, saved.thumbnailUrl.split('/').pop() as string));
     // An image that is not ours (no embedded metadata) must stay out of history.
     writeFileSync(join(first.ctx.paths.generatedDir, '20250101-000000-foreign-0000000000.png'), await makeImage('png'));

@@ -3,6 +3,7 @@ import { readSse } from '../../src/common/events/client.js';
 import { assetEventPayloads, type AssetRecord, type GenerationResult } from '../../src/studio/api/index.js';
 import { findAsset } from '../../src/studio/store/assets.js';
 import { startRig, type Rig } from '../generate/rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // A generation answers once its image is durable; the thumbnail and the check
 // that every pixel decodes follow off the request path, and say so on the
@@ -64,7 +65,10 @@ describe('saving off the request path', () => {
     } finally {
       watcher.abort();
     }
-    expect(findAsset(rig.studio.ctx.db, image.filename)).toMatchObject({ thumbnail_state: 'failed', deleted_at: expect.any(String) });
+    expect(findAsset(embeddedDatabase(rig.studio.ctx), image.filename)).toMatchObject({
+      thumbnail_state: 'failed',
+      deleted_at: expect.any(String),
+    });
     expect((await rig.get(`/api/history/${image.filename}`)).status).toBe(404);
     expect((await rig.get(image.thumbnailUrl)).status).toBe(404);
   });
@@ -74,13 +78,13 @@ describe('saving off the request path', () => {
     const [image] = ((await response.json()) as GenerationResult).images;
     await rig.studio.ctx.derived.idle();
     // As if the studio had stopped before the thumbnail: the row pending, the file gone.
-    rig.studio.ctx.db.prepare(`UPDATE assets SET thumbnail_state = 'pending' WHERE filename = ?`).run(image.filename);
+    embeddedDatabase(rig.studio.ctx).prepare(`UPDATE assets SET thumbnail_state = 'pending' WHERE filename = ?`).run(image.filename);
     const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     rmSync(join(rig.studio.ctx.paths.thumbnailsDir, image.thumbnailUrl.split('/').pop() as string));
     const { finishPendingAssets } = await import('../../src/studio/assets.js');
     expect(await finishPendingAssets(rig.studio.ctx)).toBe(1);
     expect((await rig.get(image.thumbnailUrl)).status).toBe(200);
-    expect(findAsset(rig.studio.ctx.db, image.filename)?.thumbnail_state).toBe('ready');
+    expect(findAsset(embeddedDatabase(rig.studio.ctx), image.filename)?.thumbnail_state).toBe('ready');
   });
 });

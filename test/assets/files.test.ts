@@ -6,6 +6,7 @@ import { saveAsset, type AssetRecord } from '../../src/studio/assets.js';
 import { sniffImageType } from '../../src/studio/media/image-type.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { getJson, listDir, makeImage, metadata, startAssetStudio, type TestStudio } from './helpers.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 describe('file serving', () => {
   let studio: TestStudio;
@@ -112,7 +113,7 @@ describe('traversal attempts', () => {
     thumbs: listDir(studio.ctx.paths.thumbnailsDir),
     home: listDir(studio.home),
     secret: statSync(secret).mtimeMs,
-    rows: studio.ctx.db.prepare('SELECT filename, deleted_at FROM assets ORDER BY id').all(),
+    rows: embeddedDatabase(studio.ctx).prepare('SELECT filename, deleted_at FROM assets ORDER BY id').all(),
   });
 
   it('answers 400 INVALID_FILENAME or 404 on every route, and touches nothing', async () => {

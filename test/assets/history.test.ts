@@ -5,6 +5,7 @@ import type { AssetRecord } from '../../src/studio/assets.js';
 import { LIMITS } from '../../src/studio/catalog/limits.js';
 import { sweepExpired } from '../../src/studio/history.js';
 import { getJson, seed, startAssetStudio, type TestStudio } from './helpers.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 interface Page {
   items: AssetRecord[];
@@ -169,7 +170,7 @@ describe('tombstones, restore and retention', () => {
     // Before the window ends the sweeper leaves it alone.
     expect(await sweepExpired(studio.ctx, new Date(deletedAt.getTime() + DAY_MS))).toBe(0);
     // Age the tombstone past retention in the database (the clock cannot be moved over HTTP).
-    studio.ctx.db
+    embeddedDatabase(studio.ctx)
       .prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?')
       .run(new Date(Date.now() - 3 * DAY_MS).toISOString(), asset.filename);
 

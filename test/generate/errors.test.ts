@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startResponsesSimulator, type ResponsesSimulator } from '../../src/sim/responses-simulator.js';
 import { startStudio } from '../../src/studio/main.js';
 import { collectEvents, startRig, type Rig } from './rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Every upstream failure the api and oauth lanes can meet, triggered over
 // HTTP against the simulator, and the code each one answers. None of them may
@@ -40,7 +41,7 @@ afterAll(async () => {
   // No failure left an asset, a thumbnail, a temp file or a history row.
   for (const rig of [api, oauth]) {
     expect(generatedFiles(rig)).toEqual([]);
-    expect(rig.studio.ctx.db.prepare('SELECT count(*) AS n FROM assets').get()).toEqual({ n: 0 });
+    expect(embeddedDatabase(rig.studio.ctx).prepare('SELECT count(*) AS n FROM assets').get()).toEqual({ n: 0 });
   }
   await api?.stop();
   await oauth?.stop();
@@ -176,7 +177,7 @@ describe('api lane errors', () => {
     expect(body.images).toHaveLength(1);
     // The thumbnail follows the answer off the request path: let it land before cleaning up.
     await api.studio.ctx.derived.idle();
-    api.studio.ctx.db.prepare('DELETE FROM assets').run();
+    embeddedDatabase(api.studio.ctx).prepare('DELETE FROM assets').run();
     const { rmSync } = await import('node:fs');
     for (const file of generatedFiles(api)) rmSync(file);
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readEmbeddedMetadata } from '../../src/studio/assets.js';
 import { findAsset } from '../../src/studio/store/assets.js';
 import { collectEvents, followEvents, solidPng, startRig, type Rig, type StreamedEvent } from './rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Classic generation over real HTTP against the Responses simulator: the three
 // deliveries of one job, multimode, edit with a mask, validation.
@@ -65,7 +66,11 @@ describe('POST /api/generate on the api lane', () => {
     expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 1024, height: 1024 });
     expect((await readEmbeddedMetadata(bytes))?.prompt).toBe('a red kite over a green hill');
-    expect(findAsset(rig.studio.ctx.db, image.filename)).toMatchObject({ request_id: body.requestId, lane: 'api', deleted_at: null });
+    expect(findAsset(embeddedDatabase(rig.studio.ctx), image.filename)).toMatchObject({
+      request_id: body.requestId,
+      lane: 'api',
+      deleted_at: null,
+    });
 
     // The upstream call: planner + hosted tool rendering lang-image-2, defaults filled in.
     const sent = upstreamBody();

@@ -9,6 +9,7 @@ import type { ChannelEvent } from '../../src/common/events/types.js';
 import { laneRequest, planImageJob } from '../../src/studio/jobs/plan.js';
 import { buildResponsesBody, dataUrlPieces } from '../../src/studio/lanes/responses/request.js';
 import { startRig, type Rig } from './rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Regression tests of review findings: a client that leaves during planning
 // starts no job (#2); a batch loads its input images once and its upstream
@@ -119,7 +120,9 @@ describe('a client that leaves while its request is planned (#2)', () => {
       expect(recorded.events).toEqual([]);
       const inflight = (await (await rig.get('/api/inflight')).json()) as { jobs: Array<{ requestId: string }> };
       expect(inflight.jobs.map((job) => job.requestId)).not.toContain(requestId);
-      expect(rig.studio.ctx.db.prepare('SELECT COUNT(*) AS n FROM assets WHERE request_id = ?').get(requestId)).toEqual({ n: 0 });
+      expect(embeddedDatabase(rig.studio.ctx).prepare('SELECT COUNT(*) AS n FROM assets WHERE request_id = ?').get(requestId)).toEqual({
+        n: 0,
+      });
     } finally {
       recorded.stop();
     }
@@ -132,7 +135,9 @@ describe('a client that leaves while its request is planned (#2)', () => {
       await leaveDuringPlanning({ prompt: 'keep going without me', provider: 'api', requestId, cancelOnDisconnect: false });
       const end = await recorded.settled;
       expect(end.event).toBe('done');
-      expect(rig.studio.ctx.db.prepare('SELECT COUNT(*) AS n FROM assets WHERE request_id = ?').get(requestId)).toEqual({ n: 1 });
+      expect(embeddedDatabase(rig.studio.ctx).prepare('SELECT COUNT(*) AS n FROM assets WHERE request_id = ?').get(requestId)).toEqual({
+        n: 1,
+      });
     } finally {
       recorded.stop();
     }

@@ -10,6 +10,7 @@ import { Jobs } from '../../src/studio/jobs/jobs.js';
 import { openDatabase } from '../../src/studio/store/database.js';
 import { insertJob, SqliteJobStore } from '../../src/studio/store/jobs.js';
 import { MIGRATIONS } from '../../src/studio/store/migrations.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Typed job kinds: a job stored by schema 9 (a slot's model as the id asked
 // for) reads as its kind's request after migration 10, with the model that ran;
@@ -96,9 +97,9 @@ describe('a stored job its kind cannot read', () => {
         budget_ms: 60_000,
         reaches_at_start: 1,
       });
-      insertJob(ctx.db, row('broken-1', { operation: 'generate', slots: [{ lane: 'api', model: 'lang-5.6-luna' }] }), []);
+      insertJob(embeddedDatabase(ctx), row('broken-1', { operation: 'generate', slots: [{ lane: 'api', model: 'lang-5.6-luna' }] }), []);
       insertJob(
-        ctx.db,
+        embeddedDatabase(ctx),
         row('fine-1', {
           operation: 'generate',
           slots: [
@@ -112,13 +113,16 @@ describe('a stored job its kind cannot read', () => {
         }),
         [],
       );
-      const engine = new Jobs(ctx, new SqliteJobStore(ctx.db), { generate: handler });
+      const engine = new Jobs(ctx, new SqliteJobStore(embeddedDatabase(ctx)), { generate: handler });
       await engine.recover();
       for (let tries = 0; tries < 100 && (await engine.inflight()).length > 0; tries += 1)
         await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await engine.inflight()).toEqual([]);
       expect(ran).toEqual(['fine-1']);
-      const broken = ctx.db.prepare("SELECT state, error FROM jobs WHERE id = 'broken-1'").get() as { state: string; error: string };
+      const broken = embeddedDatabase(ctx).prepare("SELECT state, error FROM jobs WHERE id = 'broken-1'").get() as {
+        state: string;
+        error: string;
+      };
       expect(broken.state).toBe('failed');
       expect(JSON.parse(broken.error)).toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringContaining('cannot be read') });
       expect(jobRecord.parse(await engine.get('fine-1'))).toMatchObject({ kind: 'generate', state: 'succeeded' });

@@ -9,6 +9,7 @@ import type { JobHandler } from '../../src/studio/jobs/handlers.js';
 import type { JobStore } from '../../src/studio/jobs/job-store.js';
 import { Jobs } from '../../src/studio/jobs/jobs.js';
 import { SqliteJobStore } from '../../src/studio/store/jobs.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // The engine's JobStore port: the engine must not lean on the SQLite store
 // answering at once. Here every answer of the store arrives a turn of the
@@ -76,7 +77,7 @@ const request = (id: string): ImageJobRequest => ({
 
 describe('the job engine over a JobStore that answers later', () => {
   it('keeps the limit, cancels a queued job before it runs, ends each job once, and reads typed records', async () => {
-    const engine = new Jobs(ctx, slowStore(new SqliteJobStore(ctx.db)), { generate: handler });
+    const engine = new Jobs(ctx, slowStore(new SqliteJobStore(embeddedDatabase(ctx))), { generate: handler });
     await engine.recover();
     const submitted = await Promise.all(
       ['p-1', 'p-2', 'p-3', 'p-4', 'p-5', 'p-6'].map((id) =>

@@ -7,6 +7,7 @@ import { jobRecord, type JobRecord } from '../../src/studio/api/index.js';
 import { resolveModel } from '../../src/studio/catalog/models.js';
 import { LANES } from '../../src/studio/catalog/registry.js';
 import { startStudio, type RunningStudio } from '../../src/studio/main.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Several processes sharing one database could run the queue: two studios
 // (two engines, each with its own lease owner) over one state dir and one
@@ -66,7 +67,7 @@ describe('two engines over one database file', () => {
         }),
       ),
     );
-    const db = studios[0].ctx.db;
+    const db = embeddedDatabase(studios[0].ctx);
     const active = db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM jobs WHERE state IN ('running', 'waiting')`);
     const owners = new Set<string>();
     let most = 0;
@@ -119,7 +120,7 @@ describe('two engines over one database file', () => {
       });
       outcomes.push(submitted.outcome.then(() => ends.push(`keyed-${index}`)));
     }
-    const db = studios[0].ctx.db;
+    const db = embeddedDatabase(studios[0].ctx);
     const startedAt = db.prepare<[], { id: string; started_at: string | null; finished_at: string | null }>(
       `SELECT id, started_at, finished_at FROM jobs WHERE ordering_key = 'session-1' ORDER BY rowid`,
     );

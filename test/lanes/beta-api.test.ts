@@ -11,6 +11,7 @@ import {
   startBetaRig,
   type BetaRig,
 } from './beta-api-rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // The beta-api lane in its API-key mode, over real HTTP against the
 // `:generateContent` simulator: the pixel table, the vendor enums, the cost in
@@ -304,7 +305,7 @@ describe('beta-api (API key): upstream answers and their codes', () => {
   it('no failure left a file in history', () => {
     // Every image above is one asset; failures added none, and no half-written file. (Thumbnails are
     // made off the request path, so they are left out.)
-    const assets = rig.studio.ctx.db.prepare('SELECT count(*) AS n FROM assets').get() as { n: number };
+    const assets = embeddedDatabase(rig.studio.ctx).prepare('SELECT count(*) AS n FROM assets').get() as { n: number };
     const images = generatedFiles(rig.studio).filter((file) => !file.includes('.thumbs'));
     expect(images).toHaveLength(assets.n);
     expect(images.some((file) => file.endsWith('.tmp'))).toBe(false);

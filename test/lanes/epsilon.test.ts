@@ -10,6 +10,7 @@ import {
   startLaneRig,
   type LaneRig,
 } from './gamma-delta-epsilon-rig.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // The epsilon lane end to end: a studio on an ephemeral port, its epsilon lane
 // pointed at the epsilon simulator over HTTP. Every code the lane answers is
@@ -296,7 +297,7 @@ describe('epsilon ZIP guards', () => {
       ['zip-crc', 502, 'EPSILON_ZIP_INVALID', 'crc'],
     ];
     const before = generatedFiles(rig.studio, { imagesOnly: true });
-    const rows = () => rig.studio.ctx.db.prepare('SELECT count(*) AS n FROM assets').get();
+    const rows = () => embeddedDatabase(rig.studio.ctx).prepare('SELECT count(*) AS n FROM assets').get();
     const rowsBefore = rows();
     for (const [trigger, status, code, reason] of cases) {
       const response = await generate({ prompt: `guarded [sim:${trigger}]` });

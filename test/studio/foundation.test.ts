@@ -8,6 +8,7 @@ import { readDescriptor } from '../../src/studio/descriptor.js';
 import { startStudio } from '../../src/studio/main.js';
 import { makeTempHome, startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { rawRequest } from '../helpers/raw-http.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // Every lane and model id the spec names; the catalog must list them all.
 const SPEC_MODELS = [
@@ -101,8 +102,8 @@ describe('studio foundation over HTTP', () => {
   });
 
   it('keeps the database in WAL mode at the newest schema version', () => {
-    expect(studio.ctx.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(studio.ctx.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(embeddedDatabase(studio.ctx).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(embeddedDatabase(studio.ctx).pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
   });
 
   it('answers an unknown route with 404 and the error shape', async () => {

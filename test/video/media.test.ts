@@ -7,6 +7,7 @@ import { locateTool, probeVideo, runTool } from '../../src/studio/media/video/in
 import { saveVideoAsset } from '../../src/studio/video/save-video.js';
 import { makeTempHome } from '../helpers/studio.js';
 import { getJson, startAssetStudio } from '../assets/helpers.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // The video media layer: where ffmpeg comes from (PATH, else the npm
 // packages' binaries, so `npm ci` alone is enough), its limits, and the saved
@@ -88,7 +89,7 @@ describe('a saved video after a crash', () => {
         settings: { operation: 'generate' },
       },
     });
-    first.ctx.db.prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
+    embeddedDatabase(first.ctx).prepare('DELETE FROM assets WHERE filename = ?').run(saved.filename);
     await first.close();
     const second = await startAssetStudio({ SVC_HOME: home });
     try {

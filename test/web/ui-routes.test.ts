@@ -4,6 +4,7 @@ import { DEMO_GUIDE } from '../../src/demo/guide.js';
 import { demoAcceptsKey } from '../../src/sim/suite.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { ensureStudioBuild } from './build.js';
+import { embeddedDatabase } from '../../src/studio/store/open.js';
 
 // The server additions issue 29's web items read, as a plain HTTP client sees
 // them on a studio without the demo: Recently deleted (the tombstones within
@@ -50,7 +51,7 @@ describe('routes behind the first hour’s web items', () => {
     expect(listed.items.some((item) => item.filename === kept.filename)).toBe(false);
 
     // Past retention (a deletion dated three days back) it is no longer listed.
-    studio.ctx.db
+    embeddedDatabase(studio.ctx)
       .prepare('UPDATE assets SET deleted_at = ? WHERE filename = ?')
       .run(new Date(Date.now() - 3 * 24 * 60 * 60 * 1000).toISOString(), first.filename);
     expect(((await (await studio.request('/api/history/deleted')).json()) as Deleted).items.map((item) => item.prompt)).toEqual([

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { ServiceError } from '../errors.js';
 import type { JobKind, JobRequest, JobState } from '../api/index.js';
 import type { StudioContext } from '../context.js';
@@ -23,8 +21,8 @@ const DEFAULT_LEASE_MS = 30_000;
 export const now = (): string => new Date().toISOString();
 
 export class EngineCore {
-  /** Who holds the leases of the jobs this engine runs: host, pid and a nonce. */
-  readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  /** Who holds the leases of the jobs this engine runs: its studio's instance (host, pid and a nonce). */
+  readonly owner: string;
   readonly events: GenerationEvents;
   readonly inputs: JobInputs;
   readonly limits: JobLimits;
@@ -46,6 +44,7 @@ export class EngineCore {
     /** The handler of every kind this engine runs (the studio's: jobs/kinds.ts); rows of other kinds are left to other engines. */
     readonly handlers: Partial<JobHandlers>,
   ) {
+    this.owner = ctx.instance;
     this.events = new GenerationEvents(ctx.events);
     this.inputs = new JobInputs(ctx.assets);
     this.limits = jobLimits(ctx);

@@ -23,6 +23,9 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     version: ctx.version,
     startedAt: ctx.startedAt,
     demo: ctx.demo,
+    // Which studio answered, and what its state is kept in (team mode: several instances on PostgreSQL and S3).
+    instance: ctx.instance,
+    storage: ctx.storage,
     ...lanesHealth(ctx),
   }));
 
