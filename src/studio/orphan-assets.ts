@@ -10,6 +10,9 @@ import { adoptOrphanVideo } from './video/save-video.js';
 // video/save-video.ts (videos, which save through assets.ts), so neither
 // imports the other's module back.
 
+/** Team mode: how old a file without a row must be to be a crash's, not a save under way elsewhere. */
+const SHARED_ORPHAN_AGE_MS = 10 * 60_000;
+
 /**
  * Gives history back the complete images and videos whose row a crash lost (between the
  * file's rename and the insert). The metadata embedded in each file says what
@@ -18,8 +21,12 @@ import { adoptOrphanVideo } from './video/save-video.js';
  */
 export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   let adopted = 0;
+  // In team mode another studio may be between an image's write and its row's insert: only a file
+  // older than any save is taken for a crash's (embedded, the state lock says no one else writes).
+  const shared = ctx.storage.database === 'postgresql';
   for (const name of await ctx.assets.names('generated')) {
     if (!isValidAssetFilename(name) || (await ctx.store.assets.find(name))) continue;
+    if (shared && Date.now() - ((await ctx.assets.modifiedAt('generated', name)) ?? Date.now()) < SHARED_ORPHAN_AGE_MS) continue;
     if (name.endsWith('.mp4')) {
       // A video says what it is in its container's tag (read back with ffprobe).
       if (await adoptOrphanVideo(ctx, name).catch(() => false)) adopted += 1;

@@ -212,6 +212,8 @@ const jobRecordBase = z.object({
   /** Every attempt of this job, the first one first (itself included). */
   attempts: z.array(jobAttempt),
   error: errorPayload.nullable(),
+  /** The studio that holds it now (its lease: GET /api/health `instance`); null while none does (queued, parked, ended). */
+  instance: z.string().nullable(),
 });
 
 /** The record of one kind: its `request` and `result` typed by the kind's schemas. */

@@ -144,6 +144,7 @@ export function recordOf(row: JobRow, extra: { position: number | null; phase?: 
     request: JSON.parse(row.request),
     result: row.result === null ? null : JSON.parse(row.result),
     error: errorOf(row),
+    instance: row.lease_owner,
   });
 }
 
