@@ -33,7 +33,7 @@ import { s3SettingsFromEnv, type S3Settings } from './settings.js';
 const MISSING = 404;
 const OUTSIDE = 416;
 /** A conditional PUT refused: the name is taken (412), or another write to it is under way (409). */
-const TAKEN = new Set([409, 412]);
+const TAKEN: Readonly<Record<number, false>> = { 409: false, 412: false };
 
 /** `bytes <first>-<last>/<size>` of a ranged answer. */
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
@@ -54,13 +54,18 @@ export class S3AssetStore implements AssetStore {
     return `${this.base}${space}/${name}`;
   }
 
-  /** Runs a request; its failure becomes the studio's error (undefined: `absorb` took it). */
-  private async send<T>(operation: string, key: string | undefined, request: () => Promise<T>, absorb?: (status: number) => boolean) {
+  /** Runs a request; a failure becomes the studio's error, unless `answers` holds an answer for its HTTP status. */
+  private async send<T, A = never>(
+    operation: string,
+    key: string,
+    request: () => Promise<T>,
+    answers: Readonly<Record<number, A>> = {},
+  ): Promise<T | A> {
     try {
       return await request();
     } catch (error) {
       const status = statusOf(error);
-      if (status !== undefined && absorb?.(status)) return undefined;
+      if (status !== undefined && Object.hasOwn(answers, status)) return answers[status] as A;
       throw storeFailure(error, this.settings, operation, key);
     }
   }
@@ -74,31 +79,24 @@ export class S3AssetStore implements AssetStore {
         const head = await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
         return { size: head.ContentLength ?? 0, modifiedAt: head.LastModified?.getTime() };
       },
-      (status) => status === MISSING,
+      { [MISSING]: undefined },
     );
   }
 
-  /** A GET of the object or a range of it; undefined when missing, 'outside' when the range holds none of it (416). */
+  /** A GET of the object or a range of it; undefined when it is missing, 'outside' when the range holds none of it. */
   private get(key: string, range?: string): Promise<GetObjectCommandOutput | 'outside' | undefined> {
-    return this.send<GetObjectCommandOutput | 'outside'>(
+    return this.send(
       'GetObject',
       key,
-      async () => {
-        try {
-          return await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: range }));
-        } catch (error) {
-          if (statusOf(error) === OUTSIDE) return 'outside';
-          throw error;
-        }
-      },
-      (status) => status === MISSING,
+      () => this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: range })),
+      { [MISSING]: undefined, [OUTSIDE]: 'outside' as const },
     );
   }
 
   private async write(space: AssetSpace, name: string, bytes: Buffer, fresh: boolean): Promise<boolean> {
     const key = this.key(space, name);
     if (fresh && (await this.head(key))) return false;
-    const written = await this.send(
+    return this.send(
       'PutObject',
       key,
       async () => {
@@ -114,9 +112,8 @@ export class S3AssetStore implements AssetStore {
         );
         return true;
       },
-      (status) => fresh && TAKEN.has(status),
+      fresh ? TAKEN : {},
     );
-    return written === true;
   }
 
   async create(names: readonly string[], bytes: Buffer): Promise<string | undefined> {
@@ -155,7 +152,7 @@ export class S3AssetStore implements AssetStore {
       return Buffer.alloc(0);
     }
     const bytes = await this.send('GetObject', key, () => body.transformToByteArray());
-    return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   open(space: AssetSpace, name: string): Promise<AssetBody | undefined>;
@@ -197,12 +194,9 @@ export class S3AssetStore implements AssetStore {
   async remove(space: AssetSpace, name: string): Promise<void> {
     const key = this.key(space, name);
     // S3 answers 204 for a missing key too; 404 from a server that does not is no error either.
-    await this.send(
-      'DeleteObject',
-      key,
-      () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })),
-      (status) => status === MISSING,
-    );
+    await this.send('DeleteObject', key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key })), {
+      [MISSING]: undefined,
+    });
   }
 
   /** The files of a space with their sizes, page by page; objects whose names the studio would not write are left out. */
