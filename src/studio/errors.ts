@@ -26,6 +26,7 @@ const STUDIO_CODES = {
   REQUEST_ID_REQUIRED: spec(400, 'bad_request', 'async: true needs a requestId.'),
   JOB_NOT_FOUND: spec(404, 'bad_request', 'No job with that id.'),
   RETENTION_EXPIRED: spec(410, 'bad_request', 'The asset was deleted too long ago to restore.'),
+  RANGE_NOT_SATISFIABLE: spec(416, 'bad_request', 'The byte range asked for holds no byte of the file.'),
   JOB_CANCELLED: spec(499, 'upstream', 'The job was cancelled.'),
   OPENER_UNAVAILABLE: spec(501, 'internal', 'This machine has no program to open a folder.'),
   JOB_INTERRUPTED: spec(503, 'upstream', 'The studio stopped while the job ran; run it again.'),

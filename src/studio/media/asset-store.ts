@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import { ServiceError } from '../errors.js';
+import { assertValidFilename, isValidAssetFilename } from './filename.js';
 
 // The port to where asset bytes live: the images of history, their
 // thumbnails, and the input images of jobs. Asynchronous so that an S3-compatible store is a second
@@ -12,10 +14,52 @@ import type { Readable } from 'node:stream';
  */
 export type AssetSpace = 'generated' | 'thumbnails' | 'inputs';
 
+/** A stored input's name: the SHA-256 of its bytes. */
+const INPUT_NAME = /^[0-9a-f]{64}$/;
+
+/** Whether `name` can name a file of `space`: an asset file name, or for inputs the hash of their content. */
+export const isStoredName = (space: AssetSpace, name: string): boolean =>
+  space === 'inputs' ? INPUT_NAME.test(name) : isValidAssetFilename(name);
+
+/** Throws INVALID_FILENAME unless `name` can name a file of `space`. */
+export function assertStoredName(space: AssetSpace, name: string): void {
+  if (space !== 'inputs') return assertValidFilename(name);
+  if (!INPUT_NAME.test(name))
+    throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
+}
+
 /** An open file to send: its size, and its bytes as a stream (which ends the read). */
 export interface AssetBody {
+  /** The whole file's size. */
   readonly size: number;
+  /** When a range was asked for: the bytes the stream holds (first and last, inclusive); absent when it holds the whole file. */
+  readonly part?: BytePart;
   readonly stream: Readable;
+}
+
+/** Bytes of a file, first and last (inclusive, as HTTP's Content-Range says them). */
+export interface BytePart {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * A part of a file asked for, in the forms of an HTTP Range: from `start` to `end` (inclusive; to
+ * the last byte when absent, and clipped to it), or the last `suffix` bytes.
+ */
+export type ByteRange = { readonly start: number; readonly end?: number } | { readonly suffix: number };
+
+/** A range that holds no byte of the file (it starts past the end, or the file is empty): the file's size, nothing read. */
+export interface OutsideFile {
+  readonly size: number;
+  readonly outside: true;
+}
+
+/** The bytes of a file of `size` bytes that `range` asks for; undefined when it asks for none. */
+export function partOf(range: ByteRange, size: number): BytePart | undefined {
+  if ('suffix' in range) return range.suffix > 0 && size > 0 ? { start: Math.max(0, size - range.suffix), end: size - 1 } : undefined;
+  if (range.start >= size) return undefined;
+  return { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) };
 }
 
 export interface AssetStore {
@@ -40,6 +84,8 @@ export interface AssetStore {
   ): Promise<Buffer | { readonly tooLarge: number } | undefined>;
   /** A file to send; undefined when it is missing. */
   open(space: AssetSpace, name: string): Promise<AssetBody | undefined>;
+  /** The part of a file that `range` asks for (the store reads no more); outside when it holds no byte of it. */
+  open(space: AssetSpace, name: string, range?: ByteRange): Promise<AssetBody | OutsideFile | undefined>;
   exists(space: AssetSpace, name: string): Promise<boolean>;
   /** Removes a file; a missing one is no error. */
   remove(space: AssetSpace, name: string): Promise<void>;

@@ -1,6 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.js';
-import type { AssetSpace, AssetStore } from '../media/asset-store.js';
+import type { AssetSpace, AssetStore, ByteRange } from '../media/asset-store.js';
 import { filenameParam } from '../media/filename.js';
 import { mimeOf, type AssetFormat } from '../media/image-type.js';
 import { THUMBNAIL } from '../media/thumbnail.js';
@@ -20,24 +20,53 @@ const notFound = (filename: string) => new ServiceError('NOT_FOUND', `No file ${
  */
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
-/** Streams one file of a live asset; the name was validated and the type comes from the record, never the name. */
+/** `bytes=<first>-<last>`, `bytes=<first>-` or `bytes=-<suffix>`: one range. */
+const RANGE = /^bytes=(\d*)-(\d*)$/;
+
+/**
+ * The one byte range a request asks for (a video element seeking asks for one); undefined for none,
+ * several, a malformed one, or one under If-Range (the studio sends no validator to compare): the
+ * file is then sent whole, as RFC 9110 lets a server do.
+ */
+export function requestedRange(request: FastifyRequest): ByteRange | undefined {
+  const header = request.headers.range;
+  if (typeof header !== 'string' || request.headers['if-range'] !== undefined) return undefined;
+  const [, first = '', last = ''] = RANGE.exec(header.trim()) ?? [];
+  const start = first === '' ? undefined : Number(first);
+  const end = last === '' ? undefined : Number(last);
+  if (!Number.isSafeInteger(start ?? 0) || !Number.isSafeInteger(end ?? 0)) return undefined;
+  if (start === undefined) return end === undefined ? undefined : { suffix: end };
+  if (end !== undefined && end < start) return undefined;
+  return end === undefined ? { start } : { start, end };
+}
+
+/** Streams one file of a live asset, or the range asked for; the name was validated and the type comes from the record, never the name. */
 async function sendFile(
+  request: FastifyRequest,
   reply: FastifyReply,
   assets: AssetStore,
   space: AssetSpace,
   filename: string,
   format: AssetFormat,
 ): Promise<FastifyReply> {
-  const body = await assets.open(space, filename);
+  const body = await assets.open(space, filename, requestedRange(request));
   if (!body) throw notFound(filename);
+  if ('outside' in body)
+    throw new ServiceError('RANGE_NOT_SATISFIABLE', `${filename} has ${body.size} bytes; the range asked for holds none of them.`, {
+      details: { size: body.size },
+      headers: { 'content-range': `bytes */${body.size}`, 'accept-ranges': 'bytes' },
+    });
+  const { part } = body;
   reply.headers({
     'content-type': mimeOf(format),
-    'content-length': String(body.size),
+    'content-length': String(part ? part.end - part.start + 1 : body.size),
+    'accept-ranges': 'bytes',
+    ...(part ? { 'content-range': `bytes ${part.start}-${part.end}/${body.size}` } : {}),
     'cache-control': CACHE_CONTROL,
     'x-content-type-options': 'nosniff',
     ...(format === 'svg' ? { 'content-security-policy': SVG_POLICY } : {}),
   });
-  return reply.send(body.stream);
+  return reply.code(part ? 206 : 200).send(body.stream);
 }
 
 /** GET /generated/:filename and /generated/thumbs/:filename: files of live history assets only. */
@@ -46,7 +75,7 @@ export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
     const filename = filenameParam(request.params);
     const row = await ctx.store.assets.find(filename);
     if (!row || row.deleted_at !== null) throw notFound(filename);
-    return sendFile(reply, ctx.assets, 'generated', filename, row.format);
+    return sendFile(request, reply, ctx.assets, 'generated', filename, row.format);
   });
 
   app.get('/generated/thumbs/:filename', async (request, reply) => {
@@ -61,6 +90,6 @@ export const fileRoutes: StudioRoutes = async (app, { ctx }) => {
       row = await ctx.store.assets.findLiveByThumbnail(filename);
     }
     if (!row || row.thumbnail_state !== 'ready') throw notFound(filename);
-    return sendFile(reply, ctx.assets, 'thumbnails', filename, THUMBNAIL.format);
+    return sendFile(request, reply, ctx.assets, 'thumbnails', filename, THUMBNAIL.format);
   });
 };

@@ -3,8 +3,15 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isAtomicTempName, isThisBootsTempName, writeFileAtomicAsync } from '../../common/atomic-file.js';
 import type { DurableWriter } from '../../common/durable-writer.js';
-import { ServiceError } from '../errors.js';
-import type { AssetBody, AssetSpace, AssetStore } from '../media/asset-store.js';
+import {
+  assertStoredName,
+  partOf,
+  type AssetBody,
+  type AssetSpace,
+  type AssetStore,
+  type ByteRange,
+  type OutsideFile,
+} from '../media/asset-store.js';
 import { pathInside } from '../media/filename.js';
 
 // The AssetStore port over the state dir: `generated/` holds the images,
@@ -12,9 +19,6 @@ import { pathInside } from '../media/filename.js';
 // An image or an input is written on the durable writer's thread (temp file,
 // fsync, exclusive rename, directory fsync); a thumbnail atomically without
 // fsync (derived: start-up makes a lost one again).
-
-/** A stored input's name: the SHA-256 of its bytes. */
-const INPUT_NAME = /^[0-9a-f]{64}$/;
 
 /** Files of history are the user's own. */
 const PRIVATE_FILE = 0o600;
@@ -32,8 +36,7 @@ export class LocalAssetStore implements AssetStore {
   private path(space: AssetSpace, name: string): string {
     // Inputs are named by their content's hash; the other spaces by asset file names.
     if (space === 'inputs') {
-      if (!INPUT_NAME.test(name))
-        throw new ServiceError('INVALID_FILENAME', `"${name.slice(0, 80)}" is not the name of a stored input (its SHA-256, in hex).`);
+      assertStoredName(space, name);
       return join(this.dirs.inputs, name);
     }
     return pathInside(this.dirs[space], name);
@@ -51,7 +54,7 @@ export class LocalAssetStore implements AssetStore {
     this.writer.warm();
   }
 
-  put(space: AssetSpace, name: string, bytes: Buffer): Promise<boolean> {
+  async put(space: AssetSpace, name: string, bytes: Buffer): Promise<boolean> {
     return this.writer.write(this.path(space, name), bytes, { mode: PRIVATE_FILE, exclusive: true });
   }
 
@@ -80,11 +83,18 @@ export class LocalAssetStore implements AssetStore {
     }
   }
 
-  async open(space: AssetSpace, name: string): Promise<AssetBody | undefined> {
+  open(space: AssetSpace, name: string): Promise<AssetBody | undefined>;
+  open(space: AssetSpace, name: string, range?: ByteRange): Promise<AssetBody | OutsideFile | undefined>;
+  async open(space: AssetSpace, name: string, range?: ByteRange): Promise<AssetBody | OutsideFile | undefined> {
     const handle = await this.opened(space, name);
     if (!handle) return undefined;
     try {
       const { size } = await handle.stat();
+      const part = range && partOf(range, size);
+      if (range && !part) {
+        await handle.close();
+        return { size, outside: true };
+      }
       // A bounded stream ends right after its last byte instead of one more read later, so the
       // response finishes before a client that counted Content-Length bytes moves on. The stream
       // closes the handle when it ends; an empty file needs no stream.
@@ -92,7 +102,8 @@ export class LocalAssetStore implements AssetStore {
         await handle.close();
         return { size, stream: Readable.from([]) };
       }
-      return { size, stream: handle.createReadStream({ start: 0, end: size - 1 }) };
+      const { start, end } = part ?? { start: 0, end: size - 1 };
+      return { size, ...(part ? { part } : {}), stream: handle.createReadStream({ start, end }) };
     } catch (error) {
       await handle.close();
       throw error;

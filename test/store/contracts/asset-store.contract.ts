@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AssetStore } from '../../../src/studio/media/asset-store.js';
+import type { Readable } from 'node:stream';
+import type { AssetBody, AssetStore, ByteRange, OutsideFile } from '../../../src/studio/media/asset-store.js';
 
 // The AssetStore contract: where asset bytes live. New names never replace a
 // file, spaces are apart, a missing file is undefined (never an error), and
@@ -12,6 +13,18 @@ export interface AssetStoreHarness {
 }
 
 const hash = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+async function text(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+/** What an open of a range answers, its bytes read as text. */
+async function opened(body: AssetBody | OutsideFile | undefined): Promise<unknown> {
+  if (!body || 'outside' in body) return body;
+  return { size: body.size, part: body.part, text: await text(body.stream) };
+}
 
 export function describeAssetStoreContract(name: string, make: () => Promise<AssetStoreHarness>): void {
   describe(`AssetStore contract: ${name}`, () => {
@@ -43,6 +56,41 @@ export function describeAssetStoreContract(name: string, make: () => Promise<Ass
       const chunks: Buffer[] = [];
       for await (const chunk of body?.stream ?? []) chunks.push(chunk as Buffer);
       expect(Buffer.concat(chunks).toString()).toBe('0123456789');
+    });
+
+    it('opens the part of a file a range asks for, and says when the range holds none of it', async () => {
+      await assets.create(['a.png'], Buffer.from('0123456789'));
+      const part = (range: ByteRange) => assets.open('generated', 'a.png', range).then(opened);
+      expect(await part({ start: 2, end: 5 })).toEqual({ size: 10, part: { start: 2, end: 5 }, text: '2345' });
+      expect(await part({ start: 7 })).toEqual({ size: 10, part: { start: 7, end: 9 }, text: '789' });
+      expect(await part({ start: 8, end: 100 })).toEqual({ size: 10, part: { start: 8, end: 9 }, text: '89' });
+      expect(await part({ start: 0 })).toEqual({ size: 10, part: { start: 0, end: 9 }, text: '0123456789' });
+      expect(await part({ suffix: 3 })).toEqual({ size: 10, part: { start: 7, end: 9 }, text: '789' });
+      expect(await part({ suffix: 30 })).toEqual({ size: 10, part: { start: 0, end: 9 }, text: '0123456789' });
+      expect(await part({ start: 10 })).toEqual({ size: 10, outside: true });
+      expect(await part({ start: 1000, end: 2000 })).toEqual({ size: 10, outside: true });
+      expect(await part({ suffix: 0 })).toEqual({ size: 10, outside: true });
+      expect(await assets.open('generated', 'missing.png', { start: 0 })).toBeUndefined();
+      expect(await assets.open('generated', 'missing.png', { suffix: 4 })).toBeUndefined();
+      // Without a range: the whole file, no part.
+      expect(await opened(await assets.open('generated', 'a.png'))).toEqual({ size: 10, part: undefined, text: '0123456789' });
+    });
+
+    it('keeps an empty file: read whole or within a limit, opened whole, no range inside it', async () => {
+      expect(await assets.put('inputs', hash(''), Buffer.alloc(0))).toBe(true);
+      expect(await assets.read('inputs', hash(''))).toEqual(Buffer.alloc(0));
+      expect(await assets.read('inputs', hash(''), { maxBytes: 4 })).toEqual(Buffer.alloc(0));
+      expect(await opened(await assets.open('inputs', hash('')))).toEqual({ size: 0, part: undefined, text: '' });
+      expect(await assets.open('inputs', hash(''), { start: 0 })).toEqual({ size: 0, outside: true });
+      expect(await assets.open('inputs', hash(''), { suffix: 5 })).toEqual({ size: 0, outside: true });
+    });
+
+    it('refuses names it would not write, in every space', async () => {
+      await expect(assets.put('inputs', 'not-a-hash', Buffer.from('x'))).rejects.toMatchObject({ code: 'INVALID_FILENAME' });
+      await expect(assets.read('generated', '../escape.png')).rejects.toMatchObject({ code: 'INVALID_FILENAME' });
+      await expect(assets.replace('thumbnails', 'a/b.webp', Buffer.from('x'))).rejects.toMatchObject({ code: 'INVALID_FILENAME' });
+      await expect(assets.create(['.hidden.png'], Buffer.from('x'))).rejects.toMatchObject({ code: 'INVALID_FILENAME' });
+      expect(await assets.names('generated')).toEqual([]);
     });
 
     it('keeps spaces apart; replace overwrites a derived file, put never overwrites', async () => {
