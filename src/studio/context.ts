@@ -124,6 +124,16 @@ export interface StudioContext extends LaneEnv {
   close(): Promise<void>;
 }
 
+/** The password in a database URL, if it has one. */
+function databasePassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createStudioContext(options: StudioOptions = {}): StudioContext {
   // In demo mode the simulators' programs win, as their placeholder keys do.
   const env = options.demo?.env ? { ...(options.env ?? process.env), ...options.demo.env } : (options.env ?? process.env);
@@ -144,6 +154,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   const secrets = new SecretRegistry().hold();
   for (const namespace of Object.keys(KEY_NAMESPACES) as KeyNamespace[])
     secrets.add(envKey(namespace, env), keyStore.get(namespace), demo?.keys[namespace]);
+  // Team mode's credentials: the bucket's secret and the database's password never reach an answer or a log either.
+  secrets.add(env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN, databasePassword(env.SVC_DATABASE_URL));
 
   const configuredUpstreamUrl = (lane: LaneId, endpoint = 'base'): string | undefined => {
     const spec = LANES[lane].endpoints[endpoint];

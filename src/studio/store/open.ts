@@ -4,6 +4,8 @@ import type { AssetStore } from '../media/asset-store.js';
 import type { StudioPaths } from '../paths.js';
 import { LocalAssetStore } from './asset-files.js';
 import { openDatabase, type StudioDatabase } from './database.js';
+import { deferredAssetStore } from './deferred-assets.js';
+import { s3SettingsFromEnv } from './s3/settings.js';
 import { SqliteJobStore } from './jobs.js';
 import type { StudioStore } from './repositories.js';
 import { sqliteStudioStore } from './sqlite-store.js';
@@ -36,19 +38,23 @@ export function openStudioStores(options: {
   readonly paths: StudioPaths;
   readonly files: DurableWriter;
 }): StudioStores {
-  const { paths, files } = options;
+  const { env, paths, files } = options;
+  // A bad SVC_ASSET_STORE (or AWS variable) is refused here, before anything is opened.
+  const s3 = s3SettingsFromEnv(env);
+  const s3Store = s3 && deferredAssetStore(async () => new (await import('./s3/asset-store.js')).S3AssetStore(s3));
   const db = openDatabase(paths.databaseFile);
   const store = sqliteStudioStore(db, paths.databaseFile);
   return {
-    kinds: { database: 'sqlite', assets: 'files' },
+    kinds: { database: 'sqlite', assets: s3Store ? 's3' : 'files' },
     db,
     store,
     jobs: new SqliteJobStore(db),
-    assets: new LocalAssetStore(paths, files),
-    ready: Promise.resolve(),
+    assets: s3Store ?? new LocalAssetStore(paths, files),
+    ready: s3Store ? s3Store.loaded : Promise.resolve(),
     async close() {
       await store.events.close();
       db.close();
+      await s3Store?.close();
     },
   };
 }
