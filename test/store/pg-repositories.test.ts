@@ -79,6 +79,11 @@ describe('PostgreSQL repositories, two instances on one database', () => {
     expect((await one.assets.find('a.png'))?.deleted_at).toBe(minute(3));
     expect(await one.assets.listSessionGroups({ limit: 10 })).toEqual([]);
     expect(await one.size()).toBeGreaterThan(0);
+    // A word longer than the index's keys (32 characters) still matches by what it begins, and only by that.
+    const long = 'pneumonoultramicroscopicsilicovolcanoconiosis';
+    await one.assets.insert(assetRow('long.png', { prompt: `a ${long} study` }));
+    expect((await two.assets.search({ text: long.slice(0, 40), limit: 10 })).map((row) => row.filename)).toEqual(['long.png']);
+    expect(await two.assets.search({ text: `${long.slice(0, 39)}x`, limit: 10 })).toEqual([]);
   });
 
   it('never loses a compare-and-swap when both replace the same graph at once', async () => {
@@ -133,6 +138,26 @@ describe('PostgreSQL repositories, two instances on one database', () => {
       ),
     );
     expect((JSON.parse((await one.agent.findSession('agent'))?.images ?? '[]') as string[]).sort()).toEqual(names.sort());
+  });
+
+  it('keeps title groups right when both write the same group at once', async () => {
+    const [one, two] = await twoInstances();
+    const names = Array.from({ length: 30 }, (_, index) => `g${index}.png`);
+    await Promise.all(
+      names.map((name, index) =>
+        (index % 2 ? one : two).assets.insert(assetRow(name, { session_title: 'Shared', created_at: minute(index) })),
+      ),
+    );
+    // The newest rows go, from both instances at once, while others arrive.
+    await Promise.all([
+      ...names.slice(20).map((name, index) => (index % 2 ? two : one).assets.markDeleted(name, minute(100))),
+      ...['late-1.png', 'late-2.png'].map((name, index) =>
+        (index % 2 ? one : two).assets.insert(assetRow(name, { session_title: 'Shared', created_at: minute(5) })),
+      ),
+    ]);
+    expect(await two.assets.listSessionGroups({ limit: 10 })).toEqual([
+      { groupKey: 't:Shared', sessionTitle: 'Shared', sessionIds: '[]', unlinked: 1, sessionDeleted: 0, count: 22, latestAt: minute(19) },
+    ]);
   });
 
   it("answers a workflow registered on one from the other's synchronous reads once the notice arrives", async () => {

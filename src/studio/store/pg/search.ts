@@ -26,8 +26,9 @@ export function searchColumns(...texts: readonly (string | null)[]): { keys: str
   const words = texts.flatMap((text) => (text === null ? [] : foldedWords(text)));
   const keys = new Set<string>();
   for (const word of words) {
-    if (word.length === 1) keys.add(word);
-    for (let length = 2; length <= Math.min(word.length, MAX_KEY); length += 1) keys.add(word.slice(0, length));
+    const chars = [...word]; // characters, not UTF-16 units (a key never ends inside a pair)
+    if (chars.length === 1) keys.add(word);
+    for (let length = 2; length <= Math.min(chars.length, MAX_KEY); length += 1) keys.add(chars.slice(0, length).join(''));
   }
   return { keys: [...keys], text: ` ${words.join(' ')} ` };
 }
@@ -39,9 +40,10 @@ export function searchColumns(...texts: readonly (string | null)[]): { keys: str
 export function searchQuery(text: string): { keys: string[]; patterns: string[] } | undefined {
   const words = foldedWords(text).slice(0, SEARCH_MAX_WORDS);
   if (words.length === 0) return undefined;
+  const characters = words.map((word) => [...word]);
   return {
-    keys: [...new Set(words.map((word) => word.slice(0, MAX_KEY)))],
+    keys: [...new Set(characters.map((chars) => chars.slice(0, MAX_KEY).join('')))],
     // Folded words are letters and digits only: nothing in them is a LIKE wildcard.
-    patterns: words.filter((word) => word.length > MAX_KEY).map((word) => `% ${word}%`),
+    patterns: words.filter((_word, index) => characters[index].length > MAX_KEY).map((word) => `% ${word}%`),
   };
 }
