@@ -93,6 +93,8 @@ export function pgAgentRepository(database: PgDatabase): AgentRepository {
       ),
     deleteSession: (id) =>
       database.transaction(async (client) => {
+        // The session's row first, as changeSession locks it before a turn: the two never wait on each other in a cycle.
+        await findSessionOn(client, id, ' FOR UPDATE');
         await client.query('DELETE FROM agent_turns WHERE session_id = $1', [id]);
         return (await client.query('DELETE FROM agent_sessions WHERE id = $1 RETURNING 1', [id])).rows.length > 0;
       }),

@@ -91,7 +91,8 @@ export class PgFlowWorkflowRepository implements FlowWorkflowRepository {
       if (result.rows.length > 0) await client.query('SELECT pg_notify($1, $2)', [CHANNEL, '']);
       return result.rows;
     });
-    await this.reload();
+    // The write is durable: a failed load does not make it fail (the notice's load, or the next write's, catches up).
+    await this.reload().catch(() => {});
     return rows;
   }
 
