@@ -15,7 +15,7 @@ import type { FlowWorkflowRepository } from './repositories.js';
 export type { FlowWorkflowSummary } from './repositories.js';
 import type { FlowWorkflowSummary } from './repositories.js';
 
-interface WorkflowRow {
+export interface WorkflowRow {
   id: string;
   label: string;
   origin: string;
@@ -27,17 +27,17 @@ interface WorkflowRow {
   updated_at: number;
 }
 
-type SummaryRow = Omit<WorkflowRow, 'graph'>;
+export type SummaryRow = Omit<WorkflowRow, 'graph'>;
 
 const SUMMARY_COLUMNS = 'id, label, origin, media_kind, bind, params, created_at, updated_at';
 /** Rows within the bounds (sizes read from the record header, the values not loaded): others are never parsed. */
-const WITHIN_BOUNDS = `octet_length(graph) <= ${FLOW_WORKFLOW_LIMITS.maxGraphBytes} AND octet_length(params) <= ${FLOW_WORKFLOW_LIMITS.maxParamsBytes} AND octet_length(bind) <= 65536`;
+export const WITHIN_BOUNDS = `octet_length(graph) <= ${FLOW_WORKFLOW_LIMITS.maxGraphBytes} AND octet_length(params) <= ${FLOW_WORKFLOW_LIMITS.maxParamsBytes} AND octet_length(bind) <= 65536`;
 
 const flowSummary = flowWorkflow
   .omit({ graph: true })
   .extend({ bind: flowBind, params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams) });
 
-function summaryOf(row: SummaryRow): FlowWorkflowSummary | undefined {
+export function summaryOf(row: SummaryRow): FlowWorkflowSummary | undefined {
   try {
     const parsed = flowSummary.safeParse({
       id: row.id,
@@ -55,7 +55,7 @@ function summaryOf(row: SummaryRow): FlowWorkflowSummary | undefined {
   }
 }
 
-function workflowOf(row: WorkflowRow): FlowWorkflow | undefined {
+export function workflowOf(row: WorkflowRow): FlowWorkflow | undefined {
   try {
     const parsed = flowWorkflow.safeParse({
       id: row.id,
@@ -74,7 +74,7 @@ function workflowOf(row: WorkflowRow): FlowWorkflow | undefined {
   }
 }
 
-const rowOf = (workflow: FlowWorkflow): WorkflowRow => ({
+export const rowOf = (workflow: FlowWorkflow): WorkflowRow => ({
   id: workflow.id,
   label: workflow.label,
   origin: workflow.origin,
@@ -124,7 +124,7 @@ export class SqliteFlowWorkflowRepository implements FlowWorkflowRepository {
   }
 
   /** Inserts; false when the id is taken. */
-  insert(workflow: FlowWorkflow): boolean {
+  async insert(workflow: FlowWorkflow): Promise<boolean> {
     try {
       this.statements.insert.run(rowOf(workflow));
       return true;
@@ -135,12 +135,12 @@ export class SqliteFlowWorkflowRepository implements FlowWorkflowRepository {
   }
 
   /** Inserts or replaces (the first registration's `createdAt` stays). */
-  replace(workflow: FlowWorkflow): FlowWorkflow {
+  async replace(workflow: FlowWorkflow): Promise<FlowWorkflow> {
     this.statements.replace.run(rowOf(workflow));
     return this.get(workflow.id) ?? workflow;
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     return this.statements.delete.run(id).changes > 0;
   }
 }

@@ -129,15 +129,15 @@ export interface AgentRepository {
   countTurns(sessionId: string): Promise<Partial<Record<AgentItemState, number>>>;
 }
 
-/**
- * The flow lane's registered workflows. A record that no longer reads as a workflow is skipped,
- * never answered half-read. Synchronous for now: the catalog resolves a lane's models (flow's
- * workflows among them, catalog/models.ts laneModels) synchronously; its contract suite awaits
- * every answer, so an asynchronous implementation runs it unchanged once that read is.
- */
 /** A workflow without its graph: what catalog reads (models, lane status) need. */
 export type FlowWorkflowSummary = Omit<FlowWorkflow, 'graph'>;
 
+/**
+ * The flow lane's registered workflows. A record that no longer reads as a workflow is skipped,
+ * never answered half-read. Reads are synchronous: the catalog resolves a lane's models (flow's
+ * workflows among them, catalog/models.ts laneModels) synchronously, so a networked store reads a
+ * copy it keeps in memory. Writes answer once they are durable, and every read after sees them.
+ */
 export interface FlowWorkflowRepository {
   /** Every readable workflow, by id. */
   list(): FlowWorkflow[];
@@ -145,10 +145,10 @@ export interface FlowWorkflowRepository {
   summaries(): FlowWorkflowSummary[];
   get(id: string): FlowWorkflow | undefined;
   /** Inserts; false when the id is taken. */
-  insert(workflow: FlowWorkflow): boolean;
+  insert(workflow: FlowWorkflow): Promise<boolean>;
   /** Inserts or replaces (the first registration's `createdAt` stays); answers the stored workflow. */
-  replace(workflow: FlowWorkflow): FlowWorkflow;
-  delete(id: string): boolean;
+  replace(workflow: FlowWorkflow): Promise<FlowWorkflow>;
+  delete(id: string): Promise<boolean>;
 }
 
 /** One event as the log holds it: its position and its replay copy. */

@@ -181,7 +181,7 @@ export class FlowCatalog {
       this.held.delete(workflow.id);
       return this.store.replace(workflow);
     }
-    if (this.held.has(workflow.id) || !this.store.insert(workflow))
+    if (this.held.has(workflow.id) || !(await this.store.insert(workflow)))
       throw new ServiceError(
         'FLOW_WORKFLOW_ID_TAKEN',
         `A workflow "${request.id}" is registered already; send replace: true to replace it.`,
@@ -190,9 +190,9 @@ export class FlowCatalog {
     return workflow;
   }
 
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     if (this.held.delete(id)) return;
-    if (!this.store.delete(id)) throw this.notFound(id);
+    if (!(await this.store.delete(id))) throw this.notFound(id);
   }
 
   /** Each workflow with its server's health (every distinct origin probed once, in parallel). */

@@ -30,7 +30,7 @@ export const flowRoutes: LaneRoutes = async (app, { ctx }) => {
 
   app.delete('/api/flow/workflows/:id', async (request) => {
     const { id } = request.params as { id: string };
-    catalog.delete(id);
+    await catalog.delete(id);
     return { ok: true, id };
   });
 
