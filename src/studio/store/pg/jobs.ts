@@ -31,10 +31,14 @@ const PARKED = `state = 'waiting' AND lease_owner IS NULL`;
 /** A running row with no owner (written by hand, or by an older schema): an orphan. The text of index jobs_ownerless. */
 const OWNERLESS = `state = 'running' AND lease_owner IS NULL`;
 
-/** Every claim and insert takes it, for its transaction: one at a time over the whole database (see CLAIM). */
-const CLAIM_LOCK = 0x5376_6a01;
+/**
+ * The claim lock: every claim and insert takes it for its transaction, one at a time over the whole
+ * database (see CLAIM). With BEGIN in one message: a constant (no parameter), so the simple
+ * protocol takes both statements in one round trip.
+ */
+const BEGIN_LOCKED = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${0x5376_6a01})`;
 
-/** The parameters of a claim, in the order CLAIM and INSERT_CLAIMED number them from `first`. */
+/** The parameters of a claim: $1…$6 of CLAIM, $16…$21 of INSERT_CLAIMED. */
 const claimValues = (request: ClaimRequest) => [
   request.owner,
   request.leaseUntil,
@@ -189,15 +193,15 @@ export class PgJobStore implements JobStore {
   }
 
   /**
-   * `work` in one READ COMMITTED transaction (whatever the server's default): a claim's statement
-   * must see every claim committed before its lock was granted, which a snapshot taken at BEGIN
-   * (REPEATABLE READ) would not.
+   * `work` in one READ COMMITTED transaction, whatever the server's default (a claim's statement
+   * must see every claim committed before its lock was granted, which a snapshot taken at BEGIN,
+   * REPEATABLE READ's, would not); `locked`: under the claim lock.
    */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(locked: boolean, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.db.ready;
     const client = await this.db.pool.connect();
     try {
-      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await client.query(locked ? BEGIN_LOCKED : 'BEGIN ISOLATION LEVEL READ COMMITTED');
       const answer = await work(client);
       await client.query('COMMIT');
       return answer;
@@ -209,17 +213,15 @@ export class PgJobStore implements JobStore {
     }
   }
 
-  /** One claim pass inside the caller's transaction: the lock, then CLAIM; its rows in queue order. */
+  /** One claim pass inside a transaction under the claim lock; its rows in queue order. */
   private async claimPass(client: PgQueryable, request: ClaimRequest): Promise<JobRow[]> {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
     return inQueueOrder((await client.query<JobRow>(CLAIM, claimValues(request))).rows);
   }
 
   async insert(row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Promise<Inserted> {
-    return this.transaction(async (client): Promise<Inserted> => {
-      // The lock first: INSERT_CLAIMED counts the holders as a claim does, and a seq is handed out
-      // under it, so seqs commit in order (a claim never starts a job of a key before an earlier one not yet committed).
-      await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+    // Under the claim lock: INSERT_CLAIMED counts the holders as a claim does, and seqs are handed
+    // out under it, so they commit in order (a claim never starts a job of a key before an earlier one not yet committed).
+    return this.transaction(true, async (client): Promise<Inserted> => {
       const [inserted] = claim
         ? (await client.query<InsertedRow>(INSERT_CLAIMED, [...newValues(row), ...claimValues(claim)])).rows
         : (await client.query<InsertedRow>(INSERT, newValues(row))).rows;
@@ -237,7 +239,7 @@ export class PgJobStore implements JobStore {
         ]);
       if (job.state === 'running') return { seq: job.seq, position: 1, claimed: [job] };
       // Not alone: what waited before it may go first (the lock is held already).
-      const claimed = claim && alone === false ? inQueueOrder((await client.query<JobRow>(CLAIM, claimValues(claim))).rows) : [];
+      const claimed = claim && alone === false ? await this.claimPass(client, claim) : [];
       const position = claimed.some((one) => one.id === row.id) ? 1 : await this.positionIn(client, job);
       return { seq: job.seq, position, claimed };
     });
@@ -246,7 +248,7 @@ export class PgJobStore implements JobStore {
   async claim(request: ClaimRequest): Promise<JobRow[]> {
     const [{ claimable }] = await this.db.query<{ claimable: boolean }>(CLAIMABLE, [request.now, [...request.kinds]]);
     if (!claimable) return [];
-    return this.transaction((client) => this.claimPass(client, request));
+    return this.transaction(true, (client) => this.claimPass(client, request));
   }
 
   async park(id: string, owner: string, next: number, polls: number, at: string): Promise<boolean> {
@@ -336,7 +338,7 @@ export class PgJobStore implements JobStore {
   async adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]> {
     if (rows.length === 0) return [];
     const ordered = [...rows].sort((a, b) => a.seq - b.seq);
-    return this.transaction(async (client) => {
+    return this.transaction(false, async (client) => {
       const adopted: Adopted[] = [];
       for (const row of ordered) {
         const { owner, until, at } = lease(row);
