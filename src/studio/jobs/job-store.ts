@@ -71,7 +71,7 @@ export type NewJobRow = Pick<
 
 /**
  * One claim pass, as data: the store claims in one statement what may start now, in queue order
- * (due parked jobs first, then priority, then arrival), within `overall` and each row's pool limit
+ * (priority, then arrival; a due parked job keeps its place of arrival), within `overall` and each row's pool limit
  * (both counted over every holder), strict FIFO per ordering key, and of `kinds` only.
  */
 export interface ClaimRequest {
@@ -101,6 +101,13 @@ export type OrphanVerdict = { readonly action: 'resumed' } | { readonly action: 
 /** What became of an orphaned job this engine took over. */
 export type Adopted =
   { readonly row: JobRow; readonly action: 'requeued' | 'resumed' } | { readonly row: JobRow; readonly action: 'interrupted' };
+
+/** A process holding slots (`svc status` in team mode): how many jobs it holds, and when its latest lease runs out (ms since the epoch). */
+export interface Holder {
+  readonly owner: string;
+  readonly running: number;
+  readonly leaseExpiresAt: number;
+}
 
 /** The new lease of a job taken over. */
 export interface Lease {
@@ -149,6 +156,8 @@ export interface JobStore {
    * says whether it resumes or ends `interrupted` with an error.
    */
   adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]>;
+  /** The owners holding at least one lease unexpired at `now`, each with how many slots it holds so, by owner. */
+  holders(now: number): Promise<Holder[]>;
   setPhase(id: string, phase: string, at: string): Promise<void>;
   /** running (a step is under way) or waiting in place, still holding its slot (until `next`, the next status call). */
   setActivity(id: string, state: 'running' | 'waiting', next: number | null, at: string): Promise<void>;

@@ -1,5 +1,16 @@
 import type { JobState } from '../api/index.js';
-import type { Adopted, ClaimRequest, Inserted, JobEnd, JobRow, JobStore, Lease, NewJobRow, OrphanVerdict } from '../jobs/job-store.js';
+import type {
+  Adopted,
+  ClaimRequest,
+  Holder,
+  Inserted,
+  JobEnd,
+  JobRow,
+  JobStore,
+  Lease,
+  NewJobRow,
+  OrphanVerdict,
+} from '../jobs/job-store.js';
 import { statementsOf, type StudioDatabase } from './database.js';
 
 // The jobs table (migrations 3, 9, 10 and 14): the durable queue, and the
@@ -112,6 +123,10 @@ function statements(db: StudioDatabase) {
     ),
     // Through jobs_slots (an ORDER BY rowid would make the planner scan the table); orphans are ordered below.
     holding: db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs INDEXED BY jobs_slots WHERE ${HOLDS_SLOT}`),
+    holders: db.prepare<[number], Holder>(
+      `SELECT lease_owner AS owner, COUNT(*) AS running, MAX(lease_expires_at) AS leaseExpiresAt
+       FROM jobs INDEXED BY jobs_slots WHERE ${HOLDS_SLOT} AND lease_expires_at >= ? GROUP BY lease_owner ORDER BY lease_owner`,
+    ),
     takeOver: db.prepare<{ id: string; from: string | null; owner: string; until: number; at: string }>(
       `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, updated_at = @at
        WHERE id = @id AND ${ACTIVE} AND lease_owner IS @from`,
@@ -396,6 +411,10 @@ export class SqliteJobStore implements JobStore {
         return finishJob(db, row.id, { state: 'interrupted', error: decided.error }, at) ? [{ row: mine, action: 'interrupted' }] : [];
       }),
     )();
+  }
+
+  async holders(now: number): Promise<Holder[]> {
+    return prepared(this.db).holders.all(now);
   }
 
   async setPhase(id: string, phase: string, at: string): Promise<void> {

@@ -248,6 +248,23 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
       expect(adopted).toMatchObject([{ action: 'requeued' }]);
     });
 
+    it('lists the holders of unexpired leases, each with the slots it holds', async () => {
+      const now = Date.now();
+      for (const id of ['a1', 'a2', 'b1', 'gone1', 'parked', 'ended']) await store.insert(newJob(id), []);
+      await store.claim(limits(2, { owner: 'engine-a', until: now + 60_000 }));
+      await store.claim(limits(3, { owner: 'engine-b', until: now + 30_000 }));
+      await store.claim(limits(4, { owner: 'gone', until: now - 1 }));
+      await store.claim(limits(6, { owner: 'engine-c', until: now + 10_000 }));
+      await store.park('parked', 'engine-c', now + 60_000, 0, minute(1));
+      await store.finish('ended', { state: 'succeeded' }, minute(2));
+      // engine-c holds nothing now (a parked job is no one's), and gone's lease ran out.
+      expect(await store.holders(now)).toEqual([
+        { owner: 'engine-a', running: 2, leaseExpiresAt: now + 60_000 },
+        { owner: 'engine-b', running: 1, leaseExpiresAt: now + 30_000 },
+      ]);
+      expect(await store.holders(now + 45_000)).toEqual([{ owner: 'engine-a', running: 2, leaseExpiresAt: now + 60_000 }]);
+    });
+
     it('holds input files while a job that names them is kept; the retention sweep lets them go', async () => {
       await store.insert(newJob('a'), ['h1', 'h2']);
       await store.insert(newJob('b'), ['h2']);

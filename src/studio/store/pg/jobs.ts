@@ -1,0 +1,439 @@
+import type pg from 'pg';
+import type { JobState } from '../../api/index.js';
+import type {
+  Adopted,
+  ClaimRequest,
+  Holder,
+  Inserted,
+  JobEnd,
+  JobRow,
+  JobStore,
+  Lease,
+  NewJobRow,
+  OrphanVerdict,
+} from '../../jobs/job-store.js';
+import type { PgDatabase, PgQueryable } from './database.js';
+
+// The job engine's queue on PostgreSQL (team mode): the JobStore port over the jobs table of
+// migration 'jobs', for several studios sharing one database. The policy is SQLite's
+// (store/jobs.ts), statement for statement; what differs is how a decision stays atomic across
+// processes. A claim is one UPDATE over the policy, run after a transaction-scoped advisory lock
+// that every claim and insert takes (they are serialised, and each one's statement sees what the
+// one before it committed: the limits count every holder exactly, and seqs commit in order, so
+// FIFO per ordering key holds across instances); every other decision that picks who runs
+// a job (a park, a take, a take-over) is one conditional UPDATE on the row, which PostgreSQL's row
+// lock settles: the second writer re-reads the row and no longer matches.
+
+const ACTIVE = `state IN ('running', 'waiting')`;
+/** A job holding a slot: running, or waiting in place with its lease (a parked job has no lease owner). The text of index jobs_slots. */
+const HOLDS_SLOT = `state IN ('running', 'waiting') AND lease_owner IS NOT NULL`;
+const PARKED = `state = 'waiting' AND lease_owner IS NULL`;
+/** A running row with no owner (written by hand, or by an older schema): an orphan. The text of index jobs_ownerless. */
+const OWNERLESS = `state = 'running' AND lease_owner IS NULL`;
+
+/**
+ * The claim lock: every claim and insert takes it for its transaction, one at a time over the whole
+ * database (see CLAIM). With BEGIN in one message: a constant (no parameter), so the simple
+ * protocol takes both statements in one round trip.
+ */
+const BEGIN_LOCKED = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${0x5376_6a01})`;
+
+/** The parameters of a claim: $1…$6 of CLAIM, $16…$21 of INSERT_CLAIMED. */
+const claimValues = (request: ClaimRequest) => [
+  request.owner,
+  request.leaseUntil,
+  new Date(request.now).toISOString(),
+  request.now,
+  request.overall,
+  [...request.kinds],
+];
+
+/** Whether a pass could claim anything ($1 now, $2 kinds): a read, so an idle heartbeat takes no lock. */
+const CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued' AND kind = ANY($2::text[]))
+  OR EXISTS (SELECT 1 FROM jobs WHERE ${PARKED} AND next_check_at <= $1 AND kind = ANY($2::text[])) AS claimable`;
+
+/**
+ * The claim, one statement, SQLite's CLAIM: the candidates (queued, or parked and due; of the
+ * holder's kinds; the oldest unfinished job of their ordering key), ranked within their pool and
+ * kept within its limit less what holds a slot there, then ranked overall and kept within what is
+ * left of the overall limit (both counted over every holder). The rank is the queue's, priority
+ * then arrival, for parked jobs too. FOR UPDATE SKIP LOCKED passes over a row another transaction
+ * is writing (a cancel, a take): fewer claimed this pass, never one twice; the state test of the
+ * UPDATE itself drops a row taken since the statement's snapshot. $1 owner, $2 lease until, $3 now
+ * as ISO, $4 now in ms, $5 overall, $6 kinds.
+ */
+const CLAIM = `
+  WITH holding AS (SELECT pool, COUNT(*) AS n FROM jobs WHERE ${HOLDS_SLOT} GROUP BY pool),
+  candidates AS (
+    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs WHERE state = 'queued' AND kind = ANY($6::text[])
+    UNION ALL
+    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs WHERE ${PARKED} AND next_check_at <= $4 AND kind = ANY($6::text[])),
+  eligible AS (
+    SELECT c.id, c.pool, c.pool_limit, c.priority, c.seq FROM candidates c
+    WHERE c.ordering_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM jobs k WHERE k.ordering_key = c.ordering_key AND k.finished_at IS NULL AND k.seq < c.seq)),
+  ranked AS (SELECT e.*, ROW_NUMBER() OVER (PARTITION BY e.pool ORDER BY e.priority DESC, e.seq) AS pool_rank FROM eligible e),
+  allowed AS (
+    SELECT r.id, ROW_NUMBER() OVER (ORDER BY r.priority DESC, r.seq) AS overall_rank
+    FROM ranked r LEFT JOIN holding h ON h.pool = r.pool
+    WHERE r.pool_limit IS NULL OR r.pool_rank <= r.pool_limit - COALESCE(h.n, 0))
+  UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = $2, started_at = COALESCE(started_at, $3),
+    deadline_at = COALESCE(deadline_at, $4::bigint + budget_ms), reached_upstream = GREATEST(reached_upstream, reaches_at_start),
+    next_check_at = NULL, updated_at = $3
+  WHERE id IN (
+      SELECT id FROM jobs WHERE id IN (SELECT id FROM allowed WHERE overall_rank <= $5::bigint - (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}))
+      FOR UPDATE SKIP LOCKED)
+    AND (state = 'queued' OR (${PARKED}))
+  RETURNING *`;
+
+const NEW_COLUMNS = `id, kind, lane, model, request, created_at, priority, ordering_key, fingerprint, attempt, retry_of,
+  pool, pool_limit, budget_ms, reaches_at_start`;
+const newValues = (row: NewJobRow) => [
+  row.id,
+  row.kind,
+  row.lane,
+  row.model,
+  row.request,
+  row.created_at,
+  row.priority,
+  row.ordering_key,
+  row.fingerprint,
+  row.attempt,
+  row.retry_of,
+  row.pool,
+  row.pool_limit,
+  row.budget_ms,
+  row.reaches_at_start,
+];
+
+/** A queued job ($1…$15 as newValues); nothing when its id is taken. */
+const INSERT = `
+  INSERT INTO jobs (${NEW_COLUMNS}, state, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'queued', $6)
+  ON CONFLICT (id) DO NOTHING RETURNING *`;
+
+/**
+ * The insert of a job with a claim, SQLite's INSERT_CLAIMED as one statement: when nothing else
+ * could be claimed (the common case, `alone`), the same policy as CLAIM for this one row (its kind,
+ * the overall and pool limits, its ordering key) says whether it is inserted running, claimed, or
+ * queued (then no pass could claim it either). Otherwise it is inserted queued and a pass follows.
+ * Answers the row (nothing when its id is taken) and `alone`. $1…$15 as newValues, $16…$21 as claimValues.
+ */
+const INSERT_CLAIMED = `
+  WITH alone AS (
+    SELECT NOT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued')
+      AND NOT EXISTS (SELECT 1 FROM jobs WHERE ${PARKED} AND next_check_at <= $19) AS alone),
+  policy AS (
+    SELECT alone AND $2 = ANY($21::text[])
+      AND (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}) < $20::bigint
+      AND ($13::integer IS NULL OR (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT} AND pool = $12) < $13::integer)
+      AND ($8::text IS NULL OR NOT EXISTS (SELECT 1 FROM jobs WHERE ordering_key = $8 AND finished_at IS NULL)) AS claimed
+    FROM alone)
+  INSERT INTO jobs (${NEW_COLUMNS}, state, updated_at, lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::bigint, $15::integer,
+    CASE WHEN claimed THEN 'running' ELSE 'queued' END,
+    CASE WHEN claimed THEN $18 ELSE $6 END,
+    CASE WHEN claimed THEN $16 END,
+    CASE WHEN claimed THEN $17::bigint END,
+    CASE WHEN claimed THEN $18 END,
+    CASE WHEN claimed THEN $19::bigint + $14::bigint END,
+    CASE WHEN claimed THEN $15::integer ELSE 0 END
+  FROM policy
+  ON CONFLICT (id) DO NOTHING
+  RETURNING *, (SELECT alone FROM alone) AS alone`;
+
+/** What RETURNING of INSERT_CLAIMED adds to the row (INSERT does not). */
+type InsertedRow = JobRow & { alone?: boolean };
+
+/** `SELECT pool, lease_owner …` of the holders, the orphans' first read ($1 now): each owner, and how many of its rows expired. */
+const OWNERS = `
+  SELECT lease_owner AS owner, COUNT(*) FILTER (WHERE lease_expires_at IS NULL OR lease_expires_at < $1) AS expired
+  FROM jobs WHERE ${HOLDS_SLOT} GROUP BY lease_owner
+  UNION ALL SELECT NULL, COUNT(*) FROM jobs WHERE ${OWNERLESS}`;
+
+/**
+ * The take-over of an orphan, one statement: its lease becomes ours when it still has the owner it
+ * was found with, and one that never reached its upstream is queued again at once. $1 id, $2 the
+ * owner it was found with, $3 owner, $4 until, $5 at.
+ */
+const TAKE_OVER = `
+  UPDATE jobs SET
+    state = CASE WHEN reached_upstream = 0 THEN 'queued' ELSE state END,
+    phase = CASE WHEN reached_upstream = 0 THEN 'queued' ELSE phase END,
+    lease_owner = CASE WHEN reached_upstream = 0 THEN NULL ELSE $3 END,
+    lease_expires_at = CASE WHEN reached_upstream = 0 THEN NULL ELSE $4::bigint END,
+    updated_at = $5
+  WHERE id = $1 AND ${ACTIVE} AND lease_owner IS NOT DISTINCT FROM $2
+  RETURNING *`;
+
+const FINISH = `
+  UPDATE jobs SET state = $2, phase = COALESCE($3, phase), result = $4, error = $5, updated_at = $6, finished_at = $6,
+    lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL
+  WHERE id = $1 AND finished_at IS NULL AND ($7::text IS NULL OR state = $7)`;
+
+const finishValues = (id: string, end: JobEnd, at: string) => [
+  id,
+  end.state satisfies JobState,
+  end.phase ?? null,
+  end.result === undefined ? null : JSON.stringify(end.result),
+  end.error === undefined ? null : JSON.stringify(end.error),
+  at,
+  end.from ?? null,
+];
+
+/** Rows as claimed, in queue order (RETURNING follows none). */
+const inQueueOrder = (rows: JobRow[]): JobRow[] => rows.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
+
+/** The JobStore port over one PostgreSQL database, shared by every studio of a team. */
+export class PgJobStore implements JobStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  get open(): boolean {
+    return !this.db.pool.ending;
+  }
+
+  /**
+   * `work` in one READ COMMITTED transaction, whatever the server's default (a claim's statement
+   * must see every claim committed before its lock was granted, which a snapshot taken at BEGIN,
+   * REPEATABLE READ's, would not); `locked`: under the claim lock.
+   */
+  private async transaction<T>(locked: boolean, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.db.ready;
+    const client = await this.db.pool.connect();
+    try {
+      await client.query(locked ? BEGIN_LOCKED : 'BEGIN ISOLATION LEVEL READ COMMITTED');
+      const answer = await work(client);
+      await client.query('COMMIT');
+      return answer;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One claim pass inside a transaction under the claim lock; its rows in queue order. */
+  private async claimPass(client: PgQueryable, request: ClaimRequest): Promise<JobRow[]> {
+    return inQueueOrder((await client.query<JobRow>(CLAIM, claimValues(request))).rows);
+  }
+
+  async insert(row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Promise<Inserted> {
+    // Under the claim lock: INSERT_CLAIMED counts the holders as a claim does, and seqs are handed
+    // out under it, so they commit in order (a claim never starts a job of a key before an earlier one not yet committed).
+    return this.transaction(true, async (client): Promise<Inserted> => {
+      const [inserted] = claim
+        ? (await client.query<InsertedRow>(INSERT_CLAIMED, [...newValues(row), ...claimValues(claim)])).rows
+        : (await client.query<InsertedRow>(INSERT, newValues(row))).rows;
+      if (!inserted) {
+        const [existing] = (await client.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [row.id])).rows;
+        // Gone again between the two statements (swept): the insert is asked again.
+        if (!existing) throw new Error(`job ${row.id} was inserted and removed at once; submit it again`);
+        return { existing };
+      }
+      const { alone, ...job } = inserted;
+      if (inputHashes.length)
+        await client.query('INSERT INTO job_inputs (job_id, hash) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
+          row.id,
+          [...inputHashes],
+        ]);
+      if (job.state === 'running') return { seq: job.seq, position: 1, claimed: [job] };
+      // Not alone: what waited before it may go first (the lock is held already).
+      const claimed = claim && alone === false ? await this.claimPass(client, claim) : [];
+      const position = claimed.some((one) => one.id === row.id) ? 1 : await this.positionIn(client, job);
+      return { seq: job.seq, position, claimed };
+    });
+  }
+
+  async claim(request: ClaimRequest): Promise<JobRow[]> {
+    const [{ claimable }] = await this.db.query<{ claimable: boolean }>(CLAIMABLE, [request.now, [...request.kinds]]);
+    if (!claimable) return [];
+    return this.transaction(true, (client) => this.claimPass(client, request));
+  }
+
+  async park(id: string, owner: string, next: number, polls: number, at: string): Promise<boolean> {
+    return this.changed(
+      `UPDATE jobs SET state = 'waiting', next_check_at = $3, polls = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
+       WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND cancel_requested = 0`,
+      [id, owner, next, polls, at],
+    );
+  }
+
+  async take(id: string, owner: string, leaseUntil: number, at: string): Promise<JobRow | undefined> {
+    const [row] = await this.db.query<JobRow>(
+      `UPDATE jobs SET state = 'running', lease_owner = $2, lease_expires_at = $3, next_check_at = NULL, updated_at = $4
+       WHERE id = $1 AND ${PARKED} RETURNING *`,
+      [id, owner, leaseUntil, at],
+    );
+    return row;
+  }
+
+  async nextWake(): Promise<number | null> {
+    const [row] = await this.db.query<{ at: number | null }>(`SELECT MIN(next_check_at) AS at FROM jobs WHERE ${PARKED}`);
+    return row?.at ?? null;
+  }
+
+  async find(id: string): Promise<JobRow | undefined> {
+    const [row] = await this.db.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);
+    return row;
+  }
+
+  async attempts(root: string): Promise<JobRow[]> {
+    return this.db.query<JobRow>('SELECT * FROM jobs WHERE id = $1 OR retry_of = $1 ORDER BY attempt', [root]);
+  }
+
+  async unfinished(): Promise<JobRow[]> {
+    return this.db.query<JobRow>('SELECT * FROM jobs WHERE finished_at IS NULL ORDER BY seq');
+  }
+
+  async finishedSince(since: string, limit: number): Promise<JobRow[]> {
+    return this.db.query<JobRow>(
+      'SELECT * FROM jobs WHERE finished_at IS NOT NULL AND finished_at >= $1 ORDER BY finished_at DESC, seq DESC LIMIT $2',
+      [since, limit],
+    );
+  }
+
+  async position(row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {
+    return this.positionIn(this.db.pool, row);
+  }
+
+  private async positionIn(client: PgQueryable, row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {
+    await this.db.ready;
+    const { rows } = await client.query<{ ahead: number }>(
+      `SELECT COUNT(*) AS ahead FROM jobs WHERE state = 'queued' AND (priority > $1 OR (priority = $1 AND seq < $2))`,
+      [row.priority, row.seq],
+    );
+    return (rows[0]?.ahead ?? 0) + 1;
+  }
+
+  async renewLeases(owner: string, until: number): Promise<void> {
+    await this.db.query(`UPDATE jobs SET lease_expires_at = $2 WHERE lease_owner = $1 AND ${ACTIVE}`, [owner, until]);
+  }
+
+  async releaseLeases(owner: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET lease_expires_at = 0 WHERE lease_owner = $1 AND ${ACTIVE}`, [owner]);
+  }
+
+  /**
+   * The heartbeat's read, every second: the owners holding slots (and how many of their rows
+   * expired) through the small partial indexes; the rows themselves only when some are orphans.
+   */
+  async orphans(now: number, isDead: (owner: string) => boolean): Promise<JobRow[]> {
+    const owners = await this.db.query<{ owner: string | null; expired: number }>(OWNERS, [now]);
+    const dead = owners.flatMap(({ owner }) => (owner !== null && isDead(owner) ? [owner] : []));
+    if (dead.length === 0 && owners.every((entry) => entry.expired === 0)) return [];
+    return this.db.query<JobRow>(
+      `SELECT * FROM jobs WHERE (${HOLDS_SLOT} AND (lease_expires_at IS NULL OR lease_expires_at < $1 OR lease_owner = ANY($2::text[])))
+         OR (${OWNERLESS})
+       ORDER BY seq`,
+      [now, dead],
+    );
+  }
+
+  /**
+   * One transaction for every orphan, taken over in arrival order (two adopters lock rows in the
+   * same order: one waits for the other, never both for each other). A row another process took
+   * over first no longer has the owner it was found with: it is left to that one.
+   */
+  async adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]> {
+    if (rows.length === 0) return [];
+    const ordered = [...rows].sort((a, b) => a.seq - b.seq);
+    return this.transaction(false, async (client) => {
+      const adopted: Adopted[] = [];
+      for (const row of ordered) {
+        const { owner, until, at } = lease(row);
+        const [mine] = (await client.query<JobRow>(TAKE_OVER, [row.id, row.lease_owner, owner, until, at])).rows;
+        if (!mine) continue;
+        if (mine.state === 'queued') {
+          adopted.push({ row: mine, action: 'requeued' });
+          continue;
+        }
+        const decided = verdict(mine);
+        if (decided.action === 'resumed') adopted.push({ row: mine, action: 'resumed' });
+        else if ((await client.query(FINISH, finishValues(row.id, { state: 'interrupted', error: decided.error }, at))).rowCount === 1)
+          adopted.push({ row: mine, action: 'interrupted' });
+      }
+      return adopted;
+    });
+  }
+
+  async holders(now: number): Promise<Holder[]> {
+    return this.db.query<Holder>(
+      `SELECT lease_owner AS owner, COUNT(*) AS running, MAX(lease_expires_at) AS "leaseExpiresAt"
+       FROM jobs WHERE ${HOLDS_SLOT} AND lease_expires_at >= $1 GROUP BY lease_owner ORDER BY lease_owner`,
+      [now],
+    );
+  }
+
+  async setPhase(id: string, phase: string, at: string): Promise<void> {
+    await this.db.query('UPDATE jobs SET phase = $2, updated_at = $3 WHERE id = $1 AND finished_at IS NULL', [id, phase, at]);
+  }
+
+  async setActivity(id: string, state: 'running' | 'waiting', next: number | null, at: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET state = $2, next_check_at = $3, updated_at = $4 WHERE id = $1 AND ${HOLDS_SLOT}`, [
+      id,
+      state,
+      next,
+      at,
+    ]);
+  }
+
+  async markReachedUpstream(id: string, at: string): Promise<void> {
+    await this.db.query('UPDATE jobs SET reached_upstream = 1, updated_at = $2 WHERE id = $1 AND finished_at IS NULL', [id, at]);
+  }
+
+  async setOperation(id: string, operation: unknown, operationId: string, state: string | null, at: string): Promise<void> {
+    await this.db.query(
+      `UPDATE jobs SET operation = $2, upstream_operation_id = $3, upstream_state = $4, updated_at = $5 WHERE id = $1 AND finished_at IS NULL`,
+      [id, JSON.stringify(operation), operationId, state, at],
+    );
+  }
+
+  async setUpstreamState(id: string, state: string | null, at: string): Promise<void> {
+    await this.db.query('UPDATE jobs SET upstream_state = $2, updated_at = $3 WHERE id = $1 AND finished_at IS NULL', [id, state, at]);
+  }
+
+  async setCancelConfirmed(id: string, confirmed: boolean): Promise<void> {
+    await this.db.query('UPDATE jobs SET cancel_confirmed = $2 WHERE id = $1', [id, confirmed ? 1 : 0]);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    return this.changed('UPDATE jobs SET cancel_requested = 1, updated_at = $2 WHERE id = $1 AND finished_at IS NULL', [id, at]);
+  }
+
+  async cancelRequested(owner: string): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(`SELECT id FROM jobs WHERE lease_owner = $1 AND cancel_requested = 1 AND ${ACTIVE}`, [
+      owner,
+    ]);
+    return rows.map((row) => row.id);
+  }
+
+  async finish(id: string, end: JobEnd, at: string): Promise<boolean> {
+    return this.changed(FINISH, finishValues(id, end, at));
+  }
+
+  async inputHashes(id: string): Promise<string[]> {
+    return (await this.db.query<{ hash: string }>('SELECT hash FROM job_inputs WHERE job_id = $1', [id])).map((row) => row.hash);
+  }
+
+  async inputHeld(hash: string): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM job_inputs WHERE hash = $1 LIMIT 1', [hash])).length > 0;
+  }
+
+  /** One statement: the ended jobs and the input files they held go together. */
+  async sweepFinished(cutoff: string): Promise<number> {
+    const [row] = await this.db.query<{ swept: number }>(
+      `WITH swept AS (DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < $1 RETURNING id),
+         inputs AS (DELETE FROM job_inputs WHERE job_id IN (SELECT id FROM swept))
+       SELECT COUNT(*) AS swept FROM swept`,
+      [cutoff],
+    );
+    return row?.swept ?? 0;
+  }
+
+  /** Whether one conditional write changed its row. */
+  private async changed(text: string, values: readonly unknown[]): Promise<boolean> {
+    await this.db.ready;
+    return (await this.db.pool.query(text, values as unknown[])).rowCount === 1;
+  }
+}
