@@ -134,6 +134,24 @@ export const providerStatus = z.object({
 });
 export type ProviderStatus = z.infer<typeof providerStatus>;
 
+/** GET /api/team: the studio that answers, what its state is kept in, and the studios holding leases on its queue. */
+export const teamBody = z.object({
+  instance: z.string(),
+  storage: z.object({ database: z.enum(['sqlite', 'postgresql']), assets: z.enum(['files', 's3']) }),
+  instances: z.array(
+    z.object({
+      instance: z.string(),
+      /** Jobs it holds a lease on now (running, or waiting in place). */
+      running: z.number().int(),
+      /** When its newest lease runs out unless renewed (it renews them every heartbeat). */
+      leaseExpiresAt: z.string(),
+      /** Whether it is the studio that answered. */
+      self: z.boolean(),
+    }),
+  ),
+});
+export type TeamBody = z.infer<typeof teamBody>;
+
 /** Allowed whole seconds of a clip: a range, or a closed list. */
 const videoDurations = z.union([z.object({ min: z.number(), max: z.number() }), z.object({ values: z.array(z.number()) })]);
 const videoClipLimits = { durations: videoDurations, resolutions: z.array(z.string()) };

@@ -6,7 +6,7 @@ import { EngineCore, now } from './engine.js';
 import type { GenerationEvents } from './events.js';
 import type { JobHandlers } from './handlers.js';
 import type { JobInputs } from './inputs.js';
-import type { JobStore } from './job-store.js';
+import type { Holder, JobStore } from './job-store.js';
 import { finishedOf, inflightOf, recordOf } from './records.js';
 import { Recovery, type Recovered } from './recover.js';
 import { Runner } from './run.js';
@@ -52,6 +52,11 @@ export class Jobs {
   /** Who holds the leases of the jobs this engine runs: host, pid and a nonce. */
   get owner(): string {
     return this.core.owner;
+  }
+
+  /** The studios holding leases on this queue now (team mode: several), with how many jobs each holds. */
+  holders(): Promise<Holder[]> {
+    return this.core.store.holders(Date.now());
   }
 
   get events(): GenerationEvents {

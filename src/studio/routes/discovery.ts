@@ -1,4 +1,4 @@
-import { LANE_IDS, type ProviderStatus } from '../api/index.js';
+import { LANE_IDS, type ProviderStatus, type TeamBody } from '../api/index.js';
 import { capabilities, withDiscoveredModels } from '../catalog/capabilities.js';
 import { LANE_MODULES, LANES } from '../catalog/registry.js';
 import type { StudioContext } from '../context.js';
@@ -27,6 +27,17 @@ export const discoveryRoutes: StudioRoutes = async (app, { ctx }) => {
     instance: ctx.instance,
     storage: ctx.storage,
     ...lanesHealth(ctx),
+  }));
+
+  app.get('/api/team', async (): Promise<TeamBody> => ({
+    instance: ctx.instance,
+    storage: ctx.storage,
+    instances: (await ctx.jobs.holders()).map((holder) => ({
+      instance: holder.owner,
+      running: holder.running,
+      leaseExpiresAt: new Date(holder.leaseExpiresAt).toISOString(),
+      self: holder.owner === ctx.instance,
+    })),
   }));
 
   app.get('/api/capabilities', async () => withDiscoveredModels((body ??= capabilities(ctx.version)), ctx));
