@@ -27,7 +27,9 @@ export interface PgDatabase {
 
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Takes a lock no other studio can hold at once (the migrations run under it: two starting together apply them once). */
@@ -44,7 +46,11 @@ async function migrate(client: pg.ClientBase, migrations: readonly PgMigration[]
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
-        await client.query('INSERT INTO svc_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [id, migration.name, new Date().toISOString()]);
+        await client.query('INSERT INTO svc_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
+          id,
+          migration.name,
+          new Date().toISOString(),
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
@@ -56,8 +62,13 @@ async function migrate(client: pg.ClientBase, migrations: readonly PgMigration[]
   }
 }
 
-export function openPgDatabase(url: string, options: { readonly max?: number; readonly migrations?: readonly PgMigration[] } = {}): PgDatabase {
-  const config = { connectionString: url, types, application_name: 'svc-studio' };
+export function openPgDatabase(
+  url: string,
+  options: { readonly max?: number; readonly migrations?: readonly PgMigration[] } = {},
+): PgDatabase {
+  // A process that stalls inside a transaction (the claim's holds the team's claim lock) is cut off
+  // after a minute rather than blocking every other studio's claims until its connection dies.
+  const config = { connectionString: url, types, application_name: 'svc-studio', options: '-c idle_in_transaction_session_timeout=60000' };
   const pool = new pg.Pool({ ...config, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection that the server drops must not crash the process; the next query reconnects.
   pool.on('error', () => {});
