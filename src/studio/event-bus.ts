@@ -10,7 +10,7 @@ import type {
   ReplayCopy,
   ReplayStore,
 } from '../common/events/types.js';
-import type { CommittedEventLog, EventLog, EventLogPage, ImmediateEventLog, NewLoggedEvent } from './store/repositories.js';
+import type { CommittedEventLog, EventLog, EventLogPage, ImmediateEventLog, LoggedEvent, NewLoggedEvent } from './store/repositories.js';
 
 // The studio's events: the event channel (common/events/channel.ts) with its replay copies in the
 // database's event log instead of memory, so a cursor stays valid across restarts (and, with a
@@ -108,6 +108,8 @@ export function studioEventChannel(log: EventLog, options: EventChannelOptions =
 export interface StudioEvents {
   readonly bus: EventBus;
   readonly channel: EventChannel;
+  /** Settles once events committed by any studio go live here (at once over SQLite); await it before serving. */
+  readonly ready: Promise<void>;
   /** Ends the connections and stops following the log (then close the log: it writes what is pending). */
   close(): void;
 }
@@ -116,10 +118,10 @@ export interface StudioEvents {
 export function studioEvents(log: EventLog, options: EventChannelOptions = {}): StudioEvents {
   if (log.positions === 'at-commit') {
     const bus = new CommittedEventBus(log, options);
-    return { bus, channel: bus.channel, close: () => bus.close() };
+    return { bus, channel: bus.channel, ready: bus.ready, close: () => bus.close() };
   }
   const channel = studioEventChannel(log, options);
-  return { bus: channel, channel, close: () => channel.close() };
+  return { bus: channel, channel, ready: Promise.resolve(), close: () => channel.close() };
 }
 
 /**
@@ -129,6 +131,7 @@ export function studioEvents(log: EventLog, options: EventChannelOptions = {}): 
 class FollowedLogStore implements ReplayStore {
   readonly prefix: string;
   readonly dense: boolean;
+  readonly liveFromTail = true;
   lastSeq = 0;
 
   constructor(
@@ -179,7 +182,6 @@ export class CommittedEventBus implements EventBus {
   private published = 0;
   /** The number of this studio's event being sent live, while it is. */
   private sending: number | undefined;
-  private lostSome = false;
 
   constructor(
     private readonly log: CommittedEventLog,
@@ -235,12 +237,9 @@ export class CommittedEventBus implements EventBus {
     this.channel.close();
   }
 
-  private send(events: readonly { seq: number; data: string; payloadId?: string }[]): void {
-    if (this.lostSome) {
-      // Own events trimmed before the tail reached them never come back.
-      this.lostSome = false;
-      for (const seq of this.own.keys()) if (seq < events[0].seq) this.own.delete(seq);
-    }
+  private send(events: readonly LoggedEvent[]): void {
+    // Own events the tail went past (committed before following started) never come back.
+    for (const seq of this.own.keys()) if (seq < events[0].seq) this.own.delete(seq);
     for (const { seq, data, payloadId } of events) {
       this.store.lastSeq = seq;
       const own = this.own.get(seq);
@@ -260,7 +259,6 @@ export class CommittedEventBus implements EventBus {
 
   /** Events trimmed before this studio could send them live: its connections resume by cursor (and are told of the gap). */
   private lost(count: number): void {
-    this.lostSome = true;
     this.onError(new Error(`${count} events were trimmed before this studio could send them live; its connections resume by cursor.`));
     this.channel.dropConnections();
   }
@@ -275,7 +273,8 @@ export interface OutboxEvent {
 }
 
 /**
- * The outbox: an event written by a store transaction together with its row change (a job's end and
+ * The outbox (over a log that gives positions at once; over a shared log, append the row with
+ * `PgEventLog.appendInTransaction` and let the tail send it): an event written by a store transaction together with its row change (a job's end and
  * its terminal event), so neither lands without the other. `prepare` serializes it as publish would
  * (transient fields left out of the row); the transaction appends `row`; once it has committed,
  * `published(seq)` sends it live. A transaction that rolls back appends nothing and nothing is sent.

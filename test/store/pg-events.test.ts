@@ -49,6 +49,19 @@ function watch(bus: CommittedEventBus): ChannelEvent[] {
   return seen;
 }
 
+/** Ends the LISTEN connections on the database at `url` (as a network fault would); answers how many. */
+async function cutListeners(url: string): Promise<number> {
+  const admin = openPgDatabase(url, { max: 1 });
+  try {
+    const [{ count }] = await admin.query<{ count: number }>(
+      "SELECT count(pg_terminate_backend(pid))::int AS count FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN studio_events'",
+    );
+    return count;
+  } finally {
+    await admin.close();
+  }
+}
+
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const label = (event: ChannelEvent) => `${String(event.from)}${String(event.n)}`;
 
@@ -120,6 +133,50 @@ describe('the PostgreSQL event log', () => {
     await waitFor(() => followed.length === 40, 'every event');
     expect(followed).toEqual(Array.from({ length: 40 }, (_, index) => index + 2));
     expect(settledBefore).toEqual(Array.from({ length: 20 }, () => true));
+  });
+});
+
+describe('the PostgreSQL event log, followed', () => {
+  it('sends an event appended in a transaction once it commits, and nothing of one rolled back', async () => {
+    const url = await server.createDatabase();
+    const db = openPgDatabase(url, { max: 4 });
+    cleanups.push(() => db.close());
+    const log = await PgEventLog.open(db);
+    cleanups.push(() => log.close());
+    const followed: string[] = [];
+    await log.follow(
+      (events) => followed.push(...events.map((event) => event.data)),
+      () => {},
+    ).started;
+    await expect(
+      db.transaction(async (client) => {
+        await log.appendInTransaction(client, { data: '{"n":"rolled back"}' });
+        throw new Error('the row change failed');
+      }),
+    ).rejects.toThrow('the row change failed');
+    const seq = await db.transaction((client) => log.appendInTransaction(client, { data: '{"n":"committed"}' }));
+    await waitFor(() => followed.length === 1, 'the committed event');
+    expect(followed).toEqual(['{"n":"committed"}']);
+    expect(seq).toBe(1);
+    expect(await log.append({ data: '{"n":"next"}' })).toBe(2);
+  });
+
+  it('reads what was committed while its LISTEN connection was away, and counts what a trim took meanwhile', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = [await openLog(url), await openLog(url)];
+    const followed: number[] = [];
+    let lost = 0;
+    await a.follow(
+      (events) => followed.push(...events.map((event) => event.seq)),
+      (count) => (lost += count),
+    ).started;
+    expect(await cutListeners(url)).toBe(1);
+    await Promise.all(Array.from({ length: 10 }, (_, n) => b.append({ data: JSON.stringify({ n }) })));
+    await b.trim(2);
+    await waitFor(() => followed.at(-1) === 10, 'the newest event');
+    // Every position exactly once: sent, or counted as trimmed before it could be read.
+    expect(lost + followed.length).toBe(10);
+    expect(followed).toEqual(Array.from({ length: followed.length }, (_, index) => 10 - followed.length + 1 + index));
   });
 });
 
@@ -213,6 +270,27 @@ describe('two studios serving /api/events over one PostgreSQL', () => {
     expect(onB.frames.map((frame) => frame.id)).toEqual(seen.slice(12).map((event) => event.id));
     expect(onB.events().map((event) => event.n)).toEqual(seen.slice(12).map((event) => event.n));
     expect(onA.frames.map((frame) => frame.id)).toEqual(seen.slice(0, 20).map((event) => event.id));
+  });
+
+  it('sends a connection opened on a studio whose tail is behind its replay, then only what came after it', async () => {
+    const url = await server.createDatabase();
+    const a = await openBus(url);
+    const seenA = watch(a);
+    a.publish('test', 'tick', { n: 0 });
+    await waitFor(() => seenA.length === 1, 'the first event');
+    const b = await openBus(url);
+    const urlB = await serve(b);
+    const seenB = watch(b);
+    // B's tail falls behind (its LISTEN connection is cut; it reconnects a moment later and reads what it missed).
+    expect(await cutListeners(url)).toBe(2);
+    for (let n = 1; n <= 5; n += 1) a.publish('test', 'tick', { n });
+    await waitFor(() => seenA.length === 6, 'the events on A');
+    const onB = await stream(`${urlB}/api/events`, { 'last-event-id': seenA[0].id });
+    await waitFor(() => seenB.length === 5, 'B catching up');
+    a.publish('test', 'tick', { n: 6 });
+    await waitFor(() => seenB.length === 6 && onB.frames.length >= 6, 'the live event on B');
+    expect(onB.frames.map((frame) => frame.id)).toEqual(seenA.slice(1).map((event) => event.id));
+    expect(onB.events().map((event) => event.n)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('streams a request’s events on B while A runs it, to its terminal event', async () => {

@@ -48,7 +48,7 @@ interface Stream {
   /** GET /api/events connections count against maxListeners; per-request streams do not. */
   readonly counted: boolean;
   readonly options?: StreamOptions;
-  /** Events up to this seq were in the replay it opened with (a store whose events go live late may still send them). */
+  /** Events up to this seq were in the replay it opened with (a store whose events go live from its tail may send them after). */
   readonly afterSeq: number;
   readonly ended: () => void;
 }
@@ -235,7 +235,8 @@ export class EventChannel implements EventBus {
       const frames = this.replayFrames(cursor, held);
       // Events published while the replay was read and not in it (seq past what it saw) follow it, in order.
       const live = pending.held.filter((each) => each.seq > held.lastSeq).map((each) => each.frame);
-      void this.attach(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...frames, ...live]), true, held.lastSeq);
+      const replayed = this.store.liveFromTail ? held.lastSeq : 0;
+      void this.attach(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...frames, ...live]), true, replayed);
     };
     let read: HeldEvents | Promise<HeldEvents>;
     try {

@@ -88,6 +88,12 @@ export interface ReplayStore {
   readonly lastSeq: number;
   /** Whether each event takes the next seq (so a gap notice can count what was missed). */
   readonly dense: boolean;
+  /**
+   * Whether events go live from the store's own tail, after it has kept them (a log shared by
+   * several studios): one a read already held may then go live after that read, and a connection
+   * opened with that replay must drop it. Otherwise (the default) an event goes live as it is kept.
+   */
+  readonly liveFromTail?: boolean;
   /** Keeps a copy and answers its seq. Synchronous: publish answers the event with its id at once. Throws when it cannot keep it. */
   push(copy: ReplayCopy): number;
   /**

@@ -75,8 +75,6 @@ export class PgEventLog implements CommittedEventLog {
   private flushing: NodeJS.Immediate | undefined;
   /** This process's statements on the log, one at a time: flushes and reads of the tail. */
   private serial: Promise<void> = Promise.resolve();
-  /** The flush of the rows queued now (settles when they are committed or failed). */
-  private nextFlush: Promise<void> | undefined;
   private follower: Follower | undefined;
   private listener: pg.Client | undefined;
   private reconnect: NodeJS.Timeout | undefined;
@@ -144,6 +142,17 @@ export class PgEventLog implements CommittedEventLog {
     };
   }
 
+  /**
+   * The outbox (studio/event-bus.ts): appends an event inside the caller's open transaction (on
+   * `client`), with its row change; answers its seq. It goes live from the tail once committed
+   * (the NOTIFY is sent at commit), as another studio's would: do not send it yourself. The
+   * counter's row stays locked until that transaction ends, so keep the transaction short.
+   */
+  async appendInTransaction(client: pg.ClientBase, event: NewLoggedEvent): Promise<number> {
+    const { rows } = await client.query<{ last: number }>(APPEND, [[event.data], [event.payloadId ?? null]]);
+    return rows[0].last;
+  }
+
   /** Writes what is pending and stops following; reads and appends still work. */
   async close(): Promise<void> {
     this.unfollow();
@@ -162,15 +171,10 @@ export class PgEventLog implements CommittedEventLog {
   private flush(): Promise<void> {
     if (this.flushing) clearImmediate(this.flushing);
     this.flushing = undefined;
-    if (this.queued.length === 0) return this.nextFlush ?? this.serial;
+    if (this.queued.length === 0) return this.serial;
     const batch = this.queued;
     this.queued = [];
-    const flushed = this.run(() => this.write(batch));
-    this.nextFlush = flushed;
-    void flushed.then(() => {
-      if (this.nextFlush === flushed) this.nextFlush = undefined;
-    });
-    return flushed;
+    return this.run(() => this.write(batch));
   }
 
   private run(step: () => Promise<void>): Promise<void> {
