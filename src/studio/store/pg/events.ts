@@ -150,7 +150,7 @@ export class PgEventLog implements CommittedEventLog {
    */
   async appendInTransaction(client: pg.ClientBase, event: NewLoggedEvent): Promise<number> {
     const { rows } = await client.query<{ last: number }>(APPEND, [[event.data], [event.payloadId ?? null]]);
-    return rows[0].last;
+    return Number(rows[0].last);
   }
 
   /** Writes what is pending and stops following; reads and appends still work. */
