@@ -218,7 +218,8 @@ export interface CommittedEventLog extends EventLogBase {
    * Calls `onEvents` with every event committed after the position `started` answers (following
    * starts as it is called, connecting takes a moment), in position order, each once, whichever
    * studio appended it. An append's promise settles before its event is passed here. `onLost(count)`
-   * is told of events trimmed before they could be read (a follower far behind). One follower at a time.
+   * is told of other studios' events trimmed before they could be read (a follower more than the
+   * retention behind; its own it still passes). One follower at a time.
    */
   follow(onEvents: (events: readonly LoggedEvent[]) => void, onLost: (count: number) => void): EventLogFollowing;
 }
@@ -233,8 +234,8 @@ export interface EventLogFollowing {
  * The studio's events, durable: the replay side of its EventBus (a cursor stays valid across
  * restarts). Positions are one sequence per database: the id of an event is `<logId>-<seq>`.
  * `dense`: each append takes the next seq (SQLite: positions skip only at a crash, by at most a
- * reserved block; PostgreSQL: always), so a gap notice can count what was missed; a log whose
- * sequence skips freely says false, and the bus then leaves `missed` out.
+ * reserved block; PostgreSQL: they never skip), so a gap notice can count what was missed; a log
+ * whose sequence skips freely says false, and the bus then leaves `missed` out.
  */
 export type EventLog = ImmediateEventLog | CommittedEventLog;
 
