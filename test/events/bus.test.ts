@@ -7,12 +7,13 @@ import type { EventBus } from '../../src/common/events/types.js';
 
 describe('the event channel as an EventBus', () => {
   it('replays the events after a cursor with their cursors, transient fields omitted; an unknown cursor starts with replay_gap', async () => {
-    const bus: EventBus = new EventChannel({ replaySize: 10 });
+    const channel = new EventChannel({ replaySize: 10 });
+    const bus: EventBus = channel;
     const seen: string[] = [];
     const unsubscribe = bus.subscribe((event) => seen.push(`${event.event}:${String(event.n)}`));
-    const first = bus.publish('test', 'tick', { n: 1 });
-    const second = bus.publish('test', 'tick', { n: 2, b64: 'big' }, { transientFields: ['b64'] });
-    const third = bus.publish('test', 'tock', { n: 3 }, { payloadId: 'message-3' });
+    const first = channel.publish('test', 'tick', { n: 1 });
+    const second = channel.publish('test', 'tick', { n: 2, b64: 'big' }, { transientFields: ['b64'] });
+    const third = channel.publish('test', 'tock', { n: 3 }, { payloadId: 'message-3' });
     unsubscribe();
     bus.publish('test', 'tick', { n: 4 });
     expect(seen).toEqual(['tick:1', 'tick:2', 'tock:3']);

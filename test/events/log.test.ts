@@ -310,19 +310,19 @@ describe('a studio restarted on the same home', () => {
     let studio: RunningStudio = await start();
     const running = studio;
     cleanups.push(() => running.close());
-    const before = [0, 1, 2, 3].map((n) => studio.ctx.events.publish('test', 'before', { n }).id);
+    const before = [0, 1, 2, 3].map((n) => studio.ctx.channel.publish('test', 'before', { n }).id);
     await studio.close();
     cleanups.pop();
 
     studio = await start();
     const restarted = studio;
     cleanups.push(() => restarted.close());
-    const afterRestart = [4, 5].map((n) => studio.ctx.events.publish('test', 'after', { n }).id);
+    const afterRestart = [4, 5].map((n) => studio.ctx.channel.publish('test', 'after', { n }).id);
     expect(afterRestart[0].split('-')[0]).toBe(before[0].split('-')[0]);
     const resumed = await stream(`${studio.url}/api/events`, { 'last-event-id': before[1] });
     const byQuery = await stream(`${studio.url}/api/events?lastEventId=${encodeURIComponent(before[3])}`);
     await waitFor(() => resumed.frames.length === 4 && byQuery.frames.length === 2, 'the replays');
-    const live = studio.ctx.events.publish('test', 'live', { n: 6 }).id;
+    const live = studio.ctx.channel.publish('test', 'live', { n: 6 }).id;
     await waitFor(() => resumed.frames.length === 5 && byQuery.frames.length === 3, 'the live event');
     expect(resumed.events().map((event) => event.id)).toEqual([before[2], before[3], ...afterRestart, live]);
     expect(resumed.events().map((event) => event.n)).toEqual([2, 3, 4, 5, 6]);

@@ -48,6 +48,8 @@ interface Stream {
   /** GET /api/events connections count against maxListeners; per-request streams do not. */
   readonly counted: boolean;
   readonly options?: StreamOptions;
+  /** Events up to this seq were in the replay it opened with (a store whose events go live from its tail may send them after). */
+  readonly afterSeq: number;
   readonly ended: () => void;
 }
 
@@ -155,20 +157,34 @@ export class EventChannel implements EventBus {
     return { copy, deliver: (seq) => this.deliver(seq, body, json, whole, options.payloadId) };
   }
 
+  /**
+   * Sends live an event kept at `seq` that was published elsewhere (another studio on a shared
+   * event log): its replay copy is all there is, so transient fields stay with the publisher and
+   * are listed in `omitted`, as in a replay. Answers the event.
+   */
+  deliverCopy(seq: number, copy: ReplayCopy): ChannelEvent {
+    const live = Object.freeze(eventOf(copy, eventId(this.store.prefix, seq)));
+    let frame: Buffer | undefined;
+    return this.fanOut(seq, live, () => (frame ??= frameOf(copy.json, live.id, copy.payloadId)));
+  }
+
   private deliver(seq: number, body: Record<string, unknown>, json: string, whole: boolean, payloadId: string | undefined): ChannelEvent {
     body.id = eventId(this.store.prefix, seq);
     const live = Object.freeze(body) as ChannelEvent;
     // The live frame is serialized at most once, and only if a connection takes the event: a partial image
     // nobody watches is never turned into a megabyte of JSON. An ordinary event's frame is its copy's JSON plus the id.
     let frame: Buffer | undefined;
-    const liveFrame = () => (frame ??= whole ? frameOf(json, live.id, payloadId) : encodeFrame(live, payloadId));
+    return this.fanOut(seq, live, () => (frame ??= whole ? frameOf(json, live.id, payloadId) : encodeFrame(live, payloadId)));
+  }
+
+  private fanOut(seq: number, live: ChannelEvent, liveFrame: () => Buffer): ChannelEvent {
     for (const pending of this.pendingStreams) {
       if (pending.heldBytes > this.settings.maxBufferedBytes) continue;
       pending.held.push({ seq, frame: liveFrame() });
       pending.heldBytes += liveFrame().length;
     }
     for (const stream of this.streams) {
-      if (!stream.connection.isOpen || (stream.options && !stream.options.filter(live))) continue;
+      if (!stream.connection.isOpen || seq <= stream.afterSeq || (stream.options && !stream.options.filter(live))) continue;
       if (stream.connection.send(liveFrame()) && stream.options?.isLast?.(live)) stream.connection.finish();
     }
     this.notify(seq, live);
@@ -204,7 +220,7 @@ export class EventChannel implements EventBus {
     }
     const cursor = cursorOf(request);
     if (cursor === undefined) {
-      void this.attach(reply, Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), true);
+      void this.attach(reply, Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), true, 0);
       return;
     }
     // Registered before the store is asked: every event published from here on is either replayed or held.
@@ -219,7 +235,8 @@ export class EventChannel implements EventBus {
       const frames = this.replayFrames(cursor, held);
       // Events published while the replay was read and not in it (seq past what it saw) follow it, in order.
       const live = pending.held.filter((each) => each.seq > held.lastSeq).map((each) => each.frame);
-      void this.attach(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...frames, ...live]), true);
+      const replayed = this.store.liveFromTail ? held.lastSeq : 0;
+      void this.attach(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE(SSE_RETRY_MS)), ...frames, ...live]), true, replayed);
     };
     let read: HeldEvents | Promise<HeldEvents>;
     try {
@@ -267,7 +284,7 @@ export class EventChannel implements EventBus {
       sendError(reply, new ServiceError('SERVICE_UNAVAILABLE', 'The event channel is shutting down.'));
       return Promise.resolve();
     }
-    return this.attach(reply, Buffer.from(OPEN_PREAMBLE()), false, options);
+    return this.attach(reply, Buffer.from(OPEN_PREAMBLE()), false, 0, options);
   }
 
   /**
@@ -287,6 +304,15 @@ export class EventChannel implements EventBus {
       return;
     }
     SseConnection.open(reply, Buffer.concat([Buffer.from(OPEN_PREAMBLE()), frame]), this.settings.maxBufferedBytes, () => {}).finish();
+  }
+
+  /**
+   * Ends every SSE connection now open (new ones are still taken): the live events they would get
+   * next are not all at hand (a shared log trimmed some before they could be sent). A client of
+   * `/api/events` resumes by cursor and is told of the gap.
+   */
+  dropConnections(): void {
+    for (const stream of this.streams) stream.connection.shutdown();
   }
 
   /** Ends every SSE connection and the heartbeat (shutdown). Idempotent; publish still works for internal listeners. */
@@ -334,13 +360,14 @@ export class EventChannel implements EventBus {
     return gap ? [encodeFrame(gap), ...frames] : frames;
   }
 
-  private attach(reply: FastifyReply, preamble: Buffer, counted: boolean, options?: StreamOptions): Promise<void> {
+  private attach(reply: FastifyReply, preamble: Buffer, counted: boolean, afterSeq: number, options?: StreamOptions): Promise<void> {
     return new Promise((resolve) => {
       const stream: Stream = {
         reply,
         connection: SseConnection.open(reply, preamble, this.settings.maxBufferedBytes, (reason) => this.detach(stream, reason)),
         counted,
         options,
+        afterSeq,
         ended: resolve,
       };
       this.streams.add(stream);

@@ -32,11 +32,16 @@ export type InternalListener = (event: ChannelEvent) => void;
 /**
  * The port producers and in-process consumers code against: publish,
  * subscribe, replay. The event channel (channel.ts) is its first
- * implementation and also serves it as SSE; a fan-out across studio instances
- * will be a second one, not a rewrite of the producers.
+ * implementation and also serves it as SSE; the studio's bus over a log
+ * shared by several studios (studio/event-bus.ts) is a second.
  */
 export interface EventBus {
-  publish(topic: string, event: string, fields?: Record<string, unknown>, options?: PublishOptions): ChannelEvent;
+  /**
+   * Hands an event over; subscribers and connections receive it with its id. The channel also
+   * answers it (its store gives the position at once); a log shared by several studios gives the
+   * position at commit, and the event goes live from there.
+   */
+  publish(topic: string, event: string, fields?: Record<string, unknown>, options?: PublishOptions): void;
   /** Every event published after this call, in order, with transient fields. Returns the unsubscribe. */
   subscribe(listener: InternalListener): () => void;
   /**
@@ -83,6 +88,12 @@ export interface ReplayStore {
   readonly lastSeq: number;
   /** Whether each event takes the next seq (so a gap notice can count what was missed). */
   readonly dense: boolean;
+  /**
+   * Whether events go live from the store's own tail, after it has kept them (a log shared by
+   * several studios): one a read already held may then go live after that read, and a connection
+   * opened with that replay must drop it. Otherwise (the default) an event goes live as it is kept.
+   */
+  readonly liveFromTail?: boolean;
   /** Keeps a copy and answers its seq. Synchronous: publish answers the event with its id at once. Throws when it cannot keep it. */
   push(copy: ReplayCopy): number;
   /**

@@ -1,7 +1,7 @@
 import { isStorageFull } from '../../common/storage-full.js';
 import type { StudioDatabase } from './database.js';
 import { statementsOf } from './database.js';
-import type { EventLog, EventLogPage, LoggedEvent, NewLoggedEvent } from './repositories.js';
+import type { EventLogPage, ImmediateEventLog, LoggedEvent, NewLoggedEvent } from './repositories.js';
 
 // The event log's table (migration 15): the SQLite implementation of the EventLog port. The publish
 // path is hot, and a commit of its own per event costs some 50–100 µs (the WAL write, a checkpoint
@@ -59,7 +59,8 @@ const prepared = statementsOf((db) => {
   return { ...statements, insertAll, page };
 });
 
-export class SqliteEventLog implements EventLog {
+export class SqliteEventLog implements ImmediateEventLog {
+  readonly positions = 'immediate';
   readonly logId: string;
   readonly dense = true;
   /** The block being used: `next` is the next seq to give, `end` the last one reserved. */

@@ -174,31 +174,70 @@ export interface EventLogPage {
 /** An event to append: its replay copy (see LoggedEvent). */
 export type NewLoggedEvent = Omit<LoggedEvent, 'seq'>;
 
-/**
- * The studio's events, durable: the replay side of its EventBus (a cursor stays valid across
- * restarts). Positions are one sequence per database: the id of an event is `<logId>-<seq>`.
- * `dense`: each append of a run takes the next seq (SQLite: positions skip only at a crash, by at
- * most a reserved block), so a gap notice can count what was missed; a log whose sequence skips
- * freely says false, and the bus then leaves `missed` out.
- */
-export interface EventLog {
+/** What every event log has: its id, its reads, its retention. */
+interface EventLogBase {
   /** Names this log, for good (chosen when its database was made): a cursor of another log is told apart. */
   readonly logId: string;
   readonly dense: boolean;
   /**
-   * Appends an event and answers its seq. Synchronous, because publishing is: the event's id is
-   * answered at once and the live fan-out follows. The row may be written a little later (SQLite:
-   * within the turn of the event loop), but every read of this log sees it, and its seq is never
-   * given to another event, whatever crashes.
+   * The events after `seq` (at most `limit`, oldest first), with the bounds held, read at one moment.
+   * Every event appended before the call is in it (a row still pending is written first).
    */
-  append(event: NewLoggedEvent): number;
-  /** The events after `seq` (at most `limit`, oldest first), with the bounds held, read at one moment. */
   after(seq: number, limit: number): Promise<EventLogPage>;
   /** Removes every event but the newest `keep`; answers how many it removed. Seqs are never reused. */
   trim(keep: number): Promise<number>;
   /** Writes what is still pending and gives back what this process holds (shutdown); reads and appends still work. */
   close(): Promise<void>;
 }
+
+/**
+ * A log of one process's studio (SQLite): it gives each event its position at once. Synchronous,
+ * because publishing is: the event's id is answered at once and the live fan-out follows in
+ * process. The row may be written a little later (SQLite: within the turn of the event loop), but
+ * every read of this log sees it, and its seq is never given to another event, whatever crashes.
+ */
+export interface ImmediateEventLog extends EventLogBase {
+  /** The default: a log that says nothing gives positions at once. */
+  readonly positions?: 'immediate';
+  /** Appends an event and answers its seq. */
+  append(event: NewLoggedEvent): number;
+}
+
+/**
+ * A log shared by several studios (PostgreSQL): positions are given at commit, in commit order, so a
+ * reader that has seen position P has seen every event below it, whichever studio appended it. An
+ * append answers its seq once committed; live events come from `follow`, every studio's in one
+ * order, its own included (the bus delivers from there, so every instance sends the same ids in
+ * the same order).
+ */
+export interface CommittedEventLog extends EventLogBase {
+  readonly positions: 'at-commit';
+  /** Appends an event (written with the others of this turn of the event loop); answers its seq once committed. */
+  append(event: NewLoggedEvent): Promise<number>;
+  /**
+   * Calls `onEvents` with every event committed after the position `started` answers (following
+   * starts as it is called, connecting takes a moment), in position order, each once, whichever
+   * studio appended it. An append's promise settles before its event is passed here. `onLost(count)`
+   * is told of other studios' events trimmed before they could be read (a follower more than the
+   * retention behind; its own it still passes). One follower at a time.
+   */
+  follow(onEvents: (events: readonly LoggedEvent[]) => void, onLost: (count: number) => void): EventLogFollowing;
+}
+
+export interface EventLogFollowing {
+  /** Settles with the position following starts after (0 when stopped before it started). */
+  readonly started: Promise<number>;
+  stop(): void;
+}
+
+/**
+ * The studio's events, durable: the replay side of its EventBus (a cursor stays valid across
+ * restarts). Positions are one sequence per database: the id of an event is `<logId>-<seq>`.
+ * `dense`: each append takes the next seq (SQLite: positions skip only at a crash, by at most a
+ * reserved block; PostgreSQL: they never skip), so a gap notice can count what was missed; a log
+ * whose sequence skips freely says false, and the bus then leaves `missed` out.
+ */
+export type EventLog = ImmediateEventLog | CommittedEventLog;
 
 /** Every repository of the studio's state, over one database. */
 export interface StudioStore {

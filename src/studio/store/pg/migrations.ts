@@ -247,4 +247,17 @@ CREATE TABLE flow_workflows (
     );
     CREATE INDEX job_inputs_hash ON job_inputs (hash);`,
   },
+  {
+    // store/pg/events.ts: the one row of event_log names the log and holds the newest position given.
+    name: 'event log: events and their counter',
+    sql: `
+      CREATE TABLE event_log (
+        only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+        log_id TEXT NOT NULL,
+        last BIGINT NOT NULL
+      );
+      INSERT INTO event_log (log_id, last) VALUES (substr(replace(gen_random_uuid()::text, '-', ''), 1, 10), 0);
+      CREATE TABLE events (seq BIGINT PRIMARY KEY, data TEXT NOT NULL, payload_id TEXT);
+    `,
+  },
 ];
