@@ -102,9 +102,9 @@ await studio.close();
 rmSync(home, { recursive: true, force: true });
 
 // --- 2. Start-up recovery.
-function stateDir(rows: number): string {
+async function stateDir(rows: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-recovery-'));
-  const ctx = createStudioContext({ env: { SVC_HOME: dir, PATH: process.env.PATH } });
+  const ctx = await createStudioContext({ env: { SVC_HOME: dir, PATH: process.env.PATH } });
   const at = new Date().toISOString();
   embeddedDatabase(ctx).transaction(() => {
     for (let index = 0; index < rows; index += 1) {
@@ -114,10 +114,10 @@ function stateDir(rows: number): string {
         .run(at, `running-${index}`);
     }
   })();
-  void ctx.close();
+  await ctx.close();
   return dir;
 }
-const templates = { full: stateDir(RUNNING_ROWS), empty: stateDir(0) };
+const templates = { full: await stateDir(RUNNING_ROWS), empty: await stateDir(0) };
 async function startOnCopy(template: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-recovery-run-'));
   cpSync(template, dir, { recursive: true });
@@ -149,7 +149,7 @@ for (const dir of Object.values(templates)) rmSync(dir, { recursive: true, force
 const DISPATCH_ROUNDS = 20;
 const BATCHES = [1, 8, 64];
 const dispatchHome = mkdtempSync(join(tmpdir(), 'svc-bench-dispatch-'));
-const dispatchCtx = createStudioContext({ env: { SVC_HOME: dispatchHome, PATH: process.env.PATH } });
+const dispatchCtx = await createStudioContext({ env: { SVC_HOME: dispatchHome, PATH: process.env.PATH } });
 // A handler that answers at once: what is timed is the engine's own work.
 /** When each job's handler started (section 4 reads it). */
 const startedAt = new Map<string, number>();

@@ -60,6 +60,8 @@ const { metafile } = await build({
     '@fastify/ajv-compiler',
     '@fastify/fast-json-stringify-compiler',
     'light-my-request',
+    // pg's optional native binding (pg.native), which the studio never uses: pg requires it only when asked.
+    'pg-native',
   ],
   // Bundled CommonJS (Fastify and its plugins) calls require() for Node's built-ins.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },

@@ -24,7 +24,7 @@ import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from '../common/version.js';
 import type { LaneDemoContent, LaneEnv } from './lanes/env.js';
 import type { StudioStore } from './store/repositories.js';
-import { studioEventChannel } from './event-bus.js';
+import { studioEvents } from './event-bus.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -86,8 +86,6 @@ export interface StudioContext extends LaneEnv {
   readonly store: StudioStore;
   /** What the state is kept in (store/open.ts): the embedded default, or team mode's PostgreSQL and S3. */
   readonly storage: StorageKinds;
-  /** Settles when every store can be used (a networked one has connected and made its schema); the start waits for it. */
-  readonly ready: Promise<void>;
   /**
    * This process's name among the studios sharing its state: host, pid and a nonce. It is the
    * name on the leases of the jobs it runs (jobs/engine.ts) and GET /api/health answers it.
@@ -134,7 +132,8 @@ function databasePassword(url: string | undefined): string | undefined {
   }
 }
 
-export function createStudioContext(options: StudioOptions = {}): StudioContext {
+/** Builds a studio's context; its stores are open (team mode's connected, their schema made) when it answers. */
+export async function createStudioContext(options: StudioOptions = {}): Promise<StudioContext> {
   // In demo mode the simulators' programs win, as their placeholder keys do.
   const env = options.demo?.env ? { ...(options.env ?? process.env), ...options.demo.env } : (options.env ?? process.env);
   const paths = studioPaths(env);
@@ -145,9 +144,18 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
   }
   const settings = new Settings(paths.configFile);
   const files = new DurableWriter();
-  const stores = openStudioStores({ env, paths, files });
+  const stores = await openStudioStores({ env, paths, files });
   const { store } = stores;
-  const channel = studioEventChannel(store.events, options.events);
+  // Over a shared log (team mode) the bus sends every event live from the log, any studio's.
+  const studioEventsOf = studioEvents(store.events, options.events);
+  const { channel } = studioEventsOf;
+  try {
+    await studioEventsOf.ready;
+  } catch (error) {
+    studioEventsOf.close();
+    await stores.close().catch(() => {});
+    throw error;
+  }
   const demo = options.demo;
   const keyStore = KeyStore.of(paths, settings, Boolean(demo));
   // The keys it starts with, used or not: a vendor may echo any key it was ever sent.
@@ -177,9 +185,8 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
     db: stores.db,
     store,
     storage: stores.kinds,
-    ready: stores.ready,
     instance: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
-    events: channel,
+    events: studioEventsOf.bus,
     channel,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),
@@ -216,7 +223,7 @@ export function createStudioContext(options: StudioOptions = {}): StudioContext 
       // Thumbnails under way finish (they write the database); the ones not started wait for the next start.
       await ctx.derived.stop();
       await ctx.files.close();
-      channel.close();
+      studioEventsOf.close();
       // The events of the last turn are written (the log's close), then the stores let go.
       await stores.close();
       secrets.release();

@@ -61,20 +61,12 @@ export async function startStudio(options: StartStudioOptions = {}): Promise<Run
   try {
     // Nothing is written under the state dir before its lock is held: a refused second start leaves the first's files alone.
     options.demo?.prepare?.();
-    ctx = createStudioContext(options);
+    ctx = await createStudioContext(options);
   } catch (error) {
     lock?.release();
     throw error;
   }
   ctx.secrets.add(options.token);
-  try {
-    // Team mode's stores are across the network: a studio that cannot reach them does not start.
-    await ctx.ready;
-  } catch (error) {
-    await ctx.close().catch(() => {});
-    lock?.release();
-    throw new Error(`The studio's storage cannot be used: ${(error as Error).message}`, { cause: error });
-  }
   try {
     // A bad SVC_API_* value is the server's misconfiguration, not a client's bad request: refuse to start.
     effectiveDefaults(ctx);

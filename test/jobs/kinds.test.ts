@@ -61,7 +61,7 @@ describe('typed job kinds', () => {
 describe('a stored job its kind cannot read', () => {
   it('ends failed with its reason, and the job behind it on the same ordering key runs', async () => {
     const studioHome = join(home, 'studio');
-    const ctx = createStudioContext({ env: { SVC_HOME: studioHome, PATH: process.env.PATH } });
+    const ctx = await createStudioContext({ env: { SVC_HOME: studioHome, PATH: process.env.PATH } });
     try {
       const ran: string[] = [];
       const handler: JobHandler<'generate'> = {

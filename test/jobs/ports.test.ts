@@ -18,7 +18,7 @@ import { embeddedDatabase } from '../../src/studio/store/open.js';
 // hold all the same.
 
 const home = mkdtempSync(join(tmpdir(), 'svc-ports-'));
-const ctx = createStudioContext({ env: { SVC_HOME: home, PATH: process.env.PATH, SVC_MAX_RUNNING_JOBS: '2' } });
+const ctx = await createStudioContext({ env: { SVC_HOME: home, PATH: process.env.PATH, SVC_MAX_RUNNING_JOBS: '2' } });
 afterAll(async () => {
   await ctx.close();
   rmSync(home, { recursive: true, force: true });

@@ -23,6 +23,8 @@ const MUST_STAY_LAZY: Readonly<Record<string, RegExp>> = {
   'ws (flow sockets)': /(^|\/)node_modules\/ws\//,
   'yauzl (epsilon archives)': /(^|\/)node_modules\/yauzl\//,
   'the simulators': /(^|\/)(dist|src)\/sim\//,
+  'pg (team mode)': /(^|\/)node_modules\/(pg|pg-[a-z-]+)\//,
+  'the AWS SDK (team mode)': /(^|\/)node_modules\/(@aws-sdk|@smithy)\//,
 };
 
 interface Metafile {
