@@ -90,18 +90,22 @@ describe('three studios on one PostgreSQL and one bucket', () => {
       expect(answer.status, requestId).toBe(202);
     }
     const [victim, ...survivors] = studios;
+    const holders = new Set<string>();
     // While they run: the victim holds some, and predictions are under way at the vendor.
-    await waitFor(
+    const heldByVictim = await waitFor(
       'the victim to hold jobs while predictions are under way',
       async () => {
         const records = await Promise.all(ids.map((requestId) => rig.job(survivors[0].url, requestId)));
-        const held = records.filter((record) => record.instance === victim.instance).length;
+        for (const record of records) if (record.instance) holders.add(record.instance);
+        const held = records.filter((record) => record.instance === victim.instance && !ended(record));
         const atVendor = records.filter((record) => record.upstream).length;
-        return held > 0 && atVendor >= 6 && records.some((record) => !ended(record)) ? true : undefined;
+        return held.length > 0 && atVendor >= 6 ? held.map((record) => record.requestId) : undefined;
       },
       60_000,
     );
     await victim.process.stop('SIGKILL');
+    // The queue is the team's: more than one studio ran its jobs.
+    expect(holders.size).toBeGreaterThan(1);
 
     const records = await waitFor(
       'every job to end',
@@ -112,6 +116,10 @@ describe('three studios on one PostgreSQL and one bucket', () => {
       120_000,
     );
     for (const record of records) expect(record, record.requestId).toMatchObject({ state: 'succeeded', error: null, attempt: 1 });
+    // What the victim held when it died was finished by a survivor (it is gone: none of its own leases remain).
+    expect(heldByVictim.length).toBeGreaterThan(0);
+    const team = (await (await fetch(`${survivors[0].url}/api/team`)).json()) as { instances: Array<{ instance: string }> };
+    expect(team.instances.map((holder) => holder.instance)).not.toContain(victim.instance);
     // Each submitted upstream exactly once, whichever studio ran it, crash or not.
     const submits = (await rig.simRequests<{ body: unknown }>('SVC_GAMMA_BASE_URL', SUBMIT)).map((entry) => JSON.stringify(entry.body));
     for (let index = 0; index < JOBS; index += 1)
@@ -154,6 +162,7 @@ describe('three studios on one PostgreSQL and one bucket', () => {
     expect(resumed.some((event) => event.event === 'replay_gap')).toBe(false);
     // The same events, the same ids, in the same order, after the cursor.
     const wanted = all.slice(start + 1).map((event) => event.id);
+    expect(wanted.length).toBeGreaterThan(ids.length);
     expect(resumed.map((event) => event.id).slice(0, wanted.length)).toEqual(wanted);
   }, 120_000);
 
