@@ -53,7 +53,8 @@ export type NewAgentTurnRow = Pick<AgentTurnRow, 'id' | 'session_id' | 'job_id' 
 export type AgentTurnUpdate = Partial<Omit<AgentTurnRow, 'seq' | 'id' | 'session_id' | 'created_at'>>;
 export type AgentSessionUpdate = Partial<Omit<AgentSessionRow, 'id' | 'created_at'>>;
 
-const TURN_FIELDS = [
+/** The columns a turn's write may set (names never come from a request); the PostgreSQL store writes the same. */
+export const TURN_FIELDS = [
   'job_id',
   'attempt',
   'state',
@@ -70,7 +71,8 @@ const TURN_FIELDS = [
   'started_at',
   'finished_at',
 ] as const;
-const SESSION_FIELDS = [
+/** The columns a session's write may set. */
+export const SESSION_FIELDS = [
   'title',
   'settings',
   'web_search',

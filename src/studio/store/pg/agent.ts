@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AgentItemState } from '../../api/index.js';
-import type { AgentSessionRow, AgentTurnRow } from '../agent.js';
+import { SESSION_FIELDS, TURN_FIELDS, type AgentSessionRow, type AgentTurnRow } from '../agent.js';
 import type { AgentRepository } from '../repositories.js';
 import type { PgDatabase, PgQueryable } from './database.js';
 
@@ -8,38 +8,7 @@ import type { PgDatabase, PgQueryable } from './database.js';
 // A session's change locks its row (SELECT … FOR UPDATE) for the transaction its callback runs in,
 // so concurrent changes, from any process, each see the one before.
 
-const SESSION_COLUMNS = [
-  'id',
-  'title',
-  'settings',
-  'web_search',
-  'style_lock',
-  'subject_lock',
-  'current_image',
-  'previous_images',
-  'images',
-  'created_at',
-  'updated_at',
-] as const;
-/** The columns a write may set (names never come from a request). */
-const SESSION_FIELDS: readonly string[] = SESSION_COLUMNS.filter((column) => column !== 'id' && column !== 'created_at');
-const TURN_FIELDS: readonly string[] = [
-  'job_id',
-  'attempt',
-  'state',
-  'prompt',
-  'command',
-  'plan',
-  'final_prompt',
-  'provider',
-  'model',
-  'input_image',
-  'images',
-  'timings',
-  'error',
-  'started_at',
-  'finished_at',
-];
+const SESSION_COLUMNS = ['id', ...SESSION_FIELDS, 'created_at'] as const;
 
 /**
  * `UPDATE table SET a = $1, … WHERE id = $n` for the given fields of an allow-list, `where` and its

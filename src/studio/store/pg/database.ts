@@ -18,8 +18,11 @@ export interface PgDatabase {
   readonly ready: Promise<void>;
   /** One statement on any connection of the pool; its rows. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
-  /** `work` inside BEGIN … COMMIT on one connection (ROLLBACK when it throws); its answer. */
-  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * `work` inside BEGIN … COMMIT on one connection (ROLLBACK when it throws); its answer. `begin`:
+   * the statement(s) that open it, when plain BEGIN is not enough (an isolation level, a lock).
+   */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin?: string): Promise<T>;
   /** A connection of its own, outside the pool (LISTEN needs one that stays); the caller ends it. */
   connect(): Promise<pg.Client>;
   close(): Promise<void>;
@@ -88,11 +91,11 @@ export function openPgDatabase(
       await ready;
       return (await pool.query(text, values as unknown[])).rows;
     },
-    async transaction(work) {
+    async transaction(work, begin = 'BEGIN') {
       await ready;
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        await client.query(begin);
         const answer = await work(client);
         await client.query('COMMIT');
         return answer;

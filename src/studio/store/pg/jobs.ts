@@ -197,20 +197,8 @@ export class PgJobStore implements JobStore {
    * must see every claim committed before its lock was granted, which a snapshot taken at BEGIN,
    * REPEATABLE READ's, would not); `locked`: under the claim lock.
    */
-  private async transaction<T>(locked: boolean, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    await this.db.ready;
-    const client = await this.db.pool.connect();
-    try {
-      await client.query(locked ? BEGIN_LOCKED : 'BEGIN ISOLATION LEVEL READ COMMITTED');
-      const answer = await work(client);
-      await client.query('COMMIT');
-      return answer;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(locked: boolean, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(work, locked ? BEGIN_LOCKED : 'BEGIN ISOLATION LEVEL READ COMMITTED');
   }
 
   /** One claim pass inside a transaction under the claim lock; its rows in queue order. */
