@@ -166,6 +166,33 @@ describe('three studios on one PostgreSQL and one bucket', () => {
     expect(resumed.map((event) => event.id).slice(0, wanted.length)).toEqual(wanted);
   }, 120_000);
 
+  it('a job running on one studio is cancelled through another, and retried through a third', async () => {
+    const [, first, second] = studios;
+    // The vendor never finishes it: it waits on its prediction until cancelled.
+    expect(
+      (
+        await post(`${first.url}/api/generate`, {
+          provider: 'gamma',
+          prompt: 'a cancelled harbour [sim:never]',
+          async: true,
+          requestId: 'team-cancel',
+        })
+      ).status,
+    ).toBe(202);
+    await waitFor('its prediction to be under way', async () => ((await rig.job(second.url, 'team-cancel')).upstream ? true : undefined));
+    expect((await fetch(`${second.url}/api/inflight/team-cancel`, { method: 'DELETE' })).status).toBe(200);
+    const cancelled = await waitFor('the cancel to land', async () => {
+      const record = await rig.job(first.url, 'team-cancel');
+      return ended(record) ? record : undefined;
+    });
+    expect(cancelled).toMatchObject({ state: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+    const retried = await post(`${first.url}/api/jobs/team-cancel/retry`, {});
+    expect(retried.status).toBe(202);
+    expect(await retried.json()).toMatchObject({ requestId: 'team-cancel~2', attempt: 2, retryOf: 'team-cancel' });
+    await waitFor('the retry to be under way', async () => ((await rig.job(second.url, 'team-cancel~2')).upstream ? true : undefined));
+    expect((await fetch(`${second.url}/api/inflight/team-cancel~2`, { method: 'DELETE' })).status).toBe(200);
+  }, 90_000);
+
   it('five agent turns of one session, queued through two studios, run in order', async () => {
     const [, first, second] = studios;
     const session = await createSession(first.url, { title: 'Team', settings: { provider: 'gamma' } });
