@@ -43,7 +43,8 @@ const freePort = (): Promise<number> =>
 
 let databases = 0;
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `settings`: more server settings (`-c name=value`), e.g. `{ shared_preload_libraries: 'pg_stat_statements' }`. */
+export async function startPostgres(extra: { readonly settings?: Readonly<Record<string, string>> } = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)');
   const asRoot = process.getuid?.() === 0;
@@ -85,6 +86,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       'max_connections=200',
       '-c',
       'shared_buffers=32MB',
+      ...Object.entries(extra.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     { uid, gid, stdio: ['ignore', 'ignore', 'pipe'] },
   );
