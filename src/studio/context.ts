@@ -144,7 +144,10 @@ export async function createStudioContext(options: StudioOptions = {}): Promise<
   }
   const settings = new Settings(paths.configFile);
   const files = new DurableWriter();
-  const stores = await openStudioStores({ env, paths, files });
+  const stores = await openStudioStores({ env, paths, files }).catch(async (error: unknown) => {
+    await files.close();
+    throw error;
+  });
   const { store } = stores;
   // Over a shared log (team mode) the bus sends every event live from the log, any studio's.
   const studioEventsOf = studioEvents(store.events, options.events);
@@ -154,6 +157,7 @@ export async function createStudioContext(options: StudioOptions = {}): Promise<
   } catch (error) {
     studioEventsOf.close();
     await stores.close().catch(() => {});
+    await files.close();
     throw error;
   }
   const demo = options.demo;
