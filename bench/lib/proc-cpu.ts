@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { procStatFields } from '../../src/common/process/proc-stat.js';
 
 // CPU time of processes from /proc (Linux): what a process (or a server and the children it
 // forks, like PostgreSQL's backends) spent on the cores, for a benchmark that reads it before and
@@ -17,19 +18,12 @@ interface ProcStat {
 
 /** /proc/<pid>/stat, or undefined when the process is gone. */
 function stat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(pid);
+  if (!fields) return undefined;
   const ticks = (index: number) => Number(fields[index]);
   return { ppid: ticks(1), own: (ticks(11) + ticks(12)) * TICK_MS, reaped: (ticks(13) + ticks(14)) * TICK_MS };
 }
 
-/** The CPU ms a process has used so far (NaN once it is gone). */
 export const cpuMs = (pid: number): number => stat(pid)?.own ?? Number.NaN;
 
 /** The parent of a process. */

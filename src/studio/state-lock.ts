@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../common/atomic-file.js';
+import { procStatFields } from '../common/process/proc-stat.js';
 
 // One studio per state dir: `svc serve` takes `studio.lock` in SVC_HOME before
 // it opens anything there (the database, recovery of the last run's jobs), so
@@ -49,15 +50,8 @@ export interface StateLock {
 
 /** A process as /proc shows it: its state letter and start time; undefined when it has no entry (or there is no /proc). */
 function procStat(pid: number): { state: string; start: string } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so fields are counted from its last ")".
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', start: fields[19] ?? '' };
+  const fields = procStatFields(pid);
+  return fields && { state: fields[0] ?? '', start: fields[19] ?? '' };
 }
 
 const hasProc = (): boolean => statSync('/proc/self/stat', { throwIfNoEntry: false }) !== undefined;
