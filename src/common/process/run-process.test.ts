@@ -35,6 +35,9 @@ process.stdout.write(String(child.pid) + '\\n');
 setInterval(() => {}, 1000);
 `;
 
+/** A SIGTERM-deaf shell with a SIGTERM-deaf child (an ignored signal stays ignored across fork and exec); prints the child's pid. */
+const DEAF_TREE = `trap '' TERM; sleep 1000 & echo $!; while :; do sleep 1; done`;
+
 describe('runProcess: one program within a time budget', () => {
   it('finds a bare name on PATH and captures stdout, stderr and the exit code', async () => {
     const result = await runProcess({
@@ -62,7 +65,16 @@ describe('runProcess: one program within a time budget', () => {
   });
 
   it('kills the whole tree when the time budget runs out, SIGTERM-deaf grandchild included', async () => {
-    const result = await runProcess({ file: process.execPath, args: ['-e', HANG], env, timeoutMs: 500, killGraceMs: 200 });
+    // A shell ignores SIGTERM from its first instruction (and its child inherits that), where a node
+    // program is deaf only once it has started: on a loaded machine that took longer than the budget,
+    // and SIGTERM still killed it.
+    const result = await runProcess({
+      file: '/bin/sh',
+      args: ['-c', DEAF_TREE],
+      env: { PATH: '/usr/bin:/bin' },
+      timeoutMs: 500,
+      killGraceMs: 200,
+    });
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGKILL');
     const grandchild = Number(result.stdout.trim());
