@@ -24,7 +24,7 @@ import type { AssetStore } from './media/asset-store.js';
 import { VERSION } from '../common/version.js';
 import type { LaneDemoContent, LaneEnv } from './lanes/env.js';
 import type { StudioStore } from './store/repositories.js';
-import { studioEvents } from './event-bus.js';
+import { studioEvents, type EventOutbox } from './event-bus.js';
 
 /**
  * Upstream base URLs by key: `<lane>` for a lane's main URL, `<lane>.<endpoint>`
@@ -96,6 +96,8 @@ export interface StudioContext extends LaneEnv {
    * Replay copies are kept in the event log (`store.events`), so ids stay valid across restarts.
    */
   readonly events: EventBus;
+  /** Events written by a store transaction with a row change (a job's end and its terminal event): see EventOutbox. */
+  readonly outbox: EventOutbox;
   /** The same events served over HTTP (GET /api/events, a request's own stream, shutdown): only those routes use it. */
   readonly channel: EventChannel;
   /** Every job: create, run, cancel, look up, recover. */
@@ -191,6 +193,7 @@ export async function createStudioContext(options: StudioOptions = {}): Promise<
     storage: stores.kinds,
     instance: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
     events: studioEventsOf.bus,
+    outbox: studioEventsOf.outbox,
     channel,
     jobs: undefined as unknown as Jobs,
     cooldowns: new LaneCooldowns(),

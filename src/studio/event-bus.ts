@@ -63,6 +63,11 @@ export class LogReplayStore implements ReplayStore {
     return seq;
   }
 
+  /** An event kept at `seq` by a store transaction (the outbox): it is the newest now. */
+  kept(seq: number): void {
+    this.lastSeq = Math.max(this.lastSeq, seq);
+  }
+
   async read(afterSeq: number | undefined): Promise<HeldEvents> {
     const held = await readWindow(this.log, this.keep, afterSeq);
     this.lastSeq = Math.max(this.lastSeq, held.lastSeq);
@@ -100,13 +105,32 @@ async function readWindow(log: EventLog, keep: number, afterSeq: number | undefi
  * them at commit: see studioEvents); `options.replaySize` is the retention (events kept).
  */
 export function studioEventChannel(log: EventLog, options: EventChannelOptions = {}): EventChannel {
-  const keep = options.replaySize ?? EVENT_CHANNEL_DEFAULTS.replaySize;
-  return new EventChannel({ ...options, store: new LogReplayStore(log, keep) });
+  return immediateEvents(log, options).channel;
 }
 
-/** The studio's events over its log: the port (`ctx.events`) and the channel serving it (`ctx.channel`). */
+/** The channel over a log that gives positions at once, and its outbox. */
+function immediateEvents(log: EventLog, options: EventChannelOptions): { channel: EventChannel; outbox: EventOutbox } {
+  const store = new LogReplayStore(log, options.replaySize ?? EVENT_CHANNEL_DEFAULTS.replaySize);
+  const channel = new EventChannel({ ...options, store });
+  const outbox: EventOutbox = {
+    prepare(topic, event, fields, publishOptions) {
+      const prepared = channel.prepare(topic, event, fields, publishOptions);
+      return {
+        row: rowOf(prepared.copy),
+        published: (seq) => {
+          store.kept(seq);
+          prepared.deliver(seq);
+        },
+      };
+    },
+  };
+  return { channel, outbox };
+}
+
+/** The studio's events over its log: the port (`ctx.events`), its outbox (`ctx.outbox`) and the channel serving it (`ctx.channel`). */
 export interface StudioEvents {
   readonly bus: EventBus;
+  readonly outbox: EventOutbox;
   readonly channel: EventChannel;
   /** Settles once events committed by any studio go live here (at once over SQLite); await it before serving. */
   readonly ready: Promise<void>;
@@ -118,10 +142,10 @@ export interface StudioEvents {
 export function studioEvents(log: EventLog, options: EventChannelOptions = {}): StudioEvents {
   if (log.positions === 'at-commit') {
     const bus = new CommittedEventBus(log, options);
-    return { bus, channel: bus.channel, ready: bus.ready, close: () => bus.close() };
+    return { bus, outbox: bus, channel: bus.channel, ready: bus.ready, close: () => bus.close() };
   }
-  const channel = studioEventChannel(log, options);
-  return { bus: channel, channel, ready: Promise.resolve(), close: () => channel.close() };
+  const { channel, outbox } = immediateEvents(log, options);
+  return { bus: channel, outbox, channel, ready: Promise.resolve(), close: () => channel.close() };
 }
 
 /**
@@ -169,7 +193,7 @@ interface OwnEvent {
  * after it subscribed, except this studio's published before (as the channel's subscribers).
  * `publish` answers nothing: the id is known at commit.
  */
-export class CommittedEventBus implements EventBus {
+export class CommittedEventBus implements EventBus, EventOutbox {
   readonly channel: EventChannel;
   /** Settles once the bus follows the log: events committed from then on, by any studio, go live here. */
   readonly ready: Promise<void>;
@@ -205,6 +229,22 @@ export class CommittedEventBus implements EventBus {
 
   get hasAudience(): boolean {
     return this.channel.hasAudience;
+  }
+
+  /**
+   * The outbox: an event a store transaction appends with its row change. Once committed it goes
+   * live from the tail as any event; `published(seq)` makes it this studio's own there (sent whole).
+   * Should the tail pass it first, it goes as its replay copy (the same event but for transient fields).
+   */
+  prepare(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): OutboxEvent {
+    const prepared = this.channel.prepare(topic, event, fields, options);
+    const number = ++this.published;
+    return {
+      row: rowOf(prepared.copy),
+      published: (seq) => {
+        if (seq > this.store.lastSeq) this.own.set(seq, { prepared, number });
+      },
+    };
   }
 
   publish(topic: string, event: string, fields: Record<string, unknown> = {}, options: PublishOptions = {}): void {
@@ -264,31 +304,24 @@ export class CommittedEventBus implements EventBus {
   }
 }
 
-/** An event of the outbox: its row, and what to call once the transaction that appended it has committed. */
+/** An event of the outbox: its row, and what to call once the transaction that appended it has committed (jobs/job-store.ts EndEvent). */
 export interface OutboxEvent {
-  /** The row to append inside the store's transaction (`SqliteEventLog.appendInTransaction(row)`, the bus's own log), which answers its seq. */
+  /** The row to append inside the store's transaction (`SqliteEventLog.appendInTransaction`, `PgEventLog.appendWith`), which answers its seq. */
   readonly row: NewLoggedEvent;
-  /** Sends the event live (connections, listeners) with the id of its row; once, after the commit. Answers the event. */
-  published(seq: number): ChannelEvent;
+  /** Once, after the commit: over SQLite, sends the event live with the id of its row; over a shared log, marks it this studio's own for the tail. */
+  published(seq: number): void;
 }
 
 /**
- * The outbox (over a log that gives positions at once; over a shared log, append the row with
- * `PgEventLog.appendInTransaction` and let the tail send it): an event written by a store transaction together with its row change (a job's end and
- * its terminal event), so neither lands without the other. `prepare` serializes it as publish would
- * (transient fields left out of the row); the transaction appends `row`; once it has committed,
- * `published(seq)` sends it live. A transaction that rolls back appends nothing and nothing is sent.
- * Call `published` in the same synchronous step as the commit where it can be: across an await, an
- * event published meanwhile goes live first, and a client that saw that one and then this one
- * resumes from this one's (lower) id and gets the other again.
+ * The outbox (`ctx.outbox`): an event written by a store transaction together with its row change
+ * (a job's end and its terminal event), so neither lands without the other. `prepare` serializes
+ * it as publish would (transient fields left out of the row); the transaction appends `row` after
+ * every event published before it; once it has committed, `published(seq)`. A transaction that
+ * rolls back appends nothing and nothing is sent. Over SQLite, call `published` in the same
+ * synchronous step as the commit: across an await, an event published meanwhile goes live first,
+ * and a client that saw that one and then this one resumes from this one's (lower) id and gets the
+ * other again. Over a shared log every event goes live from the tail, in position order.
  */
 export interface EventOutbox {
   prepare(topic: string, event: string, fields?: Record<string, unknown>, options?: PublishOptions): OutboxEvent;
 }
-
-export const eventOutbox = (channel: EventChannel): EventOutbox => ({
-  prepare(topic, event, fields, options) {
-    const prepared = channel.prepare(topic, event, fields, options);
-    return { row: rowOf(prepared.copy), published: (seq) => prepared.deliver(seq) };
-  },
-});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimRequest, JobRow, NewJobRow } from '../../src/studio/jobs/job-store.js';
 import { openPgDatabase, type PgDatabase } from '../../src/studio/store/pg/database.js';
+import { PgEventLog } from '../../src/studio/store/pg/events.js';
 import { PgJobStore } from '../../src/studio/store/pg/jobs.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { describeJobStoreContract } from './contracts/job-store.contract.js';
@@ -29,7 +30,8 @@ const emptyTables = () => dbs[0].query('TRUNCATE jobs, job_inputs RESTART IDENTI
 
 describeJobStoreContract('PostgreSQL', async () => {
   await emptyTables();
-  return { store: new PgJobStore(dbs[0]), close: async () => {} };
+  const events = await PgEventLog.open(dbs[0]);
+  return { store: new PgJobStore(dbs[0], events), events, close: () => events.close() };
 });
 
 const job = (id: string, pool: string, limit: number | null, orderingKey: string | null): NewJobRow => ({

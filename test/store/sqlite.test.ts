@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { studioEventChannel } from '../../src/studio/event-bus.js';
 import { openDatabase } from '../../src/studio/store/database.js';
-import { SqliteEventLog } from '../../src/studio/store/events.js';
+import { eventLogOf, SqliteEventLog } from '../../src/studio/store/events.js';
 import { SqliteJobStore } from '../../src/studio/store/jobs.js';
 import { sqliteStudioStore } from '../../src/studio/store/sqlite-store.js';
 import { describeAgentRepositoryContract } from './contracts/agent-repository.contract.js';
@@ -44,7 +44,7 @@ describeAgentRepositoryContract('SQLite', makeStore);
 describeFlowWorkflowRepositoryContract('SQLite', makeStore);
 describeJobStoreContract('SQLite', async () => {
   const { db, close } = freshDatabase();
-  return { store: new SqliteJobStore(db), close };
+  return { store: new SqliteJobStore(db), events: eventLogOf(db), close };
 });
 describeEventLogContract('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-event-log-contract-'));

@@ -45,7 +45,7 @@ export class EngineCore {
     readonly handlers: Partial<JobHandlers>,
   ) {
     this.owner = ctx.instance;
-    this.events = new GenerationEvents(ctx.events);
+    this.events = new GenerationEvents(ctx.events, ctx.outbox);
     this.inputs = new JobInputs(ctx.assets);
     this.limits = jobLimits(ctx);
     const lease = Number(ctx.env.SVC_JOB_LEASE_MS);
@@ -79,8 +79,8 @@ export class EngineCore {
   /** Ends a job that is not running here, with its `error` event; false when it had ended or left `from`. */
   async end(row: JobRow, state: JobState, error: ServiceError, from?: JobState): Promise<boolean> {
     const payload = error.toBody().error;
-    if (!(await this.store.finish(row.id, { state, error: payload, ...(from ? { from } : {}) }, now()))) return false;
-    this.events.error({ requestId: row.id, kind: kindOf(row), error: payload });
+    const event = this.events.error({ requestId: row.id, kind: kindOf(row), error: payload });
+    if (!(await this.store.finish(row.id, { state, error: payload, event, ...(from ? { from } : {}) }, now()))) return false;
     this.outcomes.settle(row.id, { ok: false, error });
     return true;
   }

@@ -1,13 +1,20 @@
 import type { EventBus } from '../../common/events/types.js';
 import { GENERATION_TOPIC, type GenerationEventName, type GenerationEventPayload } from '../api/index.js';
+import type { EventOutbox } from '../event-bus.js';
+import type { EndEvent } from './job-store.js';
 
 /**
  * The publishing side of the generation events: one method per event, typed
  * by the API contract, so a payload cannot drift from what clients read.
  * `b64` of a partial never enters the replay buffer, and is made only for a live listener.
+ * A job's terminal event (`done`, `error`) is not published here: it is prepared for the store,
+ * which writes it with the job's end (JobEnd.event).
  */
 export class GenerationEvents {
-  constructor(private readonly channel: EventBus) {}
+  constructor(
+    private readonly channel: EventBus,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   private publish<E extends GenerationEventName>(event: E, payload: GenerationEventPayload<E>, transientFields?: readonly string[]): void {
     this.channel.publish(GENERATION_TOPIC, event, payload, transientFields ? { transientFields } : undefined);
@@ -46,11 +53,11 @@ export class GenerationEvents {
     this.publish('submitted', payload);
   }
 
-  done(payload: GenerationEventPayload<'done'>): void {
-    this.publish('done', payload);
+  done(payload: GenerationEventPayload<'done'>): EndEvent {
+    return this.outbox.prepare(GENERATION_TOPIC, 'done', payload);
   }
 
-  error(payload: GenerationEventPayload<'error'>): void {
-    this.publish('error', payload);
+  error(payload: GenerationEventPayload<'error'>): EndEvent {
+    return this.outbox.prepare(GENERATION_TOPIC, 'error', payload);
   }
 }

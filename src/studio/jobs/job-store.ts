@@ -1,4 +1,5 @@
 import type { JobState } from '../api/index.js';
+import type { NewLoggedEvent } from '../store/repositories.js';
 
 // The job engine's port to its storage: every read and write of the durable
 // queue, asynchronous so that a store across the network (PostgreSQL) is a
@@ -93,10 +94,24 @@ export interface JobEnd {
   readonly result?: unknown;
   readonly error?: unknown;
   readonly from?: JobState;
+  /** The job's terminal event (`done` or `error`), written with its end: see EndEvent. */
+  readonly event?: EndEvent;
 }
 
-/** What becomes of an orphan once taken over and found to have reached its upstream: resumed, or ended with this error. */
-export type OrphanVerdict = { readonly action: 'resumed' } | { readonly action: 'interrupted'; readonly error: unknown };
+/**
+ * A job's terminal event, written by the store in the same transaction as the job's end (the
+ * outbox, studio/event-bus.ts): the row is appended to the studio's event log after every event
+ * published before it, and only when the end is written; neither lands without the other, whatever
+ * crashes. Once that has committed the store calls `published(seq)`, at once, and never otherwise.
+ */
+export interface EndEvent {
+  readonly row: NewLoggedEvent;
+  published(seq: number): void;
+}
+
+/** What becomes of an orphan once taken over and found to have reached its upstream: resumed, or ended with this error (and its event). */
+export type OrphanVerdict =
+  { readonly action: 'resumed' } | { readonly action: 'interrupted'; readonly error: unknown; readonly event?: EndEvent };
 
 /** What became of an orphaned job this engine took over. */
 export type Adopted =
@@ -169,7 +184,7 @@ export interface JobStore {
   /** Asks the process that runs a job to cancel it (it looks at each heartbeat). */
   requestCancel(id: string, at: string): Promise<boolean>;
   cancelRequested(owner: string): Promise<string[]>;
-  /** Ends a job; false when it had already ended, or (with `from`) was no longer in that state. */
+  /** Ends a job (and appends its `end.event`); false when it had already ended, or (with `from`) was no longer in that state. */
   finish(id: string, end: JobEnd, at: string): Promise<boolean>;
   inputHashes(id: string): Promise<string[]>;
   /** Whether any job (of any state) holds the input file of this hash. */

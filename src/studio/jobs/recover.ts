@@ -79,17 +79,19 @@ export class Recovery {
           { details: { requestId: row.id, phase: row.phase } },
         );
         errors.set(row.id, error);
-        return { action: 'interrupted', error: error.toBody().error };
+        const payload = error.toBody().error;
+        return {
+          action: 'interrupted',
+          error: payload,
+          event: core.events.error({ requestId: row.id, kind: kindOf(row), error: payload }),
+        };
       },
     );
     for (const { row, action } of adopted) {
       counts[action] += 1;
       if (action === 'resumed') this.start(row);
       const error = errors.get(row.id);
-      if (action === 'interrupted' && error) {
-        core.events.error({ requestId: row.id, kind: kindOf(row), error: error.toBody().error });
-        core.outcomes.settle(row.id, { ok: false, error });
-      }
+      if (action === 'interrupted' && error) core.outcomes.settle(row.id, { ok: false, error });
     }
     return counts;
   }

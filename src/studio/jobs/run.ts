@@ -9,9 +9,9 @@ import { jobFailure, phaseOf } from './records.js';
 import { RunningJob } from './running-job.js';
 
 // Running a claimed job here: its handler under this engine's lease, then
-// exactly one `done` (with the result) or `error`, the stored state written
-// before the event goes out (a client that reads the job after an event finds
-// at least that state). A run that parks ends with neither: the job goes on
+// exactly one `done` (with the result) or `error`, written by the store with
+// the job's end (the outbox: neither lands without the other, and a client
+// that reads the job after the event finds at least that state). A run that parks ends with neither: the job goes on
 // when a claim takes it again.
 
 /** What a run asks of the claiming side: a pass when a slot frees, a wake when a parked job is due. */
@@ -61,13 +61,12 @@ export class Runner {
       if (resumeAt !== null && resumeAt > Date.now()) await context.waitUntil(resumeAt);
       // Once a handler returns, its result stands: a cancel that came during saving does not undo saved work.
       const result = await core.handlerOf(kind).run(core.ctx, context);
-      if (await store.finish(requestId, { state: 'succeeded', result, phase: job.phase }, now())) {
-        // Controls a lane dropped are on the event too (issue 29), not only inside the result.
-        const warnings =
-          'warnings' in result && Array.isArray(result.warnings) && result.warnings.length ? { warnings: result.warnings } : {};
-        events.done({ ...base, result, ...warnings });
+      // Controls a lane dropped are on the event too (issue 29), not only inside the result.
+      const warnings =
+        'warnings' in result && Array.isArray(result.warnings) && result.warnings.length ? { warnings: result.warnings } : {};
+      const event = events.done({ ...base, result, ...warnings });
+      if (await store.finish(requestId, { state: 'succeeded', result, phase: job.phase, event }, now()))
         core.outcomes.settle(requestId, { ok: true, result });
-      }
     } catch (error) {
       if (isParked(error)) {
         // Its row waits, with no lease: the inputs decoded here and what it keeps stay for its next run, and a pass claims it when due.
@@ -80,10 +79,9 @@ export class Runner {
       if (!job.detached && store.open) {
         const state: JobState = failure.code === 'JOB_CANCELLED' ? 'cancelled' : 'failed';
         const payload = failure.toBody().error;
-        if (await store.finish(requestId, { state, error: payload, phase: job.phase }, now())) {
-          events.error({ ...base, error: payload });
+        const event = events.error({ ...base, error: payload });
+        if (await store.finish(requestId, { state, error: payload, phase: job.phase, event }, now()))
           core.outcomes.settle(requestId, { ok: false, error: failure });
-        }
       }
     } finally {
       if (!job.parked) core.kept.delete(requestId);

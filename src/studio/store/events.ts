@@ -59,6 +59,9 @@ const prepared = statementsOf((db) => {
   return { ...statements, insertAll, page };
 });
 
+/** The event log of a database handle: one per handle, as its seqs come from the block this one reserved (the bus's and the job store's). */
+export const eventLogOf = statementsOf((db) => new SqliteEventLog(db));
+
 export class SqliteEventLog implements ImmediateEventLog {
   readonly positions = 'immediate';
   readonly logId: string;
@@ -86,12 +89,16 @@ export class SqliteEventLog implements ImmediateEventLog {
   }
 
   /**
-   * The outbox (studio/event-bus.ts `eventOutbox`): appends an event inside the caller's open
+   * The outbox (studio/event-bus.ts `EventOutbox`): appends an event inside the caller's open
    * transaction on this database, with its row change, and answers its seq. Its row is written at
-   * once (it commits or rolls back with the transaction; a rolled-back seq is never given again).
+   * once, after the rows still queued (they commit or roll back with the transaction; a
+   * rolled-back seq is never given again): a crash after the commit loses none of the events
+   * before it.
    */
   appendInTransaction(event: NewLoggedEvent): number {
     if (!this.db.inTransaction) throw new Error('appendInTransaction runs inside a transaction of the store.');
+    // In a savepoint of its own: rows that cannot be written are dropped as in any flush, and the caller's change goes on.
+    this.flushQuietly();
     const seq = this.take();
     prepared(this.db).insert.run(seq, event.data, event.payloadId ?? null);
     return seq;

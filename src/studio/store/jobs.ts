@@ -12,6 +12,7 @@ import type {
   OrphanVerdict,
 } from '../jobs/job-store.js';
 import { statementsOf, type StudioDatabase } from './database.js';
+import { eventLogOf } from './events.js';
 
 // The jobs table (migrations 3, 9, 10 and 14): the durable queue, and the
 // first implementation of the engine's JobStore port (SqliteJobStore, at the
@@ -306,19 +307,33 @@ export const cancelRequestedJobs = (db: StudioDatabase, owner: string): string[]
     .map((row) => row.id);
 
 /**
- * Ends a job (in its last phase, when given); false when it had already ended,
- * or (with `from`) was no longer in that state.
+ * Ends a job (in its last phase, when given) and appends its terminal event, in one transaction;
+ * false when it had already ended, or (with `from`) was no longer in that state. Answers the
+ * event's seq for the caller to call `published` with once committed (this may be inside a larger transaction).
  */
-export const finishJob = (db: StudioDatabase, id: string, end: JobEnd, at: string): boolean =>
-  prepared(db).finish.run({
-    id,
-    state: end.state,
-    phase: end.phase ?? null,
-    result: end.result === undefined ? null : JSON.stringify(end.result),
-    error: end.error === undefined ? null : JSON.stringify(end.error),
-    at,
-    from: end.from ?? null,
-  }).changes === 1;
+function endJob(db: StudioDatabase, id: string, end: JobEnd, at: string): { seq?: number } | undefined {
+  return db.transaction(() => {
+    const ended =
+      prepared(db).finish.run({
+        id,
+        state: end.state,
+        phase: end.phase ?? null,
+        result: end.result === undefined ? null : JSON.stringify(end.result),
+        error: end.error === undefined ? null : JSON.stringify(end.error),
+        at,
+        from: end.from ?? null,
+      }).changes === 1;
+    if (!ended) return undefined;
+    return end.event ? { seq: eventLogOf(db).appendInTransaction(end.event.row) } : {};
+  })();
+}
+
+/** Ends a job with its terminal event (see endJob), the event sent live as it commits; false when it had ended or left `from`. */
+export function finishJob(db: StudioDatabase, id: string, end: JobEnd, at: string): boolean {
+  const ended = endJob(db, id, end, at);
+  if (ended?.seq !== undefined) end.event?.published(ended.seq);
+  return ended !== undefined;
+}
 
 export const jobInputHashes = (db: StudioDatabase, id: string): string[] =>
   prepared(db)
@@ -397,10 +412,11 @@ export class SqliteJobStore implements JobStore {
     return orphanedJobs(this.db, now, isDead);
   }
 
-  /** One transaction for every orphan (1,000 at start-up are one commit). */
+  /** One transaction for every orphan (1,000 at start-up are one commit); the interrupted ones' events go live once it has committed. */
   async adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]> {
     const { db } = this;
-    return db.transaction(() =>
+    const committed: Array<() => void> = [];
+    const adopted = db.transaction(() =>
       rows.flatMap((row): Adopted[] => {
         const { owner, until, at } = lease(row);
         if (!takeOverJob(db, row, owner, until, at)) return [];
@@ -408,9 +424,16 @@ export class SqliteJobStore implements JobStore {
         if (row.reached_upstream === 0 && requeueJob(db, mine, at)) return [{ row: mine, action: 'requeued' }];
         const decided = verdict(row);
         if (decided.action === 'resumed') return [{ row: mine, action: 'resumed' }];
-        return finishJob(db, row.id, { state: 'interrupted', error: decided.error }, at) ? [{ row: mine, action: 'interrupted' }] : [];
+        const { event } = decided;
+        const ended = endJob(db, row.id, { state: 'interrupted', error: decided.error, event }, at);
+        if (!ended) return [];
+        const { seq } = ended;
+        if (event && seq !== undefined) committed.push(() => event.published(seq));
+        return [{ row: mine, action: 'interrupted' }];
       }),
     )();
+    for (const published of committed) published();
+    return adopted;
   }
 
   async holders(now: number): Promise<Holder[]> {

@@ -33,7 +33,7 @@ import {
   tombstonesDeletedBefore,
 } from './assets.js';
 import type { StudioDatabase } from './database.js';
-import { SqliteEventLog } from './events.js';
+import { eventLogOf } from './events.js';
 import { SqliteFlowWorkflowRepository } from './flow-workflows.js';
 import { findNode, recordNode } from './nodes.js';
 import type { AgentRepository, AssetRepository, GraphSessionRepository, NodeRepository, StudioStore } from './repositories.js';
@@ -116,7 +116,7 @@ export function sqliteStudioStore(db: StudioDatabase, file: string): StudioStore
     nodes: sqliteNodeRepository(db),
     agent: sqliteAgentRepository(db),
     flowWorkflows: new SqliteFlowWorkflowRepository(db),
-    events: new SqliteEventLog(db),
+    events: eventLogOf(db),
     // The file and its write-ahead log (what a checkpoint has not folded in yet).
     size: async () => (await Promise.all([fileSize(file), fileSize(`${file}-wal`)])).reduce((sum, bytes) => sum + bytes, 0),
   };

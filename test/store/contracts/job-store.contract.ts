@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimRequest, JobRow, JobStore, NewJobRow } from '../../../src/studio/jobs/job-store.js';
+import type { ClaimRequest, EndEvent, JobRow, JobStore, NewJobRow } from '../../../src/studio/jobs/job-store.js';
+import type { EventLog } from '../../../src/studio/store/repositories.js';
 import { minute } from './harness.js';
 
 // The JobStore contract: the durable queue as any store must keep it. Queue
@@ -11,7 +12,19 @@ import { minute } from './harness.js';
 
 export interface JobStoreHarness {
   readonly store: JobStore;
+  /** The event log the store writes a job's terminal event to (JobEnd.event). */
+  readonly events: EventLog;
   close(): Promise<void>;
+}
+
+/** A terminal event for JobEnd.event, and the seqs its `published` was called with. */
+function endEvent(name: string, requestId: string): EndEvent & { readonly calls: number[] } {
+  const calls: number[] = [];
+  return {
+    row: { data: JSON.stringify({ topic: 'generation', event: name, requestId }) },
+    published: (seq) => void calls.push(seq),
+    calls,
+  };
 }
 
 const newJob = (id: string, overrides: Partial<NewJobRow> = {}): NewJobRow => ({
@@ -181,6 +194,47 @@ export function describeJobStoreContract(name: string, make: () => Promise<JobSt
       expect(await store.unfinished()).toEqual([]);
       expect(ids(await store.finishedSince(minute(1), 10))).toEqual(['a']);
       expect(await store.finishedSince(minute(5), 10)).toEqual([]);
+    });
+
+    it("writes a job's terminal event with its end, after the events appended before it: both or neither; `published` once it has committed", async () => {
+      await store.insert(newJob('a'), [], limits(1));
+      const { newest } = await harness.events.after(Number.MAX_SAFE_INTEGER, 0);
+      // Appended just before (over PostgreSQL still waiting for its turn's write): the end's event comes after it.
+      const earlier = harness.events.append({ data: '{"event":"earlier"}' });
+      const done = endEvent('done', 'a');
+      expect(await store.finish('a', { state: 'succeeded', result: { images: ['x.png'] }, event: done }, minute(2))).toBe(true);
+      expect(done.calls).toHaveLength(1);
+      const [seq] = done.calls;
+      expect(seq).toBeGreaterThan(await earlier);
+      expect((await harness.events.after(newest, 10)).events).toEqual([
+        { seq: await earlier, data: '{"event":"earlier"}' },
+        { seq, data: done.row.data },
+      ]);
+      // An end that changes nothing writes no event and calls nothing.
+      const late = endEvent('error', 'a');
+      expect(await store.finish('a', { state: 'failed', error: { code: 'LATE' }, event: late }, minute(3))).toBe(false);
+      expect(late.calls).toEqual([]);
+      expect((await harness.events.after(seq, 10)).events).toEqual([]);
+      expect(await store.find('a')).toMatchObject({ state: 'succeeded' });
+    });
+
+    it("writes an interrupted orphan's event with its end as it is adopted", async () => {
+      const now = Date.now();
+      await store.insert(newJob('dead-owner'), [], limits(5, { owner: 'dead', until: now + 60_000 }));
+      await store.markReachedUpstream('dead-owner', minute(2));
+      const { newest } = await harness.events.after(Number.MAX_SAFE_INTEGER, 0);
+      const error = endEvent('error', 'dead-owner');
+      const orphans = await store.orphans(now, (owner) => owner === 'dead');
+      const lease = () => ({ owner: 'engine-b', until: now + 60_000, at: minute(3) });
+      const adopted = await store.adopt(orphans, lease, () => ({
+        action: 'interrupted',
+        error: { code: 'JOB_INTERRUPTED' },
+        event: error,
+      }));
+      expect(adopted.map((entry) => entry.action)).toEqual(['interrupted']);
+      expect(error.calls).toHaveLength(1);
+      expect((await harness.events.after(newest, 10)).events).toEqual([{ seq: error.calls[0], data: error.row.data }]);
+      expect(await store.find('dead-owner')).toMatchObject({ state: 'interrupted' });
     });
 
     it('keeps what a running job records: phase, activity, checkpoint, operation, cancel requests', async () => {

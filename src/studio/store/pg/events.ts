@@ -143,14 +143,46 @@ export class PgEventLog implements CommittedEventLog {
   }
 
   /**
-   * The outbox (studio/event-bus.ts): appends an event inside the caller's open transaction (on
-   * `client`), with its row change; answers its seq. It goes live from the tail once committed
-   * (the NOTIFY is sent at commit), as another studio's would: do not send it yourself. The
-   * counter's row stays locked until that transaction ends, so keep the transaction short.
+   * The outbox (studio/event-bus.ts) inside the caller's open transaction (on `client`): appends an
+   * event with its row change; answers its seq. It goes live from the tail once committed (the
+   * NOTIFY is sent at commit), as another studio's would. The counter's row stays locked until
+   * that transaction ends, so keep the transaction short. Events this process published before
+   * and not yet written get later positions: prefer appendWith where that order matters.
    */
   async appendInTransaction(client: pg.ClientBase, event: NewLoggedEvent): Promise<number> {
     const { rows } = await client.query<{ last: number }>(APPEND, [[event.data], [event.payloadId ?? null]]);
     return Number(rows[0].last);
+  }
+
+  /**
+   * The outbox in one statement: `change` (an UPDATE or DELETE, without RETURNING, on parameters
+   * `values`) and, when it changed a row, `event` appended; in turn with this process's appends, so
+   * every event published here before it has an earlier position. Answers the event's seq, or
+   * undefined when the change matched nothing (then nothing is appended). One round trip, atomic:
+   * the change and its event commit together or not at all.
+   */
+  appendWith(change: string, values: readonly unknown[], event: NewLoggedEvent): Promise<number | undefined> {
+    const data = values.length + 1;
+    const text = `
+      WITH changed AS (${change} RETURNING 1),
+      counter AS (UPDATE event_log SET last = last + 1 WHERE EXISTS (SELECT 1 FROM changed) RETURNING last),
+      written AS (INSERT INTO events (seq, data, payload_id) SELECT last, $${data}::text, $${data + 1}::text FROM counter)
+      SELECT last, pg_notify('${EVENTS_CHANNEL}', last::text) FROM counter`;
+    void this.flush();
+    return new Promise((resolve, reject) => {
+      this.run(async () => {
+        let seq: number | undefined;
+        try {
+          const [row] = await this.db.query<{ last: number }>(text, [...values, event.data, event.payloadId ?? null]);
+          seq = row?.last;
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve(seq);
+        if (seq !== undefined) await this.wrote([{ seq, ...event }]);
+      });
+    });
   }
 
   /** Writes what is pending and stops following; reads and appends still work. */
@@ -197,10 +229,15 @@ export class PgEventLog implements CommittedEventLog {
     }
     const first = last - batch.length + 1;
     batch.forEach((each, index) => each.resolve(first + index));
-    // The appenders' reactions run before the follower sees these events.
+    await this.wrote(batch.map(({ row }, index): LoggedEvent => ({ seq: first + index, ...row })));
+  }
+
+  /** Rows this process has just committed, at consecutive positions: passed to the follower (after the appenders' reactions). */
+  private async wrote(rows: readonly LoggedEvent[]): Promise<void> {
     await nextTurn();
     if (!this.follower || !this.started) return;
-    const rows = batch.map(({ row }, index): LoggedEvent => ({ seq: first + index, ...row }));
+    const first = rows[0].seq;
+    const last = rows[rows.length - 1].seq;
     if (first === this.delivered + 1) {
       // Nobody committed in between: the rows are known here, no read needed (a notice of them is then nothing new).
       this.delivered = last;

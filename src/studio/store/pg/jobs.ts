@@ -3,6 +3,7 @@ import type { JobState } from '../../api/index.js';
 import type {
   Adopted,
   ClaimRequest,
+  EndEvent,
   Holder,
   Inserted,
   JobEnd,
@@ -13,6 +14,7 @@ import type {
   OrphanVerdict,
 } from '../../jobs/job-store.js';
 import type { PgDatabase, PgQueryable } from './database.js';
+import type { PgEventLog } from './events.js';
 
 // The job engine's queue on PostgreSQL (team mode): the JobStore port over the jobs table of
 // migration 'jobs', for several studios sharing one database. The policy is SQLite's
@@ -186,7 +188,11 @@ const inQueueOrder = (rows: JobRow[]): JobRow[] => rows.sort((a, b) => b.priorit
 
 /** The JobStore port over one PostgreSQL database, shared by every studio of a team. */
 export class PgJobStore implements JobStore {
-  constructor(private readonly db: PgDatabase) {}
+  constructor(
+    private readonly db: PgDatabase,
+    /** Where a job's terminal event is written with its end (JobEnd.event); a store without one refuses such an end. */
+    private readonly log?: PgEventLog,
+  ) {}
 
   get open(): boolean {
     return !this.db.pool.ending;
@@ -326,7 +332,9 @@ export class PgJobStore implements JobStore {
   async adopt(rows: readonly JobRow[], lease: (row: JobRow) => Lease, verdict: (row: JobRow) => OrphanVerdict): Promise<Adopted[]> {
     if (rows.length === 0) return [];
     const ordered = [...rows].sort((a, b) => a.seq - b.seq);
-    return this.transaction(false, async (client) => {
+    // The interrupted ones' events are appended in the transaction, and made this studio's own once it has committed.
+    const committed: Array<() => void> = [];
+    const adopted = await this.transaction(false, async (client) => {
       const adopted: Adopted[] = [];
       for (const row of ordered) {
         const { owner, until, at } = lease(row);
@@ -337,12 +345,22 @@ export class PgJobStore implements JobStore {
           continue;
         }
         const decided = verdict(mine);
-        if (decided.action === 'resumed') adopted.push({ row: mine, action: 'resumed' });
-        else if ((await client.query(FINISH, finishValues(row.id, { state: 'interrupted', error: decided.error }, at))).rowCount === 1)
-          adopted.push({ row: mine, action: 'interrupted' });
+        if (decided.action === 'resumed') {
+          adopted.push({ row: mine, action: 'resumed' });
+          continue;
+        }
+        if ((await client.query(FINISH, finishValues(row.id, { state: 'interrupted', error: decided.error }, at))).rowCount !== 1) continue;
+        const { event } = decided;
+        if (event) {
+          const seq = await this.logFor(event).appendInTransaction(client, event.row);
+          committed.push(() => event.published(seq));
+        }
+        adopted.push({ row: mine, action: 'interrupted' });
       }
       return adopted;
     });
+    for (const published of committed) published();
+    return adopted;
   }
 
   async holders(now: number): Promise<Holder[]> {
@@ -396,8 +414,20 @@ export class PgJobStore implements JobStore {
     return rows.map((row) => row.id);
   }
 
+  /** With an event: the end and the event in one statement, after this studio's earlier events (PgEventLog.appendWith). */
   async finish(id: string, end: JobEnd, at: string): Promise<boolean> {
-    return this.changed(FINISH, finishValues(id, end, at));
+    const { event } = end;
+    if (!event) return this.changed(FINISH, finishValues(id, end, at));
+    await this.db.ready;
+    const seq = await this.logFor(event).appendWith(FINISH, finishValues(id, end, at), event.row);
+    if (seq === undefined) return false;
+    event.published(seq);
+    return true;
+  }
+
+  private logFor(event: EndEvent): PgEventLog {
+    if (!this.log) throw new Error(`This job store has no event log to write its event to (${event.row.data.slice(0, 80)}).`);
+    return this.log;
   }
 
   async inputHashes(id: string): Promise<string[]> {

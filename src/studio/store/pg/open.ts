@@ -23,7 +23,7 @@ export async function openPgStores(url: string): Promise<{ store: StudioStore; j
     }
     return {
       store,
-      jobs: new PgJobStore(database),
+      jobs: new PgJobStore(database, log),
       async close() {
         await store.close();
         // What the log still holds is written before the pool ends.
