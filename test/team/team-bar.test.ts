@@ -163,6 +163,13 @@ describe('three studios on one PostgreSQL and one bucket', () => {
     const wanted = all.slice(start + 1).map((event) => event.id);
     expect(wanted.length).toBeGreaterThan(ids.length);
     expect(resumed.map((event) => event.id).slice(0, wanted.length)).toEqual(wanted);
+    // Each event names the studio that published it, on every studio's stream: the one a job was posted to says it queued it.
+    const names = new Set(studios.map((studio) => studio.instance));
+    for (const requestId of ids) {
+      const own = all.filter((event) => event.data.requestId === requestId);
+      for (const event of own) expect(names.has(String(event.data.instance)), `${requestId} ${event.event}`).toBe(true);
+      expect(own[0], requestId).toMatchObject({ event: 'phase', data: { phase: 'queued', instance: second.instance } });
+    }
   }, 120_000);
 
   it('a job running on one studio is cancelled through another, and retried through a third', async () => {

@@ -13,7 +13,8 @@ import { MCP_LANES, MCP_MEDIA_KINDS, MCP_PHASES } from './mcp.js';
 
 export const GENERATION_TOPIC = 'generation';
 
-const base = { requestId: z.string(), kind: z.enum(JOB_KINDS), slot: z.number().int().optional() };
+/** `instance` (ours, team mode only): the studio that published the event (GET /api/health `instance`); absent on an embedded studio. */
+const base = { requestId: z.string(), kind: z.enum(JOB_KINDS), slot: z.number().int().optional(), instance: z.string().optional() };
 /** Which clip of a video job (1-based) and how many it has. */
 const videoClip = { clip: z.number().int().min(1), clips: z.number().int().min(1) };
 

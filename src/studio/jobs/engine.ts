@@ -45,7 +45,8 @@ export class EngineCore {
     readonly handlers: Partial<JobHandlers>,
   ) {
     this.owner = ctx.instance;
-    this.events = new GenerationEvents(ctx.events, ctx.outbox);
+    // In team mode the events name the studio that publishes them (an embedded studio's stay as they were).
+    this.events = new GenerationEvents(ctx.events, ctx.outbox, ctx.storage.database === 'postgresql' ? ctx.instance : undefined);
     this.inputs = new JobInputs(ctx.assets);
     this.limits = jobLimits(ctx);
     const lease = Number(ctx.env.SVC_JOB_LEASE_MS);

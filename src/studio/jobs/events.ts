@@ -11,13 +11,19 @@ import type { EndEvent } from './job-store.js';
  * which writes it with the job's end (JobEnd.event).
  */
 export class GenerationEvents {
+  /** `{ instance }` on every event of a team's studio (so a client of any studio sees which one ran the job); nothing when embedded. */
+  private readonly from: { instance?: string };
+
   constructor(
     private readonly channel: EventBus,
     private readonly outbox: EventOutbox,
-  ) {}
+    instance?: string,
+  ) {
+    this.from = instance === undefined ? {} : { instance };
+  }
 
   private publish<E extends GenerationEventName>(event: E, payload: GenerationEventPayload<E>, transientFields?: readonly string[]): void {
-    this.channel.publish(GENERATION_TOPIC, event, payload, transientFields ? { transientFields } : undefined);
+    this.channel.publish(GENERATION_TOPIC, event, { ...payload, ...this.from }, transientFields ? { transientFields } : undefined);
   }
 
   phase(payload: GenerationEventPayload<'phase'>): void {
@@ -54,10 +60,10 @@ export class GenerationEvents {
   }
 
   done(payload: GenerationEventPayload<'done'>): EndEvent {
-    return this.outbox.prepare(GENERATION_TOPIC, 'done', payload);
+    return this.outbox.prepare(GENERATION_TOPIC, 'done', { ...payload, ...this.from });
   }
 
   error(payload: GenerationEventPayload<'error'>): EndEvent {
-    return this.outbox.prepare(GENERATION_TOPIC, 'error', payload);
+    return this.outbox.prepare(GENERATION_TOPIC, 'error', { ...payload, ...this.from });
   }
 }
