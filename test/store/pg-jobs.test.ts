@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimRequest, JobRow, NewJobRow } from '../../src/studio/jobs/job-store.js';
 import { openPgDatabase, type PgDatabase } from '../../src/studio/store/pg/database.js';
@@ -9,7 +10,8 @@ import { describeJobStoreContract } from './contracts/job-store.contract.js';
 // stores on two pools over one database) claiming and adopting at once, as
 // several studios of a team do. One server and one database for the file (a
 // new database costs half a second here, TRUNCATE 20 ms): each test starts
-// from empty tables.
+// from empty tables. Last, a database whose default isolation is REPEATABLE
+// READ: the claim lock needs READ COMMITTED, which every connection sets.
 
 let postgres: TestPostgres;
 /** Two instances' connections to the one database. */
@@ -58,6 +60,53 @@ const claimOf = (owner: string, overall: number, leaseUntil = Date.now() + 60_00
   kinds: ['generate'],
 });
 
+const POOL_LIMITS: Record<string, number> = { p1: 2, p2: 3, p3: 1 };
+const OVERALL = 5;
+
+/**
+ * Claim passes at once from every connection of every instance, round after round over 30 queued
+ * jobs (three pools; every third job of one ordering key), some of what holds a slot ended between
+ * rounds, until every job ran. Answers what broke the policy: a job claimed twice, a pool or the
+ * overall limit exceeded, a job of the key started before the one ahead of it ended.
+ */
+async function claimStorm(stores: readonly PgJobStore[], probe: PgDatabase): Promise<string[]> {
+  const jobs = Array.from({ length: 30 }, (_, index) =>
+    job(
+      `storm-${String(index).padStart(2, '0')}`,
+      `p${(index % 3) + 1}`,
+      POOL_LIMITS[`p${(index % 3) + 1}`],
+      index % 3 === 0 ? 'key' : null,
+    ),
+  );
+  for (const row of jobs) await stores[0].insert(row, []);
+  const violations: string[] = [];
+  const claimed = new Set<string>();
+  for (let round = 0; claimed.size < jobs.length && round < 200; round += 1) {
+    const passes = await Promise.all(
+      stores.flatMap((store, instance) => Array.from({ length: 4 }, () => store.claim(claimOf(`engine-${instance}`, OVERALL)))),
+    );
+    for (const row of passes.flat()) {
+      if (claimed.has(row.id)) violations.push(`${row.id} claimed twice`);
+      claimed.add(row.id);
+    }
+    const running = (await stores[0].unfinished()).filter((row) => row.state === 'running');
+    if (running.length > OVERALL) violations.push(`${running.length} held > ${OVERALL} overall`);
+    for (const [pool, limit] of Object.entries(POOL_LIMITS)) {
+      const held = running.filter((row) => row.pool === pool).length;
+      if (held > limit) violations.push(`${pool} held ${held} > ${limit}`);
+    }
+    const [{ ahead }] = await probe.query<{ ahead: number }>(
+      `SELECT COUNT(*) AS ahead FROM jobs j WHERE j.ordering_key = 'key' AND j.state = 'running'
+         AND EXISTS (SELECT 1 FROM jobs k WHERE k.ordering_key = 'key' AND k.seq < j.seq AND k.finished_at IS NULL)`,
+    );
+    if (ahead > 0) violations.push(`a job of the key started before the one ahead of it ended`);
+    for (const row of running.filter((_, index) => index % 2 === round % 2))
+      await stores[0].finish(row.id, { state: 'succeeded' }, new Date().toISOString());
+  }
+  if (claimed.size < jobs.length) violations.push(`only ${claimed.size} of ${jobs.length} claimed`);
+  return violations;
+}
+
 describe('PgJobStore: two instances over one database', () => {
   let a: PgJobStore;
   let b: PgJobStore;
@@ -67,8 +116,7 @@ describe('PgJobStore: two instances over one database', () => {
   });
 
   it('claims each job once, never over a pool or the overall limit, each ordering key in order', async () => {
-    const limitsOf: Record<string, number> = { p1: 2, p2: 3, p3: 1 };
-    const OVERALL = 5;
+    const limitsOf = POOL_LIMITS;
     // 40 jobs over three pools; every fourth shares one of three ordering keys; every fifth is a trace, which only engine-a runs.
     const jobs = Array.from({ length: 40 }, (_, index) => {
       const pool = ['p1', 'p2', 'p3'][index % 3];
@@ -130,6 +178,10 @@ describe('PgJobStore: two instances over one database', () => {
     expect(new Set(claimedBy.values())).toEqual(new Set(['engine-a', 'engine-b']));
   }, 60_000);
 
+  it('serialises claim passes from every connection of both instances: limits, FIFO per key, each job once', async () => {
+    expect(await claimStorm([a, b], dbs[0])).toEqual([]);
+  }, 60_000);
+
   it('lets exactly one of two concurrent adopters take each orphan over', async () => {
     const now = Date.now();
     for (let index = 0; index < 20; index += 1) await a.insert(job(`orphan-${index}`, 'p', null, null), []);
@@ -175,4 +227,52 @@ describe('PgJobStore: two instances over one database', () => {
     expect(running.filter((row) => row.pool === 'narrow')).toHaveLength(1);
     expect(running.filter((row) => row.pool === 'wide')).toHaveLength(4);
   });
+});
+
+describe('PgJobStore on a server whose default isolation is REPEATABLE READ', () => {
+  let url: string;
+  let rr: PgDatabase[];
+  beforeAll(async () => {
+    url = await postgres.createDatabase();
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`);
+    } finally {
+      await admin.end();
+    }
+    rr = [openPgDatabase(url, { max: 4 }), openPgDatabase(url, { max: 4 })];
+    await Promise.all(rr.map((db) => db.ready));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all((rr ?? []).map((db) => db.close()));
+  });
+
+  it('runs every transaction of the store READ COMMITTED', async () => {
+    const plain = new pg.Client({ connectionString: url });
+    await plain.connect();
+    try {
+      // The server's default, as a connection without our settings sees it.
+      expect((await plain.query('SHOW transaction_isolation')).rows).toEqual([{ transaction_isolation: 'repeatable read' }]);
+      // The claim refuses a snapshot taken before its lock.
+      await plain.query('BEGIN');
+      await expect(plain.query(`SELECT * FROM claim_jobs('x', 0, 'at', 0, 1, '{generate}')`)).rejects.toThrow(/READ COMMITTED/);
+      await plain.query('ROLLBACK');
+    } finally {
+      await plain.end();
+    }
+    expect(await rr[0].query('SHOW transaction_isolation')).toEqual([{ transaction_isolation: 'read committed' }]);
+    expect(await rr[1].transaction(async (client) => (await client.query('SHOW transaction_isolation')).rows)).toEqual([
+      { transaction_isolation: 'read committed' },
+    ]);
+  });
+
+  it('claims within the limits, in order, each job once', async () => {
+    expect(
+      await claimStorm(
+        rr.map((db) => new PgJobStore(db)),
+        rr[0],
+      ),
+    ).toEqual([]);
+  }, 60_000);
 });
