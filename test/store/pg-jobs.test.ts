@@ -16,9 +16,11 @@ import { describeJobStoreContract } from './contracts/job-store.contract.js';
 let postgres: TestPostgres;
 /** Two instances' connections to the one database. */
 let dbs: PgDatabase[];
+/** The database of every test but the last describe's. */
+let url: string;
 beforeAll(async () => {
   postgres = await startPostgres();
-  const url = await postgres.createDatabase();
+  url = await postgres.createDatabase();
   dbs = [openPgDatabase(url, { max: 4 }), openPgDatabase(url, { max: 4 })];
   await Promise.all(dbs.map((db) => db.ready));
 }, 60_000);
@@ -63,48 +65,113 @@ const claimOf = (owner: string, overall: number, leaseUntil = Date.now() + 60_00
 const POOL_LIMITS: Record<string, number> = { p1: 2, p2: 3, p3: 1 };
 const OVERALL = 5;
 
+/** A holder claiming: its store (an instance), its name on leases, the kinds it runs. */
+interface Worker {
+  readonly store: PgJobStore;
+  readonly owner: string;
+  readonly kinds: readonly string[];
+}
+
 /**
- * Claim passes at once from every connection of every instance, round after round over 30 queued
- * jobs (three pools; every third job of one ordering key), some of what holds a slot ended between
- * rounds, until every job ran. Answers what broke the policy: a job claimed twice, a pool or the
- * overall limit exceeded, a job of the key started before the one ahead of it ended.
+ * 40 jobs over three pools (every fourth shares one of three ordering keys; every fifth is a trace)
+ * through `workers` at once: 16 are queued before they start, each submits its share of the rest as
+ * it claims (a submit claims as it inserts), checks what it claimed, and ends it a little later;
+ * until all 40 ran. Answers who claimed each job, and what broke the policy: a job claimed twice, a
+ * pool or the overall limit exceeded (what holds a slot, read after each claim), a job started
+ * before the jobs of its key before it ended.
  */
-async function claimStorm(stores: readonly PgJobStore[], probe: PgDatabase): Promise<string[]> {
-  const jobs = Array.from({ length: 30 }, (_, index) =>
-    job(
-      `storm-${String(index).padStart(2, '0')}`,
-      `p${(index % 3) + 1}`,
-      POOL_LIMITS[`p${(index % 3) + 1}`],
-      index % 3 === 0 ? 'key' : null,
-    ),
-  );
-  for (const row of jobs) await stores[0].insert(row, []);
+async function claimRace(workers: readonly Worker[], probe: PgDatabase): Promise<{ claimedBy: Map<string, string>; violations: string[] }> {
+  const jobs = Array.from({ length: 40 }, (_, index) => {
+    const pool = ['p1', 'p2', 'p3'][index % 3];
+    const row = job(`job-${String(index).padStart(2, '0')}`, pool, POOL_LIMITS[pool], index % 4 === 0 ? `key-${index % 3}` : null);
+    return index % 5 === 0 ? { ...row, kind: 'trace' } : row;
+  });
+  for (const row of jobs.slice(0, 16)) await workers[0].store.insert(row, []);
+  const claimedBy = new Map<string, string>();
   const violations: string[] = [];
-  const claimed = new Set<string>();
-  for (let round = 0; claimed.size < jobs.length && round < 200; round += 1) {
-    const passes = await Promise.all(
-      stores.flatMap((store, instance) => Array.from({ length: 4 }, () => store.claim(claimOf(`engine-${instance}`, OVERALL)))),
-    );
-    for (const row of passes.flat()) {
-      if (claimed.has(row.id)) violations.push(`${row.id} claimed twice`);
-      claimed.add(row.id);
+  const check = async (owner: string, rows: readonly JobRow[]) => {
+    for (const row of rows) {
+      if (claimedBy.has(row.id)) violations.push(`${row.id} claimed by ${claimedBy.get(row.id)} and ${owner}`);
+      claimedBy.set(row.id, owner);
+      if (row.ordering_key === null) continue;
+      const [{ ahead }] = await probe.query<{ ahead: number }>(
+        'SELECT COUNT(*) AS ahead FROM jobs WHERE ordering_key = $1 AND seq < $2 AND finished_at IS NULL',
+        [row.ordering_key, row.seq],
+      );
+      if (ahead > 0) violations.push(`${row.id} started with ${ahead} of its key unfinished before it`);
     }
-    const running = (await stores[0].unfinished()).filter((row) => row.state === 'running');
-    if (running.length > OVERALL) violations.push(`${running.length} held > ${OVERALL} overall`);
-    for (const [pool, limit] of Object.entries(POOL_LIMITS)) {
-      const held = running.filter((row) => row.pool === pool).length;
-      if (held > limit) violations.push(`${pool} held ${held} > ${limit}`);
-    }
-    const [{ ahead }] = await probe.query<{ ahead: number }>(
-      `SELECT COUNT(*) AS ahead FROM jobs j WHERE j.ordering_key = 'key' AND j.state = 'running'
-         AND EXISTS (SELECT 1 FROM jobs k WHERE k.ordering_key = 'key' AND k.seq < j.seq AND k.finished_at IS NULL)`,
+    const held = await probe.query<{ pool: string; n: number }>(
+      `SELECT pool, COUNT(*) AS n FROM jobs WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL GROUP BY pool`,
     );
-    if (ahead > 0) violations.push(`a job of the key started before the one ahead of it ended`);
-    for (const row of running.filter((_, index) => index % 2 === round % 2))
-      await stores[0].finish(row.id, { state: 'succeeded' }, new Date().toISOString());
+    for (const { pool, n } of held) if (n > POOL_LIMITS[pool]) violations.push(`${pool} held ${n} > ${POOL_LIMITS[pool]}`);
+    const total = held.reduce((sum, { n }) => sum + n, 0);
+    if (total > OVERALL) violations.push(`${total} held > ${OVERALL} overall`);
+  };
+  const run = async ({ store, owner, kinds }: Worker, submits: NewJobRow[]) => {
+    const ends: Promise<unknown>[] = [];
+    for (let idle = 0; claimedBy.size < jobs.length && idle < 500;) {
+      const next = submits.shift();
+      const request = { ...claimOf(owner, OVERALL), kinds };
+      const inserted = next ? await store.insert(next, [], request) : undefined;
+      const rows = inserted && 'claimed' in inserted ? inserted.claimed : await store.claim(request);
+      await check(owner, rows);
+      for (const row of rows)
+        ends.push(
+          new Promise((resolve) => setTimeout(resolve, Math.random() * 15)).then(() =>
+            store.finish(row.id, { state: 'succeeded' }, new Date().toISOString()),
+          ),
+        );
+      idle = rows.length || next ? 0 : idle + 1;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(ends);
+  };
+  const share = Math.ceil(24 / workers.length);
+  await Promise.all(workers.map((worker, index) => run(worker, jobs.slice(16 + index * share, 16 + (index + 1) * share))));
+  if (claimedBy.size < jobs.length) violations.push(`only ${claimedBy.size} of ${jobs.length} ran`);
+  return { claimedBy, violations };
+}
+
+/** Four workers on each store (as many as its pool's connections), each running every kind. */
+const crowdOf = (stores: readonly PgJobStore[]): Worker[] =>
+  stores.flatMap((store, instance) =>
+    Array.from({ length: 4 }, (_, index) => ({ store, owner: `engine-${instance}-${index}`, kinds: ['generate', 'trace'] })),
+  );
+
+/** The claim lock, as take_claim_lock (store/pg/migrations.ts) takes it: pg_locks shows the one-word key as objid. */
+const CLAIM_LOCK = 0x5376_6a01;
+
+/**
+ * Six inserts with a claim (three through each store, overall limit 1, nothing else queued) sent
+ * while another connection holds the claim lock: each must wait for it (answers when they did not),
+ * and once it is let go, each must see what the one granted the lock before it committed. Answers
+ * what they claimed.
+ */
+async function insertsBehindTheLock(stores: readonly PgJobStore[], url: string): Promise<JobRow[]> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+    const inserts = stores.flatMap((store, instance) =>
+      [0, 1, 2].map((index) => store.insert(job(`behind-${instance}-${index}`, 'p', null, null), [], claimOf(`engine-${instance}`, 1))),
+    );
+    const waiting = async () =>
+      (
+        await holder.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+          [CLAIM_LOCK],
+        )
+      ).rows[0].n;
+    for (const deadline = Date.now() + 20_000; (await waiting()) < inserts.length;) {
+      if (Date.now() > deadline) throw new Error(`${await waiting()} of ${inserts.length} inserts waited for the claim lock`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await holder.query('COMMIT');
+    return (await Promise.all(inserts)).flatMap((inserted) => ('claimed' in inserted ? inserted.claimed : []));
+  } finally {
+    await holder.end();
   }
-  if (claimed.size < jobs.length) violations.push(`only ${claimed.size} of ${jobs.length} claimed`);
-  return violations;
 }
 
 describe('PgJobStore: two instances over one database', () => {
@@ -116,61 +183,14 @@ describe('PgJobStore: two instances over one database', () => {
   });
 
   it('claims each job once, never over a pool or the overall limit, each ordering key in order', async () => {
-    const limitsOf = POOL_LIMITS;
-    // 40 jobs over three pools; every fourth shares one of three ordering keys; every fifth is a trace, which only engine-a runs.
-    const jobs = Array.from({ length: 40 }, (_, index) => {
-      const pool = ['p1', 'p2', 'p3'][index % 3];
-      const row = job(`job-${String(index).padStart(2, '0')}`, pool, limitsOf[pool], index % 4 === 0 ? `key-${index % 3}` : null);
-      return index % 5 === 0 ? { ...row, kind: 'trace' } : row;
-    });
-    // 16 are queued before the instances start; each submits 12 more as it claims (a submit claims as it inserts).
-    for (const row of jobs.slice(0, 16)) await a.insert(row, []);
-    const probe = dbs[0];
-    const claimedBy = new Map<string, string>();
-    const violations: string[] = [];
-    /** What holds a slot now, against the limits; each claimed row once, after the jobs of its key before it ended. */
-    const check = async (owner: string, rows: readonly JobRow[]) => {
-      for (const row of rows) {
-        if (claimedBy.has(row.id)) violations.push(`${row.id} claimed by ${claimedBy.get(row.id)} and ${owner}`);
-        claimedBy.set(row.id, owner);
-        if (row.ordering_key === null) continue;
-        const [{ ahead }] = await probe.query<{ ahead: number }>(
-          'SELECT COUNT(*) AS ahead FROM jobs WHERE ordering_key = $1 AND seq < $2 AND finished_at IS NULL',
-          [row.ordering_key, row.seq],
-        );
-        if (ahead > 0) violations.push(`${row.id} started with ${ahead} of its key unfinished before it`);
-      }
-      const held = await probe.query<{ pool: string; n: number }>(
-        `SELECT pool, COUNT(*) AS n FROM jobs WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL GROUP BY pool`,
-      );
-      for (const { pool, n } of held) if (n > limitsOf[pool]) violations.push(`${pool} held ${n} > ${limitsOf[pool]}`);
-      const total = held.reduce((sum, { n }) => sum + n, 0);
-      if (total > OVERALL) violations.push(`${total} held > ${OVERALL} overall`);
-    };
-    /** One instance: submits its jobs and claims in turns, checks after each, ends what it claimed a little later; until all 40 ran. */
-    const instance = async (store: PgJobStore, owner: string, kinds: string[], submits: NewJobRow[]) => {
-      const ends: Promise<unknown>[] = [];
-      for (let idle = 0; claimedBy.size < jobs.length && idle < 500;) {
-        const next = submits.shift();
-        const request = { ...claimOf(owner, OVERALL), kinds };
-        const inserted = next ? await store.insert(next, [], request) : undefined;
-        const rows = inserted && 'claimed' in inserted ? inserted.claimed : await store.claim(request);
-        await check(owner, rows);
-        for (const row of rows)
-          ends.push(
-            new Promise((resolve) => setTimeout(resolve, Math.random() * 15)).then(() =>
-              store.finish(row.id, { state: 'succeeded' }, new Date().toISOString()),
-            ),
-          );
-        idle = rows.length || next ? 0 : idle + 1;
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-      await Promise.all(ends);
-    };
-    await Promise.all([
-      instance(a, 'engine-a', ['generate', 'trace'], jobs.slice(16, 28)),
-      instance(b, 'engine-b', ['generate'], jobs.slice(28)),
-    ]);
+    // Only engine-a runs traces.
+    const { claimedBy, violations } = await claimRace(
+      [
+        { store: a, owner: 'engine-a', kinds: ['generate', 'trace'] },
+        { store: b, owner: 'engine-b', kinds: ['generate'] },
+      ],
+      dbs[0],
+    );
     expect(violations).toEqual([]);
     expect(claimedBy.size).toBe(40);
     expect(await a.unfinished()).toEqual([]);
@@ -178,8 +198,16 @@ describe('PgJobStore: two instances over one database', () => {
     expect(new Set(claimedBy.values())).toEqual(new Set(['engine-a', 'engine-b']));
   }, 60_000);
 
-  it('serialises claim passes from every connection of both instances: limits, FIFO per key, each job once', async () => {
-    expect(await claimStorm([a, b], dbs[0])).toEqual([]);
+  it('serialises inserts and claims from every connection of both instances', async () => {
+    const { claimedBy, violations } = await claimRace(crowdOf([a, b]), dbs[0]);
+    expect(violations).toEqual([]);
+    expect(claimedBy.size).toBe(40);
+    expect(await a.unfinished()).toEqual([]);
+  }, 60_000);
+
+  it('makes an insert waiting for the claim lock see what the one before it committed', async () => {
+    expect(await insertsBehindTheLock([a, b], url)).toHaveLength(1);
+    expect((await a.unfinished()).map((row) => row.state).sort()).toEqual(['queued', 'queued', 'queued', 'queued', 'queued', 'running']);
   }, 60_000);
 
   it('lets exactly one of two concurrent adopters take each orphan over', async () => {
@@ -230,26 +258,27 @@ describe('PgJobStore: two instances over one database', () => {
 });
 
 describe('PgJobStore on a server whose default isolation is REPEATABLE READ', () => {
-  let url: string;
+  let rrUrl: string;
   let rr: PgDatabase[];
   beforeAll(async () => {
-    url = await postgres.createDatabase();
+    rrUrl = await postgres.createDatabase();
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     try {
-      await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`);
+      await admin.query(`ALTER DATABASE "${new URL(rrUrl).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`);
     } finally {
       await admin.end();
     }
-    rr = [openPgDatabase(url, { max: 4 }), openPgDatabase(url, { max: 4 })];
+    rr = [openPgDatabase(rrUrl, { max: 4 }), openPgDatabase(rrUrl, { max: 4 })];
     await Promise.all(rr.map((db) => db.ready));
   }, 60_000);
+  beforeEach(() => rr[0].query('TRUNCATE jobs, job_inputs RESTART IDENTITY'));
   afterAll(async () => {
     await Promise.all((rr ?? []).map((db) => db.close()));
   });
 
   it('runs every transaction of the store READ COMMITTED', async () => {
-    const plain = new pg.Client({ connectionString: url });
+    const plain = new pg.Client({ connectionString: rrUrl });
     await plain.connect();
     try {
       // The server's default, as a connection without our settings sees it.
@@ -267,12 +296,18 @@ describe('PgJobStore on a server whose default isolation is REPEATABLE READ', ()
     ]);
   });
 
-  it('claims within the limits, in order, each job once', async () => {
+  it('makes an insert waiting for the claim lock see what the one before it committed', async () => {
     expect(
-      await claimStorm(
+      await insertsBehindTheLock(
         rr.map((db) => new PgJobStore(db)),
-        rr[0],
+        rrUrl,
       ),
-    ).toEqual([]);
+    ).toHaveLength(1);
+  }, 60_000);
+
+  it('claims within the limits, in order, each job once', async () => {
+    const { claimedBy, violations } = await claimRace(crowdOf(rr.map((db) => new PgJobStore(db))), rr[0]);
+    expect(violations).toEqual([]);
+    expect(claimedBy.size).toBe(40);
   }, 60_000);
 });
