@@ -261,13 +261,12 @@ CREATE TABLE flow_workflows (
     `,
   },
   // The claim and the insert of a job under the team's claim lock (store/pg/jobs.ts), each one statement from the
-  // studio, so the lock is held for their execution on the server only, never across a round trip to a busy studio.
-  // The policy is migration 'jobs' era's SQL (SQLite's, store/jobs.ts), statement for statement. Each takes the lock
-  // first (take_claim_lock: claims and inserts run one at a time over the whole database), and every statement after
-  // it sees what the holder before committed: a VOLATILE PL/pgSQL function takes a new snapshot per statement under
-  // READ COMMITTED (the connections' level, store/pg/database.ts; asserted here, as REPEATABLE READ would keep the
-  // snapshot of the call, taken before the lock was granted). The lock goes at the caller's commit: called in
-  // autocommit, the end of the statement.
+  // studio, so the lock is held while the server runs them, never across a round trip to a busy studio. The policy
+  // is SQLite's (store/jobs.ts), statement for statement. Each takes the lock first (take_claim_lock: claims and
+  // inserts run one at a time over the whole database), and every statement after it sees what the holder before
+  // committed: a VOLATILE PL/pgSQL function takes a new snapshot per statement under READ COMMITTED (the connections'
+  // level, store/pg/database.ts; asserted here, as REPEATABLE READ would keep the snapshot of the call, taken before
+  // the lock was granted). The lock goes at the caller's commit: called in autocommit, at the end of the statement.
   {
     name: 'jobs: claim_jobs and insert_job under the claim lock',
     sql: `
