@@ -16,15 +16,15 @@ import type { PgDatabase } from './database.js';
 // The job engine's queue on PostgreSQL (team mode): the JobStore port over the jobs table of
 // migration 'jobs', for several studios sharing one database. The policy is SQLite's
 // (store/jobs.ts), statement for statement (the claim's and the insert's in PL/pgSQL, in
-// migrations.ts); what differs is how a decision stays atomic across processes. Every claim and insert takes one transaction-scoped advisory lock, the claim lock:
-// they are serialised, and each one's statements see what the one before it committed (the limits
-// count every holder exactly, and seqs commit in order, so FIFO per ordering key holds across
-// instances). Each is one call of a PL/pgSQL function (claim_jobs, insert_job: migration 'jobs:
-// claim_jobs and insert_job …') in autocommit, one round trip: the lock is held while the server
-// runs it, never while the next statement waits for this studio's busy event loop (a transaction
-// of several round trips held it some 30 ms a job, and the team ran at the lock's pace). Every
-// other decision that picks who runs a job (a park, a take, a take-over) is one conditional UPDATE
-// on the row, which PostgreSQL's row lock settles: the second writer re-reads the row and no longer matches.
+// migrations.ts); what differs is how a decision stays atomic across processes. Every claim and
+// insert takes one transaction-scoped advisory lock, the claim lock: they are serialised, and each
+// one's statements see what the one before it committed (the limits count every holder exactly,
+// and seqs commit in order, so FIFO per ordering key holds across instances). Each is one call of
+// a function (claim_jobs, insert_job) in autocommit, one round trip, so the lock is held while the
+// server runs it, never while the next statement of a transaction waits for this studio's busy
+// event loop (held so, some 30 ms a job, the lock set the whole team's pace). Every other decision
+// that picks who runs a job (a park, a take, a take-over) is one conditional UPDATE on the row,
+// which PostgreSQL's row lock settles: the second writer re-reads the row and no longer matches.
 
 const ACTIVE = `state IN ('running', 'waiting')`;
 /** A job holding a slot: running, or waiting in place with its lease (a parked job has no lease owner). The text of index jobs_slots. */
