@@ -60,8 +60,9 @@ const CLAIM = 'SELECT * FROM claim_jobs($1, $2::bigint, $3, $4::bigint, $5::bigi
 const INSERT_JOB = `SELECT what, place, (job).* FROM insert_job(jsonb_populate_record(NULL::jobs, $1::jsonb), $2::text[],
   $3, $4::bigint, $5, $6::bigint, $7::bigint, $8::text[])`;
 
-/** A row of INSERT_JOB: `place` is the inserted job's place in the queue (1: started), null on the others. */
-type InsertAnswer = JobRow & { what: 'existing' | 'claimed' | 'inserted'; place: number | null };
+/** A row of INSERT_JOB: the new job with its place in the queue (1: started), or a job claimed, or the row that has the id. */
+type InsertedAnswer = JobRow & { what: 'inserted'; place: number };
+type InsertAnswer = InsertedAnswer | (JobRow & { what: 'existing' | 'claimed'; place: null });
 
 /** The job an answer row carries. */
 const jobOf = ({ what: _what, place: _place, ...row }: InsertAnswer): JobRow => row;
@@ -121,11 +122,11 @@ export class PgJobStore implements JobStore {
     ]);
     const existing = answers.find((answer) => answer.what === 'existing');
     if (existing) return { existing: jobOf(existing) };
-    const inserted = answers.find((answer) => answer.what === 'inserted');
+    const inserted = answers.find((answer): answer is InsertedAnswer => answer.what === 'inserted');
     // Neither: the id was taken, and its row swept before insert_job read it. The insert is asked again.
     if (!inserted) throw new Error(`job ${row.id} was inserted and removed at once; submit it again`);
     const claimed = inQueueOrder(answers.filter((answer) => answer.what === 'claimed').map(jobOf));
-    return { seq: inserted.seq, position: inserted.place ?? 1, claimed };
+    return { seq: inserted.seq, position: inserted.place, claimed };
   }
 
   async claim(request: ClaimRequest): Promise<JobRow[]> {
