@@ -50,7 +50,7 @@ const LOGS = process.env.BENCH_CLUSTER_LOGS;
 const ONLY = process.env.BENCH_CLUSTER_ONLY?.split(',').map(Number);
 /** The whole run's budget: past it, everything is stopped and the run fails. */
 const RUN_BUDGET_MS = 300_000;
-/** The team's claim lock (store/pg/jobs.ts BEGIN_LOCKED), as pg_locks shows a one-word key. */
+/** The team's claim lock (take_claim_lock in store/pg/migrations.ts), as pg_locks shows a one-word key. */
 const CLAIM_LOCK_KEY = 0x5376_6a01;
 const SUBMIT_GAMMA = 'POST /api/v1/model/generateImage';
 

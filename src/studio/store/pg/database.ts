@@ -69,9 +69,12 @@ export function openPgDatabase(
   url: string,
   options: { readonly max?: number; readonly migrations?: readonly PgMigration[] } = {},
 ): PgDatabase {
-  // A process that stalls inside a transaction (the claim's holds the team's claim lock) is cut off
-  // after a minute rather than blocking every other studio's claims until its connection dies.
-  const config = { connectionString: url, types, application_name: 'svc-studio', options: '-c idle_in_transaction_session_timeout=60000' };
+  // A process that stalls inside a transaction (holding rows other studios write) is cut off after a
+  // minute rather than blocking them until its connection dies. Every transaction is READ COMMITTED,
+  // whatever the server's default: a statement sees what committed before it began (the claim lock's
+  // functions need it, store/pg/jobs.ts; a conditional UPDATE re-reads a row another writer changed).
+  const settings = '-c idle_in_transaction_session_timeout=60000 -c default_transaction_isolation=read\\ committed';
+  const config = { connectionString: url, types, application_name: 'svc-studio', options: settings };
   const pool = new pg.Pool({ ...config, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection that the server drops must not crash the process; the next query reconnects.
   pool.on('error', () => {});

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { JobState } from '../../api/index.js';
 import type {
   Adopted,
@@ -13,18 +12,21 @@ import type {
   NewJobRow,
   OrphanVerdict,
 } from '../../jobs/job-store.js';
-import type { PgDatabase, PgQueryable } from './database.js';
+import type { PgDatabase } from './database.js';
 import type { PgEventLog } from './events.js';
 
 // The job engine's queue on PostgreSQL (team mode): the JobStore port over the jobs table of
 // migration 'jobs', for several studios sharing one database. The policy is SQLite's
-// (store/jobs.ts), statement for statement; what differs is how a decision stays atomic across
-// processes. A claim is one UPDATE over the policy, run after a transaction-scoped advisory lock
-// that every claim and insert takes (they are serialised, and each one's statement sees what the
-// one before it committed: the limits count every holder exactly, and seqs commit in order, so
-// FIFO per ordering key holds across instances); every other decision that picks who runs
-// a job (a park, a take, a take-over) is one conditional UPDATE on the row, which PostgreSQL's row
-// lock settles: the second writer re-reads the row and no longer matches.
+// (store/jobs.ts), statement for statement (the claim's and the insert's in PL/pgSQL, in
+// migrations.ts); what differs is how a decision stays atomic across processes. Every claim and
+// insert takes one transaction-scoped advisory lock, the claim lock: they are serialised, and each
+// one's statements see what the one before it committed (the limits count every holder exactly,
+// and seqs commit in order, so FIFO per ordering key holds across instances). Each is one call of
+// a function (claim_jobs, insert_job) in autocommit, one round trip, so the lock is held while the
+// server runs it, never while the next statement of a transaction waits for this studio's busy
+// event loop (held so, some 30 ms a job, the lock set the whole team's pace). Every other decision
+// that picks who runs a job (a park, a take, a take-over) is one conditional UPDATE on the row,
+// which PostgreSQL's row lock settles: the second writer re-reads the row and no longer matches.
 
 const ACTIVE = `state IN ('running', 'waiting')`;
 /** A job holding a slot: running, or waiting in place with its lease (a parked job has no lease owner). The text of index jobs_slots. */
@@ -33,14 +35,7 @@ const PARKED = `state = 'waiting' AND lease_owner IS NULL`;
 /** A running row with no owner (written by hand, or by an older schema): an orphan. The text of index jobs_ownerless. */
 const OWNERLESS = `state = 'running' AND lease_owner IS NULL`;
 
-/**
- * The claim lock: every claim and insert takes it for its transaction, one at a time over the whole
- * database (see CLAIM). With BEGIN in one message: a constant (no parameter), so the simple
- * protocol takes both statements in one round trip.
- */
-const BEGIN_LOCKED = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${0x5376_6a01})`;
-
-/** The parameters of a claim: $1…$6 of CLAIM, $16…$21 of INSERT_CLAIMED. */
+/** The arguments of a claim: $1…$6 of CLAIM, $3…$8 of INSERT_JOB. */
 const claimValues = (request: ClaimRequest) => [
   request.owner,
   request.leaseUntil,
@@ -49,103 +44,30 @@ const claimValues = (request: ClaimRequest) => [
   request.overall,
   [...request.kinds],
 ];
+/** The claim arguments of an insert without a claim. */
+const NO_CLAIM = [null, null, null, null, null, null];
 
 /** Whether a pass could claim anything ($1 now, $2 kinds): a read, so an idle heartbeat takes no lock. */
 const CLAIMABLE = `SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued' AND kind = ANY($2::text[]))
   OR EXISTS (SELECT 1 FROM jobs WHERE ${PARKED} AND next_check_at <= $1 AND kind = ANY($2::text[])) AS claimable`;
 
-/**
- * The claim, one statement, SQLite's CLAIM: the candidates (queued, or parked and due; of the
- * holder's kinds; the oldest unfinished job of their ordering key), ranked within their pool and
- * kept within its limit less what holds a slot there, then ranked overall and kept within what is
- * left of the overall limit (both counted over every holder). The rank is the queue's, priority
- * then arrival, for parked jobs too. FOR UPDATE SKIP LOCKED passes over a row another transaction
- * is writing (a cancel, a take): fewer claimed this pass, never one twice; the state test of the
- * UPDATE itself drops a row taken since the statement's snapshot. $1 owner, $2 lease until, $3 now
- * as ISO, $4 now in ms, $5 overall, $6 kinds.
- */
-const CLAIM = `
-  WITH holding AS (SELECT pool, COUNT(*) AS n FROM jobs WHERE ${HOLDS_SLOT} GROUP BY pool),
-  candidates AS (
-    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs WHERE state = 'queued' AND kind = ANY($6::text[])
-    UNION ALL
-    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs WHERE ${PARKED} AND next_check_at <= $4 AND kind = ANY($6::text[])),
-  eligible AS (
-    SELECT c.id, c.pool, c.pool_limit, c.priority, c.seq FROM candidates c
-    WHERE c.ordering_key IS NULL OR NOT EXISTS (
-      SELECT 1 FROM jobs k WHERE k.ordering_key = c.ordering_key AND k.finished_at IS NULL AND k.seq < c.seq)),
-  ranked AS (SELECT e.*, ROW_NUMBER() OVER (PARTITION BY e.pool ORDER BY e.priority DESC, e.seq) AS pool_rank FROM eligible e),
-  allowed AS (
-    SELECT r.id, ROW_NUMBER() OVER (ORDER BY r.priority DESC, r.seq) AS overall_rank
-    FROM ranked r LEFT JOIN holding h ON h.pool = r.pool
-    WHERE r.pool_limit IS NULL OR r.pool_rank <= r.pool_limit - COALESCE(h.n, 0))
-  UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = $2, started_at = COALESCE(started_at, $3),
-    deadline_at = COALESCE(deadline_at, $4::bigint + budget_ms), reached_upstream = GREATEST(reached_upstream, reaches_at_start),
-    next_check_at = NULL, updated_at = $3
-  WHERE id IN (
-      SELECT id FROM jobs WHERE id IN (SELECT id FROM allowed WHERE overall_rank <= $5::bigint - (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}))
-      FOR UPDATE SKIP LOCKED)
-    AND (state = 'queued' OR (${PARKED}))
-  RETURNING *`;
-
-const NEW_COLUMNS = `id, kind, lane, model, request, created_at, priority, ordering_key, fingerprint, attempt, retry_of,
-  pool, pool_limit, budget_ms, reaches_at_start`;
-const newValues = (row: NewJobRow) => [
-  row.id,
-  row.kind,
-  row.lane,
-  row.model,
-  row.request,
-  row.created_at,
-  row.priority,
-  row.ordering_key,
-  row.fingerprint,
-  row.attempt,
-  row.retry_of,
-  row.pool,
-  row.pool_limit,
-  row.budget_ms,
-  row.reaches_at_start,
-];
-
-/** A queued job ($1…$15 as newValues); nothing when its id is taken. */
-const INSERT = `
-  INSERT INTO jobs (${NEW_COLUMNS}, state, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'queued', $6)
-  ON CONFLICT (id) DO NOTHING RETURNING *`;
+/** One claim pass under the claim lock (claim_jobs: the policy is there): $1 owner, $2 lease until, $3 now as ISO, $4 now in ms, $5 overall, $6 kinds. */
+const CLAIM = 'SELECT * FROM claim_jobs($1, $2::bigint, $3, $4::bigint, $5::bigint, $6::text[])';
 
 /**
- * The insert of a job with a claim, SQLite's INSERT_CLAIMED as one statement: when nothing else
- * could be claimed (the common case, `alone`), the same policy as CLAIM for this one row (its kind,
- * the overall and pool limits, its ordering key) says whether it is inserted running, claimed, or
- * queued (then no pass could claim it either). Otherwise it is inserted queued and a pass follows.
- * Answers the row (nothing when its id is taken) and `alone`. $1…$15 as newValues, $16…$21 as claimValues.
+ * The insert of a job under the claim lock, with its inputs and (given a claim) the claim at once or a pass
+ * (insert_job). $1 the new row as JSON (its columns are the jobs table's), $2 input hashes, $3…$8 as claimValues
+ * (nulls: no claim). Each answer row is a job's columns and what it is: 'existing', 'claimed', or 'inserted' with its place.
  */
-const INSERT_CLAIMED = `
-  WITH alone AS (
-    SELECT NOT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued')
-      AND NOT EXISTS (SELECT 1 FROM jobs WHERE ${PARKED} AND next_check_at <= $19) AS alone),
-  policy AS (
-    SELECT alone AND $2 = ANY($21::text[])
-      AND (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT}) < $20::bigint
-      AND ($13::integer IS NULL OR (SELECT COUNT(*) FROM jobs WHERE ${HOLDS_SLOT} AND pool = $12) < $13::integer)
-      AND ($8::text IS NULL OR NOT EXISTS (SELECT 1 FROM jobs WHERE ordering_key = $8 AND finished_at IS NULL)) AS claimed
-    FROM alone)
-  INSERT INTO jobs (${NEW_COLUMNS}, state, updated_at, lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::bigint, $15::integer,
-    CASE WHEN claimed THEN 'running' ELSE 'queued' END,
-    CASE WHEN claimed THEN $18 ELSE $6 END,
-    CASE WHEN claimed THEN $16 END,
-    CASE WHEN claimed THEN $17::bigint END,
-    CASE WHEN claimed THEN $18 END,
-    CASE WHEN claimed THEN $19::bigint + $14::bigint END,
-    CASE WHEN claimed THEN $15::integer ELSE 0 END
-  FROM policy
-  ON CONFLICT (id) DO NOTHING
-  RETURNING *, (SELECT alone FROM alone) AS alone`;
+const INSERT_JOB = `SELECT what, place, (job).* FROM insert_job(jsonb_populate_record(NULL::jobs, $1::jsonb), $2::text[],
+  $3, $4::bigint, $5, $6::bigint, $7::bigint, $8::text[])`;
 
-/** What RETURNING of INSERT_CLAIMED adds to the row (INSERT does not). */
-type InsertedRow = JobRow & { alone?: boolean };
+/** A row of INSERT_JOB: the new job with its place in the queue (1: started), or a job claimed, or the row that has the id. */
+type InsertedAnswer = JobRow & { what: 'inserted'; place: number };
+type InsertAnswer = InsertedAnswer | (JobRow & { what: 'existing' | 'claimed'; place: null });
+
+/** The job an answer row carries. */
+const jobOf = ({ what: _what, place: _place, ...row }: InsertAnswer): JobRow => row;
 
 /** `SELECT pool, lease_owner …` of the holders, the orphans' first read ($1 now): each owner, and how many of its rows expired. */
 const OWNERS = `
@@ -183,7 +105,7 @@ const finishValues = (id: string, end: JobEnd, at: string) => [
   end.from ?? null,
 ];
 
-/** Rows as claimed, in queue order (RETURNING follows none). */
+/** Rows as claimed, in queue order (claim_jobs answers them in none). */
 const inQueueOrder = (rows: JobRow[]): JobRow[] => rows.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
 
 /** The JobStore port over one PostgreSQL database, shared by every studio of a team. */
@@ -198,51 +120,25 @@ export class PgJobStore implements JobStore {
     return !this.db.pool.ending;
   }
 
-  /**
-   * `work` in one READ COMMITTED transaction, whatever the server's default (a claim's statement
-   * must see every claim committed before its lock was granted, which a snapshot taken at BEGIN,
-   * REPEATABLE READ's, would not); `locked`: under the claim lock.
-   */
-  private transaction<T>(locked: boolean, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.db.transaction(work, locked ? BEGIN_LOCKED : 'BEGIN ISOLATION LEVEL READ COMMITTED');
-  }
-
-  /** One claim pass inside a transaction under the claim lock; its rows in queue order. */
-  private async claimPass(client: PgQueryable, request: ClaimRequest): Promise<JobRow[]> {
-    return inQueueOrder((await client.query<JobRow>(CLAIM, claimValues(request))).rows);
-  }
-
   async insert(row: NewJobRow, inputHashes: readonly string[], claim?: ClaimRequest): Promise<Inserted> {
-    // Under the claim lock: INSERT_CLAIMED counts the holders as a claim does, and seqs are handed
-    // out under it, so they commit in order (a claim never starts a job of a key before an earlier one not yet committed).
-    return this.transaction(true, async (client): Promise<Inserted> => {
-      const [inserted] = claim
-        ? (await client.query<InsertedRow>(INSERT_CLAIMED, [...newValues(row), ...claimValues(claim)])).rows
-        : (await client.query<InsertedRow>(INSERT, newValues(row))).rows;
-      if (!inserted) {
-        const [existing] = (await client.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [row.id])).rows;
-        // Gone again between the two statements (swept): the insert is asked again.
-        if (!existing) throw new Error(`job ${row.id} was inserted and removed at once; submit it again`);
-        return { existing };
-      }
-      const { alone, ...job } = inserted;
-      if (inputHashes.length)
-        await client.query('INSERT INTO job_inputs (job_id, hash) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
-          row.id,
-          [...inputHashes],
-        ]);
-      if (job.state === 'running') return { seq: job.seq, position: 1, claimed: [job] };
-      // Not alone: what waited before it may go first (the lock is held already).
-      const claimed = claim && alone === false ? await this.claimPass(client, claim) : [];
-      const position = claimed.some((one) => one.id === row.id) ? 1 : await this.positionIn(client, job);
-      return { seq: job.seq, position, claimed };
-    });
+    const answers = await this.db.query<InsertAnswer>(INSERT_JOB, [
+      JSON.stringify(row),
+      [...inputHashes],
+      ...(claim ? claimValues(claim) : NO_CLAIM),
+    ]);
+    const existing = answers.find((answer) => answer.what === 'existing');
+    if (existing) return { existing: jobOf(existing) };
+    const inserted = answers.find((answer): answer is InsertedAnswer => answer.what === 'inserted');
+    // Neither: the id was taken, and its row swept before insert_job read it. The insert is asked again.
+    if (!inserted) throw new Error(`job ${row.id} was inserted and removed at once; submit it again`);
+    const claimed = inQueueOrder(answers.filter((answer) => answer.what === 'claimed').map(jobOf));
+    return { seq: inserted.seq, position: inserted.place, claimed };
   }
 
   async claim(request: ClaimRequest): Promise<JobRow[]> {
     const [{ claimable }] = await this.db.query<{ claimable: boolean }>(CLAIMABLE, [request.now, [...request.kinds]]);
     if (!claimable) return [];
-    return this.transaction(true, (client) => this.claimPass(client, request));
+    return inQueueOrder(await this.db.query<JobRow>(CLAIM, claimValues(request)));
   }
 
   async park(id: string, owner: string, next: number, polls: number, at: string): Promise<boolean> {
@@ -288,16 +184,11 @@ export class PgJobStore implements JobStore {
   }
 
   async position(row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {
-    return this.positionIn(this.db.pool, row);
-  }
-
-  private async positionIn(client: PgQueryable, row: Pick<JobRow, 'priority' | 'seq'>): Promise<number> {
-    await this.db.ready;
-    const { rows } = await client.query<{ ahead: number }>(
+    const [{ ahead }] = await this.db.query<{ ahead: number }>(
       `SELECT COUNT(*) AS ahead FROM jobs WHERE state = 'queued' AND (priority > $1 OR (priority = $1 AND seq < $2))`,
       [row.priority, row.seq],
     );
-    return (rows[0]?.ahead ?? 0) + 1;
+    return ahead + 1;
   }
 
   async renewLeases(owner: string, until: number): Promise<void> {
@@ -334,7 +225,7 @@ export class PgJobStore implements JobStore {
     const ordered = [...rows].sort((a, b) => a.seq - b.seq);
     // The interrupted ones' events are appended in the transaction, and made this studio's own once it has committed.
     const committed: Array<() => void> = [];
-    const adopted = await this.transaction(false, async (client) => {
+    const adopted = await this.db.transaction(async (client) => {
       const adopted: Adopted[] = [];
       for (const row of ordered) {
         const { owner, until, at } = lease(row);

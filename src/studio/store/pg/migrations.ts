@@ -260,4 +260,118 @@ CREATE TABLE flow_workflows (
       CREATE TABLE events (seq BIGINT PRIMARY KEY, data TEXT NOT NULL, payload_id TEXT);
     `,
   },
+  // The claim and the insert of a job under the team's claim lock (store/pg/jobs.ts), each one statement from the
+  // studio, so the lock is held while the server runs them, never across a round trip to a busy studio. The policy
+  // is SQLite's (store/jobs.ts), statement for statement. Each takes the lock first (take_claim_lock: claims and
+  // inserts run one at a time over the whole database), and every statement after it sees what the holder before
+  // committed: a VOLATILE PL/pgSQL function takes a new snapshot per statement under READ COMMITTED (the connections'
+  // level, store/pg/database.ts; asserted here, as REPEATABLE READ would keep the snapshot of the call, taken before
+  // the lock was granted). The lock goes at the caller's commit: called in autocommit, at the end of the statement.
+  {
+    name: 'jobs: claim_jobs and insert_job under the claim lock',
+    sql: `
+CREATE FUNCTION take_claim_lock() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'the claim lock needs READ COMMITTED (a snapshot per statement), this transaction is %',
+      current_setting('transaction_isolation') USING ERRCODE = 'invalid_transaction_state';
+  END IF;
+  PERFORM pg_advisory_xact_lock(1400269313); -- 0x53766a01
+END
+$$;
+
+-- One claim pass: the candidates (queued, or parked and due; of the holder's kinds; the oldest unfinished job of their
+-- ordering key), ranked within their pool and kept within its limit less what holds a slot there, then ranked overall
+-- and kept within what is left of the overall limit (both counted over every holder). The rank is the queue's, priority
+-- then arrival, for parked jobs too. FOR UPDATE SKIP LOCKED passes over a row another transaction is writing (a cancel,
+-- a take): fewer claimed this pass, never one twice; the state test of the UPDATE drops a row taken since the snapshot.
+-- Answers the rows claimed, in no order.
+CREATE FUNCTION claim_jobs(claim_owner TEXT, lease_until BIGINT, claim_at TEXT, claim_now BIGINT, overall BIGINT, kinds TEXT[])
+  RETURNS SETOF jobs LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM take_claim_lock();
+  RETURN QUERY
+  WITH holding AS (SELECT pool, COUNT(*) AS n FROM jobs WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL GROUP BY pool),
+  candidates AS (
+    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs WHERE state = 'queued' AND kind = ANY(kinds)
+    UNION ALL
+    SELECT id, pool, pool_limit, priority, seq, ordering_key FROM jobs
+    WHERE state = 'waiting' AND lease_owner IS NULL AND next_check_at <= claim_now AND kind = ANY(kinds)),
+  eligible AS (
+    SELECT c.id, c.pool, c.pool_limit, c.priority, c.seq FROM candidates c
+    WHERE c.ordering_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM jobs k WHERE k.ordering_key = c.ordering_key AND k.finished_at IS NULL AND k.seq < c.seq)),
+  ranked AS (SELECT e.*, ROW_NUMBER() OVER (PARTITION BY e.pool ORDER BY e.priority DESC, e.seq) AS pool_rank FROM eligible e),
+  allowed AS (
+    SELECT r.id, ROW_NUMBER() OVER (ORDER BY r.priority DESC, r.seq) AS overall_rank
+    FROM ranked r LEFT JOIN holding h ON h.pool = r.pool
+    WHERE r.pool_limit IS NULL OR r.pool_rank <= r.pool_limit - COALESCE(h.n, 0)),
+  claimed AS (
+    UPDATE jobs SET state = 'running', lease_owner = claim_owner, lease_expires_at = lease_until, started_at = COALESCE(started_at, claim_at),
+      deadline_at = COALESCE(deadline_at, claim_now + budget_ms), reached_upstream = GREATEST(reached_upstream, reaches_at_start),
+      next_check_at = NULL, updated_at = claim_at
+    WHERE id IN (
+        SELECT id FROM jobs WHERE id IN (SELECT id FROM allowed WHERE overall_rank <= overall - (
+          SELECT COUNT(*) FROM jobs WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL))
+        FOR UPDATE SKIP LOCKED)
+      AND (state = 'queued' OR (state = 'waiting' AND lease_owner IS NULL))
+    RETURNING *)
+  SELECT * FROM claimed;
+END
+$$;
+
+-- A new job (new_job: its columns of a new row, the others ignored) and the input files it holds; nothing when its id
+-- is taken. With a claim (claim_owner not null): when nothing else could be claimed (alone, the common case), the policy
+-- of claim_jobs for this one row (its kind, the overall and pool limits, its ordering key) says whether it is inserted
+-- running, claimed, or queued (then no pass could claim it either); otherwise it is inserted queued and a pass follows.
+-- Answers rows (what, place, job): 'existing' and the row that has the id; or 'claimed' for each job claimed (this one
+-- among them when it was) and 'inserted' with its place in the queue (1: started).
+CREATE FUNCTION insert_job(new_job jobs, input_hashes TEXT[],
+    claim_owner TEXT, lease_until BIGINT, claim_at TEXT, claim_now BIGINT, overall BIGINT, kinds TEXT[])
+  RETURNS TABLE (what TEXT, place BIGINT, job jobs) LANGUAGE plpgsql AS $$
+DECLARE
+  claiming BOOLEAN := claim_owner IS NOT NULL;
+  alone BOOLEAN;
+  claimed BOOLEAN;
+  inserted jobs;
+BEGIN
+  PERFORM take_claim_lock();
+  alone := claiming AND NOT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued')
+    AND NOT EXISTS (SELECT 1 FROM jobs WHERE state = 'waiting' AND lease_owner IS NULL AND next_check_at <= claim_now);
+  claimed := alone AND new_job.kind = ANY(kinds)
+    AND (SELECT COUNT(*) FROM jobs WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL) < overall
+    AND (new_job.pool_limit IS NULL OR (SELECT COUNT(*) FROM jobs
+      WHERE state IN ('running', 'waiting') AND lease_owner IS NOT NULL AND pool = new_job.pool) < new_job.pool_limit)
+    AND (new_job.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM jobs WHERE ordering_key = new_job.ordering_key AND finished_at IS NULL));
+  INSERT INTO jobs (id, kind, lane, model, request, created_at, priority, ordering_key, fingerprint, attempt, retry_of,
+      pool, pool_limit, budget_ms, reaches_at_start, state, updated_at, lease_owner, lease_expires_at, started_at, deadline_at, reached_upstream)
+    VALUES (new_job.id, new_job.kind, new_job.lane, new_job.model, new_job.request, new_job.created_at, new_job.priority, new_job.ordering_key,
+      new_job.fingerprint, new_job.attempt, new_job.retry_of, new_job.pool, new_job.pool_limit, new_job.budget_ms, new_job.reaches_at_start,
+      CASE WHEN claimed THEN 'running' ELSE 'queued' END,
+      CASE WHEN claimed THEN claim_at ELSE new_job.created_at END,
+      CASE WHEN claimed THEN claim_owner END,
+      CASE WHEN claimed THEN lease_until END,
+      CASE WHEN claimed THEN claim_at END,
+      CASE WHEN claimed THEN claim_now + new_job.budget_ms END,
+      CASE WHEN claimed THEN new_job.reaches_at_start ELSE 0 END)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING * INTO inserted;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'existing', NULL::BIGINT, j FROM jobs j WHERE j.id = new_job.id;
+    RETURN;
+  END IF;
+  INSERT INTO job_inputs (job_id, hash) SELECT inserted.id, hash FROM unnest(input_hashes) AS hash ON CONFLICT DO NOTHING;
+  IF claimed THEN
+    RETURN QUERY SELECT 'claimed', NULL::BIGINT, inserted;
+  ELSIF claiming AND NOT alone THEN
+    -- What waited before it may go first (the lock is held already).
+    RETURN QUERY SELECT 'claimed', NULL::BIGINT, c FROM claim_jobs(claim_owner, lease_until, claim_at, claim_now, overall, kinds) c;
+    claimed := EXISTS (SELECT 1 FROM jobs WHERE id = inserted.id AND state = 'running');
+  END IF;
+  RETURN QUERY SELECT 'inserted', CASE WHEN claimed THEN 1 ELSE (SELECT COUNT(*) + 1 FROM jobs WHERE state = 'queued'
+      AND (priority > inserted.priority OR (priority = inserted.priority AND seq < inserted.seq))) END, inserted;
+END
+$$;
+`,
+  },
 ];
