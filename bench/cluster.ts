@@ -47,6 +47,8 @@ const SAMPLE_EVERY_MS = 5;
 /** BENCH_CLUSTER_ONLY=0,2: only these configurations (by index; the first, the baseline, should stay). */
 /** BENCH_CLUSTER_LOGS=<dir>: each studio's stderr is written there when it stops. */
 const LOGS = process.env.BENCH_CLUSTER_LOGS;
+/** BENCH_CLUSTER_PROFILES=<dir>: each studio writes a V8 CPU profile there (node --cpu-prof) when it stops. */
+const PROFILES = process.env.BENCH_CLUSTER_PROFILES;
 const ONLY = process.env.BENCH_CLUSTER_ONLY?.split(',').map(Number);
 /** The whole run's budget: past it, everything is stopped and the run fails. */
 const RUN_BUDGET_MS = 300_000;
@@ -399,7 +401,8 @@ async function startTeam(config: Config, index: number, rig: Rig): Promise<Team>
     const home = mkdtempSync(join(tmpdir(), 'svc-bench-cluster-'));
     let running: RunningSvc;
     try {
-      running = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...env }, 60_000);
+      const nodeArgs = PROFILES ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILES, `config-${index}`)}`] : [];
+      running = await startSvc(['serve', '--port', '0', '--json'], { SVC_HOME: home, ...env }, 60_000, { nodeArgs });
     } catch (error) {
       rmSync(home, { recursive: true, force: true });
       throw error;

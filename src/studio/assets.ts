@@ -89,7 +89,7 @@ export async function writeUnderFreshName(
   format: AssetFormat,
 ): Promise<string> {
   const drawn = newAssetFilenames(createdAt, prompt, format, NAME_DRAWS);
-  const taken = await Promise.all(drawn.map((filename) => ctx.store.assets.isNameTaken(filename, thumbnailNameOf(filename))));
+  const taken = await ctx.store.assets.takenNames(drawn.map((filename) => ({ filename, thumbnail: thumbnailNameOf(filename) })));
   const names = drawn.filter((_filename, index) => !taken[index]);
   const written = await ctx.assets.create(names, image);
   if (!written) throw new ServiceError('INTERNAL_ERROR', 'Could not find a free asset file name.');

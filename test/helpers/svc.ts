@@ -8,9 +8,14 @@ export const BUILT_SVC = join(import.meta.dirname, '../../bin/svc.js');
 export interface SvcRunOptions {
   /** Run bin/svc.js (the bundle) instead of the sources through tsx. */
   readonly built?: boolean;
+  /** Options for node itself, before the program (`--cpu-prof`, which NODE_OPTIONS does not take). */
+  readonly nodeArgs?: readonly string[];
 }
 
-const programArgs = (options: SvcRunOptions): string[] => (options.built ? [BUILT_SVC] : ['--import', 'tsx', SVC]);
+const programArgs = (options: SvcRunOptions): string[] => [
+  ...(options.nodeArgs ?? []),
+  ...(options.built ? [BUILT_SVC] : ['--import', 'tsx', SVC]),
+];
 
 /** Runs `svc` as a child process (through tsx, so the test needs no build). */
 export function runSvc(

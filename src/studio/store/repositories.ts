@@ -18,8 +18,8 @@ export interface AssetRepository {
   insert(row: NewAssetRow): Promise<void>;
   /** The row of a file name, live or tombstoned, with its graph session's title now. */
   find(filename: string): Promise<AssetRow | undefined>;
-  /** Whether a row (tombstones included) has this file name or this thumbnail name. */
-  isNameTaken(filename: string, thumbnail: string): Promise<boolean>;
+  /** For each candidate, in order: whether a row (tombstones included) has its file name or its thumbnail name. One read for all. */
+  takenNames(candidates: ReadonlyArray<{ readonly filename: string; readonly thumbnail: string }>): Promise<boolean[]>;
   /** The live row whose thumbnail has this name. */
   findLiveByThumbnail(thumbnail: string): Promise<AssetRow | undefined>;
   /** Live rows, newest first by (created_at, id), after a position, narrowed by the filter (its `search` aside). */

@@ -47,7 +47,7 @@ export function sqliteAssetRepository(db: StudioDatabase): AssetRepository {
   return {
     insert: async (row) => insertAsset(db, row),
     find: async (filename) => findAsset(db, filename),
-    isNameTaken: async (filename, thumbnail) => isNameTaken(db, filename, thumbnail),
+    takenNames: async (candidates) => candidates.map(({ filename, thumbnail }) => isNameTaken(db, filename, thumbnail)),
     findLiveByThumbnail: async (thumbnail) => findLiveByThumbnail(db, thumbnail),
     listLive: async (options) => listLiveAssets(db, options),
     listGroupItems: async (options) => listGroupItems(db, options),

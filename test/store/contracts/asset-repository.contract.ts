@@ -33,9 +33,14 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
       expect(typeof found?.id).toBe('number');
       expect(await assets.find('missing.png')).toBeUndefined();
       await expect(assets.insert(assetRow('a.png'))).rejects.toThrow();
-      expect(await assets.isNameTaken('a.png', 'other.webp')).toBe(true);
-      expect(await assets.isNameTaken('other.png', 'a.png.thumb.webp')).toBe(true);
-      expect(await assets.isNameTaken('other.png', 'other.webp')).toBe(false);
+      const candidates = [
+        { filename: 'other.png', thumbnail: 'other.webp' },
+        { filename: 'a.png', thumbnail: 'other.webp' },
+        { filename: 'other.png', thumbnail: 'a.png.thumb.webp' },
+        { filename: 'third.png', thumbnail: 'third.webp' },
+      ];
+      expect(await assets.takenNames(candidates)).toEqual([false, true, true, false]);
+      expect(await assets.takenNames([])).toEqual([]);
     });
 
     it('lists live rows newest first by creation time then id, a page after a position, tombstones left out', async () => {
@@ -92,7 +97,7 @@ export function describeAssetRepositoryContract(name: string, makeStore: MakeSto
       expect(await assets.markDeleted('a.png', minute(11))).toBe(false);
       expect((await assets.find('a.png'))?.deleted_at).toBe(minute(10));
       expect(await assets.findLiveByThumbnail('a.png.thumb.webp')).toBeUndefined();
-      expect(await assets.isNameTaken('a.png', 'x')).toBe(true);
+      expect(await assets.takenNames([{ filename: 'a.png', thumbnail: 'x' }])).toEqual([true]);
       expect(await assets.markRestored('a.png')).toBe(true);
       expect(await assets.markRestored('a.png')).toBe(false);
       expect((await assets.find('a.png'))?.deleted_at).toBeNull();

@@ -100,8 +100,14 @@ export function pgAssetRepository(database: PgDatabase): AssetRepository {
       );
     },
     find: (filename) => one(`${SELECT_ASSETS} WHERE a.filename = $1`, [filename]),
-    isNameTaken: async (filename, thumbnail) =>
-      (await database.query('SELECT 1 FROM assets WHERE filename = $1 OR thumbnail = $2 LIMIT 1', [filename, thumbnail])).length > 0,
+    takenNames: async (candidates) =>
+      (
+        await database.query<{ taken: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM assets WHERE filename = c.filename OR thumbnail = c.thumbnail) AS taken
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS c(filename, thumbnail, ord) ORDER BY c.ord`,
+          [candidates.map((each) => each.filename), candidates.map((each) => each.thumbnail)],
+        )
+      ).map((row) => row.taken),
     findLiveByThumbnail: (thumbnail) => one(`${SELECT_PLAIN} WHERE thumbnail = $1 AND deleted_at IS NULL`, [thumbnail]),
 
     async listLive({ limit, after, filter = {} }) {
