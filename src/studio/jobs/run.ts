@@ -11,8 +11,8 @@ import { RunningJob } from './running-job.js';
 // Running a claimed job here: its handler under this engine's lease, then
 // exactly one `done` (with the result) or `error`, written by the store with
 // the job's end (the outbox: neither lands without the other, and a client
-// that reads the job after the event finds at least that state). A run that parks ends with neither: the job goes on
-// when a claim takes it again.
+// that reads the job after the event finds at least that state). A run that
+// parks ends with neither: the job goes on when a claim takes it again.
 
 /** What a run asks of the claiming side: a pass when a slot frees, a wake when a parked job is due. */
 export interface Dispatch {
