@@ -26,7 +26,7 @@ export async function adoptOrphanAssets(ctx: StudioContext): Promise<number> {
   const shared = ctx.storage.database === 'postgresql';
   for (const name of await ctx.assets.names('generated')) {
     if (!isValidAssetFilename(name) || (await ctx.store.assets.find(name))) continue;
-    if (shared && Date.now() - ((await ctx.assets.modifiedAt('generated', name)) ?? Date.now()) < SHARED_ORPHAN_AGE_MS) continue;
+    if (shared && Date.now() - ((await ctx.assets.stat('generated', name))?.modifiedAt ?? Date.now()) < SHARED_ORPHAN_AGE_MS) continue;
     if (name.endsWith('.mp4')) {
       // A video says what it is in its container's tag (read back with ffprobe).
       if (await adoptOrphanVideo(ctx, name).catch(() => false)) adopted += 1;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSimVideo } from '../../src/sim/alpha/video-render.js';
 import type { AssetRecord } from '../../src/studio/assets.js';
-import type { AssetStore } from '../../src/studio/media/asset-store.js';
+import type { AssetSpace, AssetStore, ByteRange } from '../../src/studio/media/asset-store.js';
 import { s3AssetStoreFromEnv, type S3AssetStore } from '../../src/studio/store/s3/asset-store.js';
 import { saveVideoAsset } from '../../src/studio/video/save-video.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
@@ -99,7 +99,19 @@ describe.each(['the local files', 'an S3-compatible bucket'] as const)('Range re
     }
   });
 
-  it('answers HEAD with the headers and no body, with or without a range', async () => {
+  it('answers HEAD with the headers and no body, with or without a range, reading nothing of the file', async () => {
+    // Every open of a file by the store is counted: a HEAD must not open (from a bucket, start downloading) the file.
+    const store = studio.ctx.assets;
+    const open = store.open.bind(store);
+    let opened = 0;
+    const counting = ((space: AssetSpace, name: string, range?: ByteRange) => {
+      opened += 1;
+      return open(space, name, range);
+    }) as AssetStore['open'];
+    (store as { open: AssetStore['open'] }).open = counting;
+    const outside = await studio.request(video.url, { method: 'HEAD', headers: { range: `bytes=${bytes.length}-` } });
+    expect(outside.status).toBe(416);
+    expect(outside.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
     const whole = await studio.request(video.url, { method: 'HEAD' });
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-length')).toBe(String(bytes.length));
@@ -108,6 +120,13 @@ describe.each(['the local files', 'an S3-compatible bucket'] as const)('Range re
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 10-19/${bytes.length}`);
     expect(await part.text()).toBe('');
+    expect(opened).toBe(0);
+    const thumbnail = await studio.request(video.thumbnailUrl, { method: 'HEAD' });
+    expect([200, 404]).toContain(thumbnail.status);
+    expect(opened).toBe(0);
+    expect((await get({ range: 'bytes=0-0' })).status).toBe(206);
+    expect(opened).toBe(1);
+    (store as { open: AssetStore['open'] }).open = open;
   });
 
   it('still answers 404 for a file that is not a live asset, whatever the range', async () => {

@@ -54,7 +54,7 @@ export class JobInputs {
     let removed = 0;
     for (const name of await this.assets.names('inputs')) {
       if (!HASH.test(name) || (await held(name))) continue;
-      const modifiedAt = (await this.assets.modifiedAt('inputs', name)) ?? at;
+      const modifiedAt = (await this.assets.stat('inputs', name))?.modifiedAt ?? at;
       if (at - modifiedAt < minAgeMs) continue;
       await this.assets.remove('inputs', name);
       removed += 1;

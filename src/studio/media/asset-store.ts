@@ -49,6 +49,13 @@ export interface BytePart {
  */
 export type ByteRange = { readonly start: number; readonly end?: number } | { readonly suffix: number };
 
+/** What a store knows of a file without reading it (a HEAD answers from it). */
+export interface FileFacts {
+  readonly size: number;
+  /** When it was last written (ms since the epoch); absent when the store does not say. */
+  readonly modifiedAt?: number;
+}
+
 /** A range that holds no byte of the file (it starts past the end, or the file is empty): the file's size, nothing read. */
 export interface OutsideFile {
   readonly size: number;
@@ -91,8 +98,8 @@ export interface AssetStore {
   remove(space: AssetSpace, name: string): Promise<void>;
   /** The names of the files of a space (start-up repair looks for images without a row). */
   names(space: AssetSpace): Promise<string[]>;
-  /** When a file was last written (ms since the epoch); undefined when it is missing. */
-  modifiedAt(space: AssetSpace, name: string): Promise<number | undefined>;
+  /** A file's size and when it was last written (ms since the epoch), nothing read; undefined when it is missing. */
+  stat(space: AssetSpace, name: string): Promise<FileFacts | undefined>;
   /** Total bytes and files of a space. */
   usage(space: AssetSpace): Promise<{ readonly bytes: number; readonly files: number }>;
   /** Room left where the bytes are kept (free to this process, and in all); undefined when it cannot be told. */

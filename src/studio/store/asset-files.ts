@@ -10,6 +10,7 @@ import {
   type AssetSpace,
   type AssetStore,
   type ByteRange,
+  type FileFacts,
   type OutsideFile,
 } from '../media/asset-store.js';
 import { pathInside } from '../media/filename.js';
@@ -127,10 +128,10 @@ export class LocalAssetStore implements AssetStore {
     return entries.filter((entry) => entry.isFile() && !isAtomicTempName(entry.name)).map((entry) => entry.name);
   }
 
-  async modifiedAt(space: AssetSpace, name: string): Promise<number | undefined> {
+  async stat(space: AssetSpace, name: string): Promise<FileFacts | undefined> {
     try {
       const found = await stat(this.path(space, name));
-      return found.isFile() ? found.mtimeMs : undefined;
+      return found.isFile() ? { size: found.size, modifiedAt: found.mtimeMs } : undefined;
     } catch {
       return undefined;
     }

@@ -120,14 +120,15 @@ export function describeAssetStoreContract(name: string, make: () => Promise<Ass
       expect(await assets.usage('thumbnails')).toEqual({ bytes: 0, files: 0 });
     });
 
-    it('says when a file was written and how much room is left', async () => {
+    it("says a file's size and when it was written without reading it, and how much room is left", async () => {
       const before = Date.now();
       const input = hash('timed');
       await assets.put('inputs', input, Buffer.from('timed'));
-      const at = await assets.modifiedAt('inputs', input);
-      expect(at).toBeGreaterThanOrEqual(before - 2_000);
-      expect(at).toBeLessThanOrEqual(Date.now() + 2_000);
-      expect(await assets.modifiedAt('inputs', hash('missing'))).toBeUndefined();
+      const facts = await assets.stat('inputs', input);
+      expect(facts?.size).toBe(5);
+      expect(facts?.modifiedAt).toBeGreaterThanOrEqual(before - 2_000);
+      expect(facts?.modifiedAt).toBeLessThanOrEqual(Date.now() + 2_000);
+      expect(await assets.stat('inputs', hash('missing'))).toBeUndefined();
       const room = await assets.capacity();
       if (room) {
         expect(room.freeBytes).toBeGreaterThanOrEqual(0);

@@ -17,6 +17,7 @@ import {
   type AssetSpace,
   type AssetStore,
   type ByteRange,
+  type FileFacts,
   type OutsideFile,
 } from '../../media/asset-store.js';
 import { newS3Client, statusOf, storeFailure } from './client.js';
@@ -71,7 +72,7 @@ export class S3AssetStore implements AssetStore {
   }
 
   /** The object's size and time; undefined when it is missing. */
-  private head(key: string): Promise<{ readonly size: number; readonly modifiedAt?: number } | undefined> {
+  private head(key: string): Promise<FileFacts | undefined> {
     return this.send(
       'HeadObject',
       key,
@@ -219,8 +220,8 @@ export class S3AssetStore implements AssetStore {
     return (await this.listed(space)).map((file) => file.name);
   }
 
-  async modifiedAt(space: AssetSpace, name: string): Promise<number | undefined> {
-    return (await this.head(this.key(space, name)))?.modifiedAt;
+  stat(space: AssetSpace, name: string): Promise<FileFacts | undefined> {
+    return this.head(this.key(space, name));
   }
 
   async usage(space: AssetSpace): Promise<{ bytes: number; files: number }> {
