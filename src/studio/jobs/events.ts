@@ -11,19 +11,20 @@ import type { EndEvent } from './job-store.js';
  * which writes it with the job's end (JobEnd.event).
  */
 export class GenerationEvents {
-  /** `{ instance }` on every event of a team's studio (so a client of any studio sees which one ran the job); nothing when embedded. */
-  private readonly from: { instance?: string };
-
   constructor(
     private readonly channel: EventBus,
     private readonly outbox: EventOutbox,
-    instance?: string,
-  ) {
-    this.from = instance === undefined ? {} : { instance };
+    /** A team's studio names itself on every event (so a client of any studio sees which one ran the job); an embedded one does not. */
+    private readonly instance?: string,
+  ) {}
+
+  /** The payload as sent: with `instance` in team mode, untouched (not copied) when embedded. */
+  private stamped<P extends object>(payload: P): P {
+    return this.instance === undefined ? payload : { ...payload, instance: this.instance };
   }
 
   private publish<E extends GenerationEventName>(event: E, payload: GenerationEventPayload<E>, transientFields?: readonly string[]): void {
-    this.channel.publish(GENERATION_TOPIC, event, { ...payload, ...this.from }, transientFields ? { transientFields } : undefined);
+    this.channel.publish(GENERATION_TOPIC, event, this.stamped(payload), transientFields ? { transientFields } : undefined);
   }
 
   phase(payload: GenerationEventPayload<'phase'>): void {
@@ -60,10 +61,10 @@ export class GenerationEvents {
   }
 
   done(payload: GenerationEventPayload<'done'>): EndEvent {
-    return this.outbox.prepare(GENERATION_TOPIC, 'done', { ...payload, ...this.from });
+    return this.outbox.prepare(GENERATION_TOPIC, 'done', this.stamped(payload));
   }
 
   error(payload: GenerationEventPayload<'error'>): EndEvent {
-    return this.outbox.prepare(GENERATION_TOPIC, 'error', { ...payload, ...this.from });
+    return this.outbox.prepare(GENERATION_TOPIC, 'error', this.stamped(payload));
   }
 }

@@ -18,11 +18,8 @@ export interface PgDatabase {
   readonly ready: Promise<void>;
   /** One statement on any connection of the pool; its rows. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
-  /**
-   * `work` inside BEGIN … COMMIT on one connection (ROLLBACK when it throws); its answer. `begin`:
-   * the statement(s) that open it, when plain BEGIN is not enough (an isolation level, a lock).
-   */
-  transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin?: string): Promise<T>;
+  /** `work` inside BEGIN … COMMIT on one connection (ROLLBACK when it throws); its answer. */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   /** A connection of its own, outside the pool (LISTEN needs one that stays); the caller ends it. */
   connect(): Promise<pg.Client>;
   close(): Promise<void>;
@@ -78,10 +75,13 @@ export function openPgDatabase(
   const pool = new pg.Pool({ ...config, max: options.max ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection that the server drops must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const migrations = options.migrations ?? PG_MIGRATIONS;
+  // A second pool on a database already made (the event log's) has nothing to make: no connection, no lock.
   const ready = (async () => {
+    if (migrations.length === 0) return;
     const client = await pool.connect();
     try {
-      await migrate(client, options.migrations ?? PG_MIGRATIONS);
+      await migrate(client, migrations);
     } finally {
       client.release();
     }
@@ -94,11 +94,11 @@ export function openPgDatabase(
       await ready;
       return (await pool.query(text, values as unknown[])).rows;
     },
-    async transaction(work, begin = 'BEGIN') {
+    async transaction(work) {
       await ready;
       const client = await pool.connect();
       try {
-        await client.query(begin);
+        await client.query('BEGIN');
         const answer = await work(client);
         await client.query('COMMIT');
         return answer;

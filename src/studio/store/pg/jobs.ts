@@ -309,7 +309,6 @@ export class PgJobStore implements JobStore {
   async finish(id: string, end: JobEnd, at: string): Promise<boolean> {
     const { event } = end;
     if (!event) return this.changed(FINISH, finishValues(id, end, at));
-    await this.db.ready;
     const seq = await this.logFor(event).appendWith(FINISH, finishValues(id, end, at), event.row);
     if (seq === undefined) return false;
     event.published(seq);

@@ -18,7 +18,7 @@ const EVENT_LOG_CONNECTIONS = 2;
 
 export async function openPgStores(url: string): Promise<{ store: StudioStore; jobs: JobStore; close(): Promise<void> }> {
   const database = openPgDatabase(url);
-  // Opened once the schema is made (its own migration list is empty).
+  // Opened once the schema is made (its migration list is empty: it makes nothing).
   let events: PgDatabase | undefined;
   try {
     await database.ready;
