@@ -122,6 +122,27 @@ describe('DurableWriter', () => {
     expect(temps(dir)).toEqual([]);
   });
 
+  it('starts a thread ahead for each write expected at once, up to WRITER_THREADS', async () => {
+    const dir = folder();
+    const files = writer();
+    expect(files.threadCount).toBe(0);
+    const one = files.expect();
+    expect(files.threadCount).toBe(1);
+    // Said twice, it counts once.
+    one();
+    one();
+    const more = Array.from({ length: WRITER_THREADS + 2 }, () => files.expect());
+    expect(files.threadCount).toBe(WRITER_THREADS);
+    const answers = await Promise.all(more.map((_, index) => files.write(join(dir, `${index}.png`), Buffer.from(`image ${index}`))));
+    for (const given of more) given();
+    expect(answers.every(Boolean)).toBe(true);
+    expect(files.threadCount).toBe(WRITER_THREADS);
+    await files.close();
+    // A closed writer expects nothing and starts nothing.
+    files.expect()();
+    expect(files.threadCount).toBe(0);
+  });
+
   it('lets the writes under way finish on close, and refuses writes after it', async () => {
     const dir = folder();
     const files = writer();

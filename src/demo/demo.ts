@@ -10,19 +10,20 @@ import type { StudioOptions } from '../studio/context.js';
 import { studioPaths } from '../studio/paths.js';
 import { DEMO_GUIDE } from './guide.js';
 import { SAMPLE_WORKFLOW } from './sample-workflow.js';
+import type { SuiteFacts } from './suite-thread.js';
 
 // The offline demo, the one room that knows both the studio and the simulators:
 // where the simulators' session files go, and what a studio needs to use them —
-// in-process for `svc serve --demo` (with the demo guide and the sample
-// workflow), or as the environment printed by `svc sim serve` (the simulators
-// in their own process).
+// for `svc serve --demo` on a thread of the studio's process (with the demo
+// guide and the sample workflow; tests start them in-process), or as the
+// environment printed by `svc sim serve` (the simulators in their own process).
 
 /** The file of each simulated session in `dir`, by lane. */
-const sessionFilesIn = (suite: SimulatorSuite, dir: string): Record<string, string> =>
+const sessionFilesIn = (suite: SuiteFacts, dir: string): Record<string, string> =>
   Object.fromEntries(Object.keys(suite.sessions).map((lane) => [lane, join(dir, `${lane}-auth.json`)]));
 
 /** Writes each simulated session (mode 0600) into `dir`; answers the file of each lane. */
-function writeSessions(suite: SimulatorSuite, dir: string): Record<string, string> {
+function writeSessions(suite: SuiteFacts, dir: string): Record<string, string> {
   const files = sessionFilesIn(suite, dir);
   for (const [lane, session] of Object.entries(suite.sessions)) writeJsonFile(files[lane], session, { private: true });
   return files;
@@ -33,7 +34,7 @@ function writeSessions(suite: SimulatorSuite, dir: string): Record<string, strin
  * variable, the keys, the session files. Every name comes from the lane
  * modules and key namespaces, so a new lane needs nothing here.
  */
-export function simulatorEnvironment(suite: SimulatorSuite, sessionFiles: Record<string, string>): Record<string, string> {
+export function simulatorEnvironment(suite: SuiteFacts, sessionFiles: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, url] of Object.entries(suite.upstreams)) {
     const [lane, endpoint = 'base'] = key.split('.');
@@ -80,26 +81,38 @@ export interface Demo {
 
 /**
  * Demo mode: every simulator in-process, the studio pointed at them with their
- * placeholder credentials. The demo sessions go under `$SVC_HOME/demo`, so a
- * real session of the user's is never touched; they are written by the
- * studio once it holds the state dir's lock (`prepare`), so a second demo
- * refused on a running studio's dir writes nothing over the first's.
+ * placeholder credentials (tests, which reach the simulators' logs and faults).
  */
 export async function startDemo(env: Readonly<Record<string, string | undefined>>): Promise<Demo> {
   const suite = await startSimulatorSuite({ demo: true });
+  return { options: demoOptions(suite, env), suite, close: () => suite.close() };
+}
+
+/** `svc serve --demo`: the same, the simulators on a thread of their own (suite-thread.ts). */
+export async function startDemoThread(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ readonly options: Demo['options']; close(): Promise<void> }> {
+  const { startSuiteThread } = await import('./suite-thread.js');
+  const thread = await startSuiteThread();
+  return { options: demoOptions(thread.facts, env), close: () => thread.close() };
+}
+
+/**
+ * What a studio needs of a running suite in demo mode. The demo sessions go
+ * under `$SVC_HOME/demo`, so a real session of the user's is never touched;
+ * they are written by the studio once it holds the state dir's lock
+ * (`prepare`), so a second demo refused on a running studio's dir writes
+ * nothing over the first's.
+ */
+function demoOptions(suite: SuiteFacts, env: Readonly<Record<string, string | undefined>>): Demo['options'] {
   const dir = join(studioPaths(env).home, 'demo');
-  const files = sessionFilesIn(suite, dir);
   return {
-    options: {
-      upstreams: suite.upstreams,
-      keys: suite.keys as Partial<Record<KeyNamespace, string>>,
-      sessionFiles: files,
-      env: suite.env,
-      guide: DEMO_GUIDE,
-      flowWorkflows: [SAMPLE_WORKFLOW],
-      prepare: () => void writeSessions(suite, dir),
-    },
-    suite,
-    close: () => suite.close(),
+    upstreams: suite.upstreams,
+    keys: suite.keys as Partial<Record<KeyNamespace, string>>,
+    sessionFiles: sessionFilesIn(suite, dir),
+    env: suite.env,
+    guide: DEMO_GUIDE,
+    flowWorkflows: [SAMPLE_WORKFLOW],
+    prepare: () => void writeSessions(suite, dir),
   };
 }

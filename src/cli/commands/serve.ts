@@ -19,7 +19,7 @@ export function registerServe(program: Command): void {
     .description('Run the studio server (binds 127.0.0.1; the next free port if the preferred one is taken)')
     .option('-p, --port <port>', `preferred port (env SVC_PORT, default ${DEFAULT_PORT})`)
     .option('--host <address>', 'address to bind; anything but loopback needs SVC_TOKEN', '127.0.0.1')
-    .option('--demo', 'start the upstream simulators in-process and point every lane at them (offline, no keys)')
+    .option('--demo', 'start the upstream simulators (on a thread of their own) and point every lane at them (offline, no keys)')
     .option('--allow-origin <origin...>', 'extra origins allowed in Host/Origin checks, e.g. http://studio.lan:3333')
     .option('--log', 'log every request')
     .option('--shared-home', 'run beside another studio on the same state dir (SVC_HOME); else a second studio there refuses to start')
@@ -31,7 +31,7 @@ export function registerServe(program: Command): void {
         const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
         const port = parsePort(options.port, '--port') ?? parsePort(process.env.SVC_PORT, 'SVC_PORT') ?? DEFAULT_PORT;
         const { startStudio } = await import('../../studio/main.js');
-        const demo = options.demo ? await (await import('../../demo/demo.js')).startDemo(process.env) : undefined;
+        const demo = options.demo ? await (await import('../../demo/demo.js')).startDemoThread(process.env) : undefined;
         let studio;
         try {
           studio = await startStudio({

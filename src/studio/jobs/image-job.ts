@@ -78,9 +78,24 @@ export async function runSlot(
   index?: number,
   session?: { id: string; title: string },
 ): Promise<GenerationResult> {
-  const started = performance.now();
   // The images will be written: the store gets ready while the upstream works.
-  ctx.assets.warm();
+  const writeGiven = ctx.assets.expectWrite();
+  try {
+    return await generateAndSave(ctx, job, slot, inputs, index, session);
+  } finally {
+    writeGiven();
+  }
+}
+
+async function generateAndSave(
+  ctx: StudioContext,
+  job: ImageJob,
+  slot: SlotPlan,
+  inputs: ImageInputs,
+  index?: number,
+  session?: { id: string; title: string },
+): Promise<GenerationResult> {
+  const started = performance.now();
   const { lane, request } = laneRequest(ctx, slot, inputs);
   const slotField = index !== undefined ? { slot: index } : {};
   const identity = { provider: lane.id, model: request.model.id, ...slotField };

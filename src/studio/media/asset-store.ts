@@ -104,8 +104,11 @@ export interface AssetStore {
   usage(space: AssetSpace): Promise<{ readonly bytes: number; readonly files: number }>;
   /** Room left where the bytes are kept (free to this process, and in all); undefined when it cannot be told. */
   capacity(): Promise<{ readonly freeBytes: number; readonly totalBytes: number } | undefined>;
-  /** A write is coming (an upstream is making the image): the store may get ready for it. */
-  warm(): void;
+  /**
+   * A write is coming (an upstream is making the image): the store may get ready for it, for every
+   * write expected at once. The returned function says the write was given, or will not be.
+   */
+  expectWrite(): () => void;
   /** Start-up: removes what interrupted writes of earlier runs left; answers how many. */
   removeLeftovers(): Promise<number>;
 }

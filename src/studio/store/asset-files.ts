@@ -23,9 +23,23 @@ import { pathInside } from '../media/filename.js';
 
 /** Files of history are the user's own. */
 const PRIVATE_FILE = 0o600;
+/**
+ * A reading of the room left that shows at least CAPACITY_PLENTY_BYTES free (more than any second of
+ * writes takes) answers at once; one older than CAPACITY_FRESH_MS is renewed behind it, for the
+ * next caller. Nearer full, every caller reads the file system.
+ */
+const CAPACITY_FRESH_MS = 1000;
+const CAPACITY_PLENTY_BYTES = 1024 ** 3;
+
+interface Capacity {
+  freeBytes: number;
+  totalBytes: number;
+}
 
 export class LocalAssetStore implements AssetStore {
   private readonly dirs: Readonly<Record<AssetSpace, string>>;
+  private capacityRead?: Promise<Capacity | undefined>;
+  private capacityReading?: { readonly capacity: Capacity; readonly at: number };
 
   constructor(
     dirs: { readonly generatedDir: string; readonly thumbnailsDir: string; readonly jobInputsDir: string },
@@ -50,9 +64,9 @@ export class LocalAssetStore implements AssetStore {
     return written === undefined ? undefined : names[paths.indexOf(written)];
   }
 
-  warm(): void {
-    // The writer's thread takes a few tens of milliseconds to start: it starts while the upstream works.
-    this.writer.warm();
+  expectWrite(): () => void {
+    // A writer thread takes a few tens of milliseconds to start: it starts while the upstream works.
+    return this.writer.expect();
   }
 
   async put(space: AssetSpace, name: string, bytes: Buffer): Promise<boolean> {
@@ -137,11 +151,30 @@ export class LocalAssetStore implements AssetStore {
     }
   }
 
-  async capacity(): Promise<{ freeBytes: number; totalBytes: number } | undefined> {
+  capacity(): Promise<Capacity | undefined> {
+    // Every job is checked at submit. A trip to the file system's thread pool there held a burst's
+    // requests back until all of them had arrived; a recent reading that shows plenty of room needs no trip.
+    const last = this.capacityReading;
+    if (last && last.capacity.freeBytes >= CAPACITY_PLENTY_BYTES) {
+      if (performance.now() - last.at >= CAPACITY_FRESH_MS) void this.readCapacityOnce();
+      return Promise.resolve(last.capacity);
+    }
+    return this.readCapacityOnce();
+  }
+
+  /** Callers at once share one reading. */
+  private readCapacityOnce(): Promise<Capacity | undefined> {
+    return (this.capacityRead ??= this.readCapacity().finally(() => (this.capacityRead = undefined)));
+  }
+
+  private async readCapacity(): Promise<Capacity | undefined> {
     try {
       const disk = await statfs(this.dirs.generated);
-      return { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize };
+      const capacity = { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize };
+      this.capacityReading = { capacity, at: performance.now() };
+      return capacity;
     } catch {
+      this.capacityReading = undefined;
       return undefined;
     }
   }

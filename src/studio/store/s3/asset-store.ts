@@ -235,7 +235,9 @@ export class S3AssetStore implements AssetStore {
   }
 
   /** Nothing to start: the client opens its connections on the first request and keeps them alive. */
-  warm(): void {}
+  expectWrite(): () => void {
+    return () => {};
+  }
 
   /**
    * Nothing to remove: every file is one PUT (S3 takes up to 5 GiB in one), which leaves nothing

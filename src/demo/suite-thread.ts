@@ -1,0 +1,85 @@
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { startSimulatorSuite, type SimulatorSuite } from '../sim/suite.js';
+
+// The demo's simulators on a thread of their own. They stand in for vendors
+// that run on other machines: on the studio's event loop, every image they
+// render and stream took the turns of the studio's own requests (32
+// generations at once went from 0.957 of the direct calls' throughput with
+// the simulators in another process to 0.937 in the studio's). The thread
+// runs this same module (whatever file it was built into), so the bundle
+// needs no entry of its own.
+
+/** What the thread sends back once every simulator listens: the suite's addresses, keys and sessions. */
+export type SuiteFacts = Pick<SimulatorSuite, 'upstreams' | 'keys' | 'sessions' | 'env'>;
+
+const MARK = 'svcDemoSimulators';
+
+type FromThread = { type: 'ready'; facts: SuiteFacts } | { type: 'failed'; message: string } | { type: 'closed' };
+
+export interface SuiteThread {
+  readonly facts: SuiteFacts;
+  close(): Promise<void>;
+}
+
+/**
+ * The thread's code: an import of this module. Run from its TypeScript source (tests, through
+ * tsx), tsx's loader is registered first: Node 20's worker threads do not take `--import tsx`.
+ */
+function threadCode(): string {
+  const self = JSON.stringify(import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return `import(${self});`;
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return `import(${tsx}).then(({ register }) => { register(); return import(${self}); });`;
+}
+
+/** Starts the demo's simulator suite on a worker thread; resolves once it listens. */
+export function startSuiteThread(): Promise<SuiteThread> {
+  const worker = new Worker(threadCode(), { eval: true, workerData: { [MARK]: true } });
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`The simulators' thread exited (code ${code}) before it listened.`));
+    worker.once('error', reject);
+    worker.once('exit', onExit);
+    worker.once('message', (message: FromThread) => {
+      worker.off('exit', onExit);
+      if (message.type === 'failed') {
+        void worker.terminate();
+        return reject(new Error(message.message));
+      }
+      if (message.type !== 'ready') return reject(new Error(`The simulators' thread said ${message.type} before it listened.`));
+      resolve({
+        facts: message.facts,
+        close: async () => {
+          if (worker.threadId === -1) return;
+          // The simulators close their servers, then the thread goes (whatever handle one left open).
+          const closed = new Promise<void>((done) => {
+            worker.once('message', () => done());
+            worker.once('exit', () => done());
+          });
+          worker.postMessage('close');
+          await closed;
+          await worker.terminate();
+        },
+      });
+    });
+  });
+}
+
+/** The thread's side: the suite started, its facts sent, closed when asked. */
+async function serveSuite(): Promise<void> {
+  const port = parentPort as NonNullable<typeof parentPort>;
+  let suite: SimulatorSuite;
+  try {
+    suite = await startSimulatorSuite({ demo: true });
+  } catch (error) {
+    port.postMessage({ type: 'failed', message: (error as Error).message } satisfies FromThread);
+    return;
+  }
+  const { upstreams, keys, sessions, env } = suite;
+  port.on('message', (message: unknown) => {
+    if (message !== 'close') return;
+    void suite.close().finally(() => port.postMessage({ type: 'closed' } satisfies FromThread));
+  });
+  port.postMessage({ type: 'ready', facts: { upstreams, keys, sessions, env } } satisfies FromThread);
+}
+
+if (!isMainThread && (workerData as Record<string, unknown> | null)?.[MARK] === true) void serveSuite();
