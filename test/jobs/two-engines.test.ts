@@ -58,15 +58,18 @@ const record = async (studio: RunningStudio, requestId: string): Promise<JobReco
 describe('two engines over one database file', () => {
   it('each job runs once, and the overall limit holds across both', async () => {
     const ids = Array.from({ length: 12 }, (_, index) => `shared-${index}`);
-    await Promise.all(
-      ids.map((requestId, index) =>
-        fetch(`${studios[index % 2].url}/api/generate`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ provider: 'api', prompt: `a shared queue <${index}>`, async: true, requestId }),
-        }),
-      ),
-    );
+    const submit = (requestId: string, index: number) =>
+      fetch(`${studios[index % 2].url}/api/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'api', prompt: `a shared queue <${index}>`, async: true, requestId }),
+      });
+    // One job accepted on each studio first (each claims its own, a slot of the shared limit), then
+    // the rest at once: which studio's requests are read first is otherwise up to the event loop, and
+    // one that fills the limit keeps claiming as its jobs end.
+    await submit(ids[0], 0);
+    await submit(ids[1], 1);
+    await Promise.all(ids.slice(2).map((requestId, index) => submit(requestId, index + 2)));
     const db = embeddedDatabase(studios[0].ctx);
     const active = db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM jobs WHERE state IN ('running', 'waiting')`);
     const owners = new Set<string>();

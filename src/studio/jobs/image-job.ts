@@ -70,18 +70,11 @@ function callLane(
  * Runs one slot's lane call and saves its images. Once saving starts, a cancel
  * no longer interrupts it, so no half-written asset is left behind.
  */
-export async function runSlot(
-  ctx: StudioContext,
-  job: ImageJob,
-  slot: SlotPlan,
-  inputs: ImageInputs,
-  index?: number,
-  session?: { id: string; title: string },
-): Promise<GenerationResult> {
+export async function runSlot(...args: Parameters<typeof generateAndSave>): Promise<GenerationResult> {
   // The images will be written: the store gets ready while the upstream works.
-  const writeGiven = ctx.assets.expectWrite();
+  const writeGiven = args[0].assets.expectWrite();
   try {
-    return await generateAndSave(ctx, job, slot, inputs, index, session);
+    return await generateAndSave(...args);
   } finally {
     writeGiven();
   }
