@@ -3,11 +3,9 @@ import { startSimulatorSuite, type SimulatorSuite } from '../sim/suite.js';
 
 // The demo's simulators on a thread of their own. They stand in for vendors
 // that run on other machines: on the studio's event loop, every image they
-// render and stream took the turns of the studio's own requests (32
-// generations at once went from 0.957 of the direct calls' throughput with
-// the simulators in another process to 0.937 in the studio's). The thread
-// runs this same module (whatever file it was built into), so the bundle
-// needs no entry of its own.
+// render and stream (some 8 ms of work each) took turns from the studio's own
+// requests. The thread runs this same module (whatever file it was built
+// into), so the bundle needs no entry of its own.
 
 /** What the thread sends back once every simulator listens: the suite's addresses, keys and sessions. */
 export type SuiteFacts = Pick<SimulatorSuite, 'upstreams' | 'keys' | 'sessions' | 'env'>;

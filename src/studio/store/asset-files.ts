@@ -152,8 +152,8 @@ export class LocalAssetStore implements AssetStore {
   }
 
   capacity(): Promise<Capacity | undefined> {
-    // Every job is checked at submit. A trip to the file system's thread pool there held a burst's
-    // requests back until all of them had arrived; a recent reading that shows plenty of room needs no trip.
+    // Every job is checked at submit. A trip to the file system's thread pool there held each of a
+    // burst's requests back until all of them had arrived; a reading that showed plenty of room needs none.
     const last = this.capacityReading;
     if (last && last.capacity.freeBytes >= CAPACITY_PLENTY_BYTES) {
       if (performance.now() - last.at >= CAPACITY_FRESH_MS) void this.readCapacityOnce();
