@@ -2,13 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeJsonFile } from '../common/json-file.js';
-import { startSimulatorSuite, type SimulatorSuite, type SuiteOptions } from '../sim/suite.js';
-import { isLaneId } from '../studio/api/index.js';
+import type { SimulatorSuite, SuiteOptions } from '../sim/suite.js';
+import { isLaneId, type DemoGuide } from '../studio/api/index.js';
 import { KEY_NAMESPACES, type KeyNamespace } from '../studio/auth/key-namespaces.js';
 import { LANES } from '../studio/catalog/registry.js';
 import type { StudioOptions } from '../studio/context.js';
 import { studioPaths } from '../studio/paths.js';
-import { DEMO_GUIDE } from './guide.js';
 import { SAMPLE_WORKFLOW } from './sample-workflow.js';
 import type { SuiteFacts } from './suite-thread.js';
 
@@ -65,6 +64,7 @@ export interface RunningSimulators {
 
 /** `svc sim serve`: the suite with its session files in `dir` (default: a new temp dir). */
 export async function startSimulators(options: SuiteOptions & { dir?: string } = {}): Promise<RunningSimulators> {
+  const { startSimulatorSuite } = await import('../sim/suite.js');
   const suite = await startSimulatorSuite(options);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'svc-sim-'));
   const files = writeSessions(suite, dir);
@@ -84,17 +84,18 @@ export interface Demo {
  * placeholder credentials (tests, which reach the simulators' logs and faults).
  */
 export async function startDemo(env: Readonly<Record<string, string | undefined>>): Promise<Demo> {
+  const [{ startSimulatorSuite }, { DEMO_GUIDE }] = await Promise.all([import('../sim/suite.js'), import('./guide.js')]);
   const suite = await startSimulatorSuite({ demo: true });
-  return { options: demoOptions(suite, env), suite, close: () => suite.close() };
+  return { options: demoOptions(suite, DEMO_GUIDE, env), suite, close: () => suite.close() };
 }
 
-/** `svc serve --demo`: the same, the simulators on a thread of their own (suite-thread.ts). */
+/** `svc serve --demo`: the same, the simulators on a thread of their own (suite-thread.ts): none of their code loads here. */
 export async function startDemoThread(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ readonly options: Demo['options']; close(): Promise<void> }> {
   const { startSuiteThread } = await import('./suite-thread.js');
   const thread = await startSuiteThread();
-  return { options: demoOptions(thread.facts, env), close: () => thread.close() };
+  return { options: demoOptions(thread.facts, thread.guide, env), close: () => thread.close() };
 }
 
 /**
@@ -104,14 +105,14 @@ export async function startDemoThread(
  * (`prepare`), so a second demo refused on a running studio's dir writes
  * nothing over the first's.
  */
-function demoOptions(suite: SuiteFacts, env: Readonly<Record<string, string | undefined>>): Demo['options'] {
+function demoOptions(suite: SuiteFacts, guide: DemoGuide, env: Readonly<Record<string, string | undefined>>): Demo['options'] {
   const dir = join(studioPaths(env).home, 'demo');
   return {
     upstreams: suite.upstreams,
     keys: suite.keys as Partial<Record<KeyNamespace, string>>,
     sessionFiles: sessionFilesIn(suite, dir),
     env: suite.env,
-    guide: DEMO_GUIDE,
+    guide,
     flowWorkflows: [SAMPLE_WORKFLOW],
     prepare: () => void writeSessions(suite, dir),
   };

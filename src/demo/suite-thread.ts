@@ -1,21 +1,25 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { startSimulatorSuite, type SimulatorSuite } from '../sim/suite.js';
+import type { SimulatorSuite } from '../sim/suite.js';
+import type { DemoGuide } from '../studio/api/index.js';
 
 // The demo's simulators on a thread of their own. They stand in for vendors
 // that run on other machines: on the studio's event loop, every image they
 // render and stream (some 8 ms of work each) took turns from the studio's own
 // requests. The thread runs this same module (whatever file it was built
-// into), so the bundle needs no entry of its own.
+// into), so the bundle needs no entry of its own; the simulators' code (the
+// demo guide's trigger lists included) loads on the thread alone.
 
 /** What the thread sends back once every simulator listens: the suite's addresses, keys and sessions. */
 export type SuiteFacts = Pick<SimulatorSuite, 'upstreams' | 'keys' | 'sessions' | 'env'>;
 
 const MARK = 'svcDemoSimulators';
 
-type FromThread = { type: 'ready'; facts: SuiteFacts } | { type: 'failed'; message: string } | { type: 'closed' };
+type FromThread = { type: 'ready'; facts: SuiteFacts; guide: DemoGuide } | { type: 'failed'; message: string } | { type: 'closed' };
 
 export interface SuiteThread {
   readonly facts: SuiteFacts;
+  /** What the simulators can be made to do (demo/guide.ts, read on the thread). */
+  readonly guide: DemoGuide;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,7 @@ export function startSuiteThread(): Promise<SuiteThread> {
       if (message.type !== 'ready') return reject(new Error(`The simulators' thread said ${message.type} before it listened.`));
       resolve({
         facts: message.facts,
+        guide: message.guide,
         close: async () => {
           if (worker.threadId === -1) return;
           // The simulators close their servers, then the thread goes (whatever handle one left open).
@@ -66,7 +71,10 @@ export function startSuiteThread(): Promise<SuiteThread> {
 async function serveSuite(): Promise<void> {
   const port = parentPort as NonNullable<typeof parentPort>;
   let suite: SimulatorSuite;
+  let guide: DemoGuide;
   try {
+    const [{ startSimulatorSuite }, guideModule] = await Promise.all([import('../sim/suite.js'), import('./guide.js')]);
+    guide = guideModule.DEMO_GUIDE;
     suite = await startSimulatorSuite({ demo: true });
   } catch (error) {
     port.postMessage({ type: 'failed', message: (error as Error).message } satisfies FromThread);
@@ -77,7 +85,7 @@ async function serveSuite(): Promise<void> {
     if (message !== 'close') return;
     void suite.close().finally(() => port.postMessage({ type: 'closed' } satisfies FromThread));
   });
-  port.postMessage({ type: 'ready', facts: { upstreams, keys, sessions, env } } satisfies FromThread);
+  port.postMessage({ type: 'ready', facts: { upstreams, keys, sessions, env }, guide } satisfies FromThread);
 }
 
 if (!isMainThread && (workerData as Record<string, unknown> | null)?.[MARK] === true) void serveSuite();
