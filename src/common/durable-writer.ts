@@ -21,13 +21,18 @@ import { atomicTempPath } from './atomic-file.js';
 // they arrive, each took tens of milliseconds of a busy core and held the
 // burst's last writes (the slowest save of 32 at once went from about 170 ms
 // to 30). Threads hold the process open only while a write is pending, and
-// exit after a minute without writes (those started for a burst after five
+// exit after a minute without writes (those started for a burst after thirty
 // seconds), never while writes they were started for are still expected: an
 // idle studio keeps no thread for them.
 
 const IDLE_EXIT_MS = 60_000;
-/** A thread started for a burst goes sooner: each holds a V8 isolate (a few MiB) while it lives. */
-const EXTRA_IDLE_EXIT_MS = 5_000;
+/**
+ * A thread started for a burst goes sooner: each holds a V8 isolate (a few MiB) while it lives.
+ * Not too soon: bursts a few seconds apart (a batch script, a benchmark's rounds) restarted three
+ * threads each time after five seconds, tens of milliseconds of a core each while the burst's
+ * requests arrive (32 at once, interleaved A/B rounds: 1–2% more throughput at thirty).
+ */
+const EXTRA_IDLE_EXIT_MS = 30_000;
 /** Most threads writing at once (libuv's pool has four too). */
 export const WRITER_THREADS = 4;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from './lazy.js';
 
 // Validator issues in words a person reads, in one place for every route's 400
 // (bodies, queries, lane options, tracer parameters): "prompt: is required",
@@ -6,7 +7,7 @@ import { z } from 'zod';
 // >=1 characters". A message a schema wrote itself (a custom refinement, an
 // `error` on a bound: "from 1 to 50") is kept: only zod's own is replaced.
 
-const ZOD_MESSAGES = z.locales.en();
+const ZOD_MESSAGES = lazy(() => z.locales.en());
 
 /** How zod's English messages begin (the received type they name is not kept on the issue, so they are matched by their start too). */
 const BUILT_IN_START = /^(Invalid |Too (big|small):|Unrecognized keys?:)/;

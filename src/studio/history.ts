@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { lazy } from '../common/lazy.js';
 import { ServiceError } from './errors.js';
 import { isStorageFull } from '../common/storage-full.js';
 import { recordOf, type AssetRecord } from './assets.js';
@@ -32,9 +33,9 @@ const restorableUntilOf = (ctx: StudioContext, deletedAt: string): string =>
   new Date(new Date(deletedAt).getTime() + retentionDays(ctx) * DAY_MS).toISOString();
 
 // Cursors (see cursor.ts): an items cursor is never read as a search or a groups one.
-const itemsCursor = z.object({ m: z.literal('items'), c: z.string(), i: z.number().int() });
-const searchCursor = z.object({ m: z.literal('search'), i: z.number().int() });
-const groupsCursor = z.object({ m: z.literal('groups'), l: z.string(), k: z.string() });
+const itemsCursor = lazy(() => z.object({ m: z.literal('items'), c: z.string(), i: z.number().int() }));
+const searchCursor = lazy(() => z.object({ m: z.literal('search'), i: z.number().int() }));
+const groupsCursor = lazy(() => z.object({ m: z.literal('groups'), l: z.string(), k: z.string() }));
 
 export interface HistoryPage {
   items: AssetRecord[];

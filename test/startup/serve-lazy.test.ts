@@ -34,6 +34,7 @@ interface Metafile {
 let metafile: Metafile;
 let home: string;
 let record: string;
+let schemaRecord: string;
 let child: ChildProcess | undefined;
 let url: string;
 
@@ -75,7 +76,7 @@ async function serve(): Promise<void> {
       '0',
     ],
     {
-      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_LOAD_RECORD: record, NO_COLOR: '1' },
+      env: { PATH: process.env.PATH, HOME: home, SVC_HOME: home, SVC_LOAD_RECORD: record, SVC_SCHEMA_RECORD: schemaRecord, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -104,6 +105,8 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'svc-startup-'));
   record = join(home, 'loaded.txt');
   writeFileSync(record, '');
+  schemaRecord = join(home, 'schemas.txt');
+  writeFileSync(schemaRecord, '0');
   await serve();
 });
 
@@ -123,6 +126,21 @@ describe('svc serve at start', () => {
     expect(studioChunk).toBeDefined();
     expect(resolved()).toContain(studioChunk);
     expect(lazyLoaded()).toEqual({});
+  });
+
+  it('has built few zod schemas: an API schema is built by the first request that reads it', async () => {
+    const schemasBuilt = (): number => Number(readFileSync(schemaRecord, 'utf8'));
+    // About 130 today (the settings, the catalog's check of the lanes' defaults); built at load, the API's were some 3,000.
+    const atStart = schemasBuilt();
+    expect(atStart).toBeLessThan(400);
+    const response = await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: '' }),
+    });
+    expect(response.status).toBe(400);
+    // The request's schema (and what it is made of) was built to check it: the count sees it.
+    expect(schemasBuilt()).toBeGreaterThan(atStart + 20);
   });
 
   it('loads the MCP SDK with the first request to /mcp', async () => {

@@ -1,32 +1,35 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import type { ChatRoutes } from './plugin.js';
 import { AGENT_IDS } from '../agents/catalog.js';
 import { goalText } from '../goals/goal-text.js';
 import { CHAT_LIMITS } from '../limits.js';
 import { parseWith } from '../../common/validation.js';
 
-const text = z.string().max(CHAT_LIMITS.goalTextMaxChars);
+const text = lazy(() => z.string().max(CHAT_LIMITS.goalTextMaxChars));
 
-const GoalAction = z.discriminatedUnion('action', [
-  z.object({
-    action: z.literal('set'),
-    objective: text,
-    replace: z.boolean().optional(),
-    sessionId: z.string().min(1).max(100).optional(),
-    agent: z.enum(AGENT_IDS).optional(),
-  }),
-  z.object({ action: z.literal('refine'), objective: text }),
-  z.object({
-    action: z.literal('update'),
-    summary: text,
-    nextAction: text.optional(),
-    evidence: z.array(text).max(CHAT_LIMITS.goalCheckpointsMax).optional(),
-  }),
-  z.object({ action: z.literal('pause'), reason: text.optional() }),
-  z.object({ action: z.enum(['resume', 'done', 'cancel', 'clear']) }),
-]);
+const GoalAction = lazy(() =>
+  z.discriminatedUnion('action', [
+    z.object({
+      action: z.literal('set'),
+      objective: text,
+      replace: z.boolean().optional(),
+      sessionId: z.string().min(1).max(100).optional(),
+      agent: z.enum(AGENT_IDS).optional(),
+    }),
+    z.object({ action: z.literal('refine'), objective: text }),
+    z.object({
+      action: z.literal('update'),
+      summary: text,
+      nextAction: text.optional(),
+      evidence: z.array(text).max(CHAT_LIMITS.goalCheckpointsMax).optional(),
+    }),
+    z.object({ action: z.literal('pause'), reason: text.optional() }),
+    z.object({ action: z.enum(['resume', 'done', 'cancel', 'clear']) }),
+  ]),
+);
 
-const HistoryQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.goalHistoryMax).optional() });
+const HistoryQuery = lazy(() => z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.goalHistoryMax).optional() }));
 
 /** GET /api/goal, GET /api/goal/history, POST /api/goal {action, ...}: the same operations as /goal. */
 export const goalRoutes: ChatRoutes = async (app, { runtime: { goals } }) => {

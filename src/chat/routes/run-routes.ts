@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ChatRoutes } from './plugin.js';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { AGENT_IDS } from '../agents/catalog.js';
 import type { RunLine } from '../chat-service.js';
 import { prepareCommand, type CommandLine } from '../commands/index.js';
@@ -9,19 +10,23 @@ import { NdjsonStream } from '../http/ndjson-stream.js';
 import { validatePrompt } from '../prompt.js';
 import { parseWith } from '../../common/validation.js';
 
-const sessionId = z.string().min(1).max(100);
+const sessionId = lazy(() => z.string().min(1).max(100));
 
-const MessageBody = z.object({
-  prompt: z.string(),
-  sessionId: sessionId.optional(),
-  agent: z.enum(AGENT_IDS).optional(),
-});
+const MessageBody = lazy(() =>
+  z.object({
+    prompt: z.string(),
+    sessionId: sessionId.optional(),
+    agent: z.enum(AGENT_IDS).optional(),
+  }),
+);
 
-const CommandBody = z.object({
-  text: z.string().min(1).max(70_000),
-  sessionId: sessionId.optional(),
-  agent: z.enum(AGENT_IDS).optional(),
-});
+const CommandBody = lazy(() =>
+  z.object({
+    text: z.string().min(1).max(70_000),
+    sessionId: sessionId.optional(),
+    agent: z.enum(AGENT_IDS).optional(),
+  }),
+);
 
 /**
  * The NDJSON answer of one request: a run's `accepted` becomes response

@@ -1,20 +1,23 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import type { ChatRoutes } from './plugin.js';
 import { ServiceError } from '../errors.js';
 import { CHAT_LIMITS } from '../limits.js';
 import { parseWith } from '../../common/validation.js';
 import { isOpenGoal } from '../goals/goal.js';
 
-const CreateBody = z.object({
-  title: z.string().max(CHAT_LIMITS.sessionTitleMaxChars).optional(),
-  /** Make it the current session (publishes session_switched). */
-  switch: z.boolean().optional(),
-});
-const IdParams = z.object({ id: z.string().min(1).max(100) });
-const RenameBody = z.object({ title: z.string().trim().max(CHAT_LIMITS.sessionTitleMaxChars) });
-const QueuedParams = z.object({ id: z.string().min(1).max(100), traceId: z.string().min(1).max(100) });
-const MessagesQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
-const SessionsQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() });
+const CreateBody = lazy(() =>
+  z.object({
+    title: z.string().max(CHAT_LIMITS.sessionTitleMaxChars).optional(),
+    /** Make it the current session (publishes session_switched). */
+    switch: z.boolean().optional(),
+  }),
+);
+const IdParams = lazy(() => z.object({ id: z.string().min(1).max(100) }));
+const RenameBody = lazy(() => z.object({ title: z.string().trim().max(CHAT_LIMITS.sessionTitleMaxChars) }));
+const QueuedParams = lazy(() => z.object({ id: z.string().min(1).max(100), traceId: z.string().min(1).max(100) }));
+const MessagesQuery = lazy(() => z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() }));
+const SessionsQuery = lazy(() => z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.messagesListMax).optional() }));
 
 /** Sessions: list, create, rename, delete, switch, a session's messages, and taking a waiting message back. */
 export const sessionRoutes: ChatRoutes = async (app, { runtime: { service, goals, orchestrator } }) => {

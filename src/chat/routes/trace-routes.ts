@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import type { ChatRoutes } from './plugin.js';
 import { CHAT_LIMITS } from '../limits.js';
 import { parseWith } from '../../common/validation.js';
 
-const ListQuery = z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.tracesListMax).optional() });
+const ListQuery = lazy(() => z.object({ limit: z.coerce.number().int().min(1).max(CHAT_LIMITS.tracesListMax).optional() }));
 
 /** GET /api/traces (newest first) and GET /api/traces/:traceId. */
 export const traceRoutes: ChatRoutes = async (app, { traces }) => {

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { parseWith } from '../../common/validation.js';
 import type { Instances } from '../instances.js';
 import { MANAGER_LIMITS } from '../limits.js';
 
-const AddBody = z.object({ url: z.string().min(1).max(300), token: z.string().min(1).max(500).optional() });
-const LaunchBody = z.object({ demo: z.boolean().optional() });
-const IdParams = z.object({ id: z.string().regex(/^w-[0-9a-f]{8}$/, 'not an instance id') });
-const ControlParams = IdParams.extend({ action: z.enum(['start', 'stop', 'restart']) });
-const EventsQuery = z.object({ limit: z.coerce.number().int().min(1).max(MANAGER_LIMITS.recentEventsMax).optional() });
+const AddBody = lazy(() => z.object({ url: z.string().min(1).max(300), token: z.string().min(1).max(500).optional() }));
+const LaunchBody = lazy(() => z.object({ demo: z.boolean().optional() }));
+const IdParams = lazy(() => z.object({ id: z.string().regex(/^w-[0-9a-f]{8}$/, 'not an instance id') }));
+const ControlParams = lazy(() => IdParams.extend({ action: z.enum(['start', 'stop', 'restart']) }));
+const EventsQuery = lazy(() => z.object({ limit: z.coerce.number().int().min(1).max(MANAGER_LIMITS.recentEventsMax).optional() }));
 
 /** The dashboard's endpoints: the registry, one worker's detail, recent events and health, local workers' lifecycle. */
 export function registerInstanceRoutes(app: FastifyInstance, instances: Instances): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import { AGENT_ACTIONS, AGENT_LIMITS, type AgentAction, type AgentPlan } from '../api/index.js';
 import type { StudioContext } from '../context.js';
@@ -51,12 +52,14 @@ function workspaceText(turn: TurnContext): string {
   ].join('\n');
 }
 
-const modelPlan = z.object({
-  action: z.enum(AGENT_ACTIONS),
-  variants: z.coerce.number().int().min(1).max(AGENT_LIMITS.variantsMax).optional(),
-  prompt: z.string().nullish(),
-  reply: z.string().nullish(),
-});
+const modelPlan = lazy(() =>
+  z.object({
+    action: z.enum(AGENT_ACTIONS),
+    variants: z.coerce.number().int().min(1).max(AGENT_LIMITS.variantsMax).optional(),
+    prompt: z.string().nullish(),
+    reply: z.string().nullish(),
+  }),
+);
 
 /** The JSON object in a model's answer (it may wrap it in words or a code fence). */
 function readPlan(text: string): z.infer<typeof modelPlan> | undefined {

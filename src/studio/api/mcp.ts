@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { assetRecord } from './results.js';
 import { API_LIMITS, JOB_PRIORITY, REQUEST_ID_PATTERN } from './values.js';
 
@@ -58,77 +59,85 @@ export interface McpPlannedTask {
 export const MCP_TASK_OPTION = 'mcpTask';
 
 /** Scalar parameters, as a model declares them (§3: "scalar record"). */
-const scalar = z.union([z.string().max(200), z.number(), z.boolean()]);
-const galleryFile = z.string().min(1).max(255);
+const scalar = lazy(() => z.union([z.string().max(200), z.number(), z.boolean()]));
+const galleryFile = lazy(() => z.string().min(1).max(255));
 
 /** POST /api/mcp/generate. Always asynchronous: 202, then events on /api/events. */
-export const mcpGenerateRequest = z
-  .object({
-    provider: z.string().max(40),
-    kind: z.string().max(20),
-    prompt: z.string().max(API_LIMITS.promptMaxChars),
-    model: z.string().min(1).max(200).optional(),
-    ratio: z.string().min(1).max(20).optional(),
-    parameters: z.record(z.string().max(64), scalar).optional(),
-    startFrameFilename: galleryFile.optional(),
-    endFrameFilename: galleryFile.optional(),
-    references: z
-      .array(
-        z
-          .object({
-            filename: galleryFile,
-            tag: z
-              .string()
-              .regex(/^[A-Za-z0-9_-]{1,32}$/)
-              .optional(),
-          })
-          .strict(),
-      )
-      .optional(),
-    referenceFilenames: z.array(galleryFile).optional(),
-    referenceVideoFilename: galleryFile.optional(),
-    requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
-    priority: z.number().int().min(JOB_PRIORITY.min).max(JOB_PRIORITY.max).optional(),
-  })
-  .strict();
+export const mcpGenerateRequest = lazy(() =>
+  z
+    .object({
+      provider: z.string().max(40),
+      kind: z.string().max(20),
+      prompt: z.string().max(API_LIMITS.promptMaxChars),
+      model: z.string().min(1).max(200).optional(),
+      ratio: z.string().min(1).max(20).optional(),
+      parameters: z.record(z.string().max(64), scalar).optional(),
+      startFrameFilename: galleryFile.optional(),
+      endFrameFilename: galleryFile.optional(),
+      references: z
+        .array(
+          z
+            .object({
+              filename: galleryFile,
+              tag: z
+                .string()
+                .regex(/^[A-Za-z0-9_-]{1,32}$/)
+                .optional(),
+            })
+            .strict(),
+        )
+        .optional(),
+      referenceFilenames: z.array(galleryFile).optional(),
+      referenceVideoFilename: galleryFile.optional(),
+      requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
+      priority: z.number().int().min(JOB_PRIORITY.min).max(JOB_PRIORITY.max).optional(),
+    })
+    .strict(),
+);
 export type McpGenerateRequest = z.infer<typeof mcpGenerateRequest>;
 
 /** One input of a job: a gallery file in a role the model takes. */
-export const mcpInput = z.object({ role: z.enum(MCP_INPUT_ROLES), filename: z.string(), tag: z.string().optional() });
+export const mcpInput = lazy(() => z.object({ role: z.enum(MCP_INPUT_ROLES), filename: z.string(), tag: z.string().optional() }));
 export type McpInput = z.infer<typeof mcpInput>;
 
 /** The stored request of an `mcp` job, validated against the model before it was accepted. */
-export const mcpJobRequest = z.object({
-  lane: z.enum(MCP_LANES),
-  media: z.enum(MCP_MEDIA_KINDS),
-  prompt: z.string(),
-  model: z.string(),
-  ratio: z.string().nullable(),
-  parameters: z.record(z.string(), scalar),
-  inputs: z.array(mcpInput),
-});
+export const mcpJobRequest = lazy(() =>
+  z.object({
+    lane: z.enum(MCP_LANES),
+    media: z.enum(MCP_MEDIA_KINDS),
+    prompt: z.string(),
+    model: z.string(),
+    ratio: z.string().nullable(),
+    parameters: z.record(z.string(), scalar),
+    inputs: z.array(mcpInput),
+  }),
+);
 export type McpJobRequest = z.infer<typeof mcpJobRequest>;
 
 /** What an `mcp` job produced: the file in history (an image or a video, with its thumbnail and metadata). */
-export const mcpResult = z.object({
-  requestId: z.string(),
-  provider: z.enum(MCP_LANES),
-  media: z.enum(MCP_MEDIA_KINDS),
-  model: z.string(),
-  taskId: z.string(),
-  asset: assetRecord,
-  timings: z.object({ upstreamMs: z.number(), saveMs: z.number(), totalMs: z.number() }).optional(),
-});
+export const mcpResult = lazy(() =>
+  z.object({
+    requestId: z.string(),
+    provider: z.enum(MCP_LANES),
+    media: z.enum(MCP_MEDIA_KINDS),
+    model: z.string(),
+    taskId: z.string(),
+    asset: assetRecord,
+    timings: z.object({ upstreamMs: z.number(), saveMs: z.number(), totalMs: z.number() }).optional(),
+  }),
+);
 export type McpResult = z.infer<typeof mcpResult>;
 
 /** 202 of POST /api/mcp/generate (§3: `{ok, requestId, provider, kind}`, and `status` as every async POST). */
-export const mcpAccepted = z.object({
-  ok: z.literal(true),
-  requestId: z.string(),
-  status: z.literal('accepted'),
-  provider: z.enum(MCP_LANES),
-  kind: z.enum(MCP_MEDIA_KINDS),
-});
+export const mcpAccepted = lazy(() =>
+  z.object({
+    ok: z.literal(true),
+    requestId: z.string(),
+    status: z.literal('accepted'),
+    provider: z.enum(MCP_LANES),
+    kind: z.enum(MCP_MEDIA_KINDS),
+  }),
+);
 
 /** The progress phases of an MCP job (§3). */
 export const MCP_PHASES = ['uploading', 'provider-queued', 'provider-running', 'downloading'] as const;

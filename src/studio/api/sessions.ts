@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { API_LIMITS } from './values.js';
 
 // Graph sessions: a titled session holding one graph snapshot (nodes with
@@ -29,7 +30,7 @@ export const GRAPH_LIMITS = {
  * keys, never joined into a file path.
  */
 export const GRAPH_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~-]{0,63}$/;
-export const graphId = z.string().regex(GRAPH_ID_PATTERN);
+export const graphId = lazy(() => z.string().regex(GRAPH_ID_PATTERN));
 
 /**
  * What an edge means. `edit`: the target was made by editing the source's
@@ -39,98 +40,110 @@ export const graphId = z.string().regex(GRAPH_ID_PATTERN);
 export const EDGE_KINDS = ['edit', 'reference'] as const;
 export type EdgeKind = (typeof EDGE_KINDS)[number];
 
-const coordinate = z.number().finite().min(-GRAPH_LIMITS.maxCoordinate).max(GRAPH_LIMITS.maxCoordinate);
-export const graphPosition = z.object({ x: coordinate, y: coordinate }).strict();
+const coordinate = lazy(() => z.number().finite().min(-GRAPH_LIMITS.maxCoordinate).max(GRAPH_LIMITS.maxCoordinate));
+export const graphPosition = lazy(() => z.object({ x: coordinate, y: coordinate }).strict());
 
-export const graphNode = z
-  .object({
-    id: graphId,
-    /** What a UI draws it as (e.g. `image`, `prompt`); the server does not interpret it. */
-    type: z.string().min(1).max(GRAPH_LIMITS.typeMaxChars).optional(),
-    position: graphPosition,
-    /** The UI's own data for the node (a prompt, an image file name, …), at most maxNodeDataBytes as JSON. */
-    data: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
+export const graphNode = lazy(() =>
+  z
+    .object({
+      id: graphId,
+      /** What a UI draws it as (e.g. `image`, `prompt`); the server does not interpret it. */
+      type: z.string().min(1).max(GRAPH_LIMITS.typeMaxChars).optional(),
+      position: graphPosition,
+      /** The UI's own data for the node (a prompt, an image file name, …), at most maxNodeDataBytes as JSON. */
+      data: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+);
 
-export const graphEdge = z
-  .object({
-    id: graphId,
-    source: graphId,
-    target: graphId,
-    kind: z.enum(EDGE_KINDS).optional(),
-  })
-  .strict();
+export const graphEdge = lazy(() =>
+  z
+    .object({
+      id: graphId,
+      source: graphId,
+      target: graphId,
+      kind: z.enum(EDGE_KINDS).optional(),
+    })
+    .strict(),
+);
 
 /** PUT /api/sessions/:id/graph: the whole snapshot. */
-export const graphSnapshot = z
-  .object({
-    nodes: z.array(graphNode),
-    edges: z.array(graphEdge),
-    /** Where the UI's view was (pan and zoom), kept as is. */
-    viewport: z
-      .object({ x: coordinate, y: coordinate, zoom: z.number().finite().positive().max(1000) })
-      .strict()
-      .optional(),
-  })
-  .strict();
+export const graphSnapshot = lazy(() =>
+  z
+    .object({
+      nodes: z.array(graphNode),
+      edges: z.array(graphEdge),
+      /** Where the UI's view was (pan and zoom), kept as is. */
+      viewport: z
+        .object({ x: coordinate, y: coordinate, zoom: z.number().finite().positive().max(1000) })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 
 export type GraphPosition = z.infer<typeof graphPosition>;
 export type GraphNode = z.infer<typeof graphNode>;
 export type GraphEdge = z.infer<typeof graphEdge>;
 export type GraphSnapshot = z.infer<typeof graphSnapshot>;
 
-const title = z.string().trim().min(1).max(GRAPH_LIMITS.titleMaxChars);
+const title = lazy(() => z.string().trim().min(1).max(GRAPH_LIMITS.titleMaxChars));
 
 /** POST /api/sessions */
-export const createSessionRequest = z.object({ title }).strict();
+export const createSessionRequest = lazy(() => z.object({ title }).strict());
 /** PATCH /api/sessions/:id (rename) */
-export const renameSessionRequest = z.object({ title }).strict();
+export const renameSessionRequest = lazy(() => z.object({ title }).strict());
 /** GET /api/sessions (other query parameters, like a reader's `?token=`, are ignored). */
-export const sessionsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax).optional(),
-  cursor: z.string().min(1).max(1024).optional(),
-});
+export const sessionsQuery = lazy(() =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(API_LIMITS.historyPageMax).optional(),
+    cursor: z.string().min(1).max(1024).optional(),
+  }),
+);
 /** Route parameters that name a session. */
-export const sessionIdParam = z.object({ id: graphId });
+export const sessionIdParam = lazy(() => z.object({ id: graphId }));
 
 export type CreateSessionRequest = z.infer<typeof createSessionRequest>;
 export type RenameSessionRequest = z.infer<typeof renameSessionRequest>;
 
 /** A session as lists show it. `version` is its graph's version (also the `ETag`). */
-export const sessionSummary = z.object({
-  id: z.string(),
-  title: z.string(),
-  version: z.number().int().positive(),
-  nodeCount: z.number().int(),
-  edgeCount: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const sessionSummary = lazy(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    version: z.number().int().positive(),
+    nodeCount: z.number().int(),
+    edgeCount: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 export type SessionSummary = z.infer<typeof sessionSummary>;
 
 /** GET /api/sessions/:id: the session and its graph. */
-export const sessionBody = sessionSummary.extend({ graph: graphSnapshot });
+export const sessionBody = lazy(() => sessionSummary.extend({ graph: graphSnapshot }));
 export type SessionBody = z.infer<typeof sessionBody>;
 
 /** GET /api/sessions/:id/graph: the graph alone, with its version. */
-export const versionedGraph = graphSnapshot.extend({ version: z.number().int().positive() });
+export const versionedGraph = lazy(() => graphSnapshot.extend({ version: z.number().int().positive() }));
 export type VersionedGraph = z.infer<typeof versionedGraph>;
 
 /** GET /api/sessions */
-export const sessionsPage = z.object({ sessions: z.array(sessionSummary), nextCursor: z.string().nullable() });
+export const sessionsPage = lazy(() => z.object({ sessions: z.array(sessionSummary), nextCursor: z.string().nullable() }));
 export type SessionsPage = z.infer<typeof sessionsPage>;
 
 /** PUT /api/sessions/:id/graph: the saved version. */
-export const graphSaved = z.object({
-  id: z.string(),
-  version: z.number().int().positive(),
-  nodeCount: z.number().int(),
-  edgeCount: z.number().int(),
-  updatedAt: z.string(),
-});
+export const graphSaved = lazy(() =>
+  z.object({
+    id: z.string(),
+    version: z.number().int().positive(),
+    nodeCount: z.number().int(),
+    edgeCount: z.number().int(),
+    updatedAt: z.string(),
+  }),
+);
 export type GraphSaved = z.infer<typeof graphSaved>;
 
 /** DELETE /api/sessions/:id */
-export const sessionDeleted = z.object({ id: z.string(), title: z.string(), deletedAt: z.string() });
+export const sessionDeleted = lazy(() => z.object({ id: z.string(), title: z.string(), deletedAt: z.string() }));
 export type SessionDeleted = z.infer<typeof sessionDeleted>;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { callUpstream, readJson, UpstreamError } from '../upstream/index.js';
 
 // Device-code sign-in, the client side (contracts/device-code-grant.md).
@@ -142,7 +143,7 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 /** Answers are small; anything bigger is not a token answer. */
 const ANSWER_MAX_BYTES = 256 * 1024;
 
-const answerSchema = z.record(z.string(), z.unknown());
+const answerSchema = lazy(() => z.record(z.string(), z.unknown()));
 
 const positiveNumber = (value: unknown): number | undefined => {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -271,19 +272,23 @@ async function pollOnce(grant: DeviceCodeGrant, authorization: DeviceAuthorizati
   }
 }
 
-const tokenAnswer = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().optional(),
-  id_token: z.string().optional(),
-  expires_in: z.union([z.number(), z.string()]).optional(),
-  token_type: z.string().optional(),
-  scope: z.string().optional(),
-});
-const codeAnswer = z.looseObject({
-  authorization_code: z.string().min(1),
-  code_verifier: z.string().min(1),
-  code_challenge: z.string().optional(),
-});
+const tokenAnswer = lazy(() =>
+  z.looseObject({
+    access_token: z.string().min(1),
+    refresh_token: z.string().optional(),
+    id_token: z.string().optional(),
+    expires_in: z.union([z.number(), z.string()]).optional(),
+    token_type: z.string().optional(),
+    scope: z.string().optional(),
+  }),
+);
+const codeAnswer = lazy(() =>
+  z.looseObject({
+    authorization_code: z.string().min(1),
+    code_verifier: z.string().min(1),
+    code_challenge: z.string().optional(),
+  }),
+);
 
 function tokensOf(answer: Record<string, unknown>): DeviceTokens {
   const parsed = tokenAnswer.safeParse(answer);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import type { GraphSaved, GraphSnapshot, SessionBody, SessionDeleted, SessionsPage, SessionSummary, VersionedGraph } from '../api/index.js';
 import type { StudioContext } from '../context.js';
@@ -69,7 +70,7 @@ export async function createSession(ctx: StudioContext, title: string): Promise<
   return bodyOf(row);
 }
 
-const sessionsCursor = z.object({ m: z.literal('sessions'), c: z.string(), i: z.string() });
+const sessionsCursor = lazy(() => z.object({ m: z.literal('sessions'), c: z.string(), i: z.string() }));
 
 /** Live sessions, newest first, a page at a time. */
 export async function listSessions(ctx: StudioContext, options: { limit: number; cursor?: string }): Promise<SessionsPage> {

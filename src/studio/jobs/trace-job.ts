@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import { IMAGE_FORMATS, type AssetRecord } from '../api/index.js';
 import { saveAsset } from '../assets.js';
@@ -58,7 +59,7 @@ export async function planTrace(
 }
 
 /** Every parameter, as a trace job stores them (planning filled in the preset's). */
-const storedParameters = z.object(TRACE_PARAMETERS);
+const storedParameters = lazy(() => z.object(TRACE_PARAMETERS));
 
 export const traceJobHandler: JobHandler<'trace'> = {
   canResume: () => false,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import type { LaneId } from '../api/index.js';
 import { callUpstream, readJson, type UpstreamError, type VendorError } from '../upstream/index.js';
 import type { KeyCheck } from './types.js';
@@ -12,7 +13,7 @@ const KEY_CHECK_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
  * The least a vendor's JSON answer is: an object. Lanes whose contract names the answer's shape
  * pass that instead (a list under `data`, `models`, …).
  */
-export const jsonObject = z.object({}).passthrough();
+export const jsonObject = lazy(() => z.object({}).passthrough());
 
 /**
  * A GET the vendor answers 2xx for a good key (nothing is billed), with an answer of the vendor's

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ASSET_KINDS, type AssetKind } from '../api/values.js';
 import { sniffImageType, type ImageFormat } from './image-type.js';
 import { isSvg, readSvgMetadata } from './svg.js';
@@ -30,18 +31,20 @@ export interface AssetMetadata {
 
 export { ASSET_KINDS, type AssetKind } from '../api/values.js';
 
-const payloadSchema = z.object({
-  schema: z.literal(METADATA_SCHEMA),
-  prompt: z.string(),
-  lane: z.string(),
-  model: z.string(),
-  requestId: z.string(),
-  kind: z.enum(ASSET_KINDS),
-  settings: z.record(z.string(), z.unknown()),
-  revisedPrompt: z.string().optional(),
-  sessionTitle: z.string().optional(),
-  createdAt: z.string().optional(),
-});
+const payloadSchema = lazy(() =>
+  z.object({
+    schema: z.literal(METADATA_SCHEMA),
+    prompt: z.string(),
+    lane: z.string(),
+    model: z.string(),
+    requestId: z.string(),
+    kind: z.enum(ASSET_KINDS),
+    settings: z.record(z.string(), z.unknown()),
+    revisedPrompt: z.string().optional(),
+    sessionTitle: z.string().optional(),
+    createdAt: z.string().optional(),
+  }),
+);
 
 /** The embedded JSON text: our schema tag, then the metadata's own fields. */
 export function metadataPayload(metadata: AssetMetadata): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import { API_LIMITS, IMAGE_FORMATS, isProviderId, MODERATIONS, QUALITIES, slotFields, type ProviderId } from '../api/index.js';
 import type { ImageFields } from '../jobs/plan.js';
@@ -15,7 +16,7 @@ export const PARTIAL_IMAGES_MAX = 3;
 const int = (min: number, max: number) =>
   z.preprocess((value) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
 /** A boolean, or `true` / `false` (a form field). */
-const bool = z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
+const bool = lazy(() => z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean()));
 
 /** OpenAI's qualities: the studio's, `auto` (the lane's default) and dall-e-3's `standard` / `hd`. */
 const QUALITY_OF = {
@@ -31,7 +32,7 @@ const withoutNulls = (body: unknown): unknown =>
     ? Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null))
     : body;
 
-const imageRequestFields = {
+const imageRequestFields = lazy(() => ({
   prompt: z.string().trim().min(1).max(API_LIMITS.promptMaxChars),
   /** `<lane>/<model>`, a lane alone (its default model), a plain model id, or `auto`; absent: `auto`. */
   model: z.string().min(1).max(200).optional(),
@@ -52,14 +53,13 @@ const imageRequestFields = {
   user: z.string().max(200).optional(),
   /** OpenAI's successor of `user`: accepted and not applied, as `user`. */
   safety_identifier: z.string().max(200).optional(),
-};
+}));
 
 /** POST /v1/images/generations */
-export const openaiGenerateRequest = z.preprocess(withoutNulls, z.object(imageRequestFields).strict());
+export const openaiGenerateRequest = lazy(() => z.preprocess(withoutNulls, z.object(imageRequestFields).strict()));
 /** POST /v1/images/edits: the form's text fields (its files are `image`, `image[]` and `mask`). */
-export const openaiEditRequest = z.preprocess(
-  withoutNulls,
-  z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict(),
+export const openaiEditRequest = lazy(() =>
+  z.preprocess(withoutNulls, z.object({ ...imageRequestFields, input_fidelity: z.enum(['low', 'high']).optional() }).strict()),
 );
 
 export type OpenAIImageRequest = z.infer<typeof openaiGenerateRequest>;

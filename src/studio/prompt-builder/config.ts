@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import {
   PROMPT_BUILDER_CHOICES,
@@ -30,7 +31,7 @@ export function backendModels(backend: PromptBuilderBackend): { models: readonly
 /** The backend ids in the order `auto` tries them. */
 export const autoOrder = (): PromptBuilderBackend[] => TEXT_LANES.map((lane) => lane.id);
 
-const stored = z.object({ backend: z.enum(PROMPT_BUILDER_CHOICES), model: z.string().nullable().optional() });
+const stored = lazy(() => z.object({ backend: z.enum(PROMPT_BUILDER_CHOICES), model: z.string().nullable().optional() }));
 
 export interface BuilderSettings {
   readonly backend: PromptBuilderChoice;

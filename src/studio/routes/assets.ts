@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { parseWith } from '../../common/validation.js';
 import { ServiceError } from '../errors.js';
 import { DERIVED_KINDS, importRequest, JOB_PRIORITY, REQUEST_ID_PATTERN } from '../api/index.js';
@@ -18,19 +19,21 @@ import type { StudioRoutes } from './plugin.js';
 const PARAMETER_NAMES = Object.keys(TRACE_PARAMETERS);
 
 /** The query of POST /api/assets/derived: what to trace, and the delivery fields every job route takes (also the MCP tool trace_to_svg's). */
-export const derivedQuery = z
-  .object({
-    kind: z.enum(DERIVED_KINDS),
-    source: z.string().min(1),
-    preset: z.string().optional(),
-    /** Each tracer parameter, as text (checked against its range when the job is planned). */
-    ...Object.fromEntries(PARAMETER_NAMES.map((name) => [name, z.string().optional()])),
-    requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
-    async: z.stringbool().optional(),
-    cancelOnDisconnect: z.stringbool().optional(),
-    priority: z.coerce.number().int().min(JOB_PRIORITY.min).max(JOB_PRIORITY.max).optional(),
-  })
-  .strict();
+export const derivedQuery = lazy(() =>
+  z
+    .object({
+      kind: z.enum(DERIVED_KINDS),
+      source: z.string().min(1),
+      preset: z.string().optional(),
+      /** Each tracer parameter, as text (checked against its range when the job is planned). */
+      ...Object.fromEntries(PARAMETER_NAMES.map((name) => [name, z.string().optional()])),
+      requestId: z.string().regex(REQUEST_ID_PATTERN).optional(),
+      async: z.stringbool().optional(),
+      cancelOnDisconnect: z.stringbool().optional(),
+      priority: z.coerce.number().int().min(JOB_PRIORITY.min).max(JOB_PRIORITY.max).optional(),
+    })
+    .strict(),
+);
 
 export const assetRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/assets', async (request, reply) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import { parseWith } from '../../common/validation.js';
 import { cloudSaveRequest, keySaveRequest, MANAGED_KEY_NAMESPACES, type KeyChangeBody } from '../api/keys.js';
@@ -16,8 +17,8 @@ import type { StudioRoutes } from './plugin.js';
 /** A save's check gets this long (longer than a status check: the person waits for it). */
 const SAVE_CHECK_TIMEOUT_MS = 10_000;
 
-const statusQuery = z.looseObject({ verify: z.enum(['1', 'true', '0', 'false']).optional() });
-const providerParams = z.object({ provider: z.string() });
+const statusQuery = lazy(() => z.looseObject({ verify: z.enum(['1', 'true', '0', 'false']).optional() }));
+const providerParams = lazy(() => z.object({ provider: z.string() }));
 
 /** The namespace a route names; only the spec's four have key routes. */
 function managedNamespace(provider: string): KeyNamespace {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { FLOW_WORKFLOW_LIMITS, flowBind, flowParam, flowWorkflow, type FlowWorkflow } from '../api/flow.js';
 import type { StudioDatabase } from './database.js';
 import type { FlowWorkflowRepository } from './repositories.js';
@@ -33,9 +34,9 @@ const SUMMARY_COLUMNS = 'id, label, origin, media_kind, bind, params, created_at
 /** Rows within the bounds (sizes read from the record header, the values not loaded): others are never parsed. */
 export const WITHIN_BOUNDS = `octet_length(graph) <= ${FLOW_WORKFLOW_LIMITS.maxGraphBytes} AND octet_length(params) <= ${FLOW_WORKFLOW_LIMITS.maxParamsBytes} AND octet_length(bind) <= 65536`;
 
-const flowSummary = flowWorkflow
-  .omit({ graph: true })
-  .extend({ bind: flowBind, params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams) });
+const flowSummary = lazy(() =>
+  flowWorkflow.omit({ graph: true }).extend({ bind: flowBind, params: z.array(flowParam).max(FLOW_WORKFLOW_LIMITS.maxParams) }),
+);
 
 export function summaryOf(row: SummaryRow): FlowWorkflowSummary | undefined {
   try {

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
+import { lazy } from '../../common/lazy.js';
 import { ServiceError } from '../errors.js';
 import type { AssetRecord, VideoClipPlan, VideoResult } from '../api/index.js';
 import { recordOf } from '../assets.js';
@@ -33,16 +34,18 @@ export interface VideoInputs {
 }
 
 /** The job's stored operation: the clip under way, its upstream job (the lane's operation), and what is saved so far. */
-const videoOperation = z.object({
-  clip: z.number().int().min(0),
-  upstreamId: z.string().nullable(),
-  /** The lane's operation of the clip under way (absent in jobs stored before lanes had video models: `{ upstreamId }`). */
-  upstream: z.record(z.string(), z.unknown()).nullish(),
-  /** Filenames of the clips saved so far, in order. */
-  saved: z.array(z.string()),
-  revisedPrompts: z.array(z.string()),
-  costUsd: z.number(),
-});
+const videoOperation = lazy(() =>
+  z.object({
+    clip: z.number().int().min(0),
+    upstreamId: z.string().nullable(),
+    /** The lane's operation of the clip under way (absent in jobs stored before lanes had video models: `{ upstreamId }`). */
+    upstream: z.record(z.string(), z.unknown()).nullish(),
+    /** Filenames of the clips saved so far, in order. */
+    saved: z.array(z.string()),
+    revisedPrompts: z.array(z.string()),
+    costUsd: z.number(),
+  }),
+);
 type VideoOperation = z.infer<typeof videoOperation>;
 
 /** Progress that has not moved for this long is `stalled` (SVC_VIDEO_STALL_MS). */

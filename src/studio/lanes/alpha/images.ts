@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import { readJson } from '../../upstream/index.js';
@@ -48,11 +49,15 @@ function imageBody(input: ImageCallInput): Blob {
   return new Blob(parts);
 }
 
-const imageItem = z.looseObject({ url: z.string().optional(), b64_json: z.string().optional(), revised_prompt: z.string().nullish() });
-const imagesAnswer = z.looseObject({
-  data: z.array(imageItem),
-  usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).nullish(),
-});
+const imageItem = lazy(() =>
+  z.looseObject({ url: z.string().optional(), b64_json: z.string().optional(), revised_prompt: z.string().nullish() }),
+);
+const imagesAnswer = lazy(() =>
+  z.looseObject({
+    data: z.array(imageItem),
+    usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).nullish(),
+  }),
+);
 
 export type ImageOutput = { readonly kind: 'link'; readonly url: string } | { readonly kind: 'inline'; readonly image: LaneImage };
 

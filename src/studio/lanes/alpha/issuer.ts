@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 
@@ -29,7 +30,7 @@ export function isTrustedAuthEndpoint(url: string, issuerUrl: string): boolean {
   return parsed.protocol === 'https:' && AUTH_HOSTS.includes(parsed.hostname);
 }
 
-const discoverySchema = z.looseObject({ device_authorization_endpoint: z.string().min(1), token_endpoint: z.string().min(1) });
+const discoverySchema = lazy(() => z.looseObject({ device_authorization_endpoint: z.string().min(1), token_endpoint: z.string().min(1) }));
 
 export interface AlphaIssuerEndpoints {
   readonly deviceAuthorizationUrl: string;

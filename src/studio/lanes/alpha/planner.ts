@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { readJson } from '../../upstream/index.js';
 import type { AlphaCall } from './call.js';
@@ -21,21 +22,25 @@ export const PLANNER_INSTRUCTIONS =
 /** Citations kept on an asset. */
 const MAX_CITATIONS = 20;
 
-const annotation = z.looseObject({ type: z.string(), url: z.string().optional(), title: z.string().optional() });
-const contentPart = z.looseObject({ type: z.string(), text: z.string().optional(), annotations: z.array(annotation).optional() });
-const outputItem = z.looseObject({ type: z.string(), content: z.array(contentPart).optional() });
-const responseBody = z.looseObject({
-  id: z.string().optional(),
-  output: z.array(outputItem),
-  usage: z
-    .looseObject({
-      input_tokens: z.number().optional(),
-      output_tokens: z.number().optional(),
-      total_tokens: z.number().optional(),
-      num_sources_used: z.number().optional(),
-    })
-    .nullish(),
-});
+const annotation = lazy(() => z.looseObject({ type: z.string(), url: z.string().optional(), title: z.string().optional() }));
+const contentPart = lazy(() =>
+  z.looseObject({ type: z.string(), text: z.string().optional(), annotations: z.array(annotation).optional() }),
+);
+const outputItem = lazy(() => z.looseObject({ type: z.string(), content: z.array(contentPart).optional() }));
+const responseBody = lazy(() =>
+  z.looseObject({
+    id: z.string().optional(),
+    output: z.array(outputItem),
+    usage: z
+      .looseObject({
+        input_tokens: z.number().optional(),
+        output_tokens: z.number().optional(),
+        total_tokens: z.number().optional(),
+        num_sources_used: z.number().optional(),
+      })
+      .nullish(),
+  }),
+);
 type ResponseBody = z.infer<typeof responseBody>;
 
 export interface Citation {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { QuotaResult } from '../../api/quota.js';
 import type { LaneEnv } from '../env.js';
 import { sessionTarget } from './call.js';
@@ -24,21 +25,25 @@ const PLAN_TIERS: readonly (readonly [number, string])[] = [
   [15_000, 'standard'],
 ];
 
-const creditsAnswer = z.looseObject({
-  config: z.looseObject({
-    currentPeriod: z.looseObject({ type: z.string(), end: z.string().nullish() }).nullish(),
-    creditUsagePercent: z.number().nullish(),
-    subscriptionName: z.string().nullish(),
+const creditsAnswer = lazy(() =>
+  z.looseObject({
+    config: z.looseObject({
+      currentPeriod: z.looseObject({ type: z.string(), end: z.string().nullish() }).nullish(),
+      creditUsagePercent: z.number().nullish(),
+      subscriptionName: z.string().nullish(),
+    }),
   }),
-});
-const billingAnswer = z.looseObject({
-  config: z.looseObject({
-    monthlyLimit: z.looseObject({ val: z.number() }),
-    used: z.looseObject({ val: z.number() }),
-    billingPeriodEnd: z.string().nullish(),
+);
+const billingAnswer = lazy(() =>
+  z.looseObject({
+    config: z.looseObject({
+      monthlyLimit: z.looseObject({ val: z.number() }),
+      used: z.looseObject({ val: z.number() }),
+      billingPeriodEnd: z.string().nullish(),
+    }),
   }),
-});
-const userAnswer = z.looseObject({ email: z.string().nullish() });
+);
+const userAnswer = lazy(() => z.looseObject({ email: z.string().nullish() }));
 
 function get<T>(
   ctx: LaneEnv,

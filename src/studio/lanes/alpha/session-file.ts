@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { writeJsonFile } from '../../../common/json-file.js';
 import { jwtClaims } from '../oauth/jwt.js';
@@ -15,15 +16,17 @@ import { jwtClaims } from '../oauth/jwt.js';
 //   removeAlphaSession(file)          logout
 // Keeping it fresh (refresh before expiry, single-flight) is session.ts.
 
-const sessionSchema = z.looseObject({
-  accessToken: z.string().min(1),
-  refreshToken: z.string().min(1).optional(),
-  expiresAt: z.number().optional(),
-  tokenEndpoint: z.string().optional(),
-  email: z.string().optional(),
-  idToken: z.string().optional(),
-  accountId: z.string().optional(),
-});
+const sessionSchema = lazy(() =>
+  z.looseObject({
+    accessToken: z.string().min(1),
+    refreshToken: z.string().min(1).optional(),
+    expiresAt: z.number().optional(),
+    tokenEndpoint: z.string().optional(),
+    email: z.string().optional(),
+    idToken: z.string().optional(),
+    accountId: z.string().optional(),
+  }),
+);
 
 export interface AlphaSession {
   readonly file: string;

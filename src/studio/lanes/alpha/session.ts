@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { SecretRegistry } from '../../../common/secrets.js';
 import { callUpstream, readJson, UpstreamError, type VendorError } from '../../upstream/index.js';
@@ -76,12 +77,14 @@ export async function freshAlphaSession(
   return held(await (options.signal ? abortable(pending, options.signal) : pending));
 }
 
-const tokenAnswer = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().optional(),
-  id_token: z.string().optional(),
-  expires_in: z.union([z.number(), z.string()]).optional(),
-});
+const tokenAnswer = lazy(() =>
+  z.looseObject({
+    access_token: z.string().min(1),
+    refresh_token: z.string().optional(),
+    id_token: z.string().optional(),
+    expires_in: z.union([z.number(), z.string()]).optional(),
+  }),
+);
 
 /** RFC 6749 §5.2 error bodies: `{error, error_description}`. */
 function parseOauthError(body: string): VendorError {

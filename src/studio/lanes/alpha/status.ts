@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { readDescriptor, writeDescriptor } from '../../descriptor.js';
@@ -24,7 +25,7 @@ export type AlphaStatus =
   | { readonly status: 'error'; readonly reason: string }
   | { readonly status: 'offline'; readonly reason?: 'login_required' };
 
-const modelsAnswer = z.looseObject({ data: z.array(z.looseObject({ id: z.string() })) });
+const modelsAnswer = lazy(() => z.looseObject({ data: z.array(z.looseObject({ id: z.string() })) }));
 
 /**
  * `GET {base}/models` with a bearer: the model ids. The light authenticated call that also

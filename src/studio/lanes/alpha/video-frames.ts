@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { readJson } from '../../upstream/index.js';
 import type { LaneInputImage } from '../types.js';
@@ -13,12 +14,14 @@ import { checkPlanner } from './video-rules.js';
 const ANALYZE_INSTRUCTIONS =
   'You describe one frame of a video. Answer with two or three sentences in English: what is shown, the composition, colours and any motion the frame suggests. No preamble.';
 
-const responseBody = z.looseObject({
-  output: z.array(
-    z.looseObject({ type: z.string(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() }),
-  ),
-  usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).nullish(),
-});
+const responseBody = lazy(() =>
+  z.looseObject({
+    output: z.array(
+      z.looseObject({ type: z.string(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() }),
+    ),
+    usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).nullish(),
+  }),
+);
 
 /** The frame describer of an alpha lane; `planner` is its planner setting. */
 export function alphaFrameDescriber(lane: AlphaLaneId, planner: (ctx: LaneEnv) => string): VideoFrameDescriber {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { VIDEO_MAX_BYTES } from '../../api/index.js';
 import { looksLikeMp4 } from '../../media/video/index.js';
@@ -19,18 +20,20 @@ const ANSWER_MAX_BYTES = 64 * 1024;
 
 export type VideoEndpoint = 'generations' | 'edits' | 'extensions';
 
-const created = z.looseObject({ request_id: z.string().min(1) });
+const created = lazy(() => z.looseObject({ request_id: z.string().min(1) }));
 
-const pollBody = z.looseObject({
-  status: z.string().optional(),
-  progress: z.number().optional(),
-  video: z
-    .looseObject({ url: z.string().optional(), duration: z.number().optional(), respect_moderation: z.boolean().optional() })
-    .optional(),
-  model: z.string().optional(),
-  usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).optional(),
-  error: z.union([z.looseObject({ code: z.string().optional(), message: z.string().optional() }), z.string()]).optional(),
-});
+const pollBody = lazy(() =>
+  z.looseObject({
+    status: z.string().optional(),
+    progress: z.number().optional(),
+    video: z
+      .looseObject({ url: z.string().optional(), duration: z.number().optional(), respect_moderation: z.boolean().optional() })
+      .optional(),
+    model: z.string().optional(),
+    usage: z.looseObject({ cost_in_usd_ticks: z.number().optional() }).optional(),
+    error: z.union([z.looseObject({ code: z.string().optional(), message: z.string().optional() }), z.string()]).optional(),
+  }),
+);
 
 export type VideoPoll =
   | { readonly state: 'pending'; readonly status: string; readonly fraction: number | undefined }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { loadSharp } from '../../../common/sharp.js';
 import type { LaneEnv } from '../env.js';
@@ -34,7 +35,7 @@ const dataUrl = (mime: string, bytes: Buffer): string => `data:${mime};base64,${
 const EMPTY_SEARCH = { summary: '', citations: [], usage: { inputTokens: 0, outputTokens: 0 } } as const;
 
 /** The operation an alpha clip stores: its upstream request_id. */
-const alphaOperation = z.object({ upstreamId: z.string().min(1) });
+const alphaOperation = lazy(() => z.object({ upstreamId: z.string().min(1) }));
 
 /** A plain canvas of the clip's ratio: alpha-video-1.5 starts from an image, so prompt-only text-to-video sends this. */
 async function canvasShim(aspectRatio: string): Promise<Buffer> {

@@ -1,5 +1,6 @@
 import type { GoogleToken, gaxios } from 'google-auth-library';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson } from '../../upstream/index.js';
 import type { ServiceAccount } from './credentials.js';
@@ -19,7 +20,9 @@ export const DEFAULT_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** A token is replaced this long before it expires (a call must not start with one about to lapse). */
 const REFRESH_BEFORE_EXPIRY_MS = 5 * 60 * 1000;
 
-const tokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.number().optional(), token_type: z.string().optional() });
+const tokenAnswer = lazy(() =>
+  z.object({ access_token: z.string().min(1), expires_in: z.number().optional(), token_type: z.string().optional() }),
+);
 
 type TokenOptions = NonNullable<ConstructorParameters<typeof GoogleToken>[0]>;
 type Transporter = NonNullable<TokenOptions['transporter']>;

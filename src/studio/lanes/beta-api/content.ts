@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { sniffImageType } from '../../media/image-type.js';
 import type { LaneImage, LaneInputImage } from '../types.js';
@@ -25,33 +26,37 @@ export function contentBody(request: ContentRequest): string {
   });
 }
 
-const part = z.object({
-  text: z.string().optional(),
-  inlineData: z.object({ mimeType: z.string(), data: z.string() }).optional(),
-  thought: z.boolean().optional(),
-});
+const part = lazy(() =>
+  z.object({
+    text: z.string().optional(),
+    inlineData: z.object({ mimeType: z.string(), data: z.string() }).optional(),
+    thought: z.boolean().optional(),
+  }),
+);
 
-export const contentAnswer = z.object({
-  candidates: z
-    .array(
-      z.object({
-        content: z.object({ parts: z.array(part).optional() }).optional(),
-        finishReason: z.string().optional(),
-        finishMessage: z.string().optional(),
-      }),
-    )
-    .optional(),
-  promptFeedback: z.object({ blockReason: z.string().optional() }).optional(),
-  usageMetadata: z
-    .object({
-      promptTokenCount: z.number().optional(),
-      candidatesTokenCount: z.number().optional(),
-      totalTokenCount: z.number().optional(),
-    })
-    .optional(),
-  modelVersion: z.string().optional(),
-  responseId: z.string().optional(),
-});
+export const contentAnswer = lazy(() =>
+  z.object({
+    candidates: z
+      .array(
+        z.object({
+          content: z.object({ parts: z.array(part).optional() }).optional(),
+          finishReason: z.string().optional(),
+          finishMessage: z.string().optional(),
+        }),
+      )
+      .optional(),
+    promptFeedback: z.object({ blockReason: z.string().optional() }).optional(),
+    usageMetadata: z
+      .object({
+        promptTokenCount: z.number().optional(),
+        candidatesTokenCount: z.number().optional(),
+        totalTokenCount: z.number().optional(),
+      })
+      .optional(),
+    modelVersion: z.string().optional(),
+    responseId: z.string().optional(),
+  }),
+);
 export type ContentAnswer = z.infer<typeof contentAnswer>;
 
 /** Finish reasons that mean a filter removed the output (contract §5.2). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 
@@ -11,14 +12,16 @@ import type { LaneEnv } from '../env.js';
 export type BetaAuthMode = 'apikey' | 'cloud';
 
 /** The fields of a service-account key file the cloud mode needs (contract §8). */
-const serviceAccountSchema = z.object({
-  type: z.literal('service_account'),
-  project_id: z.string().min(1),
-  private_key: z.string().includes('PRIVATE KEY'),
-  client_email: z.string().min(3),
-  private_key_id: z.string().optional(),
-  token_uri: z.url().optional(),
-});
+const serviceAccountSchema = lazy(() =>
+  z.object({
+    type: z.literal('service_account'),
+    project_id: z.string().min(1),
+    private_key: z.string().includes('PRIVATE KEY'),
+    client_email: z.string().min(3),
+    private_key_id: z.string().optional(),
+    token_uri: z.url().optional(),
+  }),
+);
 export type ServiceAccount = z.infer<typeof serviceAccountSchema>;
 
 export type BetaCredential =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { maskKey } from '../../keys/mask.js';
@@ -13,7 +14,7 @@ import { parseBetaError } from './errors.js';
 
 /** :generateContent contract §1: the key surface's model list; a bad key is a 400 whose reason says so. */
 /** `GET /v1beta/models` answers the model list (contract §1). */
-const BETA_MODEL_LIST = z.object({ models: z.array(z.unknown()) });
+const BETA_MODEL_LIST = lazy(() => z.object({ models: z.array(z.unknown()) }));
 
 export const BETA_KEY_CHECK: KeyCheck = {
   form: { pattern: /^AIza[0-9A-Za-z_-]{35}$/, description: 'is AIza followed by 35 letters, digits, - or _' },

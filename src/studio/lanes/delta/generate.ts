@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { sniffImageType } from '../../media/image-type.js';
@@ -18,19 +19,21 @@ export const DELTA_PROMPT_MAX_CHARS = 1500;
 export const DELTA_REFERENCE_MAX_BYTES = 10 * 1024 * 1024;
 const DELTA_REFERENCE_TYPES = ['image/jpeg', 'image/png'];
 
-const count = z.union([z.number(), z.string()]).nullish();
-const answerSchema = z.looseObject({
-  id: z.string().nullish(),
-  data: z
-    .looseObject({
-      // Some clients meet a bare string instead of a list; both are read.
-      image_base64: z.union([z.array(z.string()), z.string()]).nullish(),
-      image_urls: z.array(z.string()).nullish(),
-    })
-    .nullish(),
-  metadata: z.looseObject({ success_count: count, failed_count: count }).nullish(),
-  base_resp: z.looseObject({ status_code: z.number(), status_msg: z.string().nullish() }),
-});
+const count = lazy(() => z.union([z.number(), z.string()]).nullish());
+const answerSchema = lazy(() =>
+  z.looseObject({
+    id: z.string().nullish(),
+    data: z
+      .looseObject({
+        // Some clients meet a bare string instead of a list; both are read.
+        image_base64: z.union([z.array(z.string()), z.string()]).nullish(),
+        image_urls: z.array(z.string()).nullish(),
+      })
+      .nullish(),
+    metadata: z.looseObject({ success_count: count, failed_count: count }).nullish(),
+    base_resp: z.looseObject({ status_code: z.number(), status_msg: z.string().nullish() }),
+  }),
+);
 type DeltaAnswer = z.infer<typeof answerSchema>;
 
 function checkRequest(request: LaneImageRequest): void {

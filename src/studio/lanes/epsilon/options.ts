@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 
 // The epsilon vendor's native sampling controls (contract §2.1), declared once:
 // allowed values, ranges and the operator defaults. They are the lane's own
@@ -54,29 +55,31 @@ function ranged(name: keyof typeof EPSILON_RANGES) {
 
 // Each option's default is in its JSON Schema (capabilities), so a client shows what runs when it is left out;
 // its title is what a person reads (the vendor's names, ucPresetId, are not).
-export const epsilonOptions = z
-  .object({
-    sampler: z.enum(EPSILON_SAMPLERS).optional().meta({ title: 'Sampler', default: EPSILON_DEFAULTS.sampler }),
-    noiseSchedule: z.enum(EPSILON_NOISE_SCHEDULES).optional().meta({ title: 'Noise schedule', default: EPSILON_DEFAULTS.noiseSchedule }),
-    steps: ranged('steps').optional().meta({ title: 'Steps', default: EPSILON_DEFAULTS.steps }),
-    scale: ranged('scale').optional().meta({ title: 'Prompt guidance', default: EPSILON_DEFAULTS.scale }),
-    cfgRescale: ranged('cfgRescale').optional().meta({ title: 'Guidance rescale', default: EPSILON_DEFAULTS.cfgRescale }),
-    seed: ranged('seed').optional().meta({ title: 'Seed' }).describe('Omitted: the vendor picks one.'),
-    ucPresetId: z.enum(EPSILON_UC_PRESETS).optional().meta({ title: 'Undesired content preset', default: EPSILON_DEFAULTS.ucPresetId }),
-    qualityPresetId: z
-      .enum(EPSILON_QUALITY_PRESETS)
-      .optional()
-      .meta({ title: 'Quality tags preset', default: EPSILON_DEFAULTS.qualityPresetId })
-      .describe('Version 5 models only; 4.5 models always run standard.'),
-    autoSmea: z.boolean().optional().meta({ title: 'SMEA (auto)', default: EPSILON_DEFAULTS.autoSmea }),
-    decrisper: z.boolean().optional().meta({ title: 'Decrisper', default: EPSILON_DEFAULTS.decrisper }),
-    varietyPlus: z.boolean().optional().meta({ title: 'Variety+', default: EPSILON_DEFAULTS.varietyPlus }),
-    straightAlpha: z
-      .boolean()
-      .optional()
-      .meta({ title: 'Straight alpha', default: EPSILON_DEFAULTS.straightAlpha })
-      .describe('Version 5 models only (an RGBA PNG); off on 4.5 models.'),
-  })
-  .strict();
+export const epsilonOptions = lazy(() =>
+  z
+    .object({
+      sampler: z.enum(EPSILON_SAMPLERS).optional().meta({ title: 'Sampler', default: EPSILON_DEFAULTS.sampler }),
+      noiseSchedule: z.enum(EPSILON_NOISE_SCHEDULES).optional().meta({ title: 'Noise schedule', default: EPSILON_DEFAULTS.noiseSchedule }),
+      steps: ranged('steps').optional().meta({ title: 'Steps', default: EPSILON_DEFAULTS.steps }),
+      scale: ranged('scale').optional().meta({ title: 'Prompt guidance', default: EPSILON_DEFAULTS.scale }),
+      cfgRescale: ranged('cfgRescale').optional().meta({ title: 'Guidance rescale', default: EPSILON_DEFAULTS.cfgRescale }),
+      seed: ranged('seed').optional().meta({ title: 'Seed' }).describe('Omitted: the vendor picks one.'),
+      ucPresetId: z.enum(EPSILON_UC_PRESETS).optional().meta({ title: 'Undesired content preset', default: EPSILON_DEFAULTS.ucPresetId }),
+      qualityPresetId: z
+        .enum(EPSILON_QUALITY_PRESETS)
+        .optional()
+        .meta({ title: 'Quality tags preset', default: EPSILON_DEFAULTS.qualityPresetId })
+        .describe('Version 5 models only; 4.5 models always run standard.'),
+      autoSmea: z.boolean().optional().meta({ title: 'SMEA (auto)', default: EPSILON_DEFAULTS.autoSmea }),
+      decrisper: z.boolean().optional().meta({ title: 'Decrisper', default: EPSILON_DEFAULTS.decrisper }),
+      varietyPlus: z.boolean().optional().meta({ title: 'Variety+', default: EPSILON_DEFAULTS.varietyPlus }),
+      straightAlpha: z
+        .boolean()
+        .optional()
+        .meta({ title: 'Straight alpha', default: EPSILON_DEFAULTS.straightAlpha })
+        .describe('Version 5 models only (an RGBA PNG); off on 4.5 models.'),
+    })
+    .strict(),
+);
 
 export type EpsilonOptions = z.infer<typeof epsilonOptions>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson, type UpstreamError } from '../../upstream/index.js';
 import { laneError } from '../lane-error.js';
@@ -13,13 +14,15 @@ import { isVersion5 } from './models.js';
 const SUBSCRIPTION_TIMEOUT_MS = 5000;
 
 /** The fields of `/user/subscription` the studio reads (also the quota bar's). */
-export const subscriptionSchema = z.looseObject({
-  active: z.boolean(),
-  tier: z.number().nullish(),
-  trainingStepsLeft: z
-    .looseObject({ fixedTrainingStepsLeft: z.number().nullish(), purchasedTrainingSteps: z.number().nullish() })
-    .nullish(),
-});
+export const subscriptionSchema = lazy(() =>
+  z.looseObject({
+    active: z.boolean(),
+    tier: z.number().nullish(),
+    trainingStepsLeft: z
+      .looseObject({ fixedTrainingStepsLeft: z.number().nullish(), purchasedTrainingSteps: z.number().nullish() })
+      .nullish(),
+  }),
+);
 
 export interface ChargeMeter {
   /** What is left, 0–100. */

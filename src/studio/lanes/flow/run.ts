@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { ownValue } from '../../../common/own.js';
 import { parseSize } from '../../api/index.js';
@@ -29,13 +30,15 @@ import { flowClientId, flowSockets } from './sockets.js';
 // waiting). The operation `{ origin, promptId, clientId, ... }` is stored on
 // the job, so a restarted studio re-attaches to the same prompt.
 
-const operationSchema = z.object({
-  origin: z.string(),
-  promptId: z.string().min(1),
-  clientId: z.string(),
-  workflowId: z.string(),
-  outputNode: z.string(),
-});
+const operationSchema = lazy(() =>
+  z.object({
+    origin: z.string(),
+    promptId: z.string().min(1),
+    clientId: z.string(),
+    workflowId: z.string(),
+    outputNode: z.string(),
+  }),
+);
 type FlowOperation = z.infer<typeof operationSchema>;
 
 /** One status call waits this long for news on the socket before it looks itself. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { sniffImageType, type ImageFormat } from '../../media/image-type.js';
 import { callUpstream, readBytes, readJson, UpstreamError, type UpstreamResponse, type VendorError } from '../../upstream/index.js';
@@ -55,7 +56,7 @@ async function call<T>(call: Call, path: string, init: CallInit, read: (response
   }
 }
 
-const systemStats = z.object({ system: z.object({ comfyui_version: z.string().optional() }).passthrough() }).passthrough();
+const systemStats = lazy(() => z.object({ system: z.object({ comfyui_version: z.string().optional() }).passthrough() }).passthrough());
 
 /** `GET /system_stats`: the server's version (the health probe). */
 export async function readSystemStats(target: Call): Promise<{ version?: string }> {
@@ -75,9 +76,9 @@ export function readObjectInfo(target: Call): Promise<NodeCatalog> {
   ) as Promise<NodeCatalog>;
 }
 
-const submitAnswer = z
-  .object({ prompt_id: z.string().min(1).optional(), number: z.number().optional(), node_errors: z.unknown().optional() })
-  .passthrough();
+const submitAnswer = lazy(() =>
+  z.object({ prompt_id: z.string().min(1).optional(), number: z.number().optional(), node_errors: z.unknown().optional() }).passthrough(),
+);
 
 /** The server's refusal (§2.2): its words, and the nodes it named. */
 function rejection(body: string): { message: string; nodes: string[] } {
@@ -141,17 +142,19 @@ export async function submitPrompt(
   return { promptId: answer.prompt_id, ...(answer.number !== undefined ? { number: answer.number } : {}) };
 }
 
-const fileRef = z.object({ filename: z.string(), subfolder: z.string().optional(), type: z.string().optional() }).passthrough();
+const fileRef = lazy(() => z.object({ filename: z.string(), subfolder: z.string().optional(), type: z.string().optional() }).passthrough());
 export type FileRef = z.infer<typeof fileRef>;
-const historyEntry = z
-  .object({
-    outputs: z.record(z.string(), z.object({ images: z.array(fileRef).optional() }).passthrough()).optional(),
-    status: z
-      .object({ status_str: z.string().optional(), completed: z.boolean().optional(), messages: z.array(z.unknown()).optional() })
-      .passthrough()
-      .optional(),
-  })
-  .passthrough();
+const historyEntry = lazy(() =>
+  z
+    .object({
+      outputs: z.record(z.string(), z.object({ images: z.array(fileRef).optional() }).passthrough()).optional(),
+      status: z
+        .object({ status_str: z.string().optional(), completed: z.boolean().optional(), messages: z.array(z.unknown()).optional() })
+        .passthrough()
+        .optional(),
+    })
+    .passthrough(),
+);
 export type HistoryEntry = z.infer<typeof historyEntry>;
 
 /** `GET /history/{id}`: the entry once the prompt ended, undefined while it is queued or running (§2.4). */
@@ -162,7 +165,9 @@ export async function readHistory(target: Call, promptId: string): Promise<Histo
   return answer[promptId];
 }
 
-const queueAnswer = z.object({ queue_running: z.array(z.array(z.unknown())), queue_pending: z.array(z.array(z.unknown())) }).passthrough();
+const queueAnswer = lazy(() =>
+  z.object({ queue_running: z.array(z.array(z.unknown())), queue_pending: z.array(z.array(z.unknown())) }).passthrough(),
+);
 
 /** Where a prompt is in `GET /queue` (§2.3): running, pending at a 1-based position (by number), or absent. */
 export async function readQueuePlace(
@@ -185,7 +190,9 @@ export async function cancelPrompt(target: Call, promptId: string): Promise<bool
   return deleted && interrupted;
 }
 
-const uploadAnswer = z.object({ name: z.string().min(1), subfolder: z.string().optional(), type: z.string().optional() }).passthrough();
+const uploadAnswer = lazy(() =>
+  z.object({ name: z.string().min(1), subfolder: z.string().optional(), type: z.string().optional() }).passthrough(),
+);
 
 /** `POST /upload/image` (§3.2): an input image, never overwriting; answers the name to inject. */
 export async function uploadImage(target: Call, bytes: Buffer, filename: string, mime: string): Promise<string> {

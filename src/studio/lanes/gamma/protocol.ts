@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 
 // The gamma vendor's protocol facts (contract: gamma-async-prediction-images),
 // declared once: the two upstream models, the controls' values, the polling
@@ -26,7 +27,7 @@ const asRecord = (value: unknown): Record<string, unknown> | undefined =>
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 /** Any JSON object: the answers are read field by field below, tolerating where each sits. */
-export const jsonObject = z.record(z.string(), z.unknown());
+export const jsonObject = lazy(() => z.record(z.string(), z.unknown()));
 export type JsonObject = z.infer<typeof jsonObject>;
 
 /** The temporary URL of an upload: top-level `url`, or `data` as a string or an object holding it (§2). */

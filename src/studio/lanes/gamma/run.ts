@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { LaneEnv } from '../env.js';
 import type { LaneImageRequest, LaneJob, LaneSteps, StepStatus } from '../types.js';
 import { budgetSpent } from './errors.js';
@@ -14,7 +15,7 @@ import { uploadReferences, type GammaCall } from './upload.js';
 // start) bounds every call, a resumed one included.
 
 /** What the job stores of a gamma generation. */
-const gammaOperation = z.object({ predictionId: z.string().min(1), upstreamModel: z.string(), references: z.number().int() });
+const gammaOperation = lazy(() => z.object({ predictionId: z.string().min(1), upstreamModel: z.string(), references: z.number().int() }));
 type GammaOperation = z.infer<typeof gammaOperation>;
 
 const gammaCall = (ctx: LaneEnv, key: string, job: LaneJob): GammaCall => ({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { ModelSpec } from '../types.js';
 import type { McpModel, McpParameter } from './catalog.js';
 
@@ -25,15 +26,19 @@ function parameterSchema(parameter: McpParameter): z.ZodType {
 
 export function mcpModelSpec(model: McpModel): ModelSpec {
   const ratios = model.aspectRatios.length ? `aspect ratios ${model.aspectRatios.join(', ')}` : 'any aspect ratio';
-  const ratio = model.aspectRatios.length ? z.enum(model.aspectRatios as [string, ...string[]]) : z.string().min(1).max(20);
-  const shape: Record<string, z.ZodType> = {
-    ratio: ratio.describe('The aspect ratio.').optional(),
-    ...Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)])),
-  };
   return {
     id: model.id,
     kind: model.kind,
     description: `${model.description ? `${model.description}; ` : ''}${model.kind} over MCP; ${ratios}; inputs ${model.inputRoles.join(', ')}.`,
-    options: z.object(shape).strict(),
+    // Built when a request or the capabilities first read it: the catalog lists its models at start.
+    options: lazy(() => {
+      const ratio = model.aspectRatios.length ? z.enum(model.aspectRatios as [string, ...string[]]) : z.string().min(1).max(20);
+      return z
+        .object({
+          ratio: ratio.describe('The aspect ratio.').optional(),
+          ...Object.fromEntries(model.parameters.map((parameter) => [parameter.name, parameterSchema(parameter)])),
+        })
+        .strict();
+    }),
   };
 }

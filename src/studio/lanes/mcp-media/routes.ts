@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { parseWith } from '../../../common/validation.js';
 import { MCP_LANES, mcpGenerateRequest } from '../../api/mcp.js';
@@ -18,7 +19,7 @@ import { mcpLaneStatus } from './servers.js';
 // kind, aspect ratios, input roles and parameters (zeta static, eta live and
 // cached).
 
-const modelsQuery = z.object({ provider: z.enum(MCP_LANES) }).strict();
+const modelsQuery = lazy(() => z.object({ provider: z.enum(MCP_LANES) }).strict());
 
 export const mcpRoutes: StudioRoutes = async (app, { ctx }) => {
   app.post('/api/mcp/generate', async (request, reply) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import type { McpMediaKind } from './catalog.js';
@@ -17,7 +18,7 @@ import { callTool, type ToolCall } from './tools.js';
 // studio restarted mid-task polls the stored task again (a new session if the
 // old one is gone).
 
-export const mcpOperation = z.object({ server: z.string(), sessionId: z.string().nullable(), taskId: z.string().min(1) });
+export const mcpOperation = lazy(() => z.object({ server: z.string(), sessionId: z.string().nullable(), taskId: z.string().min(1) }));
 export type McpOperation = z.infer<typeof mcpOperation>;
 
 /** §2.3: the first poll after 5 s, then ×1.5 up to 15 s. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { writeJsonFile } from '../../../common/json-file.js';
 
@@ -8,23 +9,27 @@ import { writeJsonFile } from '../../../common/json-file.js';
 // a token refresh write it back the way the CLI does: pretty JSON, mode 0600,
 // every field we do not know kept as it was.
 
-const tokensSchema = z
-  .object({
-    id_token: z.string().nullish(),
-    access_token: z.string().nullish(),
-    refresh_token: z.string().nullish(),
-    account_id: z.string().nullish(),
-  })
-  .passthrough();
+const tokensSchema = lazy(() =>
+  z
+    .object({
+      id_token: z.string().nullish(),
+      access_token: z.string().nullish(),
+      refresh_token: z.string().nullish(),
+      account_id: z.string().nullish(),
+    })
+    .passthrough(),
+);
 
-export const authFileSchema = z
-  .object({
-    auth_mode: z.string().nullish(),
-    OPENAI_API_KEY: z.string().nullish(),
-    tokens: tokensSchema.nullish(),
-    last_refresh: z.string().nullish(),
-  })
-  .passthrough();
+export const authFileSchema = lazy(() =>
+  z
+    .object({
+      auth_mode: z.string().nullish(),
+      OPENAI_API_KEY: z.string().nullish(),
+      tokens: tokensSchema.nullish(),
+      last_refresh: z.string().nullish(),
+    })
+    .passthrough(),
+);
 
 export type AuthFile = z.infer<typeof authFileSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { QuotaResult, QuotaWindow } from '../../api/quota.js';
 import type { LaneEnv } from '../env.js';
@@ -16,12 +17,14 @@ const PROVIDER = 'oauth';
 /** Contract: 8 s. */
 const USAGE_TIMEOUT_MS = 8000;
 
-const usageWindow = z.looseObject({ used_percent: z.number(), reset_at: z.number().nullish() }).nullish();
-const usageAnswer = z.looseObject({
-  email: z.string().nullish(),
-  plan_type: z.string().nullish(),
-  rate_limit: z.looseObject({ primary_window: usageWindow, secondary_window: usageWindow }).nullish(),
-});
+const usageWindow = lazy(() => z.looseObject({ used_percent: z.number(), reset_at: z.number().nullish() }).nullish());
+const usageAnswer = lazy(() =>
+  z.looseObject({
+    email: z.string().nullish(),
+    plan_type: z.string().nullish(),
+    rate_limit: z.looseObject({ primary_window: usageWindow, secondary_window: usageWindow }).nullish(),
+  }),
+);
 
 /** The windows the backend reports, by the labels the contract gives them. */
 const WINDOWS = [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import type { LaneEnv } from '../env.js';
 import { callUpstream, readJson, UpstreamError } from '../../upstream/index.js';
@@ -62,10 +63,12 @@ function held(ctx: LaneEnv, session: ChatSession): ChatSession {
   return session;
 }
 
-const tokensSchema = z
-  .object({ access_token: z.string().optional(), refresh_token: z.string().optional(), id_token: z.string().optional() })
-  .passthrough()
-  .refine((tokens) => tokens.access_token !== undefined || tokens.id_token !== undefined, { message: 'no access_token or id_token' });
+const tokensSchema = lazy(() =>
+  z
+    .object({ access_token: z.string().optional(), refresh_token: z.string().optional(), id_token: z.string().optional() })
+    .passthrough()
+    .refine((tokens) => tokens.access_token !== undefined || tokens.id_token !== undefined, { message: 'no access_token or id_token' }),
+);
 
 async function refreshSession(ctx: LaneEnv, session: ChatSession): Promise<ChatSession> {
   if (!session.refreshToken)

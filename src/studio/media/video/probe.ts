@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ServiceError } from '../../errors.js';
 import { runTool, type ToolRun } from './run-tool.js';
 
@@ -6,20 +7,28 @@ import { runTool, type ToolRun } from './run-tool.js';
 // duration, the first video stream's codec, size and frame rate, whether it
 // has sound, and the container's tags (where our metadata lives).
 
-const stream = z.looseObject({
-  codec_type: z.string().optional(),
-  codec_name: z.string().optional(),
-  width: z.number().optional(),
-  height: z.number().optional(),
-  avg_frame_rate: z.string().optional(),
-  duration: z.string().optional(),
-});
-const probeOutput = z.looseObject({
-  streams: z.array(stream).default([]),
-  format: z
-    .looseObject({ format_name: z.string().optional(), duration: z.string().optional(), tags: z.record(z.string(), z.string()).optional() })
-    .optional(),
-});
+const stream = lazy(() =>
+  z.looseObject({
+    codec_type: z.string().optional(),
+    codec_name: z.string().optional(),
+    width: z.number().optional(),
+    height: z.number().optional(),
+    avg_frame_rate: z.string().optional(),
+    duration: z.string().optional(),
+  }),
+);
+const probeOutput = lazy(() =>
+  z.looseObject({
+    streams: z.array(stream).default([]),
+    format: z
+      .looseObject({
+        format_name: z.string().optional(),
+        duration: z.string().optional(),
+        tags: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
+  }),
+);
 
 export interface VideoFacts {
   /** ffprobe's container names, e.g. `mov,mp4,m4a,3gp,3g2,mj2`. */
